@@ -1,0 +1,153 @@
+"""The command line of ``python -m snippets.bench``: flags onto one BenchConfig, rows onto a file.
+
+Thin on purpose: the measuring is in ``snippets.bench``, the tables in ``snippets.render``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import torch
+from rich.console import Console
+
+from snippets import bench, cli, measure, models, render, results
+
+PROG = "python -m snippets.bench"
+
+
+def _model_name(text: str) -> str:
+    if text not in models.BUILTIN:
+        raise ValueError(f"unknown model {text!r}; choose from {', '.join(models.BUILTIN)}, "
+                         f"or pass your own with --model pkg.module:factory")
+    return text
+
+
+def _mode(text: str) -> str:
+    if text not in bench.MODES:
+        raise ValueError(f"unknown mode {text!r}; choose from {', '.join(bench.MODES)} or all")
+    return text
+
+
+def _modes(text: str) -> tuple[str, ...]:
+    return bench.MODES if text.strip() == "all" else cli.csv_of(_mode, "mode")(text)
+
+
+def parser() -> cli.Parser:
+    p = cli.Parser(prog=PROG, description="Time eager against torch.compile, honestly.")
+    p.add_argument("--models", type=cli.csv_of(_model_name, "model"),
+                   default=bench.BenchConfig.models,
+                   help=f"built-in models, comma-separated: {', '.join(models.BUILTIN)} "
+                        "(default: both)")
+    p.add_argument("--model", action="append", default=[], metavar="PKG.MODULE:FACTORY",
+                   help="your own model: factory(batch_size) returns (module, example_input); "
+                        "repeatable; given alone, it replaces the built-in models")
+    p.add_argument("--batch-sizes", type=cli.csv_of(cli.positive_int, "batch size"),
+                   help="comma-separated (default: 1,32 on CUDA, 1 on CPU)")
+    p.add_argument("--modes", type=_modes,
+                   help=f"comma-separated from {', '.join(bench.MODES)}, or all "
+                        "(default: the modes that compile in seconds)")
+    p.add_argument("--dtype", choices=list(bench.DTYPES),
+                   help="default: bf16 on CUDA (TF32 on), fp32 on CPU")
+    p.add_argument("--channels-last", action="store_true", help="NHWC layout for 4-D inputs")
+    p.add_argument("--device", default="auto", help="auto (CUDA if present), cpu, cuda, cuda:N")
+    p.add_argument("--rounds", type=_positive, help="interleaved timing rounds "
+                                                    "(default: 50 on CUDA, 10 on CPU)")
+    p.add_argument("--format", choices=("table", "markdown", "json"), default="table")
+    p.add_argument("--output", type=Path, help="write the results file here, row by row")
+    p.add_argument("--compare", type=Path, metavar="FILE",
+                   help="print this run beside a recorded results file")
+    return p
+
+
+def _positive(text: str) -> int:
+    try:
+        return cli.positive_int(text)
+    except ValueError as exc:
+        raise cli.argparse.ArgumentTypeError(str(exc)) from None
+
+
+def config_from_args(argv: list[str] | None) -> tuple[bench.BenchConfig, object]:
+    args = parser().parse_args(argv)
+    device = args.device
+    if device not in ("auto", "cpu") and not device.startswith("cuda"):
+        cli.fail(PROG, f"unknown device {device!r}; choose from auto, cpu, cuda, cuda:N")
+    if device.startswith("cuda"):
+        if not torch.cuda.is_available():
+            cli.fail(PROG, f"--device {device} asked for, but this machine has no CUDA device")
+        try:
+            torch.device(device)
+        except RuntimeError:
+            cli.fail(PROG, f"malformed device {device!r}")
+    try:
+        user = tuple((spec, models.load_factory(spec)) for spec in args.model)
+    except models.SpecError as exc:
+        cli.fail(PROG, str(exc))
+    only_user = user and "--models" not in " ".join(argv if argv is not None else sys.argv)
+    cfg = bench.BenchConfig(
+        models=() if only_user else args.models, factories=user, batch_sizes=args.batch_sizes,
+        modes=args.modes, dtype=args.dtype, channels_last=args.channels_last, device=device,
+        rounds=args.rounds,
+    ).resolve()
+    return cfg, args
+
+
+def main(argv: list[str] | None = None) -> int:
+    cfg, args = config_from_args(argv)
+    try:
+        recorded = results.load(args.compare) if args.compare else None
+        if args.output:
+            results.check_writable(args.output)
+    except results.ResultsError as exc:
+        cli.fail(PROG, str(exc))
+    err = Console(stderr=True)
+    out = Console(width=None if sys.stdout.isatty() else 200)
+    device = torch.device(cfg.device)
+    bench.setup_backends(device)
+    doc = results.new_document(results.provenance(device, cfg.settings()))
+    interrupted = False
+    # A spinner on a terminal only: a pipe or a file gets the results and nothing else.
+    status = err.status("starting") if err.is_terminal else None
+    progress = status.update if status else (lambda _msg: None)
+    try:
+        if status:
+            status.start()
+        if device.type == "cuda":
+            progress("measuring the bf16 matmul peak")
+            doc["provenance"]["peak_bf16_tflops"] = measure.matmul_peak_tflops(device)
+        for row in bench.run(cfg, doc["provenance"].get("peak_bf16_tflops"), progress):
+            doc["rows"].append(row)
+            if args.output:
+                results.write_atomic(args.output, doc)
+        doc["complete"] = True
+    except models.SpecError as exc:
+        cli.fail(PROG, str(exc))
+    except KeyboardInterrupt:
+        interrupted = True  # every finished row is already on disk; show them and stop
+    finally:
+        if status:
+            status.stop()
+    if args.output:
+        try:
+            results.write_atomic(args.output, doc)
+        except OSError as exc:
+            cli.fail(PROG, f"--output {args.output}: {exc.strerror}")
+    if args.format == "json":
+        print(json.dumps(doc, indent=1))
+    elif args.format == "markdown":
+        print(render.markdown_table(doc["rows"]) + "\n\n" + render.stamp(doc, "this run"))
+        if recorded:
+            print("\n" + render.compare_markdown(doc, recorded))
+    else:
+        out.print(render.rich_table(doc))
+        if recorded:
+            out.print(render.compare_table(doc, recorded))
+    if interrupted:
+        err.print(f"interrupted: {len(doc['rows'])} finished rows kept")
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,150 @@
+"""The measurement core: time callables, hold raw samples, compute robust statistics.
+
+Pure on purpose, in the manner of ``torch.utils.benchmark``: nothing here prints, writes a file or
+parses arguments. Callers (the CLI, the docs) turn what it returns into text.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import torch
+
+# A row whose interquartile range exceeds this fraction of its median is flagged noisy: beyond 5 %
+# two runs of the same configuration disagree by more than the effects this guide reports.
+NOISY_IQR_RATIO = 0.05
+
+
+def quantile(sorted_values: Sequence[float], q: float) -> float:
+    """Linear-interpolated quantile (numpy's default method) of an already sorted sequence."""
+    if not sorted_values:
+        raise ValueError("quantile of no samples")
+    pos = (len(sorted_values) - 1) * q
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """Per-call latencies in milliseconds, one sample per timed round."""
+
+    samples: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    @property
+    def iqr(self) -> float:
+        s = sorted(self.samples)
+        return quantile(s, 0.75) - quantile(s, 0.25)
+
+    @property
+    def iqr_ratio(self) -> float:
+        """IQR over median: the spread this guide uses to call a row noisy."""
+        return self.iqr / self.median if self.median else math.inf
+
+    @property
+    def noisy(self) -> bool:
+        return self.iqr_ratio > NOISY_IQR_RATIO
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """Speedup of ``other`` over ``base``: the ratio of medians, with the IQR of paired ratios.
+
+    Rounds are interleaved, so round *i* of both measurements ran under the same machine state;
+    the spread of the per-round ratios is the honest spread of the speedup.
+    """
+
+    value: float
+    iqr: float
+
+
+def speedup(base: Measurement, other: Measurement) -> Ratio:
+    value = base.median / other.median
+    paired = sorted(b / o for b, o in zip(base.samples, other.samples, strict=False))
+    return Ratio(value=value, iqr=quantile(paired, 0.75) - quantile(paired, 0.25))
+
+
+def relative_error(out: torch.Tensor, ref: torch.Tensor) -> float:
+    """||out - ref|| / ||ref||, computed in float64 so the check itself adds no rounding."""
+    out, ref = out.detach().double().cpu(), ref.detach().double().cpu()
+    denom = torch.linalg.vector_norm(ref).item()
+    diff = torch.linalg.vector_norm(out - ref).item()
+    if not math.isfinite(diff):
+        return math.inf
+    return diff / denom if denom else diff
+
+
+def synchronize(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def time_calls(fn: Callable[[], object], calls: int, device: torch.device) -> float:
+    """Milliseconds per call, averaged over ``calls`` back-to-back calls.
+
+    On CUDA the region is bracketed by events; the device is idle when the start event is
+    recorded, so host-side launch overhead (the cost that dominates small batches) is inside the
+    measured time, exactly as a caller would feel it.
+    """
+    synchronize(device)
+    if device.type == "cuda":
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(calls):
+            fn()
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) / calls
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - t0) * 1e3 / calls
+
+
+def calls_per_sample(per_call_ms: float, target_ms: float) -> int:
+    """How many calls make one sample last about ``target_ms``: a single sub-millisecond call is
+    too short to time reliably, so short calls are timed in batches."""
+    if per_call_ms <= 0:
+        return 1
+    return max(1, min(10_000, round(target_ms / per_call_ms)))
+
+
+# --8<-- [start:interleave]
+def interleaved(
+    fns: dict[str, Callable[[], object]],
+    rounds: int,
+    calls: dict[str, int],
+    device: torch.device,
+) -> dict[str, Measurement]:
+    """Time every callable once per round, rotating the order each round.
+
+    Interleaving means a slow spell of the machine (clock drift, another process) lands on all
+    variants alike instead of on whichever happened to run then; rotating the order removes any
+    advantage of always going first.
+    """
+    names = list(fns)
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(rounds):
+        k = r % len(names)
+        for name in names[k:] + names[:k]:
+            samples[name].append(time_calls(fns[name], calls[name], device))
+    return {name: Measurement(tuple(s)) for name, s in samples.items()}
+# --8<-- [end:interleave]
+
+
+def matmul_peak_tflops(device: torch.device, n: int = 8192, reps: int = 10) -> float:
+    """Achieved bf16 TFLOP/s of one large matrix product on random data: the ceiling the
+    benchmark's TFLOP/s figures are read against (measured, not the datasheet's)."""
+    a = torch.randn(n, n, device=device, dtype=torch.bfloat16)
+    b = torch.randn(n, n, device=device, dtype=torch.bfloat16)
+    for _ in range(3):
+        a @ b
+    ms = time_calls(lambda: a @ b, reps, device)
+    return 2 * n**3 / (ms * 1e-3) / 1e12

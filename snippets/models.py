@@ -1,0 +1,74 @@
+"""The models the guide measures, and loading a user's own model from ``pkg.module:factory``.
+
+A factory takes the batch size and returns ``(module, example_input)``; weights are random because
+speed does not depend on their values and no download is needed.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+import torch
+from torch import nn
+
+Factory = Callable[[int], tuple[nn.Module, torch.Tensor]]
+
+
+class SpecError(ValueError):
+    """A model spec that cannot be used; its message is the one line the user sees."""
+
+
+# --8<-- [start:models]
+def resnet50(batch_size: int) -> tuple[nn.Module, torch.Tensor]:
+    import torchvision
+
+    model = torchvision.models.resnet50(weights=None)  # random weights: speed is weight-independent
+    return model, torch.randn(batch_size, 3, 224, 224)
+
+
+def transformer(batch_size: int) -> tuple[nn.Module, torch.Tensor]:
+    layer = nn.TransformerEncoderLayer(
+        d_model=512, nhead=8, dim_feedforward=2048, batch_first=True
+    )
+    # enable_nested_tensor=False: the inputs are unpadded, and it silences a warning about it.
+    model = nn.TransformerEncoder(layer, num_layers=6, enable_nested_tensor=False)
+    return model, torch.randn(batch_size, 128, 512)  # sequence length 128
+# --8<-- [end:models]
+
+
+BUILTIN: dict[str, Factory] = {"resnet50": resnet50, "transformer": transformer}
+
+
+def load_factory(spec: str) -> Factory:
+    """Resolve ``pkg.module:factory`` to a callable, or raise SpecError with a one-line reason."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise SpecError(f"model spec {spec!r} is not of the form pkg.module:factory")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # any import-time failure is the user's module, not ours
+        raise SpecError(f"cannot import {module_name!r}: {type(exc).__name__}: {exc}") from None
+    factory = getattr(module, attr, None)
+    if not callable(factory):
+        raise SpecError(f"{module_name!r} has no callable {attr!r}")
+    return factory
+
+
+def build(factory: Factory, name: str, batch_size: int) -> tuple[nn.Module, torch.Tensor]:
+    """Call a factory and check it returned ``(nn.Module, Tensor)``."""
+    try:
+        made = factory(batch_size)
+    except Exception as exc:
+        raise SpecError(f"model {name!r} failed to build: {type(exc).__name__}: {exc}") from None
+    if (
+        not isinstance(made, tuple)
+        or len(made) != 2
+        or not isinstance(made[0], nn.Module)
+        or not isinstance(made[1], torch.Tensor)
+    ):
+        raise SpecError(
+            f"model {name!r}: factory(batch_size) must return (nn.Module, Tensor), "
+            f"got {type(made).__name__}"
+        )
+    return made
