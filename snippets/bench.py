@@ -19,7 +19,7 @@ import torch
 import torch._inductor.config
 from torch import nn
 
-from snippets import measure, models
+from snippets import machine, measure, models
 from snippets.explain import explain
 
 MODES = ("eager", "default", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
@@ -41,7 +41,8 @@ class BenchConfig:
     dtype: str | None = None  # bf16 on CUDA (with TF32 for any fp32 matmul), fp32 on CPU
     channels_last: bool = False
     device: str = "auto"
-    rounds: int | None = None  # 50 on CUDA, 10 on CPU
+    rounds: int | None = None  # 100 on CUDA, 10 on CPU
+    warm_rounds: int | None = None  # untimed interleaved rounds first: 10 on CUDA, 1 on CPU
     sample_ms: float | None = None  # how long one sample lasts: 25 ms on CUDA, 100 ms on CPU
     warmup: int = 3  # calls after compile, before any timing
     factories: tuple[tuple[str, models.Factory], ...] = ()  # user models from --model
@@ -59,7 +60,8 @@ class BenchConfig:
             self, device=dev, modes=modes,
             batch_sizes=self.batch_sizes or ((1, 32) if cuda else (1,)),
             dtype=self.dtype or ("bf16" if cuda else "fp32"),
-            rounds=self.rounds or (50 if cuda else 10),
+            rounds=self.rounds or (100 if cuda else 10),
+            warm_rounds=self.warm_rounds if self.warm_rounds is not None else (10 if cuda else 1),
             sample_ms=self.sample_ms or (25.0 if cuda else 100.0),
         )
 
@@ -70,6 +72,7 @@ class BenchConfig:
             "dtype": self.dtype, "tf32": torch.backends.cuda.matmul.allow_tf32,
             "cudnn_benchmark": torch.backends.cudnn.benchmark,
             "channels_last": self.channels_last, "rounds": self.rounds,
+            "warm_rounds": self.warm_rounds,
             "sample_ms": self.sample_ms, "warmup": self.warmup, "grad": False, "train": False,
             # compile_s of a warm cache is seconds where a cold one is a minute: say which applied
             "fx_graph_cache": bool(torch._inductor.config.fx_graph_cache),
@@ -106,7 +109,8 @@ def _row(model: str, bs: int, mode: str, **fields: Any) -> dict[str, Any]:
     row = {"model": model, "batch_size": bs, "mode": mode, "status": "ok", "message": "",
            "compile_s": None, "latency_ms": None, "speedup": None, "speedup_iqr": None,
            "rel_err": None, "peak_mem_mb": None, "flops": None, "tflops": None,
-           "pct_of_peak": None, "graph_count": None, "graph_breaks": None, "calls_per_sample": None}
+           "pct_of_peak": None, "graph_count": None, "graph_breaks": None, "calls_per_sample": None,
+           "cpu_steal_pct": None, "sm_clock_mhz": None}
     row.update(fields)
     return row
 
@@ -117,6 +121,13 @@ def _fault(exc: BaseException) -> tuple[str, str]:
     if isinstance(exc, torch.cuda.OutOfMemoryError) or "out of memory" in first.lower():
         return "oom", first
     return "error", f"{type(exc).__name__}: {first}"
+
+
+def _or_none(fn: Callable[[], Any]) -> Any:
+    try:
+        return fn()
+    except Exception:
+        return None
 
 
 def _peak_mem_mb(fn: Callable[[], object], device: torch.device, weights: int) -> float | None:
@@ -149,9 +160,11 @@ def measure_group(
     weights = sum(t.numel() * t.element_size() for t in (*model.parameters(), *model.buffers()))
     progress(f"{name} bs={bs}: eager reference, FLOPs and graph count")
     ref = model(x).float().clone()
-    flops = count_flops(model, x)
-    exp = explain(model, x)
-    common = {"flops": flops, "graph_count": exp.graph_count, "graph_breaks": exp.graph_break_count}
+    flops = _or_none(lambda: count_flops(model, x))
+    # A model Dynamo cannot trace still has eager numbers; its compiled rows will say why.
+    exp = _or_none(lambda: explain(model, x))
+    common = {"flops": flops, "graph_count": exp and exp.graph_count,
+              "graph_breaks": exp and exp.graph_break_count}
     torch._dynamo.reset()  # explain's traces must not count against the compiled modes
 
     fns: dict[str, Callable[[], object]] = {"eager": lambda: model(x)}
@@ -188,7 +201,10 @@ def measure_group(
     try:
         calls = {m: measure.calls_per_sample(measure.time_calls(f, 3, device), cfg.sample_ms)
                  for m, f in fns.items()}
-        timed = measure.interleaved(fns, cfg.rounds, calls, device)
+        monitor = machine.Monitor(device.index or 0 if device.type == "cuda" else None)
+        timed = measure.interleaved(fns, cfg.rounds, calls, device, cfg.warm_rounds,
+                                    after_round=monitor.sample)
+        evidence = monitor.summary()
         mems = {m: _peak_mem_mb(f, device, weights) for m, f in fns.items()}
     except Exception as exc:
         status, msg = _fault(exc)
@@ -199,6 +215,7 @@ def measure_group(
         m = timed[mode]
         row["latency_ms"] = {"median": m.median, "iqr": m.iqr, "samples": list(m.samples)}
         row["calls_per_sample"], row["peak_mem_mb"] = calls[mode], mems[mode]
+        row.update(evidence)
         row["tflops"] = flops / (m.median * 1e-3) / 1e12 if flops else None
         if peak_tflops and row["tflops"] is not None:
             row["pct_of_peak"] = 100 * row["tflops"] / peak_tflops

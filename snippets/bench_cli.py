@@ -54,6 +54,8 @@ def parser() -> cli.Parser:
     p.add_argument("--device", default="auto", help="auto (CUDA if present), cpu, cuda, cuda:N")
     p.add_argument("--rounds", type=_positive, help="interleaved timing rounds "
                                                     "(default: 50 on CUDA, 10 on CPU)")
+    p.add_argument("--warm-rounds", type=_non_negative,
+                   help="untimed rounds before the timed ones (default: 10 on CUDA, 1 on CPU)")
     p.add_argument("--format", choices=("table", "markdown", "json"), default="table")
     p.add_argument("--output", type=Path, help="write the results file here, row by row")
     p.add_argument("--compare", type=Path, metavar="FILE",
@@ -66,6 +68,10 @@ def _positive(text: str) -> int:
         return cli.positive_int(text)
     except ValueError as exc:
         raise cli.argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _non_negative(text: str) -> int:
+    return 0 if text.strip() == "0" else _positive(text)
 
 
 def config_from_args(argv: list[str] | None) -> tuple[bench.BenchConfig, object]:
@@ -88,7 +94,7 @@ def config_from_args(argv: list[str] | None) -> tuple[bench.BenchConfig, object]
     cfg = bench.BenchConfig(
         models=() if only_user else args.models, factories=user, batch_sizes=args.batch_sizes,
         modes=args.modes, dtype=args.dtype, channels_last=args.channels_last, device=device,
-        rounds=args.rounds,
+        rounds=args.rounds, warm_rounds=args.warm_rounds,
     ).resolve()
     return cfg, args
 

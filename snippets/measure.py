@@ -6,6 +6,7 @@ parses arguments. Callers (the CLI, the docs) turn what it returns into text.
 
 from __future__ import annotations
 
+import gc
 import math
 import statistics
 import time
@@ -122,19 +123,32 @@ def interleaved(
     rounds: int,
     calls: dict[str, int],
     device: torch.device,
+    warm_rounds: int = 0,
+    after_round: Callable[[], None] = lambda: None,
 ) -> dict[str, Measurement]:
     """Time every callable once per round, rotating the order each round.
 
     Interleaving means a slow spell of the machine (clock drift, another process) lands on all
     variants alike instead of on whichever happened to run then; rotating the order removes any
-    advantage of always going first.
+    advantage of always going first. The first ``warm_rounds`` are run but not kept: they bring
+    clocks and caches to the state the kept rounds see. The garbage collector is off while
+    timing, as ``timeit`` does, so a collection does not land in one variant's sample.
     """
     names = list(fns)
     samples: dict[str, list[float]] = {name: [] for name in names}
-    for r in range(rounds):
-        k = r % len(names)
-        for name in names[k:] + names[:k]:
-            samples[name].append(time_calls(fns[name], calls[name], device))
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for r in range(warm_rounds + rounds):
+            k = r % len(names)
+            for name in names[k:] + names[:k]:
+                ms = time_calls(fns[name], calls[name], device)
+                if r >= warm_rounds:
+                    samples[name].append(ms)
+            after_round()
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     return {name: Measurement(tuple(s)) for name, s in samples.items()}
 # --8<-- [end:interleave]
 

@@ -37,6 +37,12 @@ def transformer(batch_size: int) -> tuple[nn.Module, torch.Tensor]:
 # --8<-- [end:models]
 
 
+def tiny_mlp(batch_size: int) -> tuple[nn.Module, torch.Tensor]:
+    """A model whose whole forward is a few microseconds of work: where compile cannot pay."""
+    model = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))
+    return model, torch.randn(batch_size, 64)
+
+
 BUILTIN: dict[str, Factory] = {"resnet50": resnet50, "transformer": transformer}
 
 
