@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import statistics
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -45,6 +46,7 @@ class BenchConfig:
     warm_rounds: int | None = None  # untimed interleaved rounds first: 10 on CUDA, 1 on CPU
     sample_ms: float | None = None  # how long one sample lasts: 25 ms on CUDA, 100 ms on CPU
     warmup: int = 3  # calls after compile, before any timing
+    host_gate: bool = True  # re-measure rounds timed while the host CPU ran slow (measure.HostGate)
     factories: tuple[tuple[str, models.Factory], ...] = ()  # user models from --model
 
     def resolve(self) -> BenchConfig:
@@ -72,7 +74,7 @@ class BenchConfig:
             "dtype": self.dtype, "tf32": torch.backends.cuda.matmul.allow_tf32,
             "cudnn_benchmark": torch.backends.cudnn.benchmark,
             "channels_last": self.channels_last, "rounds": self.rounds,
-            "warm_rounds": self.warm_rounds,
+            "warm_rounds": self.warm_rounds, "host_gate": self.host_gate,
             "sample_ms": self.sample_ms, "warmup": self.warmup, "grad": False, "train": False,
             # compile_s of a warm cache is seconds where a cold one is a minute: say which applied
             "fx_graph_cache": bool(torch._inductor.config.fx_graph_cache),
@@ -110,7 +112,8 @@ def _row(model: str, bs: int, mode: str, **fields: Any) -> dict[str, Any]:
            "compile_s": None, "latency_ms": None, "speedup": None, "speedup_iqr": None,
            "rel_err": None, "peak_mem_mb": None, "flops": None, "tflops": None,
            "pct_of_peak": None, "graph_count": None, "graph_breaks": None, "calls_per_sample": None,
-           "cpu_steal_pct": None, "sm_clock_mhz": None}
+           "cpu_steal_pct": None, "sm_clock_mhz": None, "rounds_discarded": None,
+           "host_canary_us": None}
     row.update(fields)
     return row
 
@@ -202,9 +205,14 @@ def measure_group(
         calls = {m: measure.calls_per_sample(measure.time_calls(f, 3, device), cfg.sample_ms)
                  for m, f in fns.items()}
         monitor = machine.Monitor(device.index or 0 if device.type == "cuda" else None)
+        gate = measure.HostGate() if cfg.host_gate else None
         timed = measure.interleaved(fns, cfg.rounds, calls, device, cfg.warm_rounds,
-                                    after_round=monitor.sample)
+                                    after_round=monitor.sample, gate=gate)
         evidence = monitor.summary()
+        if gate:
+            evidence["rounds_discarded"] = gate.discarded
+            evidence["host_canary_us"] = {"best": gate.best_us,
+                                          "median": statistics.median(gate.canary_us)}
         mems = {m: _peak_mem_mb(f, device, weights) for m, f in fns.items()}
     except Exception as exc:
         status, msg = _fault(exc)

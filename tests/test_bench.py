@@ -278,3 +278,30 @@ def test_a_run_stopped_midway_leaves_a_valid_file(tmp_path, sig):
     assert len(doc["rows"]) >= 2 and not doc["complete"]
     if sig == signal.SIGINT:
         assert proc.returncode == 130 and "Traceback" not in err
+
+
+class _ScriptedGate(measure.HostGate):
+    """A gate whose canary readings are given, to test the rule without a noisy host."""
+
+    def __init__(self, readings):
+        super().__init__(slowdown=1.5, max_discard=1.0)
+        self._readings = iter(readings)
+
+    def canary(self):
+        us = next(self._readings)
+        self.best_us = min(self.best_us, us)
+        self.canary_us.append(us)
+        return us
+
+
+def test_host_gate_remeasures_rounds_timed_in_a_slow_spell():
+    # Rounds 1 and 3 run at normal speed, round 2 in a slow spell (canary twice as slow).
+    gate = _ScriptedGate([100, 100, 200, 210, 100, 105, 100, 100])
+    timed = measure.interleaved({"a": lambda: None}, 3, {"a": 1}, torch.device("cpu"), gate=gate)
+    assert len(timed["a"].samples) == 3 and gate.discarded == 1
+
+
+def test_host_gate_gives_up_when_the_host_stays_slow():
+    gate = _ScriptedGate([100, 100] + [300] * 40)
+    timed = measure.interleaved({"a": lambda: None}, 3, {"a": 1}, torch.device("cpu"), gate=gate)
+    assert len(timed["a"].samples) == 3 and gate.discarded <= 3
