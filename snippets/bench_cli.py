@@ -56,8 +56,9 @@ def parser() -> cli.Parser:
                                                     "(default: 50 on CUDA, 10 on CPU)")
     p.add_argument("--warm-rounds", type=_non_negative,
                    help="untimed rounds before the timed ones (default: 10 on CUDA, 1 on CPU)")
-    p.add_argument("--no-host-gate", action="store_true",
-                   help="keep rounds timed while the host CPU ran slow (default: re-measure them)")
+    p.add_argument("--host-gate", action="store_true",
+                   help="re-measure rounds timed while the host CPU ran slow (default: keep "
+                        "them, and record the host's speed beside each round)")
     p.add_argument("--format", choices=("table", "markdown", "json"), default="table")
     p.add_argument("--output", type=Path, help="write the results file here, row by row")
     p.add_argument("--compare", type=Path, metavar="FILE",
@@ -96,7 +97,7 @@ def config_from_args(argv: list[str] | None) -> tuple[bench.BenchConfig, object]
     cfg = bench.BenchConfig(
         models=() if only_user else args.models, factories=user, batch_sizes=args.batch_sizes,
         modes=args.modes, dtype=args.dtype, channels_last=args.channels_last, device=device,
-        rounds=args.rounds, warm_rounds=args.warm_rounds, host_gate=not args.no_host_gate,
+        rounds=args.rounds, warm_rounds=args.warm_rounds, host_gate=args.host_gate,
     ).resolve()
     return cfg, args
 

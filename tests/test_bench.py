@@ -284,7 +284,7 @@ class _ScriptedGate(measure.HostGate):
     """A gate whose canary readings are given, to test the rule without a noisy host."""
 
     def __init__(self, readings):
-        super().__init__(slowdown=1.5, max_discard=1.0)
+        super().__init__(enabled=True, slowdown=1.5, max_discard=1.0)
         self._readings = iter(readings)
 
     def canary(self):
