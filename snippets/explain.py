@@ -1,20 +1,33 @@
-"""Graph breaks: a version-proof view of ``torch._dynamo.explain``.
+"""Graph breaks: a version-proof view of ``torch._dynamo.explain``, and the tables of its page.
 
-``explain`` returns the number of graphs Dynamo cut a function into and why it cut it.
+``explain(fn, *args)`` returns how many graphs Dynamo cut a function into, how many times it broke
+the trace, and each reason with the line of user code it happened at: the same fields, counted the
+same way, on every torch from 2.5 on. ``python -m snippets.explain pkg.module:factory`` prints it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
+import traceback
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import torch
+
+from snippets import breaks, models, results, torch_logs
+
+SCHEMA = "snippets.explain/1"
+_TORCH_DIR = os.path.dirname(torch.__file__)
 
 
 @dataclass(frozen=True)
 class BreakReason:
-    reason: str
-    location: str  # "file.py:line in function", or "" where the version does not say
+    reason: str  # the first line of Dynamo's message, which names the cause
+    location: str  # "file.py:line in function" of the user code, or "" where none is known
 
 
 @dataclass(frozen=True)
@@ -22,23 +35,217 @@ class Explanation:
     graph_count: int
     graph_break_count: int
     break_reasons: tuple[BreakReason, ...]
+    ops_per_graph: tuple[tuple[str, ...], ...] = ()  # the call targets in each graph, in order
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"graph_count": self.graph_count, "graph_break_count": self.graph_break_count,
+                "break_reasons": [{"reason": r.reason, "location": r.location}
+                                  for r in self.break_reasons]}
+
+
+def _reason_line(text: str) -> str:
+    """torch 2.5 gives one line ("Tensor.item"); 2.7 on give a title, an explanation and hints."""
+    lines = [ln.strip() for ln in str(text).splitlines() if ln.strip()]
+    lines = [ln.removeprefix("Graph Break Reason:").strip() for ln in lines] or [""]
+    if lines[0].startswith("Failed to handle graph break gracefully") and len(lines) > 1:
+        return f"{lines[1]} (Dynamo skipped the whole function)"
+    return lines[0]
+
+
+def _where(filename: str, lineno: int | None, name: str) -> str:
+    return f"{torch_logs.clean_path(filename)}:{lineno} in {name}"
 
 
 def _location(reason: object) -> str:
-    stack = getattr(reason, "user_stack", None) or []
-    if not stack:
-        return ""
-    frame = stack[-1]
-    return f"{frame.filename}:{frame.lineno} in {frame.name}"
+    """The innermost frame outside torch itself: where in the user's code the break happened."""
+    stack = list(getattr(reason, "user_stack", None) or [])
+    user = [f for f in stack if not f.filename.startswith(_TORCH_DIR)] or stack
+    return _where(user[-1].filename, user[-1].lineno, user[-1].name) if user else ""
 
 
+def _ops(gm: torch.fx.GraphModule) -> tuple[str, ...]:
+    def name(node: torch.fx.Node) -> str:
+        target = node.target
+        return target if isinstance(target, str) else getattr(target, "__name__", str(target))
+
+    return tuple(name(n) for n in gm.graph.nodes
+                 if n.op in ("call_function", "call_method", "call_module"))
+
+
+def _code_of(fn: Callable[..., object]) -> str:
+    code = getattr(getattr(fn, "forward", fn), "__code__", None)
+    return _where(code.co_filename, code.co_firstlineno, code.co_name) if code else ""
+
+
+# --8<-- [start:explain]
 def explain(fn: Callable[..., object], *args: object) -> Explanation:
-    """Trace ``fn(*args)`` with Dynamo and report its graphs and breaks; compiles nothing."""
+    """Trace ``fn(*args)`` with Dynamo and report its graphs and breaks; compiles nothing.
+
+    Counted the same on every version: a break is each place Dynamo stopped the trace, so a
+    ``print`` as the last line counts although no second graph follows it (``explain`` itself
+    reports ``graph_count - 1``, which misses it), and a function Dynamo gave up on entirely
+    counts one break with no graph at all (``explain`` reports -1 there on 2.14).
+    """
+    from torch._dynamo.utils import counters
+
     torch._dynamo.reset()
+    before = Counter(counters["unimplemented"])
     out = torch._dynamo.explain(fn)(*args)
-    reasons = tuple(
-        BreakReason(reason=str(getattr(r, "reason", r)).strip(), location=_location(r))
-        for r in getattr(out, "break_reasons", [])
-    )
+    graphs = list(getattr(out, "graphs", None) or [])
+    graph_count = int(getattr(out, "graph_count", len(graphs)))
+    new = [k for k, n in counters["unimplemented"].items() if n > before[k]]
+    reasons = [BreakReason(_reason_line(getattr(r, "reason", r)), _location(r))
+               for r in getattr(out, "break_reasons", None) or []]
+    # Some breaks carry only an internal tag ("step_unsupported"); the message that explains it
+    # was counted when Dynamo gave up on the construct.
+    reasons = [BreakReason(_reason_line(new[0]), r.location) if " " not in r.reason and new
+               else r for r in reasons]
+    skipped = new
+    if graph_count == 0 and skipped:
+        reasons.append(BreakReason(f"{_reason_line(skipped[-1])} (Dynamo skipped the whole "
+                                   "function)", _code_of(fn)))
     torch._dynamo.reset()
-    return Explanation(out.graph_count, out.graph_break_count, reasons)
+    return Explanation(graph_count, max(graph_count - 1, len(reasons)), tuple(reasons),
+                       tuple(_ops(g) for g in graphs))
+# --8<-- [end:explain]
+
+
+def explain_quietly(fn: Callable[..., object], *args: object) -> Explanation:
+    """``explain`` with the traced code's prints and Dynamo's warnings kept off the page."""
+    import logging
+
+    dynamo_log = logging.getLogger("torch._dynamo")
+    level = dynamo_log.level
+    dynamo_log.setLevel(logging.ERROR)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+            return explain(fn, *args)
+    finally:
+        dynamo_log.setLevel(level)
+
+
+# ---- what the page shows: counts (live, any machine) --------------------------------------------
+
+def causes_doc() -> dict[str, Any]:
+    """Graphs and breaks of every broken example and its fixes: cheap, no compiler runs."""
+    rows = []
+    for cause in breaks.CAUSES:
+        for kind, variant in [("broken", cause.broken)] + [("fixed", f) for f in cause.fixes]:
+            torch.manual_seed(0)
+            model = variant.module().eval()
+            exp = explain_quietly(model, *variant.args(breaks.example_input()))
+            rows.append({"cause": cause.title, "variant": variant.name, "kind": kind,
+                         **exp.as_dict()})
+    return {"schema": SCHEMA, "provenance": results.provenance(torch.device("cpu"), {}),
+            "complete": True, "rows": rows}
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def causes_markdown(doc: dict[str, Any]) -> str:
+    lines = ["| Cause | Written as | Graphs | Breaks | First break, and where |",
+             "|---|---|--:|--:|---|"]
+    for r in doc["rows"]:
+        first = r["break_reasons"][0] if r["break_reasons"] else None
+        where = f"{_cell(first['reason'])}<br>`{first['location']}`" if first else "–"
+        lines.append(f"| {r['cause']} | {r['kind']}: {r['variant']} | {r['graph_count']} | "
+                     f"{r['graph_break_count']} | {where} |")
+    return "\n".join(lines)
+
+
+def models_doc() -> dict[str, Any]:
+    """Graph counts of the two benchmark models, traced as the benchmark runs them."""
+    rows = []
+    for name, factory in models.BUILTIN.items():
+        model, x = factory(1)
+        exp = explain_quietly(model.eval(), x)
+        rows.append({"model": name, **exp.as_dict(),
+                     "ops": sum(len(ops) for ops in exp.ops_per_graph)})
+    return {"schema": SCHEMA, "provenance": results.provenance(torch.device("cpu"), {}),
+            "complete": True, "rows": rows}
+
+
+def models_markdown(doc: dict[str, Any]) -> str:
+    lines = ["| Model | Graphs | Breaks | Calls in the graphs |", "|---|--:|--:|--:|"]
+    lines += [f"| {r['model']} | {r['graph_count']} | {r['graph_break_count']} | {r['ops']} |"
+              for r in doc["rows"]]
+    return "\n".join(lines)
+
+
+# ---- the two switches that make breaks visible --------------------------------------------------
+
+# --8<-- [start:logs_demo]
+def demo_graph_breaks() -> None:
+    model = breaks.ItemBranch().eval()
+    compiled = torch.compile(model, backend="eager")  # Dynamo only: breaks show without Inductor
+    compiled(breaks.example_input())
+# --8<-- [end:logs_demo]
+
+LOGS_COMMAND = 'TORCH_LOGS="graph_breaks" python -c "from snippets import explain; ' \
+               'explain.demo_graph_breaks()"'
+
+
+def graph_break_log() -> str:
+    return torch_logs.capture("graph_breaks", "from snippets import explain; "
+                                              "explain.demo_graph_breaks()")
+
+
+def log_markdown(log: str) -> str:
+    return f"```console\n$ {LOGS_COMMAND}\n{log}\n```"
+
+
+# --8<-- [start:fullgraph]
+def fullgraph_error() -> str:
+    model = breaks.PrintInForward().eval()
+    compiled = torch.compile(model, backend="eager", fullgraph=True)  # a break is an error
+    try:
+        compiled(breaks.example_input())
+    except Exception as exc:  # torch._dynamo.exc.Unsupported, or UserError on some versions
+        return f"{type(exc).__name__}: {exc}"
+    return "no error: the model traced as one graph"
+# --8<-- [end:fullgraph]
+
+
+def fullgraph_text() -> str:
+    """The error's head, cleaned for the page; the full text runs to a traceback of Dynamo."""
+    torch._dynamo.reset()
+    lines = torch_logs.clean_path(fullgraph_error()).splitlines()
+    torch._dynamo.reset()
+    return "\n".join(lines[:12])
+
+
+def fullgraph_markdown(text: str) -> str:
+    return f"```text\n{text}\n```"
+
+
+def text_report(exp: Explanation) -> str:
+    lines = [f"graphs: {exp.graph_count}", f"graph breaks: {exp.graph_break_count}"]
+    for i, r in enumerate(exp.break_reasons, 1):
+        lines.append(f"  {i}. {r.reason}")
+        if r.location:
+            lines.append(f"     at {r.location}")
+    return "\n".join(lines)
+
+
+def load_target(spec: str) -> tuple[Callable[..., object], tuple[Any, ...]]:
+    """Import ``pkg.module:factory`` and call it; raise SpecError with one line on any misuse."""
+    factory = models.load_factory(spec)
+    try:
+        made = factory()
+    except Exception as exc:
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        raise models.SpecError(f"{spec}() failed: {type(exc).__name__}: {exc} "
+                               f"({_where(where.filename, where.lineno, where.name)})") from None
+    if not (isinstance(made, tuple) and len(made) == 2 and callable(made[0])
+            and isinstance(made[1], tuple)):
+        raise models.SpecError(f"{spec}() must return (callable_or_module, example_args_tuple), "
+                               f"got {type(made).__name__}")
+    return made
+
+
+if __name__ == "__main__":
+    from snippets.explain_cli import main
+
+    raise SystemExit(main())

@@ -1,0 +1,218 @@
+"""The common causes of graph breaks, each as a small broken module beside its fix.
+
+Every example is the same small block (a linear layer up, a GELU, a linear layer down) with one
+cause of a break placed between the two layers, where it splits what Inductor could have fused.
+``CAUSES`` lists them for ``snippets.explain``, which counts their graphs and breaks and times them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+WIDTH = 256  # small enough that a block costs microseconds, so the cost of a break shows
+
+
+# --8<-- [start:Block]
+class Block(nn.Module):
+    """Up-projection, GELU, down-projection; subclasses put their cause in ``middle``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.up, self.down = nn.Linear(WIDTH, 4 * WIDTH), nn.Linear(4 * WIDTH, WIDTH)
+
+    def middle(self, h: torch.Tensor) -> torch.Tensor:
+        return h
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down(self.middle(F.gelu(self.up(x))))
+# --8<-- [end:Block]
+
+
+# --8<-- [start:item_broken]
+class ItemBranch(Block):
+    def middle(self, h):
+        if h.mean().item() > 0:  # .item() copies a value to Python: the trace stops here
+            return h * 2
+        return -h
+# --8<-- [end:item_broken]
+
+
+# --8<-- [start:item_where]
+class WhereBranch(Block):
+    def middle(self, h):
+        # Both sides are computed and selected on the device: no value ever reaches Python.
+        return torch.where(h.mean() > 0, h * 2, -h)
+# --8<-- [end:item_where]
+
+
+# --8<-- [start:item_cond]
+class CondBranch(Block):
+    def middle(self, h):
+        # torch.cond traces both branches into the graph and runs only the one it picks.
+        return torch.cond(h.mean() > 0, lambda h: h * 2, lambda h: -h, (h,))
+# --8<-- [end:item_cond]
+
+
+# --8<-- [start:print_broken]
+class PrintInForward(Block):
+    def middle(self, h):
+        print("hidden", tuple(h.shape))  # a side effect Dynamo cannot put in a graph
+        return h
+# --8<-- [end:print_broken]
+
+
+# --8<-- [start:print_guarded]
+class PrintGuarded(Block):
+    debug = False  # a constant to Dynamo: the branch below is dropped at trace time
+
+    def middle(self, h):
+        if self.debug:
+            print("hidden", tuple(h.shape))
+        return h
+# --8<-- [end:print_guarded]
+
+
+# --8<-- [start:numpy_broken]
+class NumpyClip(Block):
+    def middle(self, h):
+        # The 99th percentile computed in NumPy and brought back as a Python number.
+        high = np.percentile(h.detach().cpu().numpy(), 99).item()
+        return h.clamp(max=high)
+# --8<-- [end:numpy_broken]
+
+
+# --8<-- [start:numpy_torch]
+class TorchClip(Block):
+    def middle(self, h):
+        high = torch.quantile(h.flatten(), 0.99)  # same interpolation as np.percentile
+        return torch.minimum(h, high)  # the limit stays a tensor on the device
+# --8<-- [end:numpy_torch]
+
+
+# --8<-- [start:numpy_array]
+class NumpyArrayClip(Block):
+    def middle(self, h):
+        # Dynamo translates the NumPy call into torch ops; only a Python number would break.
+        high = np.percentile(h.detach().cpu().numpy(), 99)
+        return torch.minimum(h, torch.as_tensor(high).to(h.device))
+# --8<-- [end:numpy_array]
+
+
+# --8<-- [start:vendor]
+KNOTS_X, KNOTS_Y = (-3.0, 0.0, 3.0), (0.0, 0.5, 1.0)
+
+
+def vendor_calibrate(a: np.ndarray) -> np.ndarray:
+    """Stands for any third-party routine Dynamo cannot see into (a C extension, say)."""
+    return np.interp(a, KNOTS_X, KNOTS_Y).astype(a.dtype)
+# --8<-- [end:vendor]
+
+
+# --8<-- [start:vendor_broken]
+class VendorOp(Block):
+    def middle(self, h):
+        out = vendor_calibrate(h.detach().cpu().numpy())
+        return torch.from_numpy(out).to(h.device)
+# --8<-- [end:vendor_broken]
+
+
+# --8<-- [start:vendor_disabled]
+@torch.compiler.disable  # one explicit break around the call, not a failed trace inside it
+def calibrate_eagerly(h: torch.Tensor) -> torch.Tensor:
+    return torch.from_numpy(vendor_calibrate(h.detach().cpu().numpy())).to(h.device)
+
+
+class VendorDisabled(Block):
+    def middle(self, h):
+        return calibrate_eagerly(h)
+# --8<-- [end:vendor_disabled]
+
+
+# --8<-- [start:vendor_custom_op]
+@torch.library.custom_op("snippets::calibrate", mutates_args=())
+def calibrate(h: torch.Tensor) -> torch.Tensor:
+    return torch.from_numpy(vendor_calibrate(h.detach().cpu().numpy())).to(h.device)
+
+
+@calibrate.register_fake
+def _(h):
+    return torch.empty_like(h)  # shape and dtype are all the compiler needs to know
+
+
+class VendorCustomOp(Block):
+    def middle(self, h):
+        return calibrate(h)  # an opaque node inside one graph: no break
+# --8<-- [end:vendor_custom_op]
+
+
+# --8<-- [start:container_broken]
+class SumParts(Block):
+    def forward(self, x, parts):
+        h = F.gelu(self.up(x))
+        for p in parts:  # called with a generator: Dynamo cannot wrap it
+            h = h + p
+        return self.down(h)
+# --8<-- [end:container_broken]
+
+
+def _chunks(x: torch.Tensor) -> list[torch.Tensor]:
+    return list(torch.ones(3, 4 * WIDTH, device=x.device, dtype=x.dtype).unbind(0))
+
+
+# --8<-- [start:container_calls]
+def generator_args(x, chunks):
+    return x, (c for c in chunks)  # what the model is called with
+
+
+def list_args(x, chunks):
+    return x, list(chunks)  # a plain list: Dynamo traces it, and guards on its length
+# --8<-- [end:container_calls]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way of writing the block; ``model(*args(x))`` is what a caller runs per step."""
+
+    name: str
+    module: type[Block]
+    args: Callable[[torch.Tensor], tuple] = lambda x: (x,)  # fresh each call: a generator is spent
+    breaks_expected: bool = False  # True where the fix keeps one explicit, deliberate break
+
+
+@dataclass(frozen=True)
+class Cause:
+    name: str
+    title: str
+    broken: Variant
+    fixes: tuple[Variant, ...]
+
+
+def _parts(make: Callable) -> Callable[[torch.Tensor], tuple]:
+    return lambda x: make(x, _chunks(x))
+
+
+CAUSES: tuple[Cause, ...] = (
+    Cause("item", "Data-dependent control flow", Variant("if .item()", ItemBranch),
+          (Variant("torch.where", WhereBranch), Variant("torch.cond", CondBranch))),
+    Cause("print", "Printing in forward", Variant("print", PrintInForward),
+          (Variant("guarded by a flag", PrintGuarded),)),
+    Cause("numpy", ".numpy() in forward", Variant("NumPy percentile", NumpyClip),
+          (Variant("torch.quantile", TorchClip), Variant("NumPy, no Python number", NumpyArrayClip))),
+    Cause("vendor", "Unsupported third-party op", Variant("called inline", VendorOp),
+          (Variant("torch.compiler.disable", VendorDisabled, breaks_expected=True),
+           Variant("custom_op", VendorCustomOp))),
+    Cause("container", "Generators and unusual containers",
+          Variant("generator argument", SumParts, _parts(generator_args)),
+          (Variant("list argument", SumParts, _parts(list_args)),)),
+)
+
+
+def example_input(batch: int = 8, device: str | torch.device = "cpu",
+                  dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    return torch.randn(batch, WIDTH, device=device, dtype=dtype)

@@ -1,0 +1,111 @@
+"""snippets.dynamic: recompile counts per strategy (Dynamo only, no kernels), the CLI's answers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from snippets import dynamic, recompiles
+from snippets.dynamic_cli import main
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+@pytest.fixture(scope="module")
+def summaries():
+    limit = dynamic.recompile_limit()
+    with torch.no_grad():
+        return {s: dynamic.summarize(s, dynamic.run_schedule(s, backend="eager"), limit)
+                for s in dynamic.STRATEGIES}
+
+
+def test_every_strategy_computes_the_eager_result(summaries):
+    for s in summaries.values():
+        assert s["all_correct"] and not s["errors"], s["strategy"]
+
+
+def test_default_goes_dynamic_after_the_first_change(summaries):
+    # static at 4×32; the batch change recompiles with batch dynamic, the length change with
+    # length dynamic; batch 1 is specialized (0/1 specialization) and compiles once more.
+    assert summaries["default"]["compiled_at"] == [[4, 32], [8, 32], [8, 48], [1, 40]]
+
+
+def test_dynamic_true_and_marking_compile_once_plus_size_one(summaries):
+    # One dynamic compile at the first call; batch 1 may be specialized once more.
+    for s in ("dynamic=True", "mark_dynamic", "maybe_mark_dynamic"):
+        assert summaries[s]["compiled_at"] in ([[4, 32]], [[4, 32], [1, 40]]), s
+
+
+def test_dynamic_false_stops_at_the_recompile_limit(summaries):
+    limit = dynamic.recompile_limit()
+    distinct = len(set(dynamic.SCHEDULE))
+    row = summaries["dynamic=False"]
+    assert row["compiles"] == limit and row["eager_after_limit"] == distinct - limit
+
+
+def test_buckets_compile_once_per_bucket(summaries):
+    used = {(dynamic.bucket(b, dynamic.BUCKETS["batch"]), dynamic.bucket(s, dynamic.BUCKETS["seq"]))
+            for b, s in dynamic.SCHEDULE}
+    row = summaries["pad to buckets"]
+    assert row["compiles"] == len(used)
+    assert {tuple(shape) for shape in row["compiled_at"]} == used
+
+
+def test_recompile_limit_name_exists():
+    assert isinstance(getattr(torch._dynamo.config, dynamic.recompile_limit_name()), int)
+
+
+def test_recompile_log_shows_the_failed_guard():
+    log = recompiles.recompile_log()
+    assert "Recompiling function forward" in log and "/work" not in log
+
+
+@pytest.mark.skipif(not recompiles.has_stance(), reason="set_stance arrived in torch 2.6")
+def test_fail_on_recompile_guards_unseen_shapes():
+    text = recompiles.stance_demo()
+    assert text.startswith("serving shapes: no recompile") and "length 100: " in text
+    assert "no recompile" not in text.splitlines()[1]
+
+
+def test_markdown_tables_render_a_document():
+    lat = {"median": 2.0, "iqr": 0.1, "samples": [2.0]}
+    doc = {"rows": [{"strategy": "default", "compiles": 2, "compiled_at": [[4, 32], [8, 32]],
+                     "stall_total_ms": 3000.0, "stall_max_ms": 2000.0, "eager_after_limit": 0,
+                     "errors": []}],
+           "steady": [{"variant": "eager", "batch": 8, "seq": 64, "latency_ms": lat,
+                       "speedup": 1.0}]}
+    assert "| default | 2 | 4×32 8×32 | 3.00 | 2.00 | 0 | – |" in dynamic.markdown(doc)
+    assert "| eager | 8×64 | 2 | 0.1 | 1.00x |" in dynamic.steady_markdown(doc)
+
+
+def test_cli_json_with_the_eager_backend(capsys, tmp_path):
+    out = tmp_path / "dynamic.json"
+    argv = ["--device", "cpu", "--backend", "eager", "--strategies", "dynamic=True",
+            "--format", "json", "--output", str(out)]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc == json.loads(out.read_text())
+    assert doc["schema"] == dynamic.SCHEMA and doc["complete"]
+    assert doc["provenance"]["settings"]["limit_name"] == dynamic.recompile_limit_name()
+    assert [r["strategy"] for r in doc["rows"]] == ["dynamic=True"]
+    assert [r["variant"] for r in doc["steady"]] == ["eager", "dynamic=True", "dynamic=False"]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--strategies", "sometimes"], "unknown strategy 'sometimes'"),
+    (["--device", "tpu"], "unknown device 'tpu'"),
+    (["--output", "/no/such/folder/x.json"], "does not exist"),
+    (["--format", "yaml"], "invalid choice"),
+])
+def test_cli_mistakes_are_one_line(capsys, argv, message):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and message in err and err.count("\n") == 1
