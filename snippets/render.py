@@ -11,7 +11,7 @@ from typing import Any
 from rich.table import Table
 
 COLUMNS = ("Model", "Batch", "Mode", "Compile s", "Median ms", "IQR ms", "Speedup", "rel err",
-           "Mem MB", "TFLOP/s", "Graphs", "Breaks", "Status")
+           "Mem MB", "TFLOP/s", "% peak", "Graphs", "Breaks", "Status")
 
 
 def _num(value: float | None, fmt: str) -> str:
@@ -37,7 +37,8 @@ def row_cells(row: dict[str, Any]) -> list[str]:
         row["model"], str(row["batch_size"]), row["mode"], _num(row.get("compile_s"), ".1f"),
         _ms(lat["median"]) if lat else "–", _ms(lat["iqr"]) if lat else "–", speed,
         _num(row.get("rel_err"), ".1e"), _num(row.get("peak_mem_mb"), ".0f"),
-        _num(row.get("tflops"), ".1f"), _num(row.get("graph_count"), "d"),
+        _num(row.get("tflops"), ".3g"), _num(row.get("pct_of_peak"), ".1f"),
+        _num(row.get("graph_count"), "d"),
         _num(row.get("graph_breaks"), "d"), status,
     ]
 
