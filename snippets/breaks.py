@@ -90,7 +90,10 @@ class NumpyClip(Block):
 # --8<-- [start:numpy_torch]
 class TorchClip(Block):
     def middle(self, h):
-        high = torch.quantile(h.flatten(), 0.99)  # same interpolation as np.percentile
+        flat = h.flatten()
+        # The 99th percentile as the k-th smallest value. Not torch.quantile: on the CPU, torch
+        # 2.11's quantile breaks the graph itself (it checks its input on the host).
+        high = torch.kthvalue(flat, max(1, round(0.99 * flat.numel()))).values
         return torch.minimum(h, high)  # the limit stays a tensor on the device
 # --8<-- [end:numpy_torch]
 
@@ -203,7 +206,7 @@ CAUSES: tuple[Cause, ...] = (
     Cause("print", "Printing in forward", Variant("print", PrintInForward),
           (Variant("guarded by a flag", PrintGuarded),)),
     Cause("numpy", ".numpy() in forward", Variant("NumPy percentile", NumpyClip),
-          (Variant("torch.quantile", TorchClip), Variant("NumPy, no Python number", NumpyArrayClip))),
+          (Variant("torch.kthvalue", TorchClip), Variant("NumPy, no Python number", NumpyArrayClip))),
     Cause("vendor", "Unsupported third-party op", Variant("called inline", VendorOp),
           (Variant("torch.compiler.disable", VendorDisabled, breaks_expected=True),
            Variant("custom_op", VendorCustomOp))),

@@ -134,6 +134,7 @@ def write_atomic(path: Path, doc: dict[str, Any]) -> None:
         with os.fdopen(fd, "w") as f:
             json.dump(doc, f, indent=1, allow_nan=False)
             f.write("\n")
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a results file is for every reader
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
