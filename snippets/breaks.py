@@ -91,8 +91,8 @@ class NumpyClip(Block):
 class TorchClip(Block):
     def middle(self, h):
         flat = h.flatten()
-        # The 99th percentile as the k-th smallest value. Not torch.quantile: on the CPU, torch
-        # 2.11's quantile breaks the graph itself (it checks its input on the host).
+        # The 99th percentile as the k-th smallest value (nearest rank; NumPy interpolates between
+        # two neighbours). Not torch.quantile: on the CPU, torch 2.11's quantile breaks the graph.
         high = torch.kthvalue(flat, max(1, round(0.99 * flat.numel()))).values
         return torch.minimum(h, high)  # the limit stays a tensor on the device
 # --8<-- [end:numpy_torch]

@@ -55,9 +55,12 @@ def test_fixes_match_the_broken_version():
         for fix in cause.fixes:
             model = fix.module().eval()
             model.load_state_dict(ref.state_dict())
+            # kthvalue takes the nearest-rank percentile where NumPy interpolates between two
+            # neighbouring values: the clip limit may move by one gap between sorted values.
+            atol = 1e-3 if fix.module is breaks.TorchClip else 1e-5
             with torch.no_grad():
                 torch.testing.assert_close(model(*fix.args(x)), ref(*cause.broken.args(x)),
-                                           atol=1e-5, rtol=1e-4)
+                                           atol=atol, rtol=1e-4)
 
 
 def test_print_at_the_end_counts_as_a_break():
