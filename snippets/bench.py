@@ -262,6 +262,26 @@ def run(cfg: BenchConfig, peak: float | None = None,
                         torch.cuda.empty_cache()
 
 
+def document(cfg: BenchConfig, progress: Callable[[str], None] = lambda _: None,
+             on_row: Callable[[dict[str, Any]], None] = lambda _: None) -> dict[str, Any]:
+    """A whole results document for a resolved config: provenance, the measured bf16 peak on
+    CUDA, then the rows. ``on_row`` sees the document after each row (to save it); an interrupted
+    run leaves it with the finished rows and ``complete`` false."""
+    from snippets import results
+
+    device = torch.device(cfg.device)
+    setup_backends(device)  # before provenance: the settings record TF32 and cuDNN state
+    doc = results.new_document(results.provenance(device, cfg.settings()))
+    if device.type == "cuda":
+        progress("measuring the bf16 matmul peak")
+        doc["provenance"]["peak_bf16_tflops"] = measure.matmul_peak_tflops(device)
+    for row in run(cfg, doc["provenance"].get("peak_bf16_tflops"), progress):
+        doc["rows"].append(row)
+        on_row(doc)
+    doc["complete"] = True
+    return doc
+
+
 if __name__ == "__main__":
     from snippets.bench_cli import main
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import torch
 from rich.console import Console
 
-from snippets import bench, cli, measure, models, render, results
+from snippets import bench, cli, models, render, results
 
 PROG = "python -m snippets.bench"
 
@@ -116,36 +116,33 @@ def main(argv: list[str] | None = None) -> int:
         cli.fail(PROG, str(exc))
     err = Console(stderr=True)
     out = Console(width=None if sys.stdout.isatty() else 200)
-    device = torch.device(cfg.device)
-    bench.setup_backends(device)
-    doc = results.new_document(results.provenance(device, cfg.settings()))
     interrupted = False
+    doc: dict = {}
+
+    def save(current: dict) -> None:
+        doc.update(current)  # kept here too: an interrupted run still shows its finished rows
+        if args.output:
+            results.write_atomic(args.output, current)
+
     # A spinner on a terminal only: a pipe or a file gets the results and nothing else.
     status = err.status("starting") if err.is_terminal else None
     progress = status.update if status else (lambda _msg: None)
     try:
         if status:
             status.start()
-        if device.type == "cuda":
-            progress("measuring the bf16 matmul peak")
-            doc["provenance"]["peak_bf16_tflops"] = measure.matmul_peak_tflops(device)
-        for row in bench.run(cfg, doc["provenance"].get("peak_bf16_tflops"), progress):
-            doc["rows"].append(row)
-            if args.output:
-                results.write_atomic(args.output, doc)
-        doc["complete"] = True
+        save(bench.document(cfg, progress, on_row=save))
     except models.SpecError as exc:
         cli.fail(PROG, str(exc))
+    except OSError as exc:
+        cli.fail(PROG, f"--output {args.output}: {exc.strerror}")
     except KeyboardInterrupt:
         interrupted = True  # every finished row is already on disk; show them and stop
     finally:
         if status:
             status.stop()
-    if args.output:
-        try:
-            results.write_atomic(args.output, doc)
-        except OSError as exc:
-            cli.fail(PROG, f"--output {args.output}: {exc.strerror}")
+    if not doc:
+        err.print("interrupted before any row finished")
+        return 130
     if args.format == "json":
         print(json.dumps(doc, indent=1))
     elif args.format == "markdown":

@@ -175,19 +175,16 @@ def live(name: str, produce: Callable[[], Any], render: Callable[[Any], str]) ->
 def bench_document(cfg: Any = None) -> dict[str, Any]:
     """A whole bench results document for ``cfg`` (default: this device's defaults), as
     ``python -m snippets.bench --output`` writes it, but printing nothing."""
-    import torch
+    from snippets import bench
 
-    from snippets import bench, measure, results
+    return bench.document((cfg or bench.BenchConfig()).resolve())
 
-    cfg = (cfg or bench.BenchConfig()).resolve()
-    device = torch.device(cfg.device)
-    bench.setup_backends(device)  # before provenance: the settings record TF32 and cuDNN state
-    doc = results.new_document(results.provenance(device, cfg.settings()))
-    if device.type == "cuda":
-        doc["provenance"]["peak_bf16_tflops"] = measure.matmul_peak_tflops(device)
-    doc["rows"] = list(bench.run(cfg, doc["provenance"].get("peak_bf16_tflops")))
-    doc["complete"] = True
-    return doc
+
+def bench_channels_last() -> dict[str, Any]:
+    """ResNet-50 alone in channels_last, eager included: the layout its convolutions prefer."""
+    from snippets import bench
+
+    return bench_document(bench.BenchConfig(models=("resnet50",), channels_last=True))
 
 
 def bench_table(doc: dict[str, Any]) -> str:

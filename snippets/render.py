@@ -121,3 +121,44 @@ def compare_table(doc: dict[str, Any], other: dict[str, Any]) -> Table:
     for cells in compare_rows(doc, other):
         table.add_row(*cells)
     return table
+
+
+def _by_key(doc: dict[str, Any]) -> dict[tuple[str, int, str], dict[str, Any]]:
+    return {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}
+
+
+def _median(row: dict[str, Any] | None) -> float | None:
+    return ((row or {}).get("latency_ms") or {}).get("median")
+
+
+def bench_findings(doc: dict[str, Any]) -> str:
+    """What a bench table says, as sentences computed from it, so the prose under a table can
+    never disagree with the numbers in it."""
+    rows = _by_key(doc)
+    models = list(dict.fromkeys(r["model"] for r in doc["rows"]))
+    sizes = sorted({r["batch_size"] for r in doc["rows"]})
+    out = []
+    for model in models:
+        eager = {bs: _median(rows.get((model, bs, "eager"))) for bs in sizes}
+        if len(sizes) > 1 and eager[sizes[0]] and eager[sizes[-1]]:
+            grow = eager[sizes[-1]] / eager[sizes[0]]
+            work = sizes[-1] / sizes[0]
+            verdict = ("so eager is bound by the host, issuing kernels, not by the device doing "
+                       "them" if grow < work / 4 else "so the device's work dominates eager")
+            out.append(f"- **{model}**: eager takes {grow:.2f} times as long at batch "
+                       f"{sizes[-1]} as at batch {sizes[0]}, for {work:g} times the work; "
+                       f"{verdict}.")
+        for bs in sizes:
+            timed = [(r["mode"], _median(r)) for (m, b, _), r in rows.items()
+                     if m == model and b == bs and _median(r) and r["status"] != "mismatch"]
+            if not timed:
+                continue
+            best, best_ms = min(timed, key=lambda t: t[1])
+            e = eager.get(bs)
+            gain = f", {e / best_ms:.2f} times eager's speed" if e and best != "eager" else ""
+            out.append(f"- {model} at batch {bs}: fastest is `{best}`{gain}.")
+    bad = [r for r in doc["rows"] if r["status"] in ("mismatch", "oom", "error")]
+    noisy = [r for r in doc["rows"] if r["status"] == "noisy"]
+    out.append(f"- {len(noisy)} of {len(doc['rows'])} rows are marked noisy, "
+               f"{len(bad)} failed or mismatched.")
+    return "\n".join(out)

@@ -52,11 +52,22 @@ def _pct(row: dict[str, Any]) -> str:
     return f"{100 * lat['iqr'] / lat['median']:.1f}" if lat else "–"
 
 
+def _corr(row: dict[str, Any]) -> str:
+    """Pearson correlation of a row's samples with the host canary of the same rounds: near 1,
+    the row's latency moved with the host CPU's speed."""
+    samples = (row.get("latency_ms") or {}).get("samples")
+    canary = (row.get("host_canary_us") or {}).get("samples")
+    if not samples or not canary or len(samples) != len(canary) or len(set(canary)) < 2:
+        return "–"
+    return f"{statistics.correlation(samples, canary):.2f}"
+
+
 def host_evidence(runs: list[tuple[str, dict[str, Any]]]) -> str:
     """Per run and model group: the spread of eager and of a CUDA-graph replay, beside what the
     machine reported (hypervisor steal, the GPU's SM clock, the host canary's slowdown)."""
     head = ["Run", "Model", "Batch", "Eager IQR %", "default IQR %", "reduce-overhead IQR %",
-            "CPU steal %", "SM clock MHz", "Host canary median/best"]
+            "CPU steal %", "SM clock MHz", "Host canary median/best",
+            "Corr. eager ~ canary", "Corr. default ~ canary"]
     lines = ["| " + " | ".join(head) + " |",
              "|" + "|".join("---" if i < 3 else "--:" for i in range(len(head))) + "|"]
     for label, doc in runs:
@@ -73,7 +84,8 @@ def host_evidence(runs: list[tuple[str, dict[str, Any]]]) -> str:
                      _pct(rows.get((model, bs, "default"), {})),
                      _pct(rows.get((model, bs, "reduce-overhead"), {})),
                      "–" if steal is None else f"{steal:.2f}",
-                     f"{clock['min']}–{clock['max']}" if clock else "–", slow]
+                     f"{clock['min']}–{clock['max']}" if clock else "–", slow,
+                     _corr(eager), _corr(rows.get((model, bs, "default"), {}))]
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -101,3 +113,51 @@ def spells(doc: dict[str, Any], model: str, batch_size: int) -> str:
                 cells.append(f"{statistics.median(part):.3g} ms")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+# ---- what the benchmark page shows -----------------------------------------------------------
+
+def recorded_gpu_runs() -> list[tuple[str, dict[str, Any]]]:
+    """Every recorded bench run of the newest GPU run folder: the page's run and its repeat
+    first, then the runs kept as evidence under ``noise/``, in the order they were made."""
+    from snippets import pages
+
+    newest = [p for p, d in pages.recorded_runs("bench") if d["provenance"]["device_type"] == "cuda"]
+    if not newest:
+        return []
+    folder = newest[0].parent
+    extra = sorted(folder.glob("noise/*.json"), key=lambda p: results.load(p)["provenance"]["date"])
+    names = ["bench.json", "bench-repeat.json", *(str(p.relative_to(folder)) for p in extra)]
+    return load_runs(folder, names)
+
+
+def _stamp(runs: list[tuple[str, dict[str, Any]]]) -> str:
+    prov = runs[0][1]["provenance"]
+    dates = sorted(d["provenance"]["date"][:10] for _, d in runs)
+    commits = ", ".join(dict.fromkeys(d["provenance"]["commit"] or "unknown" for _, d in runs))
+    return (f"recorded: {prov['device']} · torch {prov['torch']} · {len(runs)} runs, "
+            f"{dates[0]} to {dates[-1]} · commits {commits}")
+
+
+def section(which: str) -> str:
+    """One evidence block of the benchmark page: "spread", "host" or "spells"."""
+    from snippets import pages
+
+    runs = recorded_gpu_runs()
+    if len(runs) < 2:
+        return pages.no_run_yet("bench", "cuda")
+    if which == "spread":
+        body = speedup_spread(runs)
+    elif which == "host":
+        body = host_evidence([r for r in runs if r[1]["rows"][0].get("host_canary_us")
+                              or r[1]["rows"][0].get("cpu_steal_pct") is not None])
+    else:  # the noisiest eager group of all runs, round by round
+        label, doc, model, bs = max(
+            ((label, doc, r["model"], r["batch_size"]) for label, doc in runs
+             for r in doc["rows"] if r["mode"] == "eager" and r.get("latency_ms")),
+            key=lambda t: next(r["latency_ms"]["iqr"] / r["latency_ms"]["median"]
+                               for r in t[1]["rows"]
+                               if (r["model"], r["batch_size"], r["mode"]) == (t[2], t[3], "eager")))
+        body = f"Run `{label}`, {model} at batch {bs}:\n\n" + spells(doc, model, bs)
+        runs = [(label, doc)]
+    return pages.section(body, _stamp(runs))
