@@ -1,1 +1,1 @@
-"""Code and measurements behind the torch.compile field guide: every block on the site lives here."""
+"""Code and measurements behind the torch.compile field guide: every block on the site is here."""

@@ -218,7 +218,7 @@ def measure_group(
         mems = {m: _peak_mem_mb(f, device, weights) for m, f in fns.items()}
     except Exception as exc:
         status, msg = _fault(exc)
-        for mode, row in rows.items():
+        for row in rows.values():
             yield {**row, "status": status, "message": msg}
         return
     for mode, row in rows.items():

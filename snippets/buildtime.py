@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         cli.fail(PROG, "give either a build command after -- or --from-log FILE")
     if args.from_log:
         if not args.provenance_from:
-            cli.fail(PROG, "--from-log needs --provenance-from: the build's machine is not this one")
+            cli.fail(PROG, "--from-log needs --provenance-from: the build ran on another machine")
         try:
             found = BUILT_IN.findall(args.from_log.read_text(errors="replace"))
             prov = json.loads(args.provenance_from.read_text())["provenance"]

@@ -129,7 +129,8 @@ def run_schedule(strategy: str, *, backend: str = "inductor", device: str = "cpu
         measure.synchronize(dev)
         ms = (time.perf_counter() - t0) * 1e3
         ok = out is not None and measure.relative_error(out, model(x)) < 1e-3
-        calls.append({"batch": batch, "seq": seq, "ran_as": ran_as, "ms": ms, "compiled": graphs_compiled() - before,
+        calls.append({"batch": batch, "seq": seq, "ran_as": ran_as, "ms": ms,
+                      "compiled": graphs_compiled() - before,
                       "correct": ok, "error": error})
     torch._dynamo.reset()
     return calls
@@ -168,10 +169,10 @@ def steady_state(cfg: DynamicConfig) -> list[dict[str, Any]]:
     torch.manual_seed(0)
     model = TinyEncoder().to(dev).eval()
     x = torch.randn(*STEADY_SHAPE, 64, device=dev)
-    fns = {"eager": lambda: model(x),
-           "dynamic=True": lambda c=torch.compile(model, backend=cfg.backend, dynamic=True): c(x),
-           "dynamic=False": lambda c=torch.compile(model, backend=cfg.backend, dynamic=False):
-           c(x)}
+    dynamic = torch.compile(model, backend=cfg.backend, dynamic=True)
+    static = torch.compile(model, backend=cfg.backend, dynamic=False)
+    fns = {"eager": lambda: model(x), "dynamic=True": lambda: dynamic(x),
+           "dynamic=False": lambda: static(x)}
     for fn in fns.values():
         for _ in range(3):  # the first call compiles; the others warm caches
             fn()
@@ -198,7 +199,8 @@ def produce(cfg: DynamicConfig = DynamicConfig()) -> dict[str, Any]:
                         sample_ms=cfg.sample_ms or (20.0 if cuda else 50.0))
     limit = recompile_limit()
     settings = {"schedule": [list(s) for s in SCHEDULE], "buckets": BUCKETS, "dtype": "fp32",
-                "backend": cfg.backend, "fx_graph_cache": False, "limit_name": recompile_limit_name(), "limit": limit,
+                "backend": cfg.backend, "fx_graph_cache": False,
+                "limit_name": recompile_limit_name(), "limit": limit,
                 "rounds": cfg.rounds, "sample_ms": cfg.sample_ms, "grad": False}
     doc = {"schema": SCHEMA, "kind": KIND,
            "provenance": results.provenance(torch.device(cfg.device), settings),
@@ -260,7 +262,8 @@ def markdown(doc: dict[str, Any]) -> str:
 
 
 def steady_markdown(doc: dict[str, Any]) -> str:
-    lines = ["| Kernel | Shape | Median ms | IQR ms | Speedup over eager |", "|---|---|--:|--:|--:|"]
+    lines = ["| Kernel | Shape | Median ms | IQR ms | Speedup over eager |",
+             "|---|---|--:|--:|--:|"]
     for r in doc["steady"]:
         lat = r["latency_ms"]
         lines.append(f"| {r['variant']} | {r['batch']}×{r['seq']} | {lat['median']:.3g} | "

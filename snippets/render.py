@@ -56,7 +56,7 @@ def markdown_table(rows: list[dict[str, Any]]) -> str:
 
 
 def stamp(doc: dict[str, Any], kind: str = "recorded") -> str:
-    """The line under every table: where, with what, when, from which commit, and how it got here."""
+    """The line under every table: where, with what, when, from which commit, and how it came."""
     p = doc["provenance"]
     parts = [p["device"] or "unknown device"]
     if p.get("driver"):

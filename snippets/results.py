@@ -127,7 +127,7 @@ def new_document(prov: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_atomic(path: Path, doc: dict[str, Any]) -> None:
-    """Replace ``path`` with ``doc`` in one rename: readers see the old file or the new, never half."""
+    """Replace ``path`` with ``doc`` in one rename: a reader sees the old file or the new one."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
     try:

@@ -107,7 +107,7 @@ def spells(doc: dict[str, Any], model: str, batch_size: int) -> str:
              "|" + "|".join("---" if i < 2 else "--:" for i in range(len(head))) + "|"]
     for first, last, is_slow in stretches:
         cells = [f"{first + 1}–{last + 1}", "slow spell" if is_slow else "normal"]
-        for (mm, b, mode), row in rows.items():
+        for (mm, b, _mode), row in rows.items():
             if mm == model and b == batch_size:
                 part = row["latency_ms"]["samples"][first:last + 1]
                 cells.append(f"{statistics.median(part):.3g} ms")
@@ -122,7 +122,8 @@ def recorded_gpu_runs() -> list[tuple[str, dict[str, Any]]]:
     first, then the runs kept as evidence under ``noise/``, in the order they were made."""
     from snippets import pages
 
-    newest = [p for p, d in pages.recorded_runs("bench") if d["provenance"]["device_type"] == "cuda"]
+    newest = [p for p, d in pages.recorded_runs("bench")
+              if d["provenance"]["device_type"] == "cuda"]
     if not newest:
         return []
     folder = newest[0].parent
@@ -157,7 +158,8 @@ def section(which: str) -> str:
              for r in doc["rows"] if r["mode"] == "eager" and r.get("latency_ms")),
             key=lambda t: next(r["latency_ms"]["iqr"] / r["latency_ms"]["median"]
                                for r in t[1]["rows"]
-                               if (r["model"], r["batch_size"], r["mode"]) == (t[2], t[3], "eager")))
+                               if (r["model"], r["batch_size"], r["mode"])
+                               == (t[2], t[3], "eager")))
         body = f"Run `{label}`, {model} at batch {bs}:\n\n" + spells(doc, model, bs)
         runs = [(label, doc)]
     return pages.section(body, _stamp(runs))
