@@ -1,4 +1,4 @@
-"""Tests of snippets.bench and its core: statistics, faults, bad input, files. No timing asserted."""
+"""Tests of snippets.bench and its core: statistics, faults, bad input, files. No timings."""
 
 from __future__ import annotations
 
