@@ -210,7 +210,9 @@ def results_index(renderers: dict[str, Callable[[dict], str]] | None = None) -> 
                 "Contributing page says how one is recorded.\n")
     runs = []
     for folder in folders:
-        docs = [(p, load(p)) for p in sorted(folder.glob("*.json"))]
+        # Runs kept as evidence sit in subfolders (noise/): recorded runs too, listed after.
+        docs = [(p, load(p)) for p in sorted(folder.rglob("*.json"),
+                                              key=lambda p: (len(p.parts), str(p)))]
         date = max(d["provenance"]["date"] or "" for _, d in docs)
         runs.append((date, folder, docs))
     out = []
@@ -220,11 +222,12 @@ def results_index(renderers: dict[str, Callable[[dict], str]] | None = None) -> 
             # Exec output is HTML by the time MkDocs sees it, so MkDocs does not rewrite this
             # link: it is written as served, the page at results/ beside the run folders (the
             # site check verifies every link in the built site).
-            link = f"{folder.name}/{path.name}"
-            out.append(f"### {path.stem}\n\nRaw results: [{path.name}]({link}) "
+            link = path.relative_to(results_dir()).as_posix()
+            name = path.relative_to(folder).with_suffix("").as_posix()
+            out.append(f"### {name}\n\nRaw results: [{path.name}]({link}) "
                        f"(schema `{doc['schema']}`, {len(doc['rows'])} rows).\n")
             fn = renderers.get(doc["schema"])
-            body = fn(doc) if fn else f"`{folder.name}/{path.name}`"
+            body = fn(doc) if fn else f"`{link}`"
             how = "fresh" if path.resolve() in _written else "recorded"
             out.append(section(body, render.stamp(doc, how)))
     return "\n".join(out)

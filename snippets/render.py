@@ -67,7 +67,8 @@ def stamp(doc: dict[str, Any], kind: str = "recorded") -> str:
     if p.get("triton"):
         parts.append(f"triton {p['triton']}")
     s = p.get("settings", {})
-    parts.append(f"{s.get('dtype')}" + (", channels_last" if s.get("channels_last") else ""))
+    if s.get("dtype"):
+        parts.append(s["dtype"] + (", channels_last" if s.get("channels_last") else ""))
     parts.append(f"{(p.get('date') or '')[:10]}")
     parts.append(f"commit {p.get('commit') or 'unknown'}")
     incomplete = "" if doc.get("complete") else " (incomplete run)"

@@ -66,7 +66,10 @@ def _git_commit() -> str | None:
             capture_output=True, text=True, timeout=10, check=True,
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+            # Results files are what runs write, not what measures: a fresh build that has
+            # already written one section's file is still measuring with the committed code.
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no", "--", ".",
+             ":(exclude)docs/results"],
             capture_output=True, text=True, timeout=10, check=True,
         ).stdout.strip()
         return out + ("-dirty" if dirty else "")
