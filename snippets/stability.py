@@ -153,13 +153,11 @@ def section(which: str) -> str:
         body = host_evidence([r for r in runs if r[1]["rows"][0].get("host_canary_us")
                               or r[1]["rows"][0].get("cpu_steal_pct") is not None])
     else:  # the noisiest eager group of all runs, round by round
-        label, doc, model, bs = max(
-            ((label, doc, r["model"], r["batch_size"]) for label, doc in runs
-             for r in doc["rows"] if r["mode"] == "eager" and r.get("latency_ms")),
-            key=lambda t: next(r["latency_ms"]["iqr"] / r["latency_ms"]["median"]
-                               for r in t[1]["rows"]
-                               if (r["model"], r["batch_size"], r["mode"])
-                               == (t[2], t[3], "eager")))
+        label, doc, row = max(
+            ((label, doc, r) for label, doc in runs for r in doc["rows"]
+             if r["mode"] == "eager" and r.get("latency_ms")),
+            key=lambda t: t[2]["latency_ms"]["iqr"] / t[2]["latency_ms"]["median"])
+        model, bs = row["model"], row["batch_size"]
         body = f"Run `{label}`, {model} at batch {bs}:\n\n" + spells(doc, model, bs)
         runs = [(label, doc)]
     return pages.section(body, _stamp(runs))
