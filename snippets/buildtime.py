@@ -89,9 +89,9 @@ def main(argv: list[str] | None = None) -> int:
         prov = results.provenance(torch.device("cpu"), {"command": " ".join(args.command)})
     try:
         results.check_writable(args.output)
+        doc = merge(args.output, record(args.label, seconds, prov))
     except results.ResultsError as exc:
         cli.fail(PROG, str(exc))
-    doc = merge(args.output, record(args.label, seconds, prov))
     results.write_atomic(args.output, doc)
     print(markdown(doc))
     return 0

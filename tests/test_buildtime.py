@@ -44,3 +44,12 @@ def test_buildtime_mistakes_get_one_line_and_exit_2(tmp_path, capsys, monkeypatc
         buildtime.main(argv)
     err = capsys.readouterr().err.strip().splitlines()
     assert exc.value.code == 2 and len(err) == 1 and expect in err[0]
+
+
+def test_buildtime_an_unreadable_output_file_is_one_line_not_a_traceback(tmp_path, capsys):
+    out = tmp_path / "site-build.json"
+    out.write_text("{not json")
+    with pytest.raises(SystemExit) as exc:
+        buildtime.main(["--label", "noop", "--output", str(out), "--", "true"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1 and "cannot read" in err[0]
