@@ -1,4 +1,7 @@
-"""Fixtures shared across test modules.
+"""Fixtures shared across test modules, and the ``gpu`` marker's skip.
+
+A test marked ``gpu`` runs only with ``-m gpu`` (the default run leaves it out, see pyproject.toml)
+and is skipped on a machine without CUDA even then.
 
 ``cpu_bench_run``: a real results file from ``python -m snippets.bench`` on this machine's CPU, made
 once per test session with a two-layer model (``tests/site_models.py``) in about fifteen seconds.
@@ -13,8 +16,18 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA device")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")

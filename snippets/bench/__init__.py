@@ -1,0 +1,332 @@
+"""The benchmark: eager against torch.compile on real models, measured honestly.
+
+For each model and batch size, eager and every compiled mode run on the same weights and inputs,
+under the same grad mode (eval, no grad). Compile time is the first call, timed apart. After a
+warmup, the variants are timed in interleaved rounds; each sample is the per-call latency of a
+batch of back-to-back calls, device-synchronized. Every row carries its raw samples.
+``python -m snippets.bench`` runs it (``__main__``); ``tables`` draws what it returns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import statistics
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import torch
+import torch._inductor.config
+from torch import nn
+
+from snippets.core import backends, config, machine, measure, models, results
+from snippets.explain import explain
+
+MODES = ("eager", "default", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
+# The modes that compile in seconds; max-autotune benchmarks kernel choices and takes minutes.
+FAST_MODES = MODES[:3]
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
+# Relative error allowed between compiled and eager output. bf16 keeps 8 bits of mantissa, and
+# fused kernels round in a different order than eager, so a few percent is rounding, not a bug.
+TOLERANCE = {"bf16": 5e-2, "fp16": 1e-2, "fp32": 1e-2}  # fp32 may run as TF32 on CUDA
+
+# The one table of per-device defaults; the command line's help is written from it.
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "cuda": {"batch_sizes": (1, 32), "modes": FAST_MODES, "dtype": "bf16", "rounds": 100,
+             "warm_rounds": 10, "sample_ms": 25.0, "backends": backends.DEFAULT["cuda"]},
+    # A laptop-sized run: each CPU round costs a second or more per model.
+    "cpu": {"batch_sizes": (1,), "modes": ("eager", "default"), "dtype": "fp32", "rounds": 10,
+            "warm_rounds": 1, "sample_ms": 100.0, "backends": backends.DEFAULT["cpu"]},
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class BenchConfig:
+    """Everything one run needs; None means "the default for the device" (``DEFAULTS``)."""
+
+    models: tuple[str, ...] = ("resnet50", "transformer")
+    batch_sizes: tuple[int, ...] | None = None
+    modes: tuple[str, ...] | None = None  # eager is always added: speedups are against it
+    dtype: str | None = None
+    channels_last: bool = False
+    device: str = "auto"
+    rounds: int | None = None  # interleaved timing rounds
+    warm_rounds: int | None = None  # untimed interleaved rounds first
+    sample_ms: float | None = None  # how long one sample lasts
+    warmup: int = 3  # calls of each variant after compile, before any timing
+    # Re-measure rounds timed while the host CPU ran slow (measure.HostGate). Off by default: on
+    # the GPU host the slow spells outlasted the budget; the host's speed is recorded either way.
+    host_gate: bool = False
+    backends: backends.BackendSettings | None = None  # TF32, cuDNN autotuner: set for the run
+    factories: tuple[tuple[str, models.Factory], ...] = field(default=(), compare=False)
+
+    def resolve(self) -> BenchConfig:
+        """Fill every None with the device's default, so the run and its record are explicit."""
+        cfg = config.resolve(self, DEFAULTS)
+        if "eager" not in cfg.modes:  # every speedup is against the eager row of the same run
+            cfg = replace(cfg, modes=("eager", *cfg.modes))
+        return cfg
+
+    def settings(self) -> dict[str, Any]:
+        """What the results file records of this run's settings."""
+        b = self.backends or backends.BackendSettings()
+        return {
+            "models": [*self.models, *(n for n, _ in self.factories)],
+            "batch_sizes": list(self.batch_sizes or ()), "modes": list(self.modes or ()),
+            "dtype": self.dtype, "tf32": b.tf32, "cudnn_benchmark": b.cudnn_benchmark,
+            "backends": b.as_dict(), "channels_last": self.channels_last,
+            "rounds": self.rounds, "warm_rounds": self.warm_rounds, "host_gate": self.host_gate,
+            "sample_ms": self.sample_ms, "warmup": self.warmup, "grad": False, "train": False,
+            # compile_s of a warm cache is seconds where a cold one is a minute: say which applied
+            "fx_graph_cache": bool(torch._inductor.config.fx_graph_cache),
+            "inductor_cache_dir": os.environ.get("TORCHINDUCTOR_CACHE_DIR"),
+        }
+
+
+def count_flops(model: nn.Module, x: torch.Tensor) -> int:
+    """FLOPs of one forward. The eval-mode transformer's fused fast path hides its matmuls from
+    the counter, so it is switched off while counting."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    fastpath = getattr(torch.backends, "mha", None)
+    was = fastpath.get_fastpath_enabled() if fastpath else None
+    try:
+        if fastpath:
+            fastpath.set_fastpath_enabled(False)
+        with FlopCounterMode(display=False) as counter:
+            model(x)
+        return int(counter.get_total_flops())
+    finally:
+        if fastpath:
+            fastpath.set_fastpath_enabled(was)
+
+
+def _row(model: str, bs: int, mode: str, **fields: Any) -> dict[str, Any]:
+    row = {"model": model, "batch_size": bs, "mode": mode, "status": "ok", "message": "",
+           "compile_s": None, "latency_ms": None, "speedup": None, "speedup_iqr": None,
+           "rel_err": None, "peak_mem_mb": None, "flops": None, "tflops": None,
+           "pct_of_peak": None, "graph_count": None, "graph_breaks": None, "calls_per_sample": None,
+           "cpu_steal_pct": None, "sm_clock_mhz": None, "rounds_discarded": None,
+           "host_canary_us": None}
+    row.update(fields)
+    return row
+
+
+def _fault(exc: BaseException) -> tuple[str, str]:
+    """(status, one-line message) for an exception raised by one configuration."""
+    first = (str(exc).strip().splitlines() or [""])[0][:300]
+    if isinstance(exc, torch.cuda.OutOfMemoryError) or "out of memory" in first.lower():
+        return "oom", first
+    return "error", f"{type(exc).__name__}: {first}"
+
+
+def _or_none(fn: Callable[[], Any]) -> Any:
+    try:
+        return fn()
+    except Exception:
+        return None
+
+
+def _peak_mem_mb(fn: Callable[[], object], device: torch.device, weights: int) -> float | None:
+    """Weights plus what one steady-state call allocates at its peak. CUDA-graph pools are taken
+    at capture, not per call, so reduce-overhead's transient memory reads near zero."""
+    if device.type != "cuda":
+        return None
+    torch.cuda.synchronize(device)
+    before = torch.cuda.memory_allocated(device)
+    torch.cuda.reset_peak_memory_stats(device)
+    fn()
+    torch.cuda.synchronize(device)
+    return (torch.cuda.max_memory_allocated(device) - before + weights) / 2**20
+
+
+@dataclass
+class _Group:
+    """One (model, batch size) while it is measured: the model, its input, the eager reference
+    and the rows so far, with the callables that will be timed."""
+
+    cfg: BenchConfig
+    name: str
+    bs: int
+    model: nn.Module
+    x: torch.Tensor
+    weights: int = 0
+    ref: torch.Tensor | None = None
+    common: dict[str, Any] = field(default_factory=dict)
+    fns: dict[str, Callable[[], object]] = field(default_factory=dict)
+    rows: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def device(self) -> torch.device:
+        return torch.device(self.cfg.device)
+
+
+def _prepare(cfg: BenchConfig, name: str, factory: models.Factory, bs: int) -> _Group:
+    """Build the model and its input on the device, in the run's dtype and layout."""
+    device, dtype = torch.device(cfg.device), DTYPES[cfg.dtype]
+    model, x = models.build(factory, name, bs)
+    # --8<-- [start:prepare]
+    model = model.to(device, dtype).eval()
+    x = x.to(device, dtype)
+    if cfg.channels_last and x.dim() == 4:
+        model = model.to(memory_format=torch.channels_last)
+        x = x.contiguous(memory_format=torch.channels_last)
+    # --8<-- [end:prepare]
+    weights = sum(t.numel() * t.element_size() for t in (*model.parameters(), *model.buffers()))
+    return _Group(cfg, name, bs, model, x, weights)
+
+
+def _reference(g: _Group) -> None:
+    """Eager's output (what every mode is checked against), the FLOPs and Dynamo's graph count."""
+    g.ref = g.model(g.x).float().clone()
+    flops = _or_none(lambda: count_flops(g.model, g.x))
+    # A model Dynamo cannot trace still has eager numbers; its compiled rows will say why.
+    exp = _or_none(lambda: explain(g.model, g.x))
+    g.common = {"flops": flops, "graph_count": exp and exp.graph_count,
+                "graph_breaks": exp and exp.graph_break_count}
+    torch._dynamo.reset()  # explain's traces must not count against the compiled modes
+    for _ in range(g.cfg.warmup):
+        g.model(g.x)
+    g.fns["eager"] = lambda: g.model(g.x)
+    g.rows["eager"] = _row(g.name, g.bs, "eager", rel_err=0.0, **g.common)
+
+
+def _compile_mode(g: _Group, mode: str) -> dict[str, Any] | None:
+    """Compile one mode and check its output; a fault is returned as that mode's finished row."""
+    model, x, device, tol = g.model, g.x, g.device, TOLERANCE[g.cfg.dtype]
+    try:
+        # --8<-- [start:compile]
+        compiled = torch.compile(model, mode=mode)
+        out, compile_s = measure.time_first_call(lambda: compiled(x), device)  # it compiles
+        # --8<-- [end:compile]
+        err = measure.relative_error(out.float(), g.ref)
+        del out  # a CUDA-graph output is overwritten by the next replay; hold none
+        for _ in range(g.cfg.warmup):  # here, so a fault while warming (a CUDA-graph
+            compiled(x)  # capture, say) is this mode's row and not the whole group's
+    except Exception as exc:  # one configuration's fault is its row's, the run goes on
+        status, msg = _fault(exc)
+        return _row(g.name, g.bs, mode, status=status, message=msg, **g.common)
+    ok = err <= tol
+    g.rows[mode] = _row(g.name, g.bs, mode, compile_s=compile_s, rel_err=err, **g.common,
+                        status="ok" if ok else "mismatch",
+                        message="" if ok else f"rel_err {err:.3g} above {tol}")
+    g.fns[mode] = lambda: compiled(x)
+    return None
+
+
+def _time(g: _Group) -> tuple[measure.Timed, dict[str, Any], dict[str, float | None]]:
+    """Every variant of the group in interleaved rounds, with the machine's evidence beside."""
+    cfg, device = g.cfg, g.device
+    monitor = machine.Monitor(device)
+    gate = measure.HostGate(enabled=cfg.host_gate)
+    timed = measure.measure_variants(
+        g.fns, device, rounds=cfg.rounds, sample_ms=cfg.sample_ms, warmup=0,  # done above
+        warm_rounds=cfg.warm_rounds, after_round=monitor.sample, gate=gate)
+    evidence = monitor.summary()
+    evidence["rounds_discarded"] = gate.discarded
+    evidence["host_canary_us"] = {"best": gate.best_us,
+                                  "median": statistics.median(gate.canary_us),
+                                  "samples": gate.kept_us}
+    mems = {m: _peak_mem_mb(f, device, g.weights) for m, f in g.fns.items()}
+    return timed, evidence, mems
+
+
+def _finish(g: _Group, timed: measure.Timed, evidence: dict[str, Any],
+            mems: dict[str, float | None], peak_tflops: float | None) -> Iterator[dict[str, Any]]:
+    """The timed rows: latency, speedup over eager with its spread, rate, and a noise flag."""
+    flops = g.common["flops"]
+    for mode, row in g.rows.items():
+        m = timed[mode]
+        row["latency_ms"] = m.as_dict()
+        row["calls_per_sample"], row["peak_mem_mb"] = timed.calls[mode], mems[mode]
+        row.update(evidence)
+        row["tflops"] = flops / (m.median * 1e-3) / 1e12 if flops else None
+        if peak_tflops and row["tflops"] is not None:
+            row["pct_of_peak"] = 100 * row["tflops"] / peak_tflops
+        if mode != "eager":
+            r = measure.speedup(timed["eager"], m)
+            row["speedup"], row["speedup_iqr"] = r.value, r.iqr
+        if row["status"] == "ok" and m.noisy:
+            row["status"], row["message"] = "noisy", f"IQR is {100 * m.iqr_ratio:.1f}% of median"
+        yield row
+
+
+def measure_group(
+    cfg: BenchConfig, name: str, factory: models.Factory, bs: int, peak_tflops: float | None,
+    progress: Callable[[str], None],
+) -> Iterator[dict[str, Any]]:
+    """All rows of one (model, batch size): eager first, then each compiled mode."""
+    g = _prepare(cfg, name, factory, bs)
+    progress(f"{name} bs={bs}: eager reference, FLOPs and graph count")
+    _reference(g)
+    for mode in cfg.modes:
+        if mode != "eager":
+            progress(f"{name} bs={bs}: compiling {mode}")
+            fault = _compile_mode(g, mode)
+            if fault:
+                yield fault
+    progress(f"{name} bs={bs}: measuring {', '.join(g.fns)}")
+    try:
+        timed, evidence, mems = _time(g)
+    except Exception as exc:
+        status, msg = _fault(exc)
+        for row in g.rows.values():
+            yield {**row, "status": status, "message": msg}
+        return
+    yield from _finish(g, timed, evidence, mems, peak_tflops)
+
+
+def run(cfg: BenchConfig, peak: float | None = None,
+        progress: Callable[[str], None] = lambda _: None) -> Iterator[dict[str, Any]]:
+    """Yield every row of a resolved config, one (model, batch size) group after another, under
+    the config's backend settings. ``peak`` is the device's measured bf16 matmul TFLOP/s."""
+    device = torch.device(cfg.device)
+    factories = [(n, models.BUILTIN[n]) for n in cfg.models] + list(cfg.factories)
+    with cfg.backends.apply():
+        for name, factory in factories:
+            for bs in cfg.batch_sizes:
+                try:
+                    with torch.no_grad():
+                        yield from measure_group(cfg, name, factory, bs, peak, progress)
+                except models.SpecError:
+                    raise
+                except Exception as exc:  # the model itself failed (eager OOM at batch 256, say)
+                    status, msg = _fault(exc)
+                    for mode in cfg.modes:
+                        yield _row(name, bs, mode, status=status, message=msg)
+                finally:
+                    torch._dynamo.reset()
+                    with contextlib.suppress(Exception):
+                        if device.type == "cuda":
+                            torch.cuda.empty_cache()
+
+
+def document(cfg: BenchConfig, progress: Callable[[str], None] = lambda _: None,
+             on_row: Callable[[dict[str, Any]], None] = lambda _: None, *,
+             commit: str | None = None) -> dict[str, Any]:
+    """A whole results document for a config: provenance, the measured bf16 peak on CUDA, then
+    the rows. ``on_row`` sees the document after each row (to save it); an interrupted run
+    leaves it with the finished rows and ``complete`` false."""
+    cfg = cfg.resolve()
+    device = torch.device(cfg.device)
+    doc = results.new_document("bench", results.provenance(device, cfg.settings(), commit=commit))
+    if device.type == "cuda":
+        progress("measuring the bf16 matmul peak")
+        doc["provenance"]["peak_bf16_tflops"] = measure.matmul_peak_tflops(device)
+    for row in run(cfg, doc["provenance"].get("peak_bf16_tflops"), progress):
+        doc["rows"].append(row)
+        on_row(doc)
+    doc["complete"] = True
+    return doc
+
+
+def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:
+    """The page's run on one device type: this device's defaults unless ``fields`` say else."""
+    return functools.partial(document, BenchConfig(device=device, **fields))
+
+
+def channels_last_on(device: str) -> Callable[..., dict[str, Any]]:
+    """ResNet-50 alone in channels_last, eager included: the layout its convolutions prefer."""
+    return produce_on(device, models=("resnet50",), channels_last=True)

@@ -1,0 +1,161 @@
+"""The benchmark's tables: Markdown for the site, rich tables for a terminal, a run against a
+recorded one, and the findings the page states under its table.
+
+Everything here takes a results document (or its rows) and returns text or a rich renderable;
+nothing measures, and nothing prints.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+
+from snippets.core import render
+from snippets.core.results import stamp
+
+COLUMNS = ("Model", "Batch", "Mode", "Compile s", "Median ms", "IQR ms", "Speedup", "rel err",
+           "Mem MB", "TFLOP/s", "% peak", "Graphs", "Breaks", "Status")
+Key = tuple[str, int, str]
+
+
+def row_cells(row: dict[str, Any]) -> list[str]:
+    lat = row.get("latency_ms") or {}
+    speed = "–"
+    if row.get("speedup") is not None:
+        speed = f"{row['speedup']:.2f}x"
+        if row.get("speedup_iqr") is not None:
+            speed += f" ± {row['speedup_iqr'] / 2:.2f}"
+        if row["status"] == "mismatch":
+            speed = f"~~{speed}~~ (invalid)"
+    status = row["status"] + (f": {row['message']}" if row.get("message") else "")
+    num = render.num
+    return [
+        row["model"], str(row["batch_size"]), row["mode"], num(row.get("compile_s"), ".1f"),
+        render.ms(lat.get("median")), render.ms(lat.get("iqr")), speed,
+        num(row.get("rel_err"), ".1e"), num(row.get("peak_mem_mb"), ".0f"),
+        num(row.get("tflops"), ".3g"), num(row.get("pct_of_peak"), ".1f"),
+        num(row.get("graph_count"), "d"), num(row.get("graph_breaks"), "d"), status,
+    ]
+
+
+def markdown_table(rows: list[dict[str, Any]]) -> str:
+    return render.markdown_table(COLUMNS, (row_cells(r) for r in rows), left=3, left_last=True)
+
+
+def table(doc: dict[str, Any]) -> str:
+    """A results document's table, as the benchmark page shows it."""
+    return markdown_table(doc["rows"])
+
+
+def rich_table(doc: dict[str, Any], title: str | None = None) -> Table:
+    table = Table(title=title, caption=stamp(doc, "this run"), caption_justify="left")
+    for i, col in enumerate(COLUMNS):
+        table.add_column(col, justify="left" if i < 3 or i == len(COLUMNS) - 1 else "right")
+    for row in doc["rows"]:
+        style = None if row["status"] == "ok" else ("red" if row["status"] != "noisy" else "yellow")
+        table.add_row(*row_cells(row), style=style)
+    return table
+
+
+# ---- this run against a recorded one --------------------------------------------------------
+
+# The settings that change what a latency means: a ratio across any of them is not like for like.
+COMPARED_SETTINGS = ("dtype", "channels_last", "tf32", "cudnn_benchmark")
+
+
+def setting_differences(doc: dict[str, Any], other: dict[str, Any]) -> list[str]:
+    """``dtype: bf16 here, fp32 recorded`` for each setting (and device type) that differs."""
+    mine, theirs = doc["provenance"], other["provenance"]
+    out = []
+    if mine.get("device_type") != theirs.get("device_type"):
+        out.append(f"device: {mine.get('device')} here, {theirs.get('device')} recorded")
+    for key in COMPARED_SETTINGS:
+        a, b = mine.get("settings", {}).get(key), theirs.get("settings", {}).get(key)
+        if a != b:
+            out.append(f"{key}: {a} here, {b} recorded")
+    return out
+
+
+def compare_rows(doc: dict[str, Any], other: dict[str, Any]) -> list[list[str]]:
+    """This run beside a recorded one, matched on (model, batch size, mode)."""
+    recorded = _by_key(other)
+    out = []
+    for row in doc["rows"]:
+        old = recorded.get((row["model"], row["batch_size"], row["mode"]))
+        now_ms, old_ms = _median(row), _median(old)
+        ratio = f"{now_ms / old_ms:.2f}" if now_ms and old_ms else "–"
+        out.append([row["model"], str(row["batch_size"]), row["mode"], render.ms(now_ms),
+                    render.ms(old_ms), ratio, render.num(row.get("speedup"), ".2f"),
+                    render.num((old or {}).get("speedup"), ".2f")])
+    return out
+
+
+COMPARE_COLUMNS = ("Model", "Batch", "Mode", "This ms", "Recorded ms", "This/recorded",
+                   "This speedup", "Recorded speedup")
+
+
+def compare_title(doc: dict[str, Any], other: dict[str, Any]) -> str:
+    diffs = setting_differences(doc, other)
+    if not diffs:
+        return "This run against a recorded one, same settings"
+    return "This run against a recorded one, NOT like for like: " + "; ".join(diffs)
+
+
+def compare_markdown(doc: dict[str, Any], other: dict[str, Any]) -> str:
+    table = render.markdown_table(COMPARE_COLUMNS, compare_rows(doc, other), left=3)
+    return (f"{compare_title(doc, other)}\n\n{table}\n\n{stamp(doc, 'this run')}\n\n"
+            f"{stamp(other)}")
+
+
+def compare_table(doc: dict[str, Any], other: dict[str, Any]) -> Table:
+    table = Table(title=compare_title(doc, other),
+                  caption=f"{stamp(doc, 'this run')}\n{stamp(other)}", caption_justify="left")
+    for i, col in enumerate(COMPARE_COLUMNS):
+        table.add_column(col, justify="left" if i < 3 else "right")
+    for cells in compare_rows(doc, other):
+        table.add_row(*cells)
+    return table
+
+
+# ---- findings ---------------------------------------------------------------------------------
+
+def _by_key(doc: dict[str, Any]) -> dict[Key, dict[str, Any]]:
+    return {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}
+
+
+def _median(row: dict[str, Any] | None) -> float | None:
+    return ((row or {}).get("latency_ms") or {}).get("median")
+
+
+def findings(doc: dict[str, Any]) -> str:
+    """What a bench table says, as sentences computed from it, so the prose under a table can
+    never disagree with the numbers in it."""
+    rows = _by_key(doc)
+    models = list(dict.fromkeys(r["model"] for r in doc["rows"]))
+    sizes = sorted({r["batch_size"] for r in doc["rows"]})
+    out = []
+    for model in models:
+        eager = {bs: _median(rows.get((model, bs, "eager"))) for bs in sizes}
+        if len(sizes) > 1 and eager[sizes[0]] and eager[sizes[-1]]:
+            grow = eager[sizes[-1]] / eager[sizes[0]]
+            work = sizes[-1] / sizes[0]
+            verdict = ("so eager is bound by the host, issuing kernels, not by the device doing "
+                       "them" if grow < work / 4 else "so the device's work dominates eager")
+            out.append(f"- **{model}**: eager takes {grow:.2f} times as long at batch "
+                       f"{sizes[-1]} as at batch {sizes[0]}, for {work:g} times the work; "
+                       f"{verdict}.")
+        for bs in sizes:
+            timed = [(r["mode"], _median(r)) for (m, b, _), r in rows.items()
+                     if m == model and b == bs and _median(r) and r["status"] != "mismatch"]
+            if not timed:
+                continue
+            best, best_ms = min(timed, key=lambda t: t[1])
+            e = eager.get(bs)
+            gain = f", {e / best_ms:.2f} times eager's speed" if e and best != "eager" else ""
+            out.append(f"- {model} at batch {bs}: fastest is `{best}`{gain}.")
+    bad = [r for r in doc["rows"] if r["status"] in ("mismatch", "oom", "error")]
+    noisy = [r for r in doc["rows"] if r["status"] == "noisy"]
+    out.append(f"- {len(noisy)} of {len(doc['rows'])} rows are marked noisy, "
+               f"{len(bad)} failed or mismatched.")
+    return "\n".join(out)

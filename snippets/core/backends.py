@@ -1,0 +1,59 @@
+"""Backend settings as data: the process-wide torch switches a run depends on, set for the run only.
+
+TF32 matmuls, cuDNN's autotuner and the like are global state in torch. A run that sets them and
+never puts them back changes every later run in the process (in a site build, whichever section
+happens to run after it), and a number measured under them means something else without them. So a
+run's settings are a frozen value in its config: ``apply()`` sets them for the run and restores
+what was there after it, and ``as_dict()`` goes into the results file's provenance.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import torch
+
+
+@dataclass(frozen=True, kw_only=True)
+class BackendSettings:
+    # "high" lets fp32 matmuls run as TF32 on the tensor cores, as production inference does;
+    # "highest" (torch's default) keeps them in full fp32.
+    matmul_precision: str = "highest"
+    cudnn_tf32: bool = True  # torch's default: cuDNN convolutions may use TF32
+    # cuDNN times its algorithms on the first call of each shape and keeps the fastest: worth it
+    # for fixed shapes, and off by default because each new shape pays that search again.
+    cudnn_benchmark: bool = False
+
+    @property
+    def tf32(self) -> bool:
+        """Whether fp32 matmuls may run as TF32 (the name older results files record)."""
+        return self.matmul_precision != "highest"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "tf32": self.tf32}
+
+    @contextlib.contextmanager
+    def apply(self) -> Iterator[BackendSettings]:
+        """Set these for the block; restore the process's own settings after it, even on error."""
+        was = (torch.get_float32_matmul_precision(), torch.backends.cudnn.allow_tf32,
+               torch.backends.cudnn.benchmark)
+        torch.set_float32_matmul_precision(self.matmul_precision)
+        torch.backends.cudnn.allow_tf32 = self.cudnn_tf32
+        torch.backends.cudnn.benchmark = self.cudnn_benchmark
+        try:
+            yield self
+        finally:
+            torch.set_float32_matmul_precision(was[0])
+            torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark = was[1], was[2]
+
+
+# What the guide measures with, per device type: on CUDA, TF32 and cuDNN's autotuner, as a
+# production inference service with fixed shapes would run; on the CPU, torch's defaults (neither
+# switch does anything there).
+DEFAULT = {
+    "cuda": BackendSettings(matmul_precision="high", cudnn_benchmark=True),
+    "cpu": BackendSettings(),
+}

@@ -1,0 +1,110 @@
+"""What the command-line tools share: one-line errors with exit code 2, list parsing, the device
+and output checks, and the one environment variable a run reads.
+
+A user's mistake is answered with ``prog: error: <what is wrong>`` on one line and exit code 2,
+never a traceback; argparse's own usage dump is replaced by that line. Environment variables are
+read here, at the edge, and passed down as values.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn, TypeVar
+
+import torch
+
+from snippets.core import results
+
+T = TypeVar("T")
+USAGE_EXIT = 2
+
+
+class UsageError(Exception):
+    """A mistake in what the user asked for; the message is the whole answer."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        fail(self.prog, message)
+
+
+def fail(prog: str, message: str) -> NoReturn:
+    print(f"{prog}: error: {message}", file=sys.stderr)
+    raise SystemExit(USAGE_EXIT)
+
+
+def csv_of(item: Callable[[str], T], what: str) -> Callable[[str], tuple[T, ...]]:
+    """An argparse type for comma-separated lists, e.g. ``--batch-sizes 1,32``."""
+
+    def parse(text: str) -> tuple[T, ...]:
+        parts = [p.strip() for p in text.split(",")]
+        if not all(parts):
+            raise argparse.ArgumentTypeError(f"empty item in {what} list {text!r}")
+        try:
+            return tuple(item(p) for p in parts)
+        except (ValueError, UsageError) as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a whole number") from None
+    if value <= 0:
+        raise ValueError(f"{value} is not a positive number")
+    return value
+
+
+def positive(text: str) -> int:
+    """An argparse type for a positive whole number."""
+    try:
+        return positive_int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def non_negative(text: str) -> int:
+    return 0 if text.strip() == "0" else positive(text)
+
+
+DEVICE_HELP = "auto (CUDA if present), cpu, cuda, cuda:N"
+
+
+def device(prog: str, text: str) -> str:
+    """Check a ``--device`` value: auto, cpu or cuda[:N]; CUDA asked for without CUDA is the
+    user's mistake. ``auto`` is left for the config to resolve."""
+    if text in ("auto", "cpu"):
+        return text
+    if not text.startswith("cuda"):
+        fail(prog, f"unknown device {text!r}; choose from auto, cpu, cuda, cuda:N")
+    if not torch.cuda.is_available():
+        fail(prog, f"--device {text} asked for, but this machine has no CUDA device")
+    try:
+        index = torch.device(text).index
+    except RuntimeError:
+        fail(prog, f"malformed device {text!r}")
+    if index is not None and index >= torch.cuda.device_count():
+        fail(prog, f"--device {text}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+    return text
+
+
+def check_output(prog: str, path: Path | None) -> None:
+    """Fail before a run, not after it, if ``--output`` cannot be written."""
+    if path is not None:
+        try:
+            results.check_writable(path)
+        except results.ResultsError as exc:
+            fail(prog, str(exc))
+
+
+def commit_from_env() -> str | None:
+    """The commit a run records where the tree has no git (a copy on a GPU builder):
+    ``SNIPPETS_COMMIT``, read once at the start of a command."""
+    return os.environ.get("SNIPPETS_COMMIT") or None

@@ -1,0 +1,105 @@
+"""The machine: what it is (CPU and GPU names, driver and clocks), and what it was doing while a
+row was timed (CPU time stolen by the hypervisor, the GPU's SM clock).
+
+Eager PyTorch at small sizes is bound by the host CPU, so a virtual machine whose host lends its
+cores elsewhere, or a GPU that lowered its clock while it waited for launches, moves the numbers.
+Recording both beside each row lets a noisy row be explained with evidence instead of guessed at.
+"""
+
+from __future__ import annotations
+
+import platform
+import statistics
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import torch
+
+
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def cuda_index(device: torch.device) -> int:
+    """The index of a CUDA device; a bare ``cuda`` means the current one."""
+    return device.index if device.index is not None else torch.cuda.current_device()
+
+
+def device_name(device: torch.device) -> str:
+    """``NVIDIA H200`` for a GPU, ``CPU: <model name>`` for the host."""
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(cuda_index(device))
+    return f"CPU: {cpu_name()}"
+
+
+def nvidia_smi(index: int) -> dict[str, str]:
+    """Driver, power limit and clocks of GPU ``index`` as nvidia-smi reports them; empty where
+    it is absent."""
+    fields = "driver_version,power.limit,clocks.sm,clocks.max.sm,clocks.mem"
+    try:
+        line = subprocess.run(
+            ["nvidia-smi", f"--query-gpu={fields}", "--format=csv,noheader", f"--id={index}"],
+            capture_output=True, text=True, timeout=20, check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    return dict(zip(fields.split(","), (v.strip() for v in line.split(",")), strict=False))
+
+
+def _cpu_times() -> tuple[int, int] | None:
+    """(steal, total) jiffies over all CPUs from /proc/stat; None where there is no such file."""
+    try:
+        fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    except (OSError, IndexError):
+        return None
+    values = [int(v) for v in fields[:8]]  # user nice system idle iowait irq softirq steal
+    return values[7] if len(values) > 7 else 0, sum(values)
+
+
+class _Clock:
+    """The SM clock through NVML, which answers in microseconds; absent without nvidia-ml-py."""
+
+    def __init__(self, index: int) -> None:
+        import pynvml
+
+        pynvml.nvmlInit()
+        self._nvml = pynvml
+        self._handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+
+    def read(self) -> int:
+        return self._nvml.nvmlDeviceGetClockInfo(self._handle, self._nvml.NVML_CLOCK_SM)
+
+
+class Monitor:
+    """Call ``sample()`` between timed rounds, then ``summary()``."""
+
+    def __init__(self, device: torch.device) -> None:
+        self._start = _cpu_times()
+        self._clocks: list[int] = []
+        self._clock = None
+        if device.type == "cuda":
+            try:
+                self._clock = _Clock(cuda_index(device))
+            except Exception:  # no NVML here: the row simply lacks clock evidence
+                self._clock = None
+
+    def sample(self) -> None:
+        if self._clock is not None:
+            self._clocks.append(self._clock.read())
+
+    def summary(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"cpu_steal_pct": None, "sm_clock_mhz": None}
+        end = _cpu_times()
+        if self._start and end and end[1] > self._start[1]:
+            out["cpu_steal_pct"] = 100 * (end[0] - self._start[0]) / (end[1] - self._start[1])
+        if self._clocks:
+            c = sorted(self._clocks)
+            out["sm_clock_mhz"] = {"min": c[0], "median": statistics.median(c), "max": c[-1]}
+        return out

@@ -1,0 +1,296 @@
+"""The measurement core: time callables, hold raw samples, compute robust statistics.
+
+Pure on purpose, in the manner of ``torch.utils.benchmark``: nothing here prints, writes a file or
+parses arguments. Callers (the CLI, the docs) turn what it returns into text.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+# A row whose interquartile range exceeds this fraction of its median is flagged noisy: beyond 5 %
+# two runs of the same configuration disagree by more than the effects this guide reports.
+NOISY_IQR_RATIO = 0.05
+
+
+def quantile(sorted_values: Sequence[float], q: float) -> float:
+    """Linear-interpolated quantile (numpy's default method) of an already sorted sequence."""
+    if not sorted_values:
+        raise ValueError("quantile of no samples")
+    pos = (len(sorted_values) - 1) * q
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """Per-call latencies in milliseconds, one sample per timed round."""
+
+    samples: tuple[float, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        """What a results file holds for one timed variant: the statistics and every sample."""
+        return {"median": self.median, "iqr": self.iqr, "samples": list(self.samples)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Measurement:
+        return cls(tuple(data["samples"]))
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    @property
+    def iqr(self) -> float:
+        s = sorted(self.samples)
+        return quantile(s, 0.75) - quantile(s, 0.25)
+
+    @property
+    def iqr_ratio(self) -> float:
+        """IQR over median: the spread this guide uses to call a row noisy."""
+        return self.iqr / self.median if self.median else math.inf
+
+    @property
+    def noisy(self) -> bool:
+        return self.iqr_ratio > NOISY_IQR_RATIO
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """Speedup of ``other`` over ``base``: the ratio of medians, with the IQR of paired ratios.
+
+    Rounds are interleaved, so round *i* of both measurements ran under the same machine state;
+    the spread of the per-round ratios is the honest spread of the speedup.
+    """
+
+    value: float
+    iqr: float
+
+
+def speedup(base: Measurement, other: Measurement) -> Ratio:
+    value = base.median / other.median
+    paired = sorted(b / o for b, o in zip(base.samples, other.samples, strict=False))
+    return Ratio(value=value, iqr=quantile(paired, 0.75) - quantile(paired, 0.25))
+
+
+def relative_error(out: torch.Tensor, ref: torch.Tensor) -> float:
+    """||out - ref|| / ||ref||, computed in float64 so the check itself adds no rounding."""
+    out, ref = out.detach().double().cpu(), ref.detach().double().cpu()
+    denom = torch.linalg.vector_norm(ref).item()
+    diff = torch.linalg.vector_norm(out - ref).item()
+    if not math.isfinite(diff):
+        return math.inf
+    return diff / denom if denom else diff
+
+
+def synchronize(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def time_calls(fn: Callable[[], object], calls: int, device: torch.device) -> float:
+    """Milliseconds per call, averaged over ``calls`` back-to-back calls.
+
+    On CUDA the region is bracketed by events; the device is idle when the start event is
+    recorded, so host-side launch overhead (the cost that dominates small batches) is inside the
+    measured time, exactly as a caller would feel it.
+    """
+    synchronize(device)
+    if device.type == "cuda":
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(calls):
+            fn()
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) / calls
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - t0) * 1e3 / calls
+
+
+def calls_per_sample(per_call_ms: float, target_ms: float) -> int:
+    """How many calls make one sample last about ``target_ms``: a single sub-millisecond call is
+    too short to time reliably, so short calls are timed in batches."""
+    if per_call_ms <= 0:
+        return 1
+    return max(1, min(10_000, round(target_ms / per_call_ms)))
+
+
+# --8<-- [start:first_call]
+class Stopwatch:
+    """Wall time of a block of device work, synchronized at both ends so queued kernels count.
+
+    ``seconds`` is set when the block ends, also when it raised: a call that failed while
+    compiling still took that long.
+    """
+
+    def __init__(self, device: torch.device) -> None:
+        self.device, self.seconds = device, math.nan
+
+    def __enter__(self) -> Stopwatch:
+        synchronize(self.device)
+        self._t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if exc[0] is None:  # after an error the device may be unusable: do not wait on it
+            synchronize(self.device)
+        self.seconds = time.perf_counter() - self._t0
+
+
+def time_first_call(fn: Callable[[], object], device: torch.device) -> tuple[object, float]:
+    """``(output, seconds)`` of one call: the first call of a compiled model is its compile,
+    which is what a caller waits for, so it is timed whole and apart from the steady state."""
+    with Stopwatch(device) as watch:
+        out = fn()
+    return out, watch.seconds
+# --8<-- [end:first_call]
+
+
+class HostGate:
+    """Times the host CPU around every round; optionally re-measures rounds it ran slow in.
+
+    Eager PyTorch at these sizes is bound by the host CPU. On a shared virtual machine the host
+    can halve its speed for seconds at a time (a neighbour on the sibling hyperthread, say) without
+    any steal time showing; eager and non-graph compiled calls slow down together, CUDA-graph
+    replays do not, and a ratio of medians then depends on how many rounds fell in a slow spell.
+    A fixed piece of host work (tiny-tensor dispatches, like eager's own overhead) is timed before
+    and after each round; a round whose canary ran ``slowdown`` times slower than the best seen is
+    measured again, up to ``max_discard`` times per kept round, and every discard is counted.
+    The threshold sits between the canary's own jitter (tens of percent on a busy machine) and
+    the twofold slow spells seen on the GPU host.
+
+    With ``enabled=False`` (the benchmark's default) nothing is discarded and the canary is only
+    evidence: ``kept_us`` holds the host speed of each kept round, beside its samples. On the GPU
+    host the spells outlasted the re-measuring budget, so discarding did not steady the medians;
+    recording them explains the spread instead of hiding it.
+    """
+
+    def __init__(self, enabled: bool = True, slowdown: float = 1.5, max_discard: float = 1.0,
+                 calls: int = 200) -> None:
+        self.enabled, self.slowdown, self.max_discard = enabled, slowdown, max_discard
+        self.calls = calls
+        self.best_us = math.inf
+        self.discarded = 0
+        self.canary_us: list[float] = []
+        self.kept_us: list[float] = []  # the slower of the two readings around each kept round
+        self._t = torch.ones(4)
+
+    def canary(self) -> float:
+        t0 = time.perf_counter()
+        for _ in range(self.calls):
+            torch.add(self._t, self._t)
+        us = (time.perf_counter() - t0) * 1e6
+        self.best_us = min(self.best_us, us)
+        self.canary_us.append(us)
+        return us
+
+    def admits(self, before: float, after: float, kept: int) -> bool:
+        slow = max(before, after) > self.best_us * self.slowdown
+        if self.enabled and slow and self.discarded < self.max_discard * max(kept, 1):
+            self.discarded += 1
+            return False
+        # Kept: normal speed, gate off, or the host stayed slow past the re-measuring budget.
+        self.kept_us.append(max(before, after))
+        return True
+
+
+# --8<-- [start:interleave]
+def interleaved(
+    fns: dict[str, Callable[[], object]],
+    rounds: int,
+    calls: dict[str, int],
+    device: torch.device,
+    warm_rounds: int = 0,
+    after_round: Callable[[], None] = lambda: None,
+    gate: HostGate | None = None,
+) -> dict[str, Measurement]:
+    """Time every callable once per round, rotating the order each round.
+
+    Interleaving means a slow spell of the machine (clock drift, another process) lands on all
+    variants alike instead of on whichever happened to run then; rotating the order removes any
+    advantage of always going first. The first ``warm_rounds`` are run but not kept: they bring
+    clocks and caches to the state the kept rounds see. The garbage collector is off while
+    timing, as ``timeit`` does, so a collection does not land in one variant's sample.
+    """
+    names = list(fns)
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        attempt, kept = 0, 0
+        while kept < rounds:
+            k = attempt % len(names)
+            before = gate.canary() if gate else 0.0
+            this_round = {n: time_calls(fns[n], calls[n], device) for n in names[k:] + names[:k]}
+            after = gate.canary() if gate else 0.0
+            after_round()
+            attempt += 1
+            if attempt <= warm_rounds or (gate and not gate.admits(before, after, kept)):
+                continue
+            for name, ms in this_round.items():
+                samples[name].append(ms)
+            kept += 1
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    return {name: Measurement(tuple(s)) for name, s in samples.items()}
+# --8<-- [end:interleave]
+
+
+@dataclass(frozen=True)
+class Timed:
+    """What ``measure_variants`` found: a Measurement per variant and its calls per sample."""
+
+    measurements: dict[str, Measurement]
+    calls: dict[str, int]
+
+    def __getitem__(self, name: str) -> Measurement:
+        return self.measurements[name]
+
+
+def measure_variants(
+    fns: dict[str, Callable[[], object]],
+    device: torch.device,
+    *,
+    rounds: int,
+    sample_ms: float,
+    warmup: int = 1,
+    warm_rounds: int = 0,
+    after_round: Callable[[], None] = lambda: None,
+    gate: HostGate | None = None,
+) -> Timed:
+    """Every producer's timing: warm each variant, size its samples, time all in rounds.
+
+    ``warmup`` calls of each variant come first (caches, CUDA-graph recording, lazy
+    initialisation); then three calls of each estimate how many calls make one sample last
+    ``sample_ms``; then ``interleaved`` takes ``rounds`` samples of each.
+    """
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    calls = {name: calls_per_sample(time_calls(fn, 3, device), sample_ms)
+             for name, fn in fns.items()}
+    timed = interleaved(fns, rounds, calls, device, warm_rounds, after_round, gate)
+    return Timed(timed, calls)
+
+
+def matmul_peak_tflops(device: torch.device, n: int = 8192, reps: int = 10) -> float:
+    """Achieved bf16 TFLOP/s of one large matrix product on random data: the ceiling the
+    benchmark's TFLOP/s figures are read against (measured, not the datasheet's)."""
+    a = torch.randn(n, n, device=device, dtype=torch.bfloat16)
+    b = torch.randn(n, n, device=device, dtype=torch.bfloat16)
+    for _ in range(3):
+        a @ b
+    ms = time_calls(lambda: a @ b, reps, device)
+    return 2 * n**3 / (ms * 1e-3) / 1e12

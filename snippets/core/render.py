@@ -1,0 +1,36 @@
+"""What every table of the guide is drawn with: a Markdown table from a header and rows of cells,
+and the number formats the pages share. Takes values, returns text; measures and prints nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+
+def cell(text: object) -> str:
+    """A value as one Markdown table cell: no pipe or line break may end the cell early."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(head: Sequence[str], rows: Iterable[Sequence[object]], *,
+                   left: int = 1, left_last: bool = False, align: str | None = None) -> str:
+    """A Markdown table: the first ``left`` columns (labels) align left, numbers right; or
+    ``align`` gives each column's alignment as a letter, ``l`` or ``r`` (``"rlrr"``)."""
+    n = len(head)
+    letters = align or "".join("l" if i < left or (left_last and i == n - 1) else "r"
+                               for i in range(n))
+    align_row = ["---" if a == "l" else "--:" for a in letters]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align_row) + "|"]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def num(value: float | None, fmt: str) -> str:
+    return "–" if value is None else format(value, fmt)
+
+
+def ms(value: float | None) -> str:
+    """Latencies span 0.1 ms to seconds; three significant figures read well across that."""
+    if value is None:
+        return "–"
+    return format(value, ".3g") if value < 100 else format(value, ".0f")

@@ -1,0 +1,284 @@
+"""Results files: the JSON every number on the site is rendered from, and the one way to make,
+check, read and stamp them.
+
+A document is made by kind (``new_document("bench", ...)``): each kind has its own schema name and
+its own row check, listed in ``KINDS``. A document holds the provenance of its run (where, when,
+with what, under which settings) and one row per configuration with the raw samples. It is written
+whole after every finished row, through a temporary file and an atomic rename, so a run stopped at
+any moment leaves a valid file with every row it finished. ``load`` is the only reader: the command
+lines, the pages and the build-time records all go through it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from snippets.core import machine
+
+ROOT = Path(__file__).resolve().parents[2]
+NUM = (float, int, type(None))
+STATUSES = ("ok", "noisy", "mismatch", "oom", "error")
+# Every measured kind records these; "settings" holds the run's config and backend switches.
+PROVENANCE_FIELDS = ("device", "device_type", "driver", "cuda", "torch", "torchvision", "triton",
+                     "python", "date", "commit", "host_cpu", "cpu_count", "settings")
+# Files recorded before a field was added: what they may lack, and still be read.
+OPTIONAL_BEFORE = {"host_cpu", "cpu_count", "device_type"}
+
+
+class ResultsError(ValueError):
+    """A results file that cannot be used; the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of results document: its schema name and what each of its rows must hold."""
+
+    name: str
+    schema: str
+    row_fields: dict[str, tuple[type, ...]] = field(default_factory=dict)
+    measured: bool = True  # False: a value computed at build time (counts, logs), not timed
+    legacy: tuple[str, ...] = ()  # schema names that files of this kind were recorded under
+
+
+_BENCH_ROW = {
+    "model": (str,), "batch_size": (int,), "mode": (str,), "status": (str,), "message": (str,),
+    "compile_s": NUM, "latency_ms": (dict, type(None)), "speedup": NUM, "rel_err": NUM,
+    "peak_mem_mb": NUM, "flops": NUM, "tflops": NUM, "graph_count": (int, type(None)),
+    "graph_breaks": (int, type(None)),
+}
+_EXPLAINED = {"graph_count": (int,), "graph_break_count": (int,), "break_reasons": (list,)}
+
+KINDS: dict[str, Kind] = {k.name: k for k in (
+    Kind("bench", "snippets.bench/1", _BENCH_ROW),
+    # The graph-break and fast-path runs were first recorded under explain's schema name.
+    Kind("graph-breaks", "snippets.graph-breaks/1", {
+        "cause": (str,), "variant": (str,), "kind": (str,), "graph_count": (int,),
+        "graph_break_count": (int,), "compile_s": NUM, "rel_err": NUM, "eager_ms": (dict,),
+        "compiled_ms": (dict,), "speedup": NUM}, legacy=("snippets.explain/1",)),
+    Kind("transformer-fastpath", "snippets.fastpath/1", {
+        "batch_size": (int,), "variant": (str,), "compile_s": NUM, "rel_err": NUM,
+        "latency_ms": (dict,), "speedup": NUM}, legacy=("snippets.explain/1",)),
+    Kind("dynamic-shapes", "snippets.dynamic/1", {
+        "strategy": (str,), "compiles": (int,), "compiled_at": (list,), "stall_total_ms": NUM,
+        "stall_max_ms": NUM, "eager_after_limit": (int,), "errors": (list,),
+        "all_correct": (bool,), "calls": (list,)}),
+    Kind("site-build", "snippets.buildtime/1", {"label": (str,), "seconds": NUM}),
+    # Computed at every build, on any machine, in seconds: counts and logs, nothing timed.
+    Kind("explain-causes", "snippets.explain-causes/1",
+         {"cause": (str,), "variant": (str,), "kind": (str,), **_EXPLAINED}, measured=False),
+    Kind("explain-models", "snippets.explain-models/1",
+         {"model": (str,), "ops": (int,), **_EXPLAINED}, measured=False),
+    Kind("transformer-graph", "snippets.transformer-graph/1",
+         {"fastpath": (bool,), "graph_count": (int,), "graph_break_count": (int,),
+          "ops": (dict,)}, measured=False),
+    Kind("dynamic-counts", "snippets.dynamic-counts/1",
+         {"strategy": (str,), "compiles": (int,), "compiled_at": (list,),
+          "eager_after_limit": (int,)}, measured=False),
+)}
+
+
+def kind_of(doc: dict[str, Any]) -> Kind | None:
+    """The kind a document declares, or the one its schema names (bench files carry no kind)."""
+    if doc.get("kind") in KINDS:
+        kind = KINDS[doc["kind"]]
+        return kind if doc.get("schema") in (kind.schema, *kind.legacy) else None
+    return next((k for k in KINDS.values() if doc.get("schema") == k.schema), None)
+
+
+# ---- provenance -----------------------------------------------------------------------------
+
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def git_commit(root: Path = ROOT) -> str | None:
+    """The checkout's commit, ``-dirty`` if code differs from it; None without git (a copy of
+    the tree elsewhere passes its commit in, read once where the run starts)."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"],
+            capture_output=True, text=True, timeout=10, check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            # Results files are what runs write, not what measures: a fresh build that has
+            # already written one section's file is still measuring with the committed code.
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--", ".",
+             ":(exclude)docs/results"],
+            capture_output=True, text=True, timeout=10, check=True,
+        ).stdout.strip()
+        return out + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def provenance(device: torch.device, settings: dict[str, Any], *,
+               commit: str | None = None) -> dict[str, Any]:
+    """Where, when and with what a run was made. ``commit`` None asks git."""
+    prov: dict[str, Any] = {
+        "device": machine.device_name(device), "device_type": device.type, "driver": None,
+        # The CUDA version only where CUDA ran: a CUDA build of torch on a CPU run names one too.
+        "cuda": torch.version.cuda if device.type == "cuda" else None,
+        "torch": torch.__version__, "torchvision": _version("torchvision"),
+        "triton": _version("triton") or _version("pytorch-triton"),
+        "python": platform.python_version(),
+        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "commit": commit or git_commit(), "host_cpu": machine.cpu_name(),
+        "cpu_count": os.cpu_count(), "settings": settings,
+    }
+    if device.type == "cuda":
+        index = machine.cuda_index(device)
+        smi = machine.nvidia_smi(index)
+        prov["device_index"] = index
+        prov["driver"] = smi.get("driver_version")
+        prov["gpu_power_limit"] = smi.get("power.limit")
+        prov["gpu_clocks"] = {k: smi[k] for k in ("clocks.sm", "clocks.max.sm", "clocks.mem")
+                              if k in smi}
+    return prov
+
+
+def new_document(kind: str, prov: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """An empty document of ``kind``: rows are appended as they finish, then ``complete``."""
+    return {"schema": KINDS[kind].schema, "kind": kind, "provenance": prov, "complete": False,
+            "rows": [], **extra}
+
+
+def stamp(doc: dict[str, Any], how: str = "recorded") -> str:
+    """The line under every results table: where, with what, when, from which commit, and how
+    it came (``recorded``, ``fresh``, ``this run``)."""
+    p = doc["provenance"]
+    parts = [p.get("device") or "unknown device"]
+    if p.get("driver"):
+        parts.append(f"driver {p['driver']}")
+    if p.get("cuda"):
+        parts.append(f"CUDA {p['cuda']}")
+    parts.append(f"torch {p['torch']}")
+    if p.get("triton"):
+        parts.append(f"triton {p['triton']}")
+    s = p.get("settings", {})
+    if s.get("dtype"):
+        parts.append(s["dtype"] + (", channels_last" if s.get("channels_last") else ""))
+    parts.append(f"{(p.get('date') or '')[:10]}")
+    parts.append(f"commit {p.get('commit') or 'unknown'}")
+    incomplete = "" if doc.get("complete") else " (incomplete run)"
+    return f"{how}{incomplete}: " + " · ".join(parts)
+
+
+# ---- files ----------------------------------------------------------------------------------
+
+def write_atomic(path: Path, doc: dict[str, Any]) -> None:
+    """Replace ``path`` with ``doc`` in one rename: a reader sees the old file or the new one."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(doc, f, indent=1, allow_nan=False)
+            f.write("\n")
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a results file is for every reader
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def check_writable(path: Path) -> None:
+    """Fail before a run starts, not after its first row, if ``path`` cannot be written."""
+    path = Path(path)
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise ResultsError(f"--output {path} is a directory")
+    if not parent.is_dir():
+        raise ResultsError(f"--output {path}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ResultsError(f"--output {path} is not writable")
+
+
+def _check_row(kind: Kind, row: Any, i: int, source: str) -> None:
+    if not isinstance(row, dict):
+        raise ResultsError(f"{source}: row {i} is not an object")
+    for key, types in kind.row_fields.items():
+        if key not in row:
+            raise ResultsError(f"{source}: row {i} lacks {key!r}")
+        value = row[key]
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            raise ResultsError(f"{source}: row {i} field {key!r} has the wrong type")
+    if "status" in kind.row_fields and row["status"] not in STATUSES:
+        raise ResultsError(f"{source}: row {i} status {row['status']!r} is not one of "
+                           f"{', '.join(STATUSES)}")
+    for key in ("latency_ms", "eager_ms", "compiled_ms"):
+        lat = row.get(key)
+        if isinstance(lat, dict) and not all(k in lat for k in ("median", "iqr", "samples")):
+            raise ResultsError(f"{source}: row {i} {key} needs median, iqr and samples")
+
+
+def validate(doc: Any, source: str = "results", kind: str | None = None) -> dict[str, Any]:
+    """Check a parsed document against its kind's schema (``kind`` if given, else the one it
+    declares); raise ResultsError naming the first problem."""
+    if not isinstance(doc, dict):
+        raise ResultsError(f"{source}: not a results document (top level is not an object)")
+    found = kind_of(doc)
+    if kind is not None and (found is None or found.name != kind):
+        raise ResultsError(f"{source}: schema {doc.get('schema')!r}, expected "
+                           f"{KINDS[kind].schema!r}")
+    if found is None:
+        known = ", ".join(k.schema for k in KINDS.values())
+        raise ResultsError(f"{source}: schema {doc.get('schema')!r} is none of {known}")
+    prov = doc.get("provenance")
+    needed = [k for k in PROVENANCE_FIELDS if k not in OPTIONAL_BEFORE]
+    if not isinstance(prov, dict) or any(k not in prov for k in needed):
+        raise ResultsError(f"{source}: provenance must hold {', '.join(needed)}")
+    rows = doc.get("rows")
+    if not isinstance(rows, list):
+        raise ResultsError(f"{source}: rows must be a list")
+    for i, row in enumerate(rows):
+        _check_row(found, row, i, source)
+    return doc
+
+
+def load(path: str | Path, kind: str | None = None) -> dict[str, Any]:
+    """Read and validate a results file; every failure is a ResultsError with a one-line message."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise ResultsError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise ResultsError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResultsError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    return validate(doc, str(path), kind)
+
+
+def device_type_of(doc: dict[str, Any]) -> str:
+    """``cuda`` or ``cpu``; files from before ``device_type`` was recorded say it in the name."""
+    prov = doc["provenance"]
+    return prov.get("device_type") or ("cpu" if str(prov["device"]).startswith("CPU") else "cuda")
+
+
+def recorded_runs(results_dir: Path, name: str) -> list[tuple[Path, dict[str, Any]]]:
+    """Every ``<results_dir>/*/<name>.json``, newest run first."""
+    found = [(p, load(p)) for p in Path(results_dir).glob(f"*/{name}.json")]
+    return sorted(found, key=lambda pd: pd[1]["provenance"]["date"] or "", reverse=True)
+
+
+def newest(results_dir: Path, name: str, device_type: str) -> dict[str, Any] | None:
+    """The newest recorded ``<name>.json`` made on a device of this type, or None."""
+    for _path, doc in recorded_runs(results_dir, name):
+        if device_type_of(doc) == device_type:
+            return doc
+    return None

@@ -1,0 +1,44 @@
+"""Capture what ``TORCH_LOGS`` prints, by running a small demo in a child process.
+
+The logging setting is read once, when torch is imported, so the only faithful way to show it is a
+fresh interpreter with the variable set. The captured text is cleaned for a page: the logger's
+prefix (level, time, process id, source line) and the machine's own paths are removed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+# "V1130 10:16:43.245000 5484 torch/_dynamo/symbolic_convert.py:5368] [0/0] [__graph_breaks] "
+_PREFIX = re.compile(r"^[VIWE]\d{4} [\d:.]+ +\d+ \S+\] (\[[\d/_a-z]+\] )?(\[__\w+\] )?")
+_SITE = re.compile(r"[^\s\"']*/(?:site|dist)-packages/")
+# Dynamo sometimes prints a path without its leading slash, or relative to another folder.
+_REPO = re.compile(r"[^\s\"']*?" + re.escape(ROOT.name) + r"/(?=(?:snippets|tests|docs)/)")
+
+
+def clean_path(text: str) -> str:
+    """Paths as a reader can follow them: repository-relative, or from the installed package."""
+    return _REPO.sub("", _SITE.sub("", text.replace(f"{ROOT}{os.sep}", "")))
+
+
+def capture(logs: str, code: str, *, max_lines: int = 28, timeout: float = 300) -> str:
+    """Run ``code`` in a new Python with ``TORCH_LOGS=logs``; return its cleaned log lines."""
+    env = {**os.environ, "TORCH_LOGS": logs,
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=timeout)
+    lines = [clean_path(_PREFIX.sub("", line)).rstrip()
+             for line in (proc.stderr + proc.stdout).splitlines()]
+    # Drop the blank runs and the hint-free repetitions that follow a multi-line record.
+    out: list[str] = []
+    for line in lines:
+        if line or (out and out[-1]):
+            out.append(line)
+    if len(out) > max_lines:
+        out = out[:max_lines] + [f"... ({len(out) - max_lines} more lines)"]
+    return "\n".join(out).strip("\n")

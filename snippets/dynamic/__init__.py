@@ -1,0 +1,249 @@
+"""Dynamic shapes: how often a model recompiles as its input shapes change, and what each costs.
+
+One small causal encoder is called with a schedule of batch sizes and sequence lengths under each
+way of telling the compiler about shapes. For every call we record whether it compiled and how
+long it took (a call that compiles stalls the caller), then time dynamic kernels against
+specialized ones at one shape. ``python -m snippets.dynamic`` prints the table; ``recompiles``
+watches for recompiles and ``tables`` draws the page's tables.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+import torch._inductor.config
+import torch.nn.functional as F
+from torch import nn
+
+from snippets.core import backends, config, measure, results
+
+KIND = "dynamic-shapes"
+# (batch, sequence length) per call: repeats, a batch change, then sequence changes; eleven
+# distinct shapes, more than the default recompile limit of 8, and one batch of 1.
+SCHEDULE = ((4, 32), (4, 32), (8, 32), (2, 32), (8, 48), (4, 64), (16, 17), (1, 40), (3, 100),
+            (8, 128), (5, 77), (6, 96), (4, 32), (8, 48))
+BUCKETS = {"batch": (4, 16), "seq": (32, 64, 128)}  # pad up to the next of these
+STEADY_SHAPE = (8, 64)
+
+
+# --8<-- [start:model]
+class TinyEncoder(nn.Module):
+    """Pre-norm causal self-attention and an MLP: small, so a compile takes seconds. Causal, so
+    padding at the end of a sequence leaves the real positions' outputs unchanged."""
+
+    def __init__(self, d: int = 64, heads: int = 4) -> None:
+        super().__init__()
+        self.heads = heads
+        self.norm1, self.norm2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, s, d = x.shape
+        q, k, v = self.qkv(self.norm1(x)).view(b, s, 3, self.heads, -1).unbind(2)
+        a = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2),
+                                           v.transpose(1, 2), is_causal=True)
+        x = x + self.proj(a.transpose(1, 2).reshape(b, s, d))
+        return x + self.mlp(self.norm2(x))
+# --8<-- [end:model]
+
+
+def recompile_limit_name() -> str:
+    """``recompile_limit`` from torch 2.7; ``cache_size_limit`` before (still an alias after)."""
+    cfg = torch._dynamo.config
+    return "recompile_limit" if hasattr(cfg, "recompile_limit") else "cache_size_limit"
+
+
+def recompile_limit() -> int:
+    return int(getattr(torch._dynamo.config, recompile_limit_name()))
+
+
+# --8<-- [start:strategies]
+def mark_both(x: torch.Tensor) -> torch.Tensor:
+    torch._dynamo.mark_dynamic(x, 0)  # batch: an error if it ever specializes
+    torch._dynamo.mark_dynamic(x, 1)  # sequence length
+    return x
+
+
+def maybe_mark_both(x: torch.Tensor) -> torch.Tensor:
+    torch._dynamo.maybe_mark_dynamic(x, 0)  # a hint: may still specialize (for size 1, say)
+    torch._dynamo.maybe_mark_dynamic(x, 1)
+    return x
+
+
+def bucket(size: int, buckets: tuple[int, ...]) -> int:
+    return next((b for b in buckets if b >= size), size)
+
+
+def pad_to_bucket(x: torch.Tensor) -> torch.Tensor:
+    b, s, _ = x.shape
+    # Zeros at the end of each sequence and extra rows: causal attention keeps real rows exact.
+    return F.pad(x, (0, 0, 0, bucket(s, BUCKETS["seq"]) - s, 0, bucket(b, BUCKETS["batch"]) - b))
+
+
+STRATEGIES: dict[str, tuple[dict[str, Any], Callable[[torch.Tensor], torch.Tensor]]] = {
+    "default": ({}, lambda x: x),  # static first, then dynamic where a size changed
+    "dynamic=True": ({"dynamic": True}, lambda x: x),
+    "dynamic=False": ({"dynamic": False}, lambda x: x),  # a new compile for every new shape
+    "mark_dynamic": ({}, mark_both),
+    "maybe_mark_dynamic": ({}, maybe_mark_both),
+    "pad to buckets": ({"dynamic": False}, pad_to_bucket),  # one specialized compile per bucket
+}
+# --8<-- [end:strategies]
+
+
+def graphs_compiled() -> int:
+    from torch._dynamo.utils import counters
+
+    return int(counters["stats"]["unique_graphs"])
+
+
+def run_schedule(strategy: str, *, backend: str = "inductor", device: str = "cpu",
+                 schedule: tuple[tuple[int, int], ...] = SCHEDULE) -> list[dict[str, Any]]:
+    """Call a fresh compile of the encoder on every shape; one record per call."""
+    torch._dynamo.reset()
+    options, prepare = STRATEGIES[strategy]
+    dev = torch.device(device)
+    torch.manual_seed(0)
+    model = TinyEncoder().to(dev).eval()
+    compiled = torch.compile(model, backend=backend, **options)
+    calls = []
+    for batch, seq in schedule:
+        x = torch.randn(batch, seq, 64, device=dev)
+        before = graphs_compiled()
+        ran_as = [batch, seq]
+        out, error = None, ""
+        watch = measure.Stopwatch(dev)  # a call that compiles is a stall: time every call whole
+        try:
+            with watch:
+                xp = prepare(x)
+                ran_as = list(xp.shape[:2])
+                out = compiled(xp)[:batch, :seq]
+        except Exception as exc:  # mark_dynamic on a size that must specialize raises
+            error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
+        ms = watch.seconds * 1e3
+        ok = out is not None and measure.relative_error(out, model(x)) < 1e-3
+        calls.append({"batch": batch, "seq": seq, "ran_as": ran_as, "ms": ms,
+                      "compiled": graphs_compiled() - before,
+                      "correct": ok, "error": error})
+    torch._dynamo.reset()
+    return calls
+
+
+def summarize(strategy: str, calls: list[dict[str, Any]], limit: int) -> dict[str, Any]:
+    stalls = [c["ms"] for c in calls if c["compiled"]]
+    compiles = sum(c["compiled"] for c in calls)
+    seen: set[tuple[int, int]] = set()
+    new_shape_uncompiled = 0
+    for c in calls:  # a new shape that compiled nothing ran eagerly: the limit was hit
+        shape = (c["batch"], c["seq"])
+        if shape not in seen and not c["compiled"] and not c["error"] and seen:
+            new_shape_uncompiled += 1 if compiles >= limit else 0
+        seen.add(shape)
+    return {"strategy": strategy, "compiles": compiles,
+            "compiled_at": [c["ran_as"] for c in calls if c["compiled"]],
+            "stall_total_ms": sum(stalls), "stall_max_ms": max(stalls, default=0.0),
+            "eager_after_limit": new_shape_uncompiled,
+            "errors": sorted({c["error"] for c in calls if c["error"]}),
+            "all_correct": all(c["correct"] for c in calls if not c["error"]), "calls": calls}
+
+
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "cuda": {"rounds": 30, "sample_ms": 20.0, "backends": backends.DEFAULT["cuda"]},
+    "cpu": {"rounds": 5, "sample_ms": 50.0, "backends": backends.DEFAULT["cpu"]},
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class DynamicConfig:
+    device: str = "auto"
+    strategies: tuple[str, ...] = tuple(STRATEGIES)
+    backend: str = "inductor"  # "eager" counts recompiles without compiling any kernel
+    rounds: int | None = None  # steady-state timing rounds
+    sample_ms: float | None = None
+    backends: backends.BackendSettings | None = None
+
+    def resolve(self) -> DynamicConfig:
+        return config.resolve(self, DEFAULTS)
+
+    def settings(self) -> dict[str, Any]:
+        return {"schedule": [list(s) for s in SCHEDULE], "buckets": BUCKETS, "dtype": "fp32",
+                "backend": self.backend, "fx_graph_cache": False,
+                "limit_name": recompile_limit_name(), "limit": recompile_limit(),
+                "rounds": self.rounds, "sample_ms": self.sample_ms, "grad": False,
+                "backends": self.backends.as_dict(), "tf32": self.backends.tf32}
+
+
+def steady_state(cfg: DynamicConfig) -> list[dict[str, Any]]:
+    """One shape, after warm-up: eager, a dynamic kernel, and a kernel specialized to it."""
+    dev = torch.device(cfg.device)
+    torch.manual_seed(0)
+    model = TinyEncoder().to(dev).eval()
+    x = torch.randn(*STEADY_SHAPE, 64, device=dev)
+    dynamic = torch.compile(model, backend=cfg.backend, dynamic=True)
+    static = torch.compile(model, backend=cfg.backend, dynamic=False)
+    fns = {"eager": lambda: model(x), "dynamic=True": lambda: dynamic(x),
+           "dynamic=False": lambda: static(x)}
+    # Three calls each first: the first compiles, the others warm caches.
+    timed = measure.measure_variants(fns, dev, rounds=cfg.rounds, sample_ms=cfg.sample_ms,
+                                     warmup=3)
+    return [{"variant": n, "batch": STEADY_SHAPE[0], "seq": STEADY_SHAPE[1],
+             "latency_ms": m.as_dict(), "speedup": measure.speedup(timed["eager"], m).value}
+            for n, m in timed.measurements.items()]
+
+
+def _warm_up(cfg: DynamicConfig) -> None:
+    """Compile something unrelated once: the process's one-time costs (imports, finding the C++
+    compiler, starting compile workers) then land on no strategy's first stall."""
+    fn = torch.compile(lambda t: torch.nn.functional.gelu(t) * 2, backend=cfg.backend)
+    fn(torch.randn(3, 5, device=cfg.device))
+    torch._dynamo.reset()
+
+
+def produce(cfg: DynamicConfig = DynamicConfig(), *, commit: str | None = None
+            ) -> dict[str, Any]:
+    cfg = cfg.resolve()
+    limit = recompile_limit()
+    doc = results.new_document(
+        KIND, results.provenance(torch.device(cfg.device), cfg.settings(), commit=commit),
+        steady=[])
+    inductor_config = torch._inductor.config
+    cached = inductor_config.fx_graph_cache
+    # Without the graph cache, a strategy does not reuse the kernels an earlier one compiled for
+    # the same shape, so each stall is that strategy's own compile.
+    inductor_config.fx_graph_cache = False
+    try:
+        with cfg.backends.apply(), torch.no_grad():
+            _warm_up(cfg)
+            for s in cfg.strategies:
+                doc["rows"].append(summarize(s, run_schedule(s, backend=cfg.backend,
+                                                             device=cfg.device), limit))
+            doc["steady"] = steady_state(cfg)
+    finally:
+        inductor_config.fx_graph_cache = cached
+        torch._dynamo.reset()
+    doc["complete"] = True
+    return doc
+
+
+def counts_doc(*, commit: str | None = None) -> dict[str, Any]:
+    """Compiles per strategy with Dynamo alone (no kernels): cheap enough for every build."""
+    limit = recompile_limit()
+    doc = results.new_document(
+        "dynamic-counts", results.provenance(torch.device("cpu"), {}, commit=commit),
+        limit_name=recompile_limit_name(), limit=limit)
+    with torch.no_grad():
+        doc["rows"] = [summarize(s, run_schedule(s, backend="eager"), limit) for s in STRATEGIES]
+    for row in doc["rows"]:
+        del row["calls"]  # per-call times of the eager backend say nothing about stalls
+    doc["complete"] = True
+    return doc
+
+
+def produce_on(device: str) -> Callable[..., dict[str, Any]]:
+    """The page's run on one device type, as ``pages.show`` takes it."""
+    return functools.partial(produce, DynamicConfig(device=device))

@@ -1,0 +1,67 @@
+"""Watching for recompiles: the ``recompiles`` log, and a stance that turns one into an error.
+
+Both run Dynamo only (the ``eager`` backend), so they cost a second on any machine; the page
+executes them at every build.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from snippets.core import torch_logs
+from snippets.dynamic import TinyEncoder
+
+
+# --8<-- [start:log_demo]
+def demo_recompiles() -> None:
+    compiled = torch.compile(TinyEncoder().eval(), backend="eager")
+    with torch.no_grad():
+        for batch, seq in [(4, 32), (8, 32), (8, 48)]:  # a new batch, then a new length
+            compiled(torch.randn(batch, seq, 64))
+# --8<-- [end:log_demo]
+
+
+DEMO = "from snippets.dynamic import recompiles; recompiles.demo_recompiles()"
+LOG_COMMAND = f'TORCH_LOGS="recompiles" python -c "{DEMO}"'
+
+
+def recompile_log() -> str:
+    return torch_logs.capture("recompiles", DEMO)
+
+
+def has_stance() -> bool:
+    """``torch.compiler.set_stance`` arrived in torch 2.6."""
+    return hasattr(torch.compiler, "set_stance")
+
+
+# --8<-- [start:stance]
+def assert_no_recompiles(compiled, inputs) -> None:
+    """Call an already warmed-up model on ``inputs``; raise if any of them would recompile."""
+    with torch.compiler.set_stance("fail_on_recompile"), torch.no_grad():
+        for x in inputs:
+            compiled(x)
+# --8<-- [end:stance]
+
+
+def stance_demo() -> str:
+    """Warm up on the serving shapes, then let an unseen length through: the guard's message."""
+    if not has_stance():
+        return f"torch {torch.__version__} has no torch.compiler.set_stance (added in 2.6)"
+    torch._dynamo.reset()
+    compiled = torch.compile(TinyEncoder().eval(), backend="eager", dynamic=False)
+    serving = [torch.randn(8, 64, 64), torch.randn(8, 128, 64)]
+    with torch.no_grad():
+        for x in serving:
+            compiled(x)
+    lines = []
+    try:
+        assert_no_recompiles(compiled, serving)
+        lines.append("serving shapes: no recompile")
+        assert_no_recompiles(compiled, [torch.randn(8, 100, 64)])
+        lines.append("length 100: no recompile")
+    except Exception as exc:  # RuntimeError on the versions that have the stance
+        first = torch_logs.clean_path(str(exc)).strip().splitlines()
+        lines.append(f"length 100: {type(exc).__name__}: {first[0] if first else ''}")
+    finally:
+        torch._dynamo.reset()
+    return "\n".join(lines)

@@ -1,0 +1,49 @@
+"""The dynamic-shapes page's tables, drawn from results documents; nothing measures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from snippets.core import render
+from snippets.dynamic import recompiles
+
+
+def _shapes(row: dict[str, Any]) -> str:
+    return " ".join(f"{b}×{s}" for b, s in row["compiled_at"]) or "–"
+
+
+def counts(doc: dict[str, Any]) -> str:
+    """Compiles per strategy, counted with Dynamo alone."""
+    head = ("Strategy", "Compiles", "Compiled at (batch×seq)", "New shapes run eager")
+    table = render.markdown_table(head, ((r["strategy"], r["compiles"], _shapes(r),
+                                          r["eager_after_limit"]) for r in doc["rows"]),
+                                  align="lrlr")
+    return table + (f"\n\nRecompile limit: `torch._dynamo.config.{doc['limit_name']}`"
+                    f" = {doc['limit']} on this torch.")
+
+
+def stalls(doc: dict[str, Any]) -> str:
+    """Compiles and the stalls they cost per strategy, over the whole schedule."""
+    head = ("Strategy", "Compiles", "Compiled at (batch×seq)", "Stall total s", "Worst stall s",
+            "New shapes run eager", "Errors")
+    return render.markdown_table(head, (
+        (r["strategy"], r["compiles"], _shapes(r), f"{r['stall_total_ms'] / 1e3:.2f}",
+         f"{r['stall_max_ms'] / 1e3:.2f}", r["eager_after_limit"],
+         "<br>".join(r["errors"]) or "–") for r in doc["rows"]), align="lrlrrrl")
+
+
+def steady(doc: dict[str, Any]) -> str:
+    """Dynamic against specialized kernels at one shape, after warm-up."""
+    head = ("Kernel", "Shape", "Median ms", "IQR ms", "Speedup over eager")
+    return render.markdown_table(head, (
+        (r["variant"], f"{r['batch']}×{r['seq']}", format(r["latency_ms"]["median"], ".3g"),
+         format(r["latency_ms"]["iqr"], ".2g"), f"{r['speedup']:.2f}x") for r in doc["steady"]),
+        left=2)
+
+
+def log(text: str) -> str:
+    return f"```console\n$ {recompiles.LOG_COMMAND}\n{text}\n```"
+
+
+def stance(text: str) -> str:
+    return f"```text\n{text}\n```"

@@ -1,0 +1,78 @@
+"""The command line of ``python -m snippets.explain``.
+
+``python -m snippets.explain pkg.module:factory`` explains a user's function: ``factory()`` returns
+``(callable_or_module, example_args_tuple)``. ``--latency`` and ``--fastpath`` instead run the two
+measurements of the graph-breaks page and write their results files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from pathlib import Path
+
+from snippets import explain
+from snippets.core import cli, models, results
+from snippets.explain import costs, fastpath, tables
+
+PROG = "python -m snippets.explain"
+
+
+def parser() -> cli.Parser:
+    p = cli.Parser(prog=PROG, description="Graphs, graph breaks and their reasons.")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("spec", nargs="?", metavar="PKG.MODULE:FACTORY",
+                      help="factory() returns (callable_or_module, example_args_tuple)")
+    what.add_argument("--latency", action="store_true",
+                      help="time every broken example and its fixes, eager and compiled")
+    what.add_argument("--fastpath", action="store_true",
+                      help="time the transformer with and without its fused fast path")
+    p.add_argument("--device", default="auto", help=f"for --latency/--fastpath: {cli.DEVICE_HELP}")
+    p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    p.add_argument("--output", type=Path, help="for --latency/--fastpath: write the results here")
+    return p
+
+
+def explain_spec(spec: str, fmt: str) -> int:
+    try:
+        fn, args = explain.load_target(spec)
+    except models.SpecError as exc:
+        cli.fail(PROG, str(exc))
+    try:
+        # The traced code's own prints go to stderr, so --format json stays parseable.
+        with contextlib.redirect_stdout(sys.stderr):
+            exp = explain.explain(fn, *args)
+    except Exception as exc:  # the user's function failed while being traced
+        first = (str(exc).strip().splitlines() or [""])[0][:300]
+        cli.fail(PROG, f"tracing {spec} failed: {type(exc).__name__}: {first}")
+    if fmt == "json":
+        print(json.dumps(exp.as_dict(), indent=1))
+    else:
+        print(explain.text_report(exp))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if args.spec:
+        if args.output:
+            cli.fail(PROG, "--output applies to --latency and --fastpath only")
+        return explain_spec(args.spec, args.format)
+    device = cli.device(PROG, args.device)
+    cli.check_output(PROG, args.output)
+    commit = cli.commit_from_env()
+    if args.latency:
+        doc = costs.produce(costs.CostConfig(device=device), commit=commit)
+        table = tables.costs(doc)
+    else:
+        doc = fastpath.produce(fastpath.FastpathConfig(device=device), commit=commit)
+        table = tables.fastpath_latency(doc)
+    if args.output:
+        results.write_atomic(args.output, doc)
+    print(json.dumps(doc, indent=1) if args.format == "json" else table)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

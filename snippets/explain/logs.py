@@ -1,0 +1,45 @@
+"""The two switches that make graph breaks visible: the ``graph_breaks`` log, and ``fullgraph=True``
+turning a break into an error. Both run Dynamo only, so the page executes them at every build."""
+
+from __future__ import annotations
+
+import torch
+
+from snippets.core import torch_logs
+from snippets.explain import breaks
+
+
+# --8<-- [start:logs_demo]
+def demo_graph_breaks() -> None:
+    model = breaks.ItemBranch().eval()
+    compiled = torch.compile(model, backend="eager")  # Dynamo only: breaks show without Inductor
+    compiled(breaks.example_input())
+# --8<-- [end:logs_demo]
+
+
+DEMO = "from snippets.explain import logs; logs.demo_graph_breaks()"
+LOGS_COMMAND = f'TORCH_LOGS="graph_breaks" python -c "{DEMO}"'
+
+
+def graph_break_log() -> str:
+    return torch_logs.capture("graph_breaks", DEMO)
+
+
+# --8<-- [start:fullgraph]
+def fullgraph_error() -> str:
+    model = breaks.PrintInForward().eval()
+    compiled = torch.compile(model, backend="eager", fullgraph=True)  # a break is an error
+    try:
+        compiled(breaks.example_input())
+    except Exception as exc:  # torch._dynamo.exc.Unsupported, or UserError on some versions
+        return f"{type(exc).__name__}: {exc}"
+    return "no error: the model traced as one graph"
+# --8<-- [end:fullgraph]
+
+
+def fullgraph_text() -> str:
+    """The error's head, cleaned for the page; the full text runs to a traceback of Dynamo."""
+    torch._dynamo.reset()
+    lines = torch_logs.clean_path(fullgraph_error()).splitlines()
+    torch._dynamo.reset()
+    return "\n".join(lines[:12])

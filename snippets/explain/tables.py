@@ -1,0 +1,79 @@
+"""The graph-breaks page's tables and findings, drawn from results documents; nothing measures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from snippets.core import render
+from snippets.explain import fastpath, logs
+
+
+def _first_break(row: dict[str, Any]) -> str:
+    first = row["break_reasons"][0] if row["break_reasons"] else None
+    return f"{first['reason']}<br>`{first['location']}`" if first else "–"
+
+
+def causes(doc: dict[str, Any]) -> str:
+    """Graphs and breaks of every example, and the first break with where it happened."""
+    head = ("Cause", "Written as", "Graphs", "Breaks", "First break, and where")
+    return render.markdown_table(head, (
+        (r["cause"], f"{r['kind']}: {r['variant']}", r["graph_count"], r["graph_break_count"],
+         _first_break(r)) for r in doc["rows"]), left=2, left_last=True)
+
+
+def models(doc: dict[str, Any]) -> str:
+    head = ("Model", "Graphs", "Breaks", "Calls in the graphs")
+    return render.markdown_table(head, ((r["model"], r["graph_count"], r["graph_break_count"],
+                                         r["ops"]) for r in doc["rows"]))
+
+
+def costs(doc: dict[str, Any]) -> str:
+    """What each break costs: eager and compiled latency of every example."""
+    head = ("Cause", "Written as", "Graphs", "Breaks", "Eager ms", "Compiled ms", "Speedup")
+    return render.markdown_table(head, (
+        (r["cause"], f"{r['kind']}: {r['variant']}", r["graph_count"], r["graph_break_count"],
+         format(r["eager_ms"]["median"], ".3g"), format(r["compiled_ms"]["median"], ".3g"),
+         f"{r['speedup']:.2f}x") for r in doc["rows"]), left=2)
+
+
+def log(text: str) -> str:
+    return f"```console\n$ {logs.LOGS_COMMAND}\n{text}\n```"
+
+
+def error(text: str) -> str:
+    return f"```text\n{text}\n```"
+
+
+# ---- the transformer's fast path -------------------------------------------------------------
+
+def fastpath_graph(doc: dict[str, Any]) -> str:
+    head = ("Fast path", "Graphs", "Breaks", "Calls in the graph (count)")
+    return render.markdown_table(head, (
+        ("on" if r["fastpath"] else "off", r["graph_count"], r["graph_break_count"],
+         ", ".join(f"`{name}` ({n})" for name, n in r["ops"].items())) for r in doc["rows"]),
+        left_last=True)
+
+
+def fastpath_latency(doc: dict[str, Any]) -> str:
+    head = ("Batch", "Variant", "Compile s", "Median ms", "IQR ms", "vs eager fast path",
+            "rel err")
+    return render.markdown_table(head, (
+        (r["batch_size"], r["variant"], render.num(r["compile_s"], ".1f"),
+         format(r["latency_ms"]["median"], ".3g"), format(r["latency_ms"]["iqr"], ".2g"),
+         f"{r['speedup']:.2f}x", f"{r['rel_err']:.1e}") for r in doc["rows"]), align="rlrrrrr")
+
+
+def fastpath_findings(doc: dict[str, Any]) -> str:
+    """The comparisons the page draws, computed from the recorded rows, one line per batch."""
+    out = []
+    v = fastpath.VARIANTS
+    for bs in dict.fromkeys(r["batch_size"] for r in doc["rows"]):
+        ms = {r["variant"]: r["latency_ms"]["median"] for r in doc["rows"]
+              if r["batch_size"] == bs}
+        eager, comp, comp_off = ms[v[0]], ms[v[2]], ms[v[3]]
+        fastest = min(ms, key=ms.get)
+        out.append(f"- Batch {bs}: compiled with the fast path takes {comp / eager:.2f} of "
+                   f"eager's time; compiled without it takes {comp_off / eager:.2f} of eager's "
+                   f"time and {comp_off / comp:.2f} of the time compiled with it. "
+                   f"Fastest: *{fastest}*.")
+    return "\n".join(out)

@@ -1,0 +1,179 @@
+"""The results cache: what a build executed, kept so an unchanged snippet is not executed again.
+
+An entry is keyed by a hash of: the result's name, the producer's configuration (a partial's
+arguments), the source of the module defining the producer and of every ``snippets`` module it
+imports (a user's model file too), the torch version, the device and the build mode. Entries live
+in the build's cache folder; a build with ``refresh`` ignores them (``snippets.site.build``).
+The value cached is what the producer returned, not its rendering: a change to how a table is
+drawn is seen at the next build without measuring again.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import datetime as dt
+import functools
+import hashlib
+import inspect
+import json
+import marshal
+import os
+import re
+import sys
+import time
+from collections.abc import Callable
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from snippets.core import config, machine
+from snippets.site.build import Build
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def device_type() -> str:
+    """The device type this build measures on: the one ``auto`` resolves to."""
+    return config.resolve_device("auto")
+
+
+def device_name() -> str:
+    return machine.device_name(torch.device(device_type()))
+
+
+def _snippets_imports(path: Path) -> set[str]:
+    """Names of the ``snippets`` modules a file imports, at top level or inside functions."""
+    stat = path.stat()
+    return _parse_imports(path, stat.st_mtime_ns, stat.st_size)
+
+
+# A serve rebuild asks again for every block: parse each file once per version of it.
+@functools.lru_cache(maxsize=256)
+def _parse_imports(path: Path, _mtime_ns: int, _size: int) -> frozenset[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "snippets":
+            # ``from snippets.core import measure``: the package and each name that is a module
+            # (names that are not, a function say, have no file and are skipped).
+            found.add(node.module)
+            found |= {f"{node.module}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("snippets.")}
+    return frozenset(found)
+
+
+def _module_files(names: set[str]) -> dict[str, Path]:
+    """The files of these snippets modules and of every snippets module they import, in turn."""
+    files: dict[str, Path] = {}
+    todo = list(names)
+    while todo:
+        name = todo.pop()
+        base = ROOT / Path(*name.split("."))
+        path = base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+        if name in files or not path.is_file():
+            continue
+        files[name] = path
+        todo += _snippets_imports(path)
+    return files
+
+
+def _callables(obj: Any) -> list[Callable[..., Any]]:
+    """The functions a producer is made of: itself, or a partial's function and its arguments."""
+    if isinstance(obj, functools.partial):
+        return [*_callables(obj.func), *(c for a in (*obj.args, *obj.keywords.values())
+                                        for c in _callables(a))]
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return [c for f in dataclasses.fields(obj) for c in _callables(getattr(obj, f.name))]
+    if isinstance(obj, (tuple, list)):
+        return [c for x in obj for c in _callables(x)]
+    if not callable(obj):
+        return []
+    return [obj, *(c for cell in _cells(obj) if cell is not obj for c in _callables(cell))]
+
+
+def _cells(fn: Any) -> list[Any]:
+    """The configuration a closure captured (``produce_on("cuda")`` returning an inner function,
+    say): values that cannot change (numbers, strings, tuples, frozen dataclasses) and functions.
+    A mutable capture (a list the producer appends to) is state, not configuration."""
+    out = []
+    for cell in getattr(fn, "__closure__", None) or ():
+        value = cell.cell_contents
+        frozen = dataclasses.is_dataclass(value) and getattr(
+            getattr(value, "__dataclass_params__", None), "frozen", False)
+        if isinstance(value, (int, float, str, bytes, tuple, frozenset, Path)) or frozen or (
+                callable(value) and not isinstance(value, type)):
+            out.append(value)
+    return out
+
+
+def _describe(obj: Any) -> Any:
+    """A stable description of a producer's configuration (no memory addresses in it)."""
+    if isinstance(obj, functools.partial):
+        return {"call": _describe(obj.func), "args": [_describe(a) for a in obj.args],
+                "kwargs": {k: _describe(v) for k, v in sorted(obj.keywords.items())}}
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {type(obj).__qualname__: {f.name: _describe(getattr(obj, f.name))
+                                         for f in dataclasses.fields(obj)}}
+    if isinstance(obj, (tuple, list)):
+        return [_describe(x) for x in obj]
+    if callable(obj):
+        name = f"{getattr(obj, '__module__', '?')}:{getattr(obj, '__qualname__', repr(obj))}"
+        captured = [c for c in _cells(obj) if c is not obj]  # a recursive inner function
+        return {name: [_describe(c) for c in captured]} if captured else name
+    return repr(obj)
+
+
+def _code_digest(produce: Callable[[], Any]) -> str:
+    """Hash of the code behind ``produce``: the source of the modules defining it and of every
+    snippets module those import; for a function with no file (an exec block's), its bytecode."""
+    h = hashlib.sha256()
+    modules: set[str] = set()
+    for fn in _callables(produce):
+        mod = sys.modules.get(getattr(fn, "__module__", None) or "")
+        file = getattr(mod, "__file__", None)
+        if file:
+            modules.add(mod.__name__)
+            if not mod.__name__.startswith("snippets."):  # a user's model file counts too
+                h.update(Path(file).read_bytes())
+            continue
+        code = getattr(fn, "__code__", None)  # defined where no file is: in an exec block
+        h.update(marshal.dumps(code) if code is not None else repr(fn).encode())
+        modules |= {v.__name__ for v in getattr(fn, "__globals__", {}).values()
+                    if inspect.ismodule(v) and v.__name__.startswith("snippets.")}
+    for name, path in sorted(_module_files(modules).items()):
+        h.update(name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def cache_key(name: str, produce: Callable[..., Any], mode: str) -> str:
+    parts = {"name": name, "config": _describe(produce), "code": _code_digest(produce),
+             "torch": metadata.version("torch"), "device": device_name(), "build": mode}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def cached(name: str, produce: Callable[..., Any], build: Build,
+           **call: Any) -> tuple[Any, dict[str, Any]]:
+    """``produce(**call)``'s value from the cache, executing it only when its key is new (or in
+    a build with ``refresh``). ``call`` (the build's commit, say) is not part of the key: it
+    says where a result was made, not what was made. Returns the value and the entry's metadata
+    (when, where, hit)."""
+    key = cache_key(name, produce, build.mode)
+    path = build.cache_dir / f"{re.sub(r'[^a-z0-9]+', '-', name.lower())}-{key[:20]}.json"
+    if path.exists() and not build.refresh:
+        entry = json.loads(path.read_text())
+        return entry["value"], {**entry["meta"], "hit": True}
+    t0 = time.perf_counter()
+    value = produce(**call)
+    meta = {"name": name, "key": key, "device": device_name(), "torch": torch.__version__,
+            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "seconds": round(time.perf_counter() - t0, 2)}  # what the cache saves a build
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"meta": meta, "value": value}, indent=1, allow_nan=False))
+    os.replace(tmp, path)
+    return value, {**meta, "hit": False}
+
+

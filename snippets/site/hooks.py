@@ -1,0 +1,56 @@
+"""MkDocs hooks (``hooks:`` in mkdocs.yml): tie the build to the results files and check its output.
+
+- The build's state (recorded or fresh, cache, commit) is read once, when the build starts.
+- Results are read from, and a fresh build writes them to, the docs folder being built.
+- The Results page is rendered last, after every page that may write a results file in a fresh
+  build, and any file written during the build is added to the site, so it is listed and linked.
+- After the build, ``snippets.sitecheck`` must find no traceback and no unstamped results table;
+  otherwise the build fails with an error, which even a quiet (``-q``) build reports.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, InclusionLevel
+
+from snippets.site import build, sitecheck
+
+RESULTS_PAGE = "results.md"
+log = logging.getLogger("mkdocs.hooks.snippets")
+
+
+def on_config(config):
+    try:
+        build.start(build.Build.from_env(config.docs_dir))
+    except build.BuildError as exc:  # a misspelt SNIPPETS_BUILD stops the build before any page
+        raise PluginError(str(exc)) from None
+    return config
+
+
+def on_files(files, config):
+    page = files.get_file_from_path(RESULTS_PAGE)
+    if page is not None:  # rendered in files order: put it last
+        files.remove(page)
+        files.append(page)
+    return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    if page.file.src_uri == RESULTS_PAGE:
+        docs = Path(config.docs_dir)
+        for path in sorted(build.current().results_dir.glob("*/*.json")):
+            uri = path.relative_to(docs).as_posix()
+            if files.get_file_from_path(uri) is None:  # written by this (fresh) build
+                files.append(File(uri, config.docs_dir, config.site_dir,
+                                  config.use_directory_urls, inclusion=InclusionLevel.INCLUDED))
+    return markdown
+
+
+def on_post_build(config):
+    problems = sitecheck.check_site(config.site_dir)
+    if problems:
+        raise PluginError("the site check failed:\n  " + "\n  ".join(problems))
+    log.info("site check: no traceback, every results table stamped")

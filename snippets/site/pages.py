@@ -1,0 +1,199 @@
+"""What the site's exec blocks call: results sections, recorded or fresh, and build-time results.
+
+Every function returns Markdown and prints nothing; a page's exec block prints what it got. How a
+section is filled depends on the build (``snippets.site.build``): recorded builds render the files
+in ``docs/results/``, fresh builds measure the sections of this machine's device type. Whatever a
+build executes goes through ``snippets.site.cache``, so an unchanged snippet is not executed again.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from snippets.core import config, results
+from snippets.site import cache
+from snippets.site.build import Build, current
+
+LIVE_STAMP = "executed at build time"  # how a live() stamp begins; recorded/fresh ones say so
+
+
+def run_folder(prov: dict[str, Any]) -> str:
+    """The folder a run's files live in: device and torch release, e.g. ``nvidia-h200_torch-2.11.0``
+    or ``cpu-amd-epyc_torch-2.14.1``. A CPU is named by vendor and family, not by its exact model,
+    and torch by its release without the build tag (``+cu130``), so reruns land in one place."""
+    device = prov.get("device") or "unknown device"
+    if prov.get("device_type") == "cpu":
+        name = re.sub(r"\((r|tm)\)", " ", device.removeprefix("CPU:"), flags=re.IGNORECASE)
+        device = "cpu " + " ".join(re.findall(r"[a-z0-9]+", name.lower())[:2])
+    return f"{_slug(device)}_torch-{_slug(str(prov.get('torch')).split('+')[0])}"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.")
+
+
+def _write_if_changed(build: Build, path: Path, doc: dict[str, Any]) -> None:
+    """Write atomically, and only if the content changed: a ``mkdocs serve`` of a fresh build
+    watches docs/, and rewriting an identical file would start another build."""
+    build.written.add(path.resolve())
+    text = json.dumps(doc, indent=1, allow_nan=False) + "\n"
+    if path.exists() and path.read_text() == text:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    results.write_atomic(path, doc)
+
+
+# ---- sections --------------------------------------------------------------------------------
+
+def section(body: str, stamp: str) -> str:
+    """A results block: the rendered body with its stamp under it, marked for the site check."""
+    return (f'<div class="results" markdown>\n\n{body.strip()}\n\n'
+            f'<p class="stamp">{html.escape(stamp)}</p>\n\n</div>\n')
+
+
+def no_run_yet(kind: str, device: str) -> str:
+    where = "a CUDA GPU" if device == "cuda" else "a CPU"
+    return (f'!!! note "No recorded run yet"\n\n'
+            f"    No `{kind}` results from {where} are in `docs/results/` yet, so there is no "
+            "table here. The Contributing page says how a run is recorded.\n")
+
+
+def show(kind: str, produce: Callable[..., dict], render: Callable[[dict], str], *,
+         device: str = "cuda", build: Build | None = None) -> str:
+    """Markdown for one results section on ``device`` ("cuda" or "cpu").
+
+    Recorded build: the newest ``docs/results/*/<kind>.json`` from that device type, rendered, with
+    a "recorded" stamp; an admonition where there is none. Fresh build on a machine of that device
+    type: ``produce(commit=...)`` (through the cache), written to
+    ``docs/results/<run-folder>/<kind>.json``, rendered with a "fresh" stamp. A fresh build on
+    another device type shows the recorded file.
+    """
+    build = build or current()
+    if device not in config.DEVICE_TYPES:
+        raise ValueError(f"device {device!r}: expected one of {', '.join(config.DEVICE_TYPES)}")
+    if build.mode == "fresh" and cache.device_type() == device:
+        doc, _ = cache.cached(kind, produce, build, commit=build.commit)
+        if results.device_type_of(doc) != device:
+            raise ValueError(f"{kind}: produced on {results.device_type_of(doc)}, "
+                             f"shown as {device}")
+        path = build.results_dir / run_folder(doc["provenance"]) / f"{kind}.json"
+        _write_if_changed(build, path, doc)
+        return section(render(doc), results.stamp(doc, "fresh"))
+    doc = results.newest(build.results_dir, kind, device)
+    if doc is None:
+        return no_run_yet(kind, device)
+    return section(render(doc), results.stamp(doc, "recorded"))
+
+
+def live(name: str, produce: Callable[[], Any], render: Callable[[Any], str], *,
+         build: Build | None = None) -> str:
+    """A cheap result executed at every build on any machine (graph and break counts, say):
+    ``produce()`` through the cache, rendered, stamped with the device and torch it ran on."""
+    value, meta = cache.cached(f"live-{name}", produce, build or current())
+    when = meta["date"][:10]
+    return section(render(value), f"{LIVE_STAMP} on {meta['device']} · torch {meta['torch']} · "
+                                  f"{when}")
+
+
+# ---- sections drawn from several recorded runs ------------------------------------------------
+
+def evidence(which: str, *, build: Build | None = None) -> str:
+    """One block of the benchmark page's noise evidence: "spread", "host" or "spells"."""
+    from snippets.bench import stability
+
+    runs = stability.recorded_gpu_runs((build or current()).results_dir)
+    if len(runs) < 2:
+        return no_run_yet("bench", "cuda")
+    body, used = stability.evidence(which, runs)
+    return section(body, stability.runs_stamp(used))
+
+
+def payoff(*, build: Build | None = None) -> str:
+    """The cold/warm compile table from the first two H200 runs, stamped with both."""
+    from snippets.bench import payoff as pay
+    from snippets.bench import stability
+
+    runs = dict(stability.recorded_gpu_runs((build or current()).results_dir))
+    cold, warm = runs.get("noise/first-1"), runs.get("noise/first-2")
+    if not cold or not warm:
+        return no_run_yet("bench", "cuda")
+    return section(pay.cold_warm_markdown(cold, warm), pay.cold_warm_stamp(cold, warm))
+
+
+def build_times(device: str, *, build: Build | None = None) -> str:
+    """The recorded build times of the newest run folder of ``device``, stamped."""
+    from snippets.site import buildtime
+
+    doc = results.newest((build or current()).results_dir, buildtime.KIND, device)
+    if doc is None:
+        return no_run_yet(buildtime.KIND, device)
+    return section(buildtime.markdown(doc), results.stamp(doc, "recorded"))
+
+
+# ---- the Results and CLI pages ----------------------------------------------------------------
+
+def _run_title(prov: dict[str, Any]) -> str:
+    kind = "GPU" if prov.get("device_type") == "cuda" else "CPU"
+    return f"{prov.get('device')} ({kind}), torch {prov.get('torch')}"
+
+
+def results_index(renderers: dict[str, Callable[[dict], str]] | None = None, *,
+                  build: Build | None = None) -> str:
+    """Every recorded run, newest first, each file linked for download and rendered where a
+    renderer for its kind is known (bench files always are)."""
+    from snippets.bench import tables
+
+    build = build or current()
+    renderers = {"bench": tables.table, **(renderers or {})}
+    folders = sorted(p for p in build.results_dir.glob("*")
+                     if p.is_dir() and any(p.glob("*.json")))
+    if not folders:
+        return ('!!! note "No recorded run yet"\n\n    `docs/results/` holds no run yet; the '
+                "Contributing page says how one is recorded.\n")
+    runs = []
+    for folder in folders:
+        # Runs kept as evidence sit in subfolders (noise/): recorded runs too, listed after.
+        docs = [(p, results.load(p)) for p in sorted(folder.rglob("*.json"),
+                                                      key=lambda p: (len(p.parts), str(p)))]
+        date = max(d["provenance"]["date"] or "" for _, d in docs)
+        runs.append((date, folder, docs))
+    out = []
+    for _date, folder, docs in sorted(runs, key=lambda r: r[0], reverse=True):
+        out.append(f"## {_run_title(docs[0][1]['provenance'])}\n")
+        for path, doc in docs:
+            # Exec output is HTML by the time MkDocs sees it, so MkDocs does not rewrite this
+            # link: it is written as served, the page at results/ beside the run folders (the
+            # site check verifies every link in the built site).
+            link = path.relative_to(build.results_dir).as_posix()
+            name = path.relative_to(folder).with_suffix("").as_posix()
+            out.append(f"### {name}\n\nRaw results: [{path.name}]({link}) "
+                       f"(schema `{doc['schema']}`, {len(doc['rows'])} rows).\n")
+            fn = renderers.get(results.kind_of(doc).name)
+            body = fn(doc) if fn else f"`{link}`"
+            how = "fresh" if path.resolve() in build.written else "recorded"
+            out.append(section(body, results.stamp(doc, how)))
+    return "\n".join(out)
+
+
+def cli_help(tool: str = "bench") -> str:
+    """``python -m snippets.<tool> --help`` as the installed code prints it, in a code block:
+    the parser that runs writes the page, so the page cannot state another default."""
+    import importlib
+
+    parser = importlib.import_module(f"snippets.{tool}.__main__").parser
+    was = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "100"  # argparse wraps to the terminal's width; a page has none
+    try:
+        text = parser().format_help().strip()
+    finally:
+        if was is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = was
+    return f"```text\n{text}\n```\n"

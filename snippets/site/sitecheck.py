@@ -1,0 +1,171 @@
+"""The check after a build: no traceback, every results table stamped, every local link resolves.
+
+``mkdocs build --strict`` already fails on an exec block that raised, but only through a warning,
+and a quiet build (``-q``) hides that warning and exits 0 with the traceback printed into the page.
+This check reads the built HTML instead, so it holds however the build was run. The MkDocs hook
+runs it after every build; run it by hand with ``python -m snippets.site.sitecheck [site-dir]``.
+
+Links are checked here too because MkDocs validates only the links it rewrites, and the Markdown an
+exec block prints reaches MkDocs as finished HTML: a link in it would otherwise go unchecked.
+
+A results block is what ``snippets.site.pages`` emits: ``<div class="results">`` holding the
+rendered result and a ``<p class="stamp">`` saying where it came from. A table outside such a
+block whose header names a measured quantity is a results table without a stamp.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from snippets.site import pages
+
+TRACEBACK = "Traceback (most recent call last)"
+STAMP_STARTS = ("recorded", "fresh", pages.LIVE_STAMP)
+# Column headers that only a table of measured numbers has (the benchmark's and its comparison's).
+MEASURED_HEADERS = {"Median ms", "IQR ms", "Speedup", "Compile s", "TFLOP/s", "This ms",
+                    "Recorded ms"}
+
+
+class _Page(HTMLParser):
+    """Collects the text of a page, its results blocks' stamps, and its unstamped result tables."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.text: list[str] = []
+        self.links: list[str] = []
+        self.problems: list[str] = []
+        self._stack: list[str] = []  # open divs: "results" or ""
+        self._blocks: list[dict[str, bool]] = []  # per open results block: has_table, has_stamp
+        self._in_stamp = False
+        self._stamp_text: list[str] = []
+        self._in_th = False
+        self._headers: list[str] = []
+        self._table_depth = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attr = dict(attrs)
+        classes = (attr.get("class") or "").split()
+        for name in ("href", "src"):
+            if attr.get(name) and tag in ("a", "img", "script", "link"):
+                self.links.append(attr[name] or "")
+        if tag == "div":
+            self._stack.append("results" if "results" in classes else "")
+            if "results" in classes:
+                self._blocks.append({"table": False, "stamp": False})
+        elif tag == "p" and "stamp" in classes:
+            self._in_stamp, self._stamp_text = True, []
+        elif tag == "table":
+            self._table_depth += 1
+            self._headers = []
+            if self._blocks:
+                self._blocks[-1]["table"] = True
+        elif tag == "th":
+            self._in_th = True
+            self._headers.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "div" and self._stack:
+            if self._stack.pop() == "results":
+                block = self._blocks.pop()
+                if not block["stamp"]:
+                    self.problems.append("a results block without a stamp")
+        elif tag == "p" and self._in_stamp:
+            self._in_stamp = False
+            stamp = " ".join("".join(self._stamp_text).split())
+            if not self._blocks:
+                self.problems.append(f"a stamp outside a results block: {stamp[:60]!r}")
+            elif not stamp.startswith(STAMP_STARTS):
+                self.problems.append(f"a stamp that does not say where it came from: "
+                                     f"{stamp[:60]!r}")
+            else:
+                self._blocks[-1]["stamp"] = True
+        elif tag == "th":
+            self._in_th = False
+        elif tag == "table" and self._table_depth:
+            self._table_depth -= 1
+            measured = MEASURED_HEADERS & {h.strip() for h in self._headers}
+            if measured and not self._blocks:
+                self.problems.append(f"a results table ({', '.join(sorted(measured))}) "
+                                     "without a stamp")
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+        if self._in_stamp:
+            self._stamp_text.append(data)
+        if self._in_th and self._headers:
+            self._headers[-1] += data
+
+
+def _parse(text: str) -> _Page:
+    page = _Page()
+    page.feed(text)
+    page.close()
+    return page
+
+
+def _missing_links(page: _Page, path: Path, site: Path) -> list[str]:
+    """Local links of a built page whose target is not in the site."""
+    here = path.parent.relative_to(site).as_posix()
+    out = []
+    for link in page.links:
+        parts = urlsplit(link)
+        if parts.scheme or parts.netloc or not parts.path:  # elsewhere, or an anchor here
+            continue
+        base = "" if parts.path.startswith("/") else here  # a site served at its root
+        target = posixpath.normpath(posixpath.join(base, unquote(parts.path).lstrip("/")))
+        file = site / target
+        if parts.path.endswith("/") or file.is_dir():
+            file = file / "index.html"
+        if target.startswith("..") or not file.is_file():
+            out.append(f"a link to {link!r} that leads nowhere")
+    return sorted(set(out))
+
+
+def check_html(text: str) -> list[str]:
+    """Problems in one page's HTML, links apart; empty when it is fine."""
+    return _problems(_parse(text))
+
+
+def _problems(page: _Page) -> list[str]:
+    problems = list(page.problems)
+    # Highlighting splits a traceback into many spans: look in the text, not the markup.
+    if TRACEBACK in " ".join("".join(page.text).split()):
+        problems.insert(0, "a Python traceback (an exec block raised)")
+    return problems
+
+
+def check_site(site_dir: str | Path) -> list[str]:
+    """``"page: problem"`` for every problem in every built page."""
+    site = Path(site_dir)
+    out = []
+    for path in sorted(site.rglob("*.html")):
+        page = _parse(path.read_text(encoding="utf-8"))
+        for problem in _problems(page) + _missing_links(page, path, site):
+            out.append(f"{path.relative_to(site)}: {problem}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) > 1 or (args and args[0].startswith("-")):
+        print("usage: python -m snippets.site.sitecheck [SITE_DIR]  (default: site)",
+              file=sys.stderr)
+        return 2
+    site = Path(args[0] if args else "site")
+    if not (site / "index.html").is_file():
+        print(f"python -m snippets.site.sitecheck: error: {site} holds no built site "
+              "(no index.html); build it first with mkdocs build --strict", file=sys.stderr)
+        return 2
+    problems = check_site(site)
+    for line in problems:
+        print(line)
+    print(f"{len(problems)} problems in {site}" if problems else f"{site}: fine")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,162 @@
+"""python -m snippets.bench: one line and exit code 2 for each mistake, --compare, interrupted
+runs that keep every finished row."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from snippets.bench.__main__ import main
+from snippets.core import results
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = "snippets.core.models:tiny_mlp"
+FAULTS = "tests.fault_models"
+# Small and quick: the tiny model on the CPU, few rounds, no untimed rounds.
+QUICK = ["--device", "cpu", "--rounds", "3", "--warm-rounds", "0"]
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("argv, expect", [
+    (["--models", "resnet5"], "unknown model 'resnet5'"),
+    (["--modes", "fast"], "unknown mode 'fast'"),
+    (["--dtype", "fp8"], "invalid choice: 'fp8'"),
+    (["--batch-sizes", "0"], "0 is not a positive number"),
+    (["--batch-sizes", "-4"], "not a positive number"),
+    (["--batch-sizes", "one"], "'one' is not a whole number"),
+    (["--batch-sizes", "1,,2"], "empty item"),
+    (["--device", "tpu"], "unknown device 'tpu'"),
+    (["--model", "no_such_pkg.mod:f"], "cannot import 'no_such_pkg.mod'"),
+    (["--model", FAULTS], "not of the form pkg.module:factory"),
+    (["--model", f"{FAULTS}:missing"], "has no callable 'missing'"),
+    (["--model", f"{FAULTS}:wrong_return", *QUICK], "must return (nn.Module, Tensor)"),
+    (["--model", f"{FAULTS}:raises", *QUICK], "planted factory failure"),
+    (["--output", "/no/such/dir/r.json"], "does not exist"),
+    (["--compare", "/no/such/file.json"], "no such file"),
+])
+def test_bad_input_gets_one_line_and_exit_2(capsys, argv, expect):
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and expect in lines[0], err
+    assert "Traceback" not in err + out
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
+def test_cuda_asked_for_without_a_gpu(capsys):
+    code, _, err = run_cli(capsys, "--device", "cuda")
+    assert code == 2 and "no CUDA device" in err
+
+
+def test_unwritable_output(tmp_path, capsys):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    if os.access(locked, os.W_OK):  # root ignores mode bits: a directory stands in
+        target = tmp_path
+    else:
+        target = locked / "r.json"
+    code, _, err = run_cli(capsys, "--output", str(target))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("content, expect", [
+    ("{not json", "not valid JSON"),
+    (json.dumps({"schema": "snippets.bench/0", "rows": []}), "schema"),
+    (json.dumps([1, 2]), "not a results document"),
+])
+def test_bad_compare_file(tmp_path, capsys, content, expect):
+    f = tmp_path / "old.json"
+    f.write_text(content)
+    code, _, err = run_cli(capsys, "--compare", str(f))
+    assert code == 2 and expect in err and len(err.strip().splitlines()) == 1
+
+
+def test_no_traceback_from_a_real_process():
+    proc = subprocess.run([sys.executable, "-m", "snippets.bench", "--models", "nope"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "python -m snippets.bench: error: argument --models: unknown model 'nope'; choose from "
+        "resnet50, transformer, or pass your own with --model pkg.module:factory"]
+
+
+def test_compare_prints_this_run_beside_the_recorded(tmp_path, capsys):
+    old = tmp_path / "old.json"
+    assert run_cli(capsys, "--model", TINY, *QUICK, "--modes", "eager", "--output",
+                   str(old))[0] == 0
+    code, out, _ = run_cli(capsys, "--model", TINY, *QUICK, "--modes", "eager",
+                           "--compare", str(old), "--format", "markdown")
+    assert code == 0 and "This/recorded" in out and "recorded:" in out
+    assert "This run against a recorded one, same settings" in out
+
+
+def test_compare_names_the_settings_that_differ(tmp_path, capsys):
+    old = tmp_path / "old.json"
+    assert run_cli(capsys, "--model", TINY, *QUICK, "--modes", "eager", "--dtype", "bf16",
+                   "--output", str(old))[0] == 0
+    code, out, _ = run_cli(capsys, "--model", TINY, *QUICK, "--modes", "eager",
+                           "--compare", str(old), "--format", "markdown")
+    assert code == 0
+    assert "NOT like for like: dtype: fp32 here, bf16 recorded" in out
+
+
+def test_help_states_the_defaults_the_code_uses(capsys):
+    from snippets import bench
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    cuda, cpu = bench.DEFAULTS["cuda"], bench.DEFAULTS["cpu"]
+    assert f"(default: {cuda['rounds']} on CUDA, {cpu['rounds']} on CPU)" in text
+    assert f"(default: {cuda['warm_rounds']} on CUDA, {cpu['warm_rounds']} on CPU)" in text
+
+
+def _start_long_run(out: Path) -> subprocess.Popen:
+    # Many batch sizes of the tiny model in eager mode: rows arrive every fraction of a second.
+    sizes = ",".join(str(n) for n in range(1, 200))
+    return subprocess.Popen(
+        [sys.executable, "-m", "snippets.bench", "--model", TINY, "--modes", "eager",
+         "--batch-sizes", sizes, *QUICK, "--output", str(out), "--format", "json"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for_rows(out: Path, proc: subprocess.Popen, n: int = 2) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if out.exists() and len(json.loads(out.read_text())["rows"]) >= n:
+            return
+        time.sleep(0.1)
+    raise AssertionError("no rows appeared")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
+def test_a_run_stopped_midway_leaves_a_valid_file(tmp_path, sig):
+    out = tmp_path / "r.json"
+    proc = _start_long_run(out)
+    try:
+        _wait_for_rows(out, proc)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    doc = results.load(out)
+    assert len(doc["rows"]) >= 2 and not doc["complete"]
+    if sig == signal.SIGINT:
+        assert proc.returncode == 130 and "Traceback" not in err

@@ -1,0 +1,30 @@
+"""Tests of snippets.payoff over the committed H200 runs: structure, never timings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from snippets.bench import payoff
+from snippets.core import results
+
+ROOT = Path(__file__).resolve().parents[2]
+H200 = ROOT / "docs/results/nvidia-h200_torch-2.11.0"
+
+
+def _table_rows(markdown: str) -> list[list[str]]:
+    lines = [line for line in markdown.splitlines() if line.startswith("|")]
+    return [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
+
+
+def test_break_even_calls():
+    assert payoff.break_even_calls(2.0, 3.0, 1.0) == pytest.approx(1000)  # 2 s over 2 ms a call
+    assert payoff.break_even_calls(2.0, 1.0, 1.5) is None  # slower compiled: never pays
+
+
+def test_cold_warm_table_has_a_row_per_compiled_configuration():
+    cold = results.load(H200 / "noise/first-1.json")
+    warm = results.load(H200 / "noise/first-2.json")
+    rows = _table_rows(payoff.cold_warm_markdown(cold, warm))
+    assert len(rows) == sum(r["mode"] != "eager" for r in cold["rows"])

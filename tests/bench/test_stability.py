@@ -1,0 +1,55 @@
+"""Tests of the renderings over recorded runs: run-to-run stability and the findings under tables.
+
+They read the results files committed under docs/results/, which are real runs; they assert on
+structure (every configuration present, every round accounted for), never on the timings."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from snippets.bench import stability, tables
+from snippets.core import results
+from snippets.site import pages
+from snippets.site.build import Build
+
+ROOT = Path(__file__).resolve().parents[2]
+H200 = ROOT / "docs/results/nvidia-h200_torch-2.11.0"
+
+
+def _table_rows(markdown: str) -> list[list[str]]:
+    lines = [line for line in markdown.splitlines() if line.startswith("|")]
+    return [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
+
+
+def test_speedup_spread_lists_every_compiled_configuration_of_every_run():
+    runs = stability.recorded_gpu_runs(ROOT / "docs" / "results")
+    assert len(runs) >= 2 and runs[0][0] == "bench"
+    rows = _table_rows(stability.speedup_spread(runs))
+    compiled = [r for r in runs[0][1]["rows"] if r["mode"] != "eager"]
+    assert len(rows) == len(compiled)
+    assert all(len(r) == 3 + len(runs) + 1 for r in rows)
+
+
+def test_spells_account_for_every_round_once():
+    doc = results.load(H200 / "bench.json")
+    row = doc["rows"][0]
+    table = _table_rows(stability.spells(doc, row["model"], row["batch_size"]))
+    covered = []
+    for cells in table:
+        first, last = (int(n) for n in cells[0].split("–"))
+        covered += range(first, last + 1)
+    assert covered == list(range(1, len(row["latency_ms"]["samples"]) + 1))
+
+
+def test_every_evidence_section_is_stamped():
+    for which in ("spread", "host", "spells"):
+        section = pages.evidence(which, build=Build(docs_dir=ROOT / "docs"))
+        assert '<p class="stamp">recorded: NVIDIA H200' in section
+
+
+def test_bench_findings_name_the_fastest_mode_of_each_group():
+    doc = results.load(H200 / "bench.json")
+    text = tables.findings(doc)
+    groups = {(r["model"], r["batch_size"]) for r in doc["rows"]}
+    assert len(re.findall(r"fastest is `", text)) == len(groups)

@@ -1,0 +1,65 @@
+"""snippets.core.backends and .config: global torch switches set for a run and put back after it,
+and per-device defaults filled from one table."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+
+from snippets.core import backends, config
+
+
+def _state() -> tuple[str, bool, bool]:
+    return (torch.get_float32_matmul_precision(), torch.backends.cudnn.allow_tf32,
+            torch.backends.cudnn.benchmark)
+
+
+def test_settings_apply_for_the_block_and_restore_after():
+    before = _state()
+    wanted = backends.BackendSettings(matmul_precision="high", cudnn_tf32=not before[1],
+                                      cudnn_benchmark=not before[2])
+    with wanted.apply():
+        assert _state() == ("high", not before[1], not before[2])
+    assert _state() == before
+
+
+def test_settings_are_restored_when_the_run_raises():
+    before = _state()
+    with pytest.raises(RuntimeError), backends.BackendSettings(matmul_precision="medium").apply():
+        raise RuntimeError("a run that failed")
+    assert _state() == before
+
+
+def test_settings_record_themselves():
+    cuda = backends.DEFAULT["cuda"].as_dict()
+    assert cuda == {"matmul_precision": "high", "cudnn_tf32": True, "cudnn_benchmark": True,
+                    "tf32": True}
+    assert backends.DEFAULT["cpu"].as_dict()["tf32"] is False
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class _Cfg:
+    device: str = "auto"
+    rounds: int | None = None
+    sizes: tuple[int, ...] | None = None
+
+
+DEFAULTS = {"cuda": {"rounds": 100, "sizes": (1, 32)}, "cpu": {"rounds": 10, "sizes": (1,)}}
+
+
+def test_resolve_fills_none_from_the_devices_row_and_keeps_what_was_given():
+    cpu = config.resolve(_Cfg(device="cpu"), DEFAULTS)
+    assert (cpu.rounds, cpu.sizes) == (10, (1,))
+    given = config.resolve(_Cfg(device="cuda:1", rounds=3), DEFAULTS)
+    assert (given.device, given.rounds, given.sizes) == ("cuda:1", 3, (1, 32))
+    auto = config.resolve(_Cfg(), DEFAULTS)
+    assert auto.device == ("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def test_help_is_written_from_the_table():
+    assert config.help_default(DEFAULTS, "rounds") == "(default: 100 on CUDA, 10 on CPU)"
+    assert config.help_default(DEFAULTS, "sizes") == "(default: 1,32 on CUDA, 1 on CPU)"
+    same = {"cuda": {"x": 2.0}, "cpu": {"x": 2.0}}
+    assert config.help_default(same, "x", " ms") == "(default: 2 ms)"

@@ -1,0 +1,96 @@
+"""snippets.core.results: one way to make, check, read and stamp a document of every kind."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from snippets import bench
+from snippets.core import results
+
+ROOT = Path(__file__).resolve().parents[2]
+RECORDED = sorted((ROOT / "docs" / "results").rglob("*.json"))
+
+
+def _doc() -> dict:
+    doc = results.new_document("bench",
+                               results.provenance(torch.device("cpu"), {"dtype": "fp32"}))
+    doc["rows"].append(bench._row("m", 1, "eager", latency_ms={"median": 1.0, "iqr": 0.1,
+                                                                "samples": [1.0, 1.1]}))
+    return doc
+
+
+def test_schema_round_trip(tmp_path):
+    doc = _doc()
+    path = tmp_path / "r.json"
+    results.write_atomic(path, doc)
+    assert results.load(path) == doc
+    assert not list(tmp_path.glob(".r.json.*"))  # no temporary file left behind
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda d: d.update(schema="other/9"), "schema"),
+    (lambda d: d["provenance"].pop("torch"), "provenance"),
+    (lambda d: d["rows"][0].pop("speedup"), "lacks 'speedup'"),
+    (lambda d: d["rows"][0].update(batch_size="1"), "wrong type"),
+    (lambda d: d["rows"][0].update(status="great"), "status"),
+    (lambda d: d["rows"][0].update(latency_ms={"median": 1.0}), "latency_ms"),
+])
+def test_validate_names_the_problem(mutate, message):
+    doc = _doc()
+    mutate(doc)
+    with pytest.raises(results.ResultsError, match=message):
+        results.validate(doc)
+
+
+def test_every_kind_has_its_own_schema_name():
+    schemas = [k.schema for k in results.KINDS.values()]
+    assert len(set(schemas)) == len(schemas)
+    for name, kind in results.KINDS.items():
+        doc = results.new_document(name, {})
+        assert (doc["schema"], doc["kind"], doc["rows"], doc["complete"]) == (
+            kind.schema, name, [], False)
+
+
+def test_a_document_of_another_kind_is_refused_by_name():
+    doc = _doc()
+    with pytest.raises(results.ResultsError, match="expected 'snippets.dynamic/1'"):
+        results.validate(doc, kind="dynamic-shapes")
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=[p.relative_to(ROOT).as_posix() for p in RECORDED])
+def test_every_committed_results_file_loads_as_its_kind(path):
+    doc = results.load(path)
+    kind = results.kind_of(doc)
+    assert kind is not None and kind.measured
+    assert results.device_type_of(doc) in ("cuda", "cpu")
+
+
+def test_files_recorded_under_explains_old_schema_name_still_load(tmp_path):
+    old = json.loads((ROOT / "docs/results/cpu-amd-epyc_torch-2.14.1/graph-breaks.json")
+                     .read_text())
+    assert old["schema"] == "snippets.explain/1"  # as recorded, never rewritten by hand
+    assert results.kind_of(old).name == "graph-breaks"
+    old["kind"] = "explain-causes"  # the old name does not stand for any kind
+    with pytest.raises(results.ResultsError, match="schema"):
+        results.validate(old)
+
+
+def test_provenance_records_the_device_and_the_commit_given():
+    prov = results.provenance(torch.device("cpu"), {"x": 1}, commit="abc123")
+    assert prov["commit"] == "abc123" and prov["device"].startswith("CPU: ")
+    assert prov["device_type"] == "cpu" and prov["cuda"] is None and prov["settings"] == {"x": 1}
+    assert all(k in prov for k in results.PROVENANCE_FIELDS)
+
+
+def test_stamp_says_where_with_what_and_how():
+    doc = _doc()
+    doc["provenance"]["commit"] = "abc123"
+    text = results.stamp(doc, "fresh")
+    assert text.startswith("fresh (incomplete run): CPU: ")
+    assert "torch " in text and "fp32" in text and "commit abc123" in text
+    doc["complete"] = True
+    assert results.stamp(doc).startswith("recorded: CPU: ")

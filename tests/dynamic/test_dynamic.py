@@ -1,0 +1,115 @@
+"""snippets.dynamic: recompile counts per strategy (Dynamo only, no kernels), and its tables."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from snippets import dynamic
+from snippets.core import results
+from snippets.dynamic import recompiles, tables
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+@pytest.fixture(scope="module")
+def summaries():
+    limit = dynamic.recompile_limit()
+    with torch.no_grad():
+        return {s: dynamic.summarize(s, dynamic.run_schedule(s, backend="eager"), limit)
+                for s in dynamic.STRATEGIES}
+
+
+def test_every_strategy_computes_the_eager_result(summaries):
+    for s in summaries.values():
+        assert s["all_correct"] and not s["errors"], s["strategy"]
+
+
+def test_default_goes_dynamic_after_the_first_change(summaries):
+    # static at 4×32; the batch change recompiles with batch dynamic, the length change with
+    # length dynamic; batch 1 is specialized (0/1 specialization) and compiles once more.
+    assert summaries["default"]["compiled_at"] == [[4, 32], [8, 32], [8, 48], [1, 40]]
+
+
+def test_dynamic_true_and_marking_compile_once_plus_size_one(summaries):
+    # One dynamic compile at the first call; batch 1 may be specialized once more.
+    for s in ("dynamic=True", "mark_dynamic", "maybe_mark_dynamic"):
+        assert summaries[s]["compiled_at"] in ([[4, 32]], [[4, 32], [1, 40]]), s
+
+
+def test_dynamic_false_stops_at_the_recompile_limit(summaries):
+    limit = dynamic.recompile_limit()
+    distinct = len(set(dynamic.SCHEDULE))
+    row = summaries["dynamic=False"]
+    assert row["compiles"] == limit and row["eager_after_limit"] == distinct - limit
+
+
+def test_buckets_compile_once_per_bucket(summaries):
+    used = {(dynamic.bucket(b, dynamic.BUCKETS["batch"]), dynamic.bucket(s, dynamic.BUCKETS["seq"]))
+            for b, s in dynamic.SCHEDULE}
+    row = summaries["pad to buckets"]
+    assert row["compiles"] == len(used)
+    assert {tuple(shape) for shape in row["compiled_at"]} == used
+
+
+def test_recompile_limit_name_exists():
+    assert isinstance(getattr(torch._dynamo.config, dynamic.recompile_limit_name()), int)
+
+
+def test_recompile_log_shows_the_failed_guard():
+    log = recompiles.recompile_log()
+    assert "Recompiling function forward in snippets/dynamic/__init__.py:" in log
+    assert "size mismatch at index 0" in log  # the guard that failed: the batch changed
+    assert str(results.ROOT) not in log
+
+
+@pytest.mark.skipif(not recompiles.has_stance(), reason="set_stance arrived in torch 2.6")
+def test_fail_on_recompile_guards_unseen_shapes():
+    text = recompiles.stance_demo()
+    assert text.startswith("serving shapes: no recompile") and "length 100: " in text
+    assert "no recompile" not in text.splitlines()[1]
+
+
+def test_markdown_tables_render_a_document():
+    lat = {"median": 2.0, "iqr": 0.1, "samples": [2.0]}
+    doc = {"rows": [{"strategy": "default", "compiles": 2, "compiled_at": [[4, 32], [8, 32]],
+                     "stall_total_ms": 3000.0, "stall_max_ms": 2000.0, "eager_after_limit": 0,
+                     "errors": []}],
+           "steady": [{"variant": "eager", "batch": 8, "seq": 64, "latency_ms": lat,
+                       "speedup": 1.0}]}
+    assert "| default | 2 | 4×32 8×32 | 3.00 | 2.00 | 0 | – |" in tables.stalls(doc)
+    assert "| eager | 8×64 | 2 | 0.1 | 1.00x |" in tables.steady(doc)
+
+
+def test_counts_doc_is_a_valid_document_with_a_row_per_strategy():
+    doc = dynamic.counts_doc()
+    assert results.validate(doc, kind="dynamic-counts") and doc["complete"]
+    assert [r["strategy"] for r in doc["rows"]] == list(dynamic.STRATEGIES)
+    assert f"= {dynamic.recompile_limit()} on this torch" in tables.counts(doc)
+
+
+def _inductor_run(device: str) -> dict:
+    cfg = dynamic.DynamicConfig(device=device, strategies=("dynamic=True", "pad to buckets"),
+                                rounds=2, sample_ms=1.0)
+    doc = dynamic.produce(cfg)
+    assert results.validate(doc, kind="dynamic-shapes") and doc["complete"]
+    for row in doc["rows"]:
+        assert row["all_correct"] and not row["errors"], row["strategy"]
+        assert row["stall_total_ms"] > 0 and row["compiles"] == len(row["compiled_at"])
+    assert [r["variant"] for r in doc["steady"]] == ["eager", "dynamic=True", "dynamic=False"]
+    return doc
+
+
+@pytest.mark.slow
+def test_stalls_with_inductor_on_the_cpu():
+    _inductor_run("cpu")
+
+
+@pytest.mark.gpu
+def test_stalls_with_inductor_on_the_gpu():
+    assert _inductor_run("cuda")["provenance"]["device_type"] == "cuda"

@@ -1,0 +1,68 @@
+"""python -m snippets.explain: a user's function explained, and one line for each mistake."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from snippets.explain import breaks
+from snippets.explain.__main__ import main
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def broken_factory():
+    return breaks.ItemBranch().eval(), (breaks.example_input(),)
+
+
+def wrong_factory():
+    return breaks.ItemBranch()
+
+
+def failing_factory():
+    raise RuntimeError("no weights here")
+
+
+def test_cli_json(capsys):
+    assert main([f"{__name__}:broken_factory", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["graph_count"] > 1 and out["graph_break_count"] > 0
+    assert {"reason", "location"} == set(out["break_reasons"][0])
+
+
+def test_cli_text(capsys):
+    assert main([f"{__name__}:broken_factory"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("graphs: ") and "at snippets/explain/breaks.py:" in out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["no_such_module_xyz:f"], "cannot import 'no_such_module_xyz'"),
+    ([__name__], "is not of the form pkg.module:factory"),
+    ([f"{__name__}:missing"], "has no callable 'missing'"),
+    ([f"{__name__}:wrong_factory"], "must return (callable_or_module, example_args_tuple)"),
+    ([f"{__name__}:failing_factory"], "failed: RuntimeError: no weights here"),
+    ([], "one of the arguments"),
+    ([f"{__name__}:broken_factory", "--output", "x.json"], "--output applies to"),
+])
+def test_cli_mistakes_are_one_line(capsys, argv, message):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and message in err and err.count("\n") == 1
+
+
+def test_module_entry_point():
+    proc = subprocess.run([sys.executable, "-m", "snippets.explain", "no_such_module_xyz:f"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.startswith("python -m snippets.explain: error:")
+

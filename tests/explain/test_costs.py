@@ -1,0 +1,34 @@
+"""What a break costs: every example timed eager and compiled, on a real compile. Slow on the CPU
+(every example compiles with Inductor), so marked; run on the GPU with -m gpu."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from snippets.core import results
+from snippets.explain import breaks, costs, tables
+
+
+def _check(doc: dict) -> None:
+    assert results.validate(doc, kind="graph-breaks") and doc["complete"]
+    assert [(r["cause"], r["variant"]) for r in doc["rows"]] == [
+        (c.title, v.name) for c in breaks.CAUSES for v in (c.broken, *c.fixes)]
+    for row in doc["rows"]:
+        assert row["rel_err"] < 1e-4, row["variant"]
+        assert len(row["eager_ms"]["samples"]) == len(row["compiled_ms"]["samples"]) == 2
+    assert tables.costs(doc).count("\n") == 1 + len(doc["rows"])
+
+
+@pytest.mark.slow
+def test_every_example_costed_on_the_cpu():
+    _check(costs.produce(costs.CostConfig(device="cpu", rounds=2, sample_ms=1.0)))
+
+
+@pytest.mark.gpu
+def test_every_example_costed_on_the_gpu():
+    before = torch.get_float32_matmul_precision()
+    doc = costs.produce(costs.CostConfig(device="cuda", rounds=2, sample_ms=1.0))
+    _check(doc)
+    assert doc["provenance"]["settings"]["tf32"] is True
+    assert torch.get_float32_matmul_precision() == before  # restored after the run

@@ -1,0 +1,118 @@
+"""snippets.explain: break counts of every broken example and its fixes, and the page's tables."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from snippets import explain
+from snippets.core import models, results
+from snippets.explain import breaks, counts, logs, tables
+
+CASES = [(cause.name, kind, variant) for cause in breaks.CAUSES
+         for kind, variant in [("broken", cause.broken)] + [("fixed", f) for f in cause.fixes]]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+@pytest.mark.parametrize(("cause", "kind", "variant"), CASES,
+                         ids=[f"{c}-{k}-{v.name}" for c, k, v in CASES])
+def test_break_counts(cause, kind, variant):
+    exp = explain.explain_quietly(variant.module().eval(), *variant.args(breaks.example_input()))
+    if kind == "broken" or variant.breaks_expected:
+        assert exp.graph_break_count > 0
+        assert exp.break_reasons and all(r.reason for r in exp.break_reasons)
+        assert any(r.location.startswith("snippets/explain/breaks.py:")
+                   for r in exp.break_reasons)
+    else:
+        assert (exp.graph_count, exp.graph_break_count, exp.break_reasons) == (1, 0, ())
+
+
+@pytest.mark.parametrize(("cause", "kind", "variant"), CASES,
+                         ids=[f"{c}-{k}-{v.name}" for c, k, v in CASES])
+def test_fix_computes_the_same(cause, kind, variant):
+    torch.manual_seed(0)
+    model = variant.module().eval()
+    x = breaks.example_input()
+    with torch.no_grad():
+        ref = model(*variant.args(x))
+        out = torch.compile(model, backend="aot_eager")(*variant.args(x))
+    torch.testing.assert_close(out, ref)
+
+
+def test_fixes_match_the_broken_version():
+    x = breaks.example_input()
+    for cause in breaks.CAUSES:
+        torch.manual_seed(0)
+        ref = cause.broken.module().eval()
+        for fix in cause.fixes:
+            model = fix.module().eval()
+            model.load_state_dict(ref.state_dict())
+            # kthvalue takes the nearest-rank percentile where NumPy interpolates between two
+            # neighbouring values: the clip limit may move by one gap between sorted values.
+            atol = 1e-3 if fix.module is breaks.TorchClip else 1e-5
+            with torch.no_grad():
+                torch.testing.assert_close(model(*fix.args(x)), ref(*cause.broken.args(x)),
+                                           atol=atol, rtol=1e-4)
+
+
+def test_print_at_the_end_counts_as_a_break():
+    def shout(x):
+        y = x * 2
+        print("done")  # no graph follows: explain's own graph_break_count says 0
+        return y
+
+    exp = explain.explain_quietly(shout, torch.ones(2))
+    assert (exp.graph_count, exp.graph_break_count) == (1, 1)
+    assert "in shout" in exp.break_reasons[0].location
+
+
+def test_causes_doc_schema_and_table():
+    doc = counts.causes_doc()
+    assert results.validate(doc, kind="explain-causes") and doc["complete"]
+    assert [(r["cause"], r["kind"], r["variant"]) for r in doc["rows"]] == [
+        (c.title, k, v.name) for c in breaks.CAUSES
+        for k, v in [("broken", c.broken)] + [("fixed", f) for f in c.fixes]]
+    table = tables.causes(doc)
+    assert table.count("\n") == len(doc["rows"]) + 1
+
+
+def test_models_doc_counts_one_graph_per_benchmark_model():
+    doc = counts.models_doc()
+    assert results.validate(doc, kind="explain-models")
+    assert [(r["model"], r["graph_count"], r["graph_break_count"]) for r in doc["rows"]] == [
+        ("resnet50", 1, 0), ("transformer", 1, 0)]
+    assert all(r["ops"] > 0 for r in doc["rows"])
+
+
+def test_latency_markdown_renders_a_results_row():
+    lat = {"median": 1.5, "iqr": 0.1, "samples": [1.4, 1.5, 1.6]}
+    doc = {"rows": [{"cause": "c", "variant": "v", "kind": "broken", "graph_count": 2,
+                     "graph_break_count": 1, "eager_ms": lat, "compiled_ms": lat,
+                     "speedup": 1.0}]}
+    assert "| c | broken: v | 2 | 1 | 1.5 | 1.5 | 1.00x |" in tables.costs(doc)
+
+
+def test_fullgraph_turns_the_break_into_an_error():
+    text = logs.fullgraph_text()
+    assert "no error" not in text and "print" in text and str(results.ROOT) not in text
+
+
+def test_graph_break_log_names_the_line():
+    log = logs.graph_break_log()
+    assert "Graph break in user code at snippets/explain/breaks.py:" in log
+    assert str(results.ROOT) not in log  # paths are repository-relative on the page
+
+
+
+
+def test_load_target_reports_spec_errors():
+    with pytest.raises(models.SpecError, match="must return"):
+        explain.load_target("snippets.explain.breaks:example_input")
+    with pytest.raises(models.SpecError, match="has no callable"):
+        explain.load_target("snippets.explain.breaks:WIDTH")

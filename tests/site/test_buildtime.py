@@ -1,0 +1,55 @@
+"""Tests of python -m snippets.buildtime: reading a log, timing a command, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from snippets.site import buildtime
+
+ROOT = Path(__file__).resolve().parents[2]
+H200 = ROOT / "docs/results/nvidia-h200_torch-2.11.0"
+
+
+def test_buildtime_reads_mkdocs_own_time_from_a_log(tmp_path, capsys):
+    log = tmp_path / "build.log"
+    log.write_text("INFO    -  Cleaning site directory\n"
+                   "INFO    -  Documentation built in 12.34 seconds\n")
+    out = tmp_path / "site-build.json"
+    code = buildtime.main(["--label", "fresh", "--output", str(out), "--from-log", str(log),
+                           "--provenance-from", str(H200 / "bench.json")])
+    assert code == 0
+    doc = json.loads(out.read_text())
+    assert doc["rows"] == [{"label": "fresh", "seconds": 12.34}]
+    assert doc["provenance"]["device"] == "NVIDIA H200"  # the build's machine, not this one
+
+
+def test_buildtime_times_a_command_and_replaces_a_row_of_the_same_label(tmp_path, capsys):
+    out = tmp_path / "site-build.json"
+    for _ in range(2):
+        assert buildtime.main(["--label", "noop", "--output", str(out), "--", "true"]) == 0
+    assert [r["label"] for r in json.loads(out.read_text())["rows"]] == ["noop"]
+
+
+@pytest.mark.parametrize("argv, expect", [
+    (["--label", "x", "--output", "o.json"], "either a build command"),
+    (["--label", "x", "--output", "o.json", "--from-log", "b.log"], "needs --provenance-from"),
+    (["--label", "x", "--output", "o.json", "--", "false"], "failed with exit code 1"),
+])
+def test_buildtime_mistakes_get_one_line_and_exit_2(tmp_path, capsys, monkeypatch, argv, expect):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        buildtime.main(argv)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1 and expect in err[0]
+
+
+def test_buildtime_an_unreadable_output_file_is_one_line_not_a_traceback(tmp_path, capsys):
+    out = tmp_path / "site-build.json"
+    out.write_text("{not json")
+    with pytest.raises(SystemExit) as exc:
+        buildtime.main(["--label", "noop", "--output", str(out), "--", "true"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1 and "not valid JSON" in err[0]

@@ -1,0 +1,237 @@
+"""The site: built strictly from a real CPU run, checked, broken on purpose, and read in a browser.
+
+Every build is ``mkdocs build --strict`` in a subprocess, on a copy of ``mkdocs.yml`` and ``docs/``
+(with ``snippets/`` linked in) in a temporary folder, so a failure is an exit code and the checkout
+is never touched. The site is built once per module; the planted failures build in parallel.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from snippets.core import results
+from snippets.site import pages, sitecheck
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+SEARCH_WORD = "interleaved"  # said on the benchmark page, and on no other
+
+
+def site_copy(dest: Path) -> Path:
+    """A buildable copy of the site: its config and pages copied, the snippets linked."""
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "mkdocs.yml", dest / "mkdocs.yml")
+    shutil.copytree(ROOT / "docs", dest / "docs")
+    (dest / "snippets").symlink_to(ROOT / "snippets", target_is_directory=True)
+    return dest
+
+
+def build_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SNIPPETS_BUILD")}
+    return {**env, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(ROOT), **extra}
+
+
+def start_build(src: Path, *flags: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", *flags, "-d", str(src / "site")],
+        cwd=src, env=build_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+
+
+def finish(proc: subprocess.Popen) -> tuple[int, str]:
+    out, _ = proc.communicate(timeout=300)
+    return proc.returncode, out
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory, cpu_bench_run: Path) -> Path:
+    """The site built from the repository's recorded runs plus a real small CPU run."""
+    src = site_copy(tmp_path_factory.mktemp("site"))
+    doc = json.loads(cpu_bench_run.read_text())
+    # A folder of its own, so it never stands in for a committed run of the same machine.
+    run = src / "docs" / "results" / f"{pages.run_folder(doc['provenance'])}_site-test"
+    run.mkdir(parents=True)
+    shutil.copy(cpu_bench_run, run / "bench.json")
+    code, out = finish(start_build(src))
+    assert code == 0, out[-4000:]
+    return src / "site"
+
+
+def test_build_passes_the_site_check(site: Path) -> None:
+    assert sitecheck.check_site(site) == []
+    assert sitecheck.main([str(site)]) == 0
+
+
+def test_benchmark_page_shows_the_cpu_run_stamped(site: Path) -> None:
+    text = (site / "benchmark" / "index.html").read_text()
+    assert '<div class="results">' in text and "<table>" in text
+    assert '<p class="stamp">recorded: CPU: ' in text
+    assert "--8&lt;--" not in text  # every section marker was replaced by its code
+    assert '<span class="nf">interleaved</span>' in text
+    gpu = results.newest(ROOT / "docs" / "results", "bench", "cuda")
+    assert gpu is not None  # the GPU section shows the committed H200 run, stamped as such
+    assert f'<p class="stamp">recorded: {gpu["provenance"]["device"]}' in text
+
+
+def test_results_page_links_every_raw_file(site: Path) -> None:
+    text = (site / "results" / "index.html").read_text()
+    for path in (site / "results").glob("*/*.json"):
+        assert f'href="{path.parent.name}/{path.name}"' in text
+    assert list((site / "results").glob("*_site-test/bench.json"))
+
+
+def test_sitecheck_finds_what_it_should() -> None:
+    stamped = '<div class="results"><table><tr><th>Speedup</th></tr></table>' \
+              '<p class="stamp">recorded: NVIDIA H200</p></div>'
+    assert sitecheck.check_html(stamped) == []
+    bare = "<table><tr><th>Model</th><th>Median ms</th></tr></table>"
+    assert sitecheck.check_html(bare) == ["a results table (Median ms) without a stamp"]
+    assert sitecheck.check_html('<div class="results"><table></table></div>') == [
+        "a results block without a stamp"]
+    trace = '<pre><span class="n">Traceback</span> <span class="p">(</span>most recent call ' \
+            'last<span class="p">):</span></pre>'
+    assert sitecheck.check_html(trace) == ["a Python traceback (an exec block raised)"]
+    assert sitecheck.check_html("<table><tr><th>Variable</th></tr></table>") == []
+
+
+def test_sitecheck_cli_errors(tmp_path: Path) -> None:
+    assert sitecheck.main([str(tmp_path)]) == 2
+    assert sitecheck.main(["--nope"]) == 2
+
+
+# ---- planted failures: each must fail the build, for its own reason --------------------------
+
+RAISING = '\n```python exec="on"\nraise RuntimeError("planted failure")\n```\n'
+PLANTS = {
+    # name: (text appended to a page, build flags, what the output must say)
+    "exec-raises": (RAISING, (), "Execution of python code block"),
+    "exec-raises-quiet": (RAISING, ("-q",), "the site check failed"),
+    "missing-section": ('\n```python\n--8<-- "snippets/bench/__init__.py:no-such-section"'
+                        '\n```\n', (), "no-such-section"),
+    "broken-link": ("\n[nowhere](no-such-page.md)\n", (), "no-such-page.md"),
+    "unstamped-table": ("\n| Model | Median ms |\n|---|--:|\n| m | 1 |\n", (),
+                        "without a stamp"),
+}
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory, site: Path) -> dict[str, tuple[int, str]]:
+    # After the main build (``site``): its results cache is warm, so these builds execute nothing.
+    procs = {}
+    for name, (text, flags, _) in PLANTS.items():
+        src = site_copy(tmp_path_factory.mktemp(name))
+        page = src / "docs" / "training.md"
+        page.write_text(page.read_text() + text)
+        procs[name] = start_build(src, *flags)
+    return {name: finish(proc) for name, proc in procs.items()}
+
+
+@pytest.mark.parametrize("name", list(PLANTS))
+def test_planted_failure_fails_the_build(planted: dict[str, tuple[int, str]], name: str) -> None:
+    code, out = planted[name]
+    assert code != 0, f"{name}: the build passed\n{out[-3000:]}"
+    assert PLANTS[name][2] in out, out[-3000:]
+
+
+# ---- in a browser ------------------------------------------------------------------------------
+
+@dataclass
+class Browsing:
+    page: Any  # playwright's Page
+    base: str  # the served site's root URL
+    errors: list[str]  # console errors, uncaught exceptions and failed requests, as they happen
+
+
+@pytest.fixture(scope="module")
+def browser_page(site: Path):
+    if not CHROMIUM.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium")
+        pytest.skip(f"{CHROMIUM} is missing")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with socket.socket() as s:  # a free port on the loopback interface
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
+         "--directory", str(site)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.1)
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            try:
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                errors: list[str] = []
+                page.on("console", lambda m: m.type == "error" and errors.append(
+                    f"{page.url}: console: {m.text}"))
+                page.on("pageerror", lambda e: errors.append(f"{page.url}: {e}"))
+                page.on("response", lambda r: r.status >= 400 and errors.append(
+                    f"{page.url}: HTTP {r.status} for {r.url}"))
+                yield Browsing(page, f"http://127.0.0.1:{port}/", errors)
+            finally:
+                browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_home_and_benchmark_render(browser_page: Browsing) -> None:
+    page, base = browser_page.page, browser_page.base
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.goto(base)
+    assert page.locator("h1").first.inner_text().startswith("torch.compile in Practice")
+    page.screenshot(path=str(ARTIFACTS / "home.png"), full_page=True)
+    page.goto(base + "benchmark/")
+    table = page.locator(".results table").first
+    table.wait_for()
+    assert table.is_visible()
+    stamps = page.locator(".results .stamp").all_inner_texts()
+    assert any(s.startswith("recorded: CPU: ") for s in stamps), stamps
+    gpu = results.newest(ROOT / "docs" / "results", "bench", "cuda")
+    assert any(s.startswith(f"recorded: {gpu['provenance']['device']}") for s in stamps)
+    page.locator("#results-on-a-cpu").scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "benchmark.png"), full_page=True)
+
+
+def test_search_finds_a_word_from_the_benchmark_page(browser_page: Browsing) -> None:
+    page = browser_page.page
+    page.goto(browser_page.base)
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.press_sequentially(SEARCH_WORD, delay=20)  # search runs on key events; fill() sends none
+    hit = page.locator(".md-search-result__item a[href*='benchmark']").first
+    hit.wait_for(timeout=15_000)
+    page.screenshot(path=str(ARTIFACTS / "search.png"))
+
+
+def test_no_page_logs_an_error(browser_page: Browsing, site: Path) -> None:
+    page, errors = browser_page.page, browser_page.errors
+    errors.clear()
+    urls = sorted(p.parent.relative_to(site).as_posix() for p in site.rglob("index.html"))
+    assert len(urls) >= 10
+    for url in urls:
+        page.goto(browser_page.base + ("" if url == "." else url + "/"))
+        page.wait_for_load_state("networkidle")
+    assert errors == []
