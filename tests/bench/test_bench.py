@@ -99,6 +99,9 @@ def test_a_cuda_run_records_the_gpu_and_every_fast_mode():
     assert prov["device_type"] == "cuda" and prov["cuda"] and prov["driver"]
     assert prov["device_index"] == torch.cuda.current_device() and prov["peak_bf16_tflops"] > 0
     assert prov["settings"]["backends"] == backends.DEFAULT["cuda"].as_dict()
+    faults = [(r["batch_size"], r["mode"], r["message"]) for r in doc["rows"]
+              if r["status"] not in ("ok", "noisy")]
+    assert faults == []
     assert [(r["batch_size"], r["mode"]) for r in doc["rows"]] == [
         (bs, m) for bs in (1, 8) for m in bench.FAST_MODES]
     for row in doc["rows"]:
