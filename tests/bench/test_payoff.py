@@ -8,14 +8,10 @@ import pytest
 
 from snippets.bench import payoff
 from snippets.core import results
+from tests.markdown import table_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 H200 = ROOT / "docs/results/nvidia-h200_torch-2.11.0"
-
-
-def _table_rows(markdown: str) -> list[list[str]]:
-    lines = [line for line in markdown.splitlines() if line.startswith("|")]
-    return [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
 
 
 def test_break_even_calls():
@@ -26,5 +22,5 @@ def test_break_even_calls():
 def test_cold_warm_table_has_a_row_per_compiled_configuration():
     cold = results.load(H200 / "noise/first-1.json")
     warm = results.load(H200 / "noise/first-2.json")
-    rows = _table_rows(payoff.cold_warm_markdown(cold, warm))
+    rows = table_rows(payoff.cold_warm_markdown(cold, warm))
     assert len(rows) == sum(r["mode"] != "eager" for r in cold["rows"])

@@ -12,20 +12,16 @@ from snippets.bench import stability, tables
 from snippets.core import results
 from snippets.site import pages
 from snippets.site.build import Build
+from tests.markdown import table_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 H200 = ROOT / "docs/results/nvidia-h200_torch-2.11.0"
 
 
-def _table_rows(markdown: str) -> list[list[str]]:
-    lines = [line for line in markdown.splitlines() if line.startswith("|")]
-    return [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
-
-
 def test_speedup_spread_lists_every_compiled_configuration_of_every_run():
     runs = stability.recorded_gpu_runs(ROOT / "docs" / "results")
     assert len(runs) >= 2 and runs[0][0] == "bench"
-    rows = _table_rows(stability.speedup_spread(runs))
+    rows = table_rows(stability.speedup_spread(runs))
     compiled = [r for r in runs[0][1]["rows"] if r["mode"] != "eager"]
     assert len(rows) == len(compiled)
     assert all(len(r) == 3 + len(runs) + 1 for r in rows)
@@ -34,7 +30,7 @@ def test_speedup_spread_lists_every_compiled_configuration_of_every_run():
 def test_spells_account_for_every_round_once():
     doc = results.load(H200 / "bench.json")
     row = doc["rows"][0]
-    table = _table_rows(stability.spells(doc, row["model"], row["batch_size"]))
+    table = table_rows(stability.spells(doc, row["model"], row["batch_size"]))
     covered = []
     for cells in table:
         first, last = (int(n) for n in cells[0].split("–"))
