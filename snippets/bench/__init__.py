@@ -199,7 +199,8 @@ def _compile_mode(g: _Group, mode: str) -> dict[str, Any] | None:
     try:
         # --8<-- [start:compile]
         compiled = torch.compile(model, mode=mode)
-        out, compile_s = measure.time_first_call(lambda: compiled(x), device)  # it compiles
+        # The first call compiles: timed whole, apart from every later (steady) call.
+        out, compile_s = measure.time_first_call(lambda: compiled(x), device)
         # --8<-- [end:compile]
         err = measure.relative_error(out.float(), g.ref)
         del out  # a CUDA-graph output is overwritten by the next replay; hold none
