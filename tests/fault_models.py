@@ -1,5 +1,9 @@
 """Model factories that fail on purpose, for the tests of how the bench records faults."""
 
+import os
+import signal
+import time
+
 import torch
 from torch import nn
 
@@ -64,3 +68,42 @@ def raises(batch_size):
 
 # Importing this module fails, for the "does not import" case.
 BROKEN_SOURCE = "raise ImportError('planted import failure')\n"
+
+
+_sent = False
+
+
+@torch.library.custom_op("faults::interrupt", mutates_args=())
+def _interrupt(x: torch.Tensor) -> torch.Tensor:
+    return x.clone()
+
+
+@_interrupt.register_fake
+def _(x):
+    # Runs only while Dynamo traces: the Ctrl-C lands inside Dynamo, where torch may catch it.
+    global _sent
+    if not _sent:
+        _sent = True
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.2)  # still inside the trace when Python runs the signal handler
+    return torch.empty_like(x)
+
+
+class _InterruptsWhileTracing(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return _interrupt(self.linear(x))
+
+
+def interrupts_while_tracing(batch_size):
+    """Eager runs as usual; the first trace (the graph count, or a compile) sends Ctrl-C."""
+    return _InterruptsWhileTracing(), torch.randn(batch_size, 8)
+
+
+def explain_interrupts():
+    """For ``python -m snippets.explain``: the trace itself sends Ctrl-C."""
+    model, x = interrupts_while_tracing(2)
+    return model, (x,)

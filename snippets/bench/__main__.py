@@ -116,7 +116,6 @@ def main(argv: list[str] | None = None) -> int:
         cli.fail(PROG, str(exc))
     cli.check_output(PROG, args.output)
     err = Console(stderr=True)
-    interrupted = False
     doc: dict = {}
 
     def save(current: dict) -> None:
@@ -126,27 +125,42 @@ def main(argv: list[str] | None = None) -> int:
 
     # A spinner on a terminal only: a pipe or a file gets the results and nothing else.
     status = err.status("starting") if err.is_terminal else None
-    progress = status.update if status else (lambda _msg: None)
-    try:
+
+    def stopped() -> int:
+        interrupt.settle()
         if status:
-            status.start()
-        save(bench.document(cfg, progress, on_row=save, commit=commit))
+            status.stop()
+        if not doc.get("rows"):
+            err.print("interrupted before any row finished")
+            return cli.INTERRUPTED_EXIT
+        _print(doc, recorded, args.format)
+        err.print(f"interrupted: {len(doc['rows'])} finished rows kept")
+        return cli.INTERRUPTED_EXIT
+
+    interrupt = cli.Interrupt(last_words=stopped)
+
+    def progress(message: str) -> None:
+        interrupt.check()  # between steps: a Ctrl-C that torch swallowed stops the run here
+        if status:
+            status.update(message)
+
+    try:
+        with interrupt.installed():
+            if status:
+                status.start()
+            save(bench.document(cfg, progress, on_row=save, commit=commit))
     except models.SpecError as exc:
         cli.fail(PROG, str(exc))
     except OSError as exc:
         cli.fail(PROG, f"--output {args.output}: {exc.strerror}")
     except KeyboardInterrupt:
-        interrupted = True  # every finished row is already on disk; show them and stop
+        pass  # every finished row is already on disk: show them and stop, below
     finally:
         if status:
             status.stop()
-    if not doc:
-        err.print("interrupted before any row finished")
-        return 130
+    if interrupt.seen:  # also a Ctrl-C that torch swallowed in the run's last step
+        return stopped()
     _print(doc, recorded, args.format)
-    if interrupted:
-        err.print(f"interrupted: {len(doc['rows'])} finished rows kept")
-        return 130
     return 0
 
 

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
@@ -108,3 +111,67 @@ def commit_from_env() -> str | None:
     """The commit a run records where the tree has no git (a copy on a GPU builder):
     ``SNIPPETS_COMMIT``, read once at the start of a command."""
     return os.environ.get("SNIPPETS_COMMIT") or None
+
+
+INTERRUPTED_EXIT = 130  # what a shell reports for a process ended by Ctrl-C (128 + SIGINT)
+
+
+class Interrupt:
+    """Ctrl-C that always stops a run, wherever it lands.
+
+    A SIGINT raises KeyboardInterrupt in whatever Python code runs at that moment. Inside Dynamo
+    (tracing a frame, or a fake kernel while it compiles) torch can catch it and carry on, so the
+    run would go to its end. Three layers make the stop certain: the KeyboardInterrupt itself;
+    ``check()``, which the run calls between its steps and which raises again once a Ctrl-C was
+    seen; and a timer that, ``grace`` seconds after the Ctrl-C, calls ``last_words`` (to show the
+    finished rows, which are already on disk) and ends the process with exit code 130.
+    """
+
+    def __init__(self, last_words: Callable[[], object] = lambda: None, grace: float = 5.0) -> None:
+        self.seen = False
+        self._last_words, self._grace = last_words, grace
+        self._timer: threading.Timer | None = None
+        self._settled = threading.Event()
+
+    def _handle(self, signum: int, frame: object) -> None:
+        if not self.seen:
+            self.seen = True
+            self._timer = threading.Timer(self._grace, self._hard_stop)
+            self._timer.daemon = True
+            self._timer.start()
+        raise KeyboardInterrupt
+
+    def settle(self) -> None:
+        """The run stopped by itself after the Ctrl-C: the timer has nothing left to do."""
+        self._settled.set()
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def _hard_stop(self) -> None:
+        if self._settled.is_set():
+            return
+        try:
+            self._last_words()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(INTERRUPTED_EXIT)
+
+    def check(self) -> None:
+        """Raise KeyboardInterrupt if a Ctrl-C was seen, even one that torch swallowed."""
+        if self.seen:
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def installed(self) -> Iterator[Interrupt]:
+        """Handle SIGINT this way for the block (main thread only), then as before. A process
+        that was started with SIGINT ignored (a shell's background job) keeps ignoring it, as
+        Python itself does."""
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+            yield self
+            return
+        previous = signal.signal(signal.SIGINT, self._handle)
+        try:
+            yield self
+        finally:
+            signal.signal(signal.SIGINT, previous)

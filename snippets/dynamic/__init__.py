@@ -204,8 +204,10 @@ def _warm_up(cfg: DynamicConfig) -> None:
     torch._dynamo.reset()
 
 
-def produce(cfg: DynamicConfig = DynamicConfig(), *, commit: str | None = None
-            ) -> dict[str, Any]:
+def produce(cfg: DynamicConfig = DynamicConfig(), *, commit: str | None = None,
+            on_row: Callable[[dict[str, Any]], None] = lambda _: None) -> dict[str, Any]:
+    """The results document of one run: a row per strategy, then the steady-state timings.
+    ``on_row`` sees the document after each strategy (to save it, or to stop the run there)."""
     cfg = cfg.resolve()
     limit = recompile_limit()
     doc = results.new_document(
@@ -222,6 +224,7 @@ def produce(cfg: DynamicConfig = DynamicConfig(), *, commit: str | None = None
             for s in cfg.strategies:
                 doc["rows"].append(summarize(s, run_schedule(s, backend=cfg.backend,
                                                              device=cfg.device), limit))
+                on_row(doc)
             doc["steady"] = steady_state(cfg)
     finally:
         inductor_config.fx_graph_cache = cached

@@ -35,24 +35,49 @@ def parser() -> cli.Parser:
     return p
 
 
+def _print(doc: dict, fmt: str) -> None:
+    if fmt == "json":
+        json.dump(doc, sys.stdout, indent=1)
+        print()
+        return
+    # Markdown tables read well in a terminal too; rich adds nothing a pipe could keep.
+    steady = "\n\n" + tables.steady(doc) if doc.get("steady") else ""
+    print(tables.stalls(doc) + steady)
+    if fmt == "table":
+        print(f"\n{results.stamp(doc, 'this run')}")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     device = cli.device(PROG, args.device)
     cli.check_output(PROG, args.output)
     cfg = dynamic.DynamicConfig(device=device, strategies=args.strategies, backend=args.backend)
-    doc = dynamic.produce(cfg, commit=cli.commit_from_env())
-    if args.output:
-        results.write_atomic(args.output, doc)
-    if args.format == "json":
-        json.dump(doc, sys.stdout, indent=1)
-        print()
-    else:
-        # Markdown tables read well in a terminal too; rich adds nothing a pipe could keep.
-        print(tables.stalls(doc) + "\n\n" + tables.steady(doc))
-        if args.format == "table":
-            print(f"\n{results.stamp(doc, 'this run')}")
-    return 0
+    doc: dict = {}
 
+    def save(current: dict) -> None:
+        interrupt.check()  # between strategies: a Ctrl-C that torch swallowed stops here
+        doc.update(current)
+        if args.output:
+            results.write_atomic(args.output, current)
+
+    def stopped() -> int:
+        interrupt.settle()
+        if doc.get("rows"):
+            _print(doc, args.format)
+        print(f"interrupted: {len(doc.get('rows', []))} finished rows kept", file=sys.stderr)
+        return cli.INTERRUPTED_EXIT
+
+    interrupt = cli.Interrupt(last_words=stopped)
+    try:
+        with interrupt.installed():
+            doc["complete"] = False
+            save(dynamic.produce(cfg, commit=cli.commit_from_env(), on_row=save))
+    except KeyboardInterrupt:
+        pass  # every finished row is already on disk: show them and stop, below
+    if interrupt.seen:
+        return stopped()
+    _print(doc, args.format)
+    return 0
 
 if __name__ == "__main__":
     raise SystemExit(main())

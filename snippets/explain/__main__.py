@@ -7,6 +7,7 @@ measurements of the graph-breaks page and write their results files.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import sys
@@ -55,10 +56,27 @@ def explain_spec(spec: str, fmt: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    if args.spec:
-        if args.output:
-            cli.fail(PROG, "--output applies to --latency and --fastpath only")
-        return explain_spec(args.spec, args.format)
+    if args.spec and args.output:
+        cli.fail(PROG, "--output applies to --latency and --fastpath only")
+
+    def stopped() -> int:
+        interrupt.settle()
+        print("interrupted: nothing finished to keep", file=sys.stderr)
+        return cli.INTERRUPTED_EXIT
+
+    interrupt = cli.Interrupt(last_words=stopped)
+    try:
+        with interrupt.installed():
+            code = explain_spec(args.spec, args.format) if args.spec else measure(args)
+    except KeyboardInterrupt:
+        return stopped()
+    # Dynamo may swallow a Ctrl-C that lands while it traces: the output is whole, but the user
+    # asked to stop, so the exit code says so.
+    return stopped() if interrupt.seen else code
+
+
+def measure(args: argparse.Namespace) -> int:
+    """--latency or --fastpath: one measurement of the graph-breaks page, written as a file."""
     device = cli.device(PROG, args.device)
     cli.check_output(PROG, args.output)
     commit = cli.commit_from_env()

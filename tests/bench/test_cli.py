@@ -128,13 +128,20 @@ def test_help_states_the_defaults_the_code_uses(capsys):
     assert f"(default: {cuda['warm_rounds']} on CUDA, {cpu['warm_rounds']} on CPU)" in text
 
 
+def _ctrl_c_reaches_the_child() -> None:
+    # A test run started in a shell's background inherits SIGINT ignored, and so would the run
+    # it starts: Python then never turns Ctrl-C into KeyboardInterrupt. Restore the default.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_long_run(out: Path) -> subprocess.Popen:
     # Many batch sizes of the tiny model in eager mode: rows arrive every fraction of a second.
     sizes = ",".join(str(n) for n in range(1, 200))
     return subprocess.Popen(
         [sys.executable, "-m", "snippets.bench", "--model", TINY, "--modes", "eager",
          "--batch-sizes", sizes, *QUICK, "--output", str(out), "--format", "json"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_ctrl_c_reaches_the_child)
 
 
 def _wait_for_rows(out: Path, proc: subprocess.Popen, n: int = 2) -> None:
@@ -160,3 +167,21 @@ def test_a_run_stopped_midway_leaves_a_valid_file(tmp_path, sig):
     assert len(doc["rows"]) >= 2 and not doc["complete"]
     if sig == signal.SIGINT:
         assert proc.returncode == 130 and "Traceback" not in err
+
+
+def test_ctrl_c_inside_dynamo_still_stops_the_run(tmp_path):
+    # The second model sends itself Ctrl-C from inside Dynamo's trace, where torch can swallow
+    # it; the run must stop anyway, keep the first model's rows, and say so without a traceback.
+    out = tmp_path / "r.json"
+    t0 = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "snippets.bench", "--model", TINY, "--model",
+         f"{FAULTS}:interrupts_while_tracing", *QUICK, "--output", str(out), "--format", "json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=240,
+        preexec_fn=_ctrl_c_reaches_the_child)
+    assert proc.returncode == 130, proc.stderr[-2000:]
+    assert "interrupted: 2 finished rows kept" in proc.stderr and "Traceback" not in proc.stderr
+    doc = results.load(out)
+    assert [r["model"] for r in doc["rows"]] == [TINY, TINY] and not doc["complete"]
+    assert json.loads(proc.stdout)["rows"] == doc["rows"]  # the table of what was finished
+    assert time.monotonic() - t0 < 200

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -66,3 +68,15 @@ def test_module_entry_point():
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stderr.startswith("python -m snippets.explain: error:")
 
+
+
+def test_ctrl_c_while_dynamo_traces_stops_with_130():
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run(
+        [sys.executable, "-m", "snippets.explain", "tests.fault_models:explain_interrupts"],
+        cwd=root, capture_output=True, text=True, timeout=120,
+        # a test run started in a shell's background would hand its child SIGINT ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.returncode == 130, proc.stderr[-2000:]
+    assert proc.stderr.strip().splitlines()[-1] == "interrupted: nothing finished to keep"
+    assert "Traceback" not in proc.stderr
