@@ -5,5 +5,11 @@ from __future__ import annotations
 
 def table_rows(markdown: str) -> list[list[str]]:
     """The body rows of the first Markdown table in ``markdown``, as lists of stripped cells."""
-    lines = [line for line in markdown.splitlines() if line.startswith("|")]
-    return [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
+    lines = markdown.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("|")), len(lines))
+    table = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        table.append(line)
+    return [[c.strip() for c in line.strip("|").split(" | ")] for line in table[2:]]

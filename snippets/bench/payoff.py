@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from snippets.core import results
+from snippets.core import render, results
 
 
 def break_even_calls(compile_s: float, eager_ms: float, compiled_ms: float) -> float | None:
@@ -19,27 +19,33 @@ def break_even_calls(compile_s: float, eager_ms: float, compiled_ms: float) -> f
     return compile_s * 1e3 / saved_ms if saved_ms > 0 else None
 
 
+def _rows(doc: dict[str, Any]) -> dict[tuple[str, int, str], dict[str, Any]]:
+    return {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}
+
+
+def _calls(rows: dict[tuple[str, int, str], dict[str, Any]], key: tuple[str, int, str]) -> str:
+    """Calls to break even for one row, against eager's median from the same run: each run's
+    latencies are its own, taken in the same rounds, so they are compared only with each other."""
+    row = rows.get(key) or {}
+    eager = (rows.get((key[0], key[1], "eager")) or {}).get("latency_ms")
+    if not eager or not row.get("latency_ms") or row.get("compile_s") is None:
+        return "–"
+    calls = break_even_calls(row["compile_s"], eager["median"], row["latency_ms"]["median"])
+    return "never" if calls is None else f"{calls:,.0f}"
+
+
 def cold_warm_markdown(cold: dict[str, Any], warm: dict[str, Any]) -> str:
-    warm_rows = {(r["model"], r["batch_size"], r["mode"]): r for r in warm["rows"]}
-    cold_rows = {(r["model"], r["batch_size"], r["mode"]): r for r in cold["rows"]}
-    head = ["Model", "Batch", "Mode", "Compile s, cold cache", "Compile s, warm cache",
-            "Calls to break even, cold", "Calls to break even, warm"]
-    lines = ["| " + " | ".join(head) + " |",
-             "|" + "|".join("---" if i < 3 else "--:" for i in range(len(head))) + "|"]
+    cold_rows, warm_rows = _rows(cold), _rows(warm)
+    head = ("Model · batch · mode", "Compile s, cold cache", "Compile s, warm cache",
+            "Calls to break even, cold", "Calls to break even, warm")
+    body = []
     for key, row in cold_rows.items():
         if key[2] == "eager" or row.get("compile_s") is None:
             continue
-        eager = (cold_rows.get((key[0], key[1], "eager")) or {}).get("latency_ms")
-        w = warm_rows.get(key, {})
-        cells = [key[0], str(key[1]), key[2], f"{row['compile_s']:.1f}",
-                 "–" if w.get("compile_s") is None else f"{w['compile_s']:.1f}"]
-        for r in (row, w):
-            calls = None
-            if eager and r.get("latency_ms") and r.get("compile_s") is not None:
-                calls = break_even_calls(r["compile_s"], eager["median"], r["latency_ms"]["median"])
-            cells.append("never" if calls is None else f"{calls:,.0f}")
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        body.append([" · ".join(map(str, key)), f"{row['compile_s']:.1f}",
+                     render.num((warm_rows.get(key) or {}).get("compile_s"), ".1f"),
+                     _calls(cold_rows, key), _calls(warm_rows, key)])
+    return render.markdown_table(head, body)
 
 
 def cold_warm_stamp(cold: dict[str, Any], warm: dict[str, Any]) -> str:

@@ -10,7 +10,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from snippets.core import results
+from snippets.core import render, results
 
 Key = tuple[str, int, str]
 
@@ -29,22 +29,30 @@ def _rows(doc: dict[str, Any]) -> dict[Key, dict[str, Any]]:
     return {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}
 
 
+def _per_run(runs: list[tuple[str, dict[str, Any]]], keys: list[Key]) -> str:
+    """Every run's speedup for every compiled configuration: the evidence behind the summary."""
+    tables = [_rows(doc) for _, doc in runs]
+    head = ("Model · batch · mode", *(label for label, _ in runs))
+    return render.markdown_table(head, (
+        [" · ".join(map(str, key)),
+         *(render.num(t.get(key, {}).get("speedup"), ".2f") for t in tables)] for key in keys))
+
+
 def speedup_spread(runs: list[tuple[str, dict[str, Any]]]) -> str:
-    """One line per compiled configuration: its speedup in every run, and max over min."""
-    labels = [label for label, _ in runs]
+    """One line per compiled configuration: the lowest, median and highest speedup over all
+    runs and highest over lowest; every run's own value in a block that opens."""
     tables = [_rows(doc) for _, doc in runs]
     keys = [k for k in tables[0] if k[2] != "eager"] if tables else []
-    head = ["Model", "Batch", "Mode", *labels, "Max/min"]
-    lines = ["| " + " | ".join(head) + " |",
-             "|" + "|".join("---" if i < 3 else "--:" for i in range(len(head))) + "|"]
+    head = ("Model · batch · mode", "Runs", "Lowest", "Median", "Highest", "Highest/lowest")
+    body = []
     for key in keys:
-        values = [t.get(key, {}).get("speedup") for t in tables]
-        present = [v for v in values if v]
-        spread = f"{max(present) / min(present):.2f}" if len(present) > 1 else "–"
-        cells = [key[0], str(key[1]), key[2],
-                 *(f"{v:.2f}x" if v else "–" for v in values), spread]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        present = sorted(v for t in tables if (v := t.get(key, {}).get("speedup")))
+        spread = f"{present[-1] / present[0]:.2f}" if len(present) > 1 else "–"
+        body.append([" · ".join(map(str, key)), len(present),
+                     *(f"{v:.2f}x" for v in (present[0], statistics.median(present),
+                                             present[-1])), spread])
+    return (render.markdown_table(head, body) + "\n\n"
+            + render.details("The speedup in every run", _per_run(runs, keys)))
 
 
 def _pct(row: dict[str, Any]) -> str:
@@ -63,31 +71,34 @@ def _corr(row: dict[str, Any]) -> str:
 
 
 def host_evidence(runs: list[tuple[str, dict[str, Any]]]) -> str:
-    """Per run and model group: the spread of eager and of a CUDA-graph replay, beside what the
-    machine reported (hypervisor steal, the GPU's SM clock, the host canary's slowdown)."""
-    head = ["Run", "Model", "Batch", "Eager IQR %", "default IQR %", "reduce-overhead IQR %",
-            "CPU steal %", "SM clock MHz", "Host canary median/best",
-            "Corr. eager ~ canary", "Corr. default ~ canary"]
-    lines = ["| " + " | ".join(head) + " |",
-             "|" + "|".join("---" if i < 3 else "--:" for i in range(len(head))) + "|"]
+    """Per run and model group: the spread of eager and of a CUDA-graph replay, beside how slow
+    the host ran and whether eager moved with it; what else the machine reported (hypervisor
+    steal, the GPU's SM clock) and the default mode in a block that opens."""
+    key_head = ("Run · model · batch", "Eager IQR %", "reduce-overhead IQR %",
+                "Host canary median/best", "Corr. eager ~ canary")
+    full_head = ("Run · model · batch", "default IQR %", "CPU steal %", "SM clock MHz",
+                 "Corr. default ~ canary")
+    key, full = [], []
     for label, doc in runs:
         rows = _rows(doc)
         for (model, bs, mode), eager in rows.items():
             if mode != "eager":
                 continue
+            name = f"{label} · {model} · {bs}"
             steal = eager.get("cpu_steal_pct")
             clock = eager.get("sm_clock_mhz") or {}
             canary = eager.get("host_canary_us") or {}
             slow = (f"{canary['median'] / canary['best']:.2f}"
                     if canary.get("best") else "not recorded")
-            cells = [label, model, str(bs), _pct(eager),
-                     _pct(rows.get((model, bs, "default"), {})),
-                     _pct(rows.get((model, bs, "reduce-overhead"), {})),
-                     "–" if steal is None else f"{steal:.2f}",
-                     f"{clock['min']}–{clock['max']}" if clock else "–", slow,
-                     _corr(eager), _corr(rows.get((model, bs, "default"), {}))]
-            lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+            key.append([name, _pct(eager), _pct(rows.get((model, bs, "reduce-overhead"), {})),
+                        slow, _corr(eager)])
+            full.append([name, _pct(rows.get((model, bs, "default"), {})),
+                         render.num(steal, ".2f"),
+                         f"{clock['min']}–{clock['max']}" if clock else "–",
+                         _corr(rows.get((model, bs, "default"), {}))])
+    return (render.markdown_table(key_head, key) + "\n\n"
+            + render.details("The default mode, hypervisor steal and the SM clock",
+                             render.markdown_table(full_head, full)))
 
 
 def spells(doc: dict[str, Any], model: str, batch_size: int) -> str:
@@ -102,17 +113,15 @@ def spells(doc: dict[str, Any], model: str, batch_size: int) -> str:
         if i == len(slow) or slow[i] != slow[start]:
             stretches.append((start, i - 1, slow[start]))
             start = i
-    head = ["Rounds", "Host state", *(m for (mm, b, m) in rows if mm == model and b == batch_size)]
-    lines = ["| " + " | ".join(head) + " |",
-             "|" + "|".join("---" if i < 2 else "--:" for i in range(len(head))) + "|"]
+    modes = [m for (mm, b, m) in rows if mm == model and b == batch_size]
+    body = []
     for first, last, is_slow in stretches:
-        cells = [f"{first + 1}–{last + 1}", "slow spell" if is_slow else "normal"]
-        for (mm, b, _mode), row in rows.items():
-            if mm == model and b == batch_size:
-                part = row["latency_ms"]["samples"][first:last + 1]
-                cells.append(f"{statistics.median(part):.3g} ms")
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+        cells = [f"{first + 1}–{last + 1} · {'slow spell' if is_slow else 'normal'}"]
+        for mode in modes:
+            part = rows[(model, batch_size, mode)]["latency_ms"]["samples"][first:last + 1]
+            cells.append(f"{statistics.median(part):.3g} ms")
+        body.append(cells)
+    return render.markdown_table(("Rounds · host state", *modes), body)
 
 
 # ---- which runs ---------------------------------------------------------------------------------

@@ -11,12 +11,14 @@ from typing import Any
 
 from rich.table import Table
 
+from snippets import bench
 from snippets.core import render
 from snippets.core.results import stamp
 
 COLUMNS = ("Model", "Batch", "Mode", "Compile s", "Median ms", "IQR ms", "Speedup", "rel err",
-           "Mem MB", "TFLOP/s", "% peak", "Graphs", "Breaks", "Status")
+           "Call peak MB", "Held MB", "TFLOP/s", "% peak", "Graphs", "Breaks", "Status")
 Key = tuple[str, int, str]
+CUDA_GRAPH_MODES = ("reduce-overhead", "max-autotune")  # the modes that replay CUDA graphs
 
 
 def row_cells(row: dict[str, Any]) -> list[str]:
@@ -30,22 +32,51 @@ def row_cells(row: dict[str, Any]) -> list[str]:
             speed = f"~~{speed}~~ (invalid)"
     status = row["status"] + (f": {row['message']}" if row.get("message") else "")
     num = render.num
+    peak = num(row.get("peak_mem_mb"), ".0f")
+    if row["mode"] in CUDA_GRAPH_MODES and row.get("peak_mem_mb") is not None:
+        peak += " (no pool)"  # the graph's pool is taken at capture, not by the call
     return [
         row["model"], str(row["batch_size"]), row["mode"], num(row.get("compile_s"), ".1f"),
         render.ms(lat.get("median")), render.ms(lat.get("iqr")), speed,
-        num(row.get("rel_err"), ".1e"), num(row.get("peak_mem_mb"), ".0f"),
+        num(row.get("rel_err"), ".1e"), peak, num(row.get("held_mb"), ".0f"),
         num(row.get("tflops"), ".3g"), num(row.get("pct_of_peak"), ".1f"),
         num(row.get("graph_count"), "d"), num(row.get("graph_breaks"), "d"), status,
     ]
 
 
 def markdown_table(rows: list[dict[str, Any]]) -> str:
+    """Every column of every row: what a terminal shows, and the page's detail block."""
     return render.markdown_table(COLUMNS, (row_cells(r) for r in rows), left=3, left_last=True)
 
 
+def key_columns(doc: dict[str, Any]) -> tuple[str, ...]:
+    """The columns a reader came for; the compile column says whether the cache was warm."""
+    cache = bench.cache_state(doc["provenance"].get("settings", {}))
+    state = "cache unknown" if cache == "not recorded" else f"{cache} cache"
+    compile_col = f"Compile s, {state}"
+    return ("Model · batch · mode", "Median ms", "Speedup", "IQR %", compile_col, "Status")
+
+
+def key_cells(row: dict[str, Any]) -> list[str]:
+    lat = row.get("latency_ms") or {}
+    spread = f"{100 * lat['iqr'] / lat['median']:.1f}" if lat.get("median") else "–"
+    speed = row_cells(row)[6]
+    return [f"{row['model']} · {row['batch_size']} · {row['mode']}", render.ms(lat.get("median")),
+            speed, spread, render.num(row.get("compile_s"), ".1f"), row["status"]]
+
+
 def table(doc: dict[str, Any]) -> str:
-    """A results document's table, as the benchmark page shows it."""
-    return markdown_table(doc["rows"])
+    """The page's view of a run: the key columns, then every column in a block that opens."""
+    key = render.markdown_table(key_columns(doc), (key_cells(r) for r in doc["rows"]),
+                                left_last=True)
+    return key + "\n\n" + render.details("Every column of this run (IQR ms, rel err, memory, "
+                                          "TFLOP/s, % of peak, graphs, breaks, status)",
+                                          markdown_table(doc["rows"]))
+
+
+def report(doc: dict[str, Any]) -> str:
+    """The table and what it says, in one block under one stamp."""
+    return table(doc) + "\n\nWhat the table says, computed from it:\n\n" + findings(doc)
 
 
 def rich_table(doc: dict[str, Any], title: str | None = None) -> Table:
@@ -159,3 +190,23 @@ def findings(doc: dict[str, Any]) -> str:
     out.append(f"- {len(noisy)} of {len(doc['rows'])} rows are marked noisy, "
                f"{len(bad)} failed or mismatched.")
     return "\n".join(out)
+
+
+def headline(doc: dict[str, Any]) -> str:
+    """What a run buys, per model: each compiled mode's speedup over eager across the batch
+    sizes measured (lowest to highest), from the rows that computed the right answer."""
+    sizes = sorted({r["batch_size"] for r in doc["rows"]})
+    out = []
+    for model in dict.fromkeys(r["model"] for r in doc["rows"]):
+        parts = []
+        for mode in dict.fromkeys(r["mode"] for r in doc["rows"] if r["mode"] != "eager"):
+            got = sorted(r["speedup"] for r in doc["rows"] if r["model"] == model
+                         and r["mode"] == mode and r.get("speedup") is not None
+                         and r["status"] in ("ok", "noisy"))
+            if got:
+                span = f"{got[0]:.2f}x" if len(got) == 1 else f"{got[0]:.2f}x to {got[-1]:.2f}x"
+                parts.append(f"`{mode}` {span}")
+        if parts:
+            out.append(f"- **{model}**: " + ", ".join(parts) + " the speed of eager")
+    batch = ", ".join(map(str, sizes))
+    return "\n".join(out) + f"\n\nBatch sizes {batch}; only rows that computed eager's answer."

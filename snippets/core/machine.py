@@ -39,6 +39,17 @@ def device_name(device: torch.device) -> str:
     return f"CPU: {cpu_name()}"
 
 
+def inductor_cache() -> dict[str, Any]:
+    """Inductor's on-disk cache as a run finds it: its folder and how many compiled graphs it
+    already holds. None there means compile times are cold; any, that some may be warm."""
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+    folder = Path(cache_dir())
+    graphs = folder / "fxgraph"
+    count = sum(1 for p in graphs.rglob("*") if p.is_file()) if graphs.is_dir() else 0
+    return {"dir": str(folder), "fx_graphs_before": count}
+
+
 def nvidia_smi(index: int) -> dict[str, str]:
     """Driver, power limit and clocks of GPU ``index`` as nvidia-smi reports them; empty where
     it is absent."""

@@ -128,10 +128,11 @@ def calls_per_sample(per_call_ms: float, target_ms: float) -> int:
 
 # --8<-- [start:first_call]
 class Stopwatch:
-    """Wall time of a block of device work, synchronized at both ends so queued kernels count.
+    """Wall time of a block of device work, synchronized at both ends so
+    queued kernels count.
 
-    ``seconds`` is set when the block ends, also when it raised: a call that failed while
-    compiling still took that long.
+    ``seconds`` is set when the block ends, also when it raised: a call that
+    failed while compiling still took that long.
     """
 
     def __init__(self, device: torch.device) -> None:
@@ -143,14 +144,18 @@ class Stopwatch:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if exc[0] is None:  # after an error the device may be unusable: do not wait on it
+        # After an error the device may be unusable: do not wait on it.
+        if exc[0] is None:
             synchronize(self.device)
         self.seconds = time.perf_counter() - self._t0
 
 
-def time_first_call(fn: Callable[[], object], device: torch.device) -> tuple[object, float]:
-    """``(output, seconds)`` of one call: the first call of a compiled model is its compile,
-    which is what a caller waits for, so it is timed whole and apart from the steady state."""
+def time_first_call(
+    fn: Callable[[], object], device: torch.device
+) -> tuple[object, float]:
+    """``(output, seconds)`` of one call: the first call of a compiled model
+    is its compile, which is what a caller waits for, so it is timed whole and
+    apart from the steady state."""
     with Stopwatch(device) as watch:
         out = fn()
     return out, watch.seconds
@@ -217,11 +222,12 @@ def interleaved(
 ) -> dict[str, Measurement]:
     """Time every callable once per round, rotating the order each round.
 
-    Interleaving means a slow spell of the machine (clock drift, another process) lands on all
-    variants alike instead of on whichever happened to run then; rotating the order removes any
-    advantage of always going first. The first ``warm_rounds`` are run but not kept: they bring
-    clocks and caches to the state the kept rounds see. The garbage collector is off while
-    timing, as ``timeit`` does, so a collection does not land in one variant's sample.
+    Interleaving means a slow spell of the machine (clock drift, another
+    process) lands on all variants alike instead of on whichever happened to run
+    then; rotating the order removes any advantage of always going first. The
+    first ``warm_rounds`` are run but not kept: they bring clocks and caches to
+    the state the kept rounds see. The garbage collector is off while timing, as
+    ``timeit`` does, so a collection does not land in one variant's sample.
     """
     names = list(fns)
     samples: dict[str, list[float]] = {name: [] for name in names}
@@ -231,12 +237,15 @@ def interleaved(
         attempt, kept = 0, 0
         while kept < rounds:
             k = attempt % len(names)
+            order = names[k:] + names[:k]
             before = gate.canary() if gate else 0.0
-            this_round = {n: time_calls(fns[n], calls[n], device) for n in names[k:] + names[:k]}
+            this_round = {n: time_calls(fns[n], calls[n], device)
+                          for n in order}
             after = gate.canary() if gate else 0.0
             after_round()
             attempt += 1
-            if attempt <= warm_rounds or (gate and not gate.admits(before, after, kept)):
+            warming = attempt <= warm_rounds
+            if warming or (gate and not gate.admits(before, after, kept)):
                 continue
             for name, ms in this_round.items():
                 samples[name].append(ms)

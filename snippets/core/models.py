@@ -23,7 +23,8 @@ class SpecError(ValueError):
 def resnet50(batch_size: int) -> tuple[nn.Module, torch.Tensor]:
     import torchvision
 
-    model = torchvision.models.resnet50(weights=None)  # random weights: speed is weight-independent
+    # Random weights: speed does not depend on their values.
+    model = torchvision.models.resnet50(weights=None)
     return model, torch.randn(batch_size, 3, 224, 224)
 
 
@@ -31,8 +32,11 @@ def transformer(batch_size: int) -> tuple[nn.Module, torch.Tensor]:
     layer = nn.TransformerEncoderLayer(
         d_model=512, nhead=8, dim_feedforward=2048, batch_first=True
     )
-    # enable_nested_tensor=False: the inputs are unpadded, and it silences a warning about it.
-    model = nn.TransformerEncoder(layer, num_layers=6, enable_nested_tensor=False)
+    # enable_nested_tensor=False: the inputs are unpadded, and it silences a
+    # warning about it.
+    model = nn.TransformerEncoder(
+        layer, num_layers=6, enable_nested_tensor=False
+    )
     return model, torch.randn(batch_size, 128, 512)  # sequence length 128
 # --8<-- [end:models]
 

@@ -34,3 +34,9 @@ def ms(value: float | None) -> str:
     if value is None:
         return "–"
     return format(value, ".3g") if value < 100 else format(value, ".0f")
+
+
+def details(summary: str, body: str) -> str:
+    """A block that opens on a click (``<details>``), for the columns a reader rarely needs."""
+    return (f'<details class="more" markdown="1">\n<summary>{summary}</summary>\n\n{body}\n\n'
+            "</details>")

@@ -156,9 +156,24 @@ def new_document(kind: str, prov: dict[str, Any], **extra: Any) -> dict[str, Any
             "rows": [], **extra}
 
 
+def _settings_words(s: dict[str, Any]) -> list[str]:
+    """The settings a reader needs to read the numbers: dtype and layout, TF32, the cuDNN
+    autotuner, and how many rounds each median is of."""
+    words = []
+    if s.get("dtype"):
+        words.append(s["dtype"] + (", channels_last" if s.get("channels_last") else ""))
+    if s.get("tf32"):
+        words.append("TF32")
+    if s.get("cudnn_benchmark"):
+        words.append("cudnn.benchmark")
+    if s.get("rounds"):
+        words.append(f"{s['rounds']} rounds")
+    return [", ".join(words)] if words else []
+
+
 def stamp(doc: dict[str, Any], how: str = "recorded") -> str:
-    """The line under every results table: where, with what, when, from which commit, and how
-    it came (``recorded``, ``fresh``, ``this run``)."""
+    """The line under every results block: where, on which host, with what and under which
+    settings, when, from which commit, and how it came (``recorded``, ``fresh``, ``this run``)."""
     p = doc["provenance"]
     parts = [p.get("device") or "unknown device"]
     if p.get("driver"):
@@ -168,9 +183,12 @@ def stamp(doc: dict[str, Any], how: str = "recorded") -> str:
     parts.append(f"torch {p['torch']}")
     if p.get("triton"):
         parts.append(f"triton {p['triton']}")
-    s = p.get("settings", {})
-    if s.get("dtype"):
-        parts.append(s["dtype"] + (", channels_last" if s.get("channels_last") else ""))
+    cores = f"{p['cpu_count']} cores" if p.get("cpu_count") else ""
+    if device_type_of(doc) == "cuda" and p.get("host_cpu"):
+        parts.append(f"host {p['host_cpu']}" + (f", {cores}" if cores else ""))
+    elif cores:
+        parts.append(cores)
+    parts += _settings_words(p.get("settings", {}))
     parts.append(f"{(p.get('date') or '')[:10]}")
     parts.append(f"commit {p.get('commit') or 'unknown'}")
     incomplete = "" if doc.get("complete") else " (incomplete run)"

@@ -32,19 +32,23 @@ STEADY_SHAPE = (8, 64)
 
 # --8<-- [start:model]
 class TinyEncoder(nn.Module):
-    """Pre-norm causal self-attention and an MLP: small, so a compile takes seconds. Causal, so
-    padding at the end of a sequence leaves the real positions' outputs unchanged."""
+    """Pre-norm causal self-attention and an MLP: small, so a compile takes
+    seconds. Causal, so padding at the end of a sequence leaves the real
+    positions' outputs unchanged."""
 
     def __init__(self, d: int = 64, heads: int = 4) -> None:
         super().__init__()
         self.heads = heads
         self.norm1, self.norm2 = nn.LayerNorm(d), nn.LayerNorm(d)
         self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
-        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+        self.mlp = nn.Sequential(
+            nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d)
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         b, s, d = x.shape
-        q, k, v = self.qkv(self.norm1(x)).view(b, s, 3, self.heads, -1).unbind(2)
+        qkv = self.qkv(self.norm1(x)).view(b, s, 3, self.heads, -1)
+        q, k, v = qkv.unbind(2)
         a = F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2),
                                            v.transpose(1, 2), is_causal=True)
         x = x + self.proj(a.transpose(1, 2).reshape(b, s, d))
@@ -70,7 +74,8 @@ def mark_both(x: torch.Tensor) -> torch.Tensor:
 
 
 def maybe_mark_both(x: torch.Tensor) -> torch.Tensor:
-    torch._dynamo.maybe_mark_dynamic(x, 0)  # a hint: may still specialize (for size 1, say)
+    # A hint: the batch may still specialize (for size 1, say).
+    torch._dynamo.maybe_mark_dynamic(x, 0)
     torch._dynamo.maybe_mark_dynamic(x, 1)
     return x
 
@@ -81,17 +86,26 @@ def bucket(size: int, buckets: tuple[int, ...]) -> int:
 
 def pad_to_bucket(x: torch.Tensor) -> torch.Tensor:
     b, s, _ = x.shape
-    # Zeros at the end of each sequence and extra rows: causal attention keeps real rows exact.
-    return F.pad(x, (0, 0, 0, bucket(s, BUCKETS["seq"]) - s, 0, bucket(b, BUCKETS["batch"]) - b))
+    extra_s = bucket(s, BUCKETS["seq"]) - s
+    extra_b = bucket(b, BUCKETS["batch"]) - b
+    # Zeros at the end of each sequence and extra rows: causal attention keeps
+    # the real rows exact.
+    return F.pad(x, (0, 0, 0, extra_s, 0, extra_b))
 
 
-STRATEGIES: dict[str, tuple[dict[str, Any], Callable[[torch.Tensor], torch.Tensor]]] = {
-    "default": ({}, lambda x: x),  # static first, then dynamic where a size changed
+# What is done to an input first.
+Prepare = Callable[[torch.Tensor], torch.Tensor]
+
+STRATEGIES: dict[str, tuple[dict[str, Any], Prepare]] = {
+    # static first, then dynamic where a size changed
+    "default": ({}, lambda x: x),
     "dynamic=True": ({"dynamic": True}, lambda x: x),
-    "dynamic=False": ({"dynamic": False}, lambda x: x),  # a new compile for every new shape
+    # a new compile for every new shape
+    "dynamic=False": ({"dynamic": False}, lambda x: x),
     "mark_dynamic": ({}, mark_both),
     "maybe_mark_dynamic": ({}, maybe_mark_both),
-    "pad to buckets": ({"dynamic": False}, pad_to_bucket),  # one specialized compile per bucket
+    # one specialized compile per bucket
+    "pad to buckets": ({"dynamic": False}, pad_to_bucket),
 }
 # --8<-- [end:strategies]
 

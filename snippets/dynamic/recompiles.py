@@ -16,7 +16,8 @@ from snippets.dynamic import TinyEncoder
 def demo_recompiles() -> None:
     compiled = torch.compile(TinyEncoder().eval(), backend="eager")
     with torch.no_grad():
-        for batch, seq in [(4, 32), (8, 32), (8, 48)]:  # a new batch, then a new length
+        # A new batch, then a new length.
+        for batch, seq in [(4, 32), (8, 32), (8, 48)]:
             compiled(torch.randn(batch, seq, 64))
 # --8<-- [end:log_demo]
 
@@ -36,7 +37,8 @@ def has_stance() -> bool:
 
 # --8<-- [start:stance]
 def assert_no_recompiles(compiled, inputs) -> None:
-    """Call an already warmed-up model on ``inputs``; raise if any of them would recompile."""
+    """Call an already warmed-up model on ``inputs``; raise if any of them would
+    recompile."""
     with torch.compiler.set_stance("fail_on_recompile"), torch.no_grad():
         for x in inputs:
             compiled(x)

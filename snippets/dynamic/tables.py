@@ -23,13 +23,16 @@ def counts(doc: dict[str, Any]) -> str:
 
 
 def stalls(doc: dict[str, Any]) -> str:
-    """Compiles and the stalls they cost per strategy, over the whole schedule."""
-    head = ("Strategy", "Compiles", "Compiled at (batch×seq)", "Stall total s", "Worst stall s",
-            "New shapes run eager", "Errors")
-    return render.markdown_table(head, (
-        (r["strategy"], r["compiles"], _shapes(r), f"{r['stall_total_ms'] / 1e3:.2f}",
-         f"{r['stall_max_ms'] / 1e3:.2f}", r["eager_after_limit"],
-         "<br>".join(r["errors"]) or "–") for r in doc["rows"]), align="lrlrrrl")
+    """Compiles and the stalls they cost per strategy, over the whole schedule; the errors a
+    strategy met are listed under the table, where their text has room."""
+    head = ("Strategy", "Compiles", "Stall total s", "Worst stall s", "New shapes run eager",
+            "Compiled at (batch×seq)")
+    table = render.markdown_table(head, (
+        (r["strategy"], r["compiles"], f"{r['stall_total_ms'] / 1e3:.2f}",
+         f"{r['stall_max_ms'] / 1e3:.2f}", r["eager_after_limit"], _shapes(r))
+        for r in doc["rows"]), left_last=True)
+    errors = [f"- `{r['strategy']}`: {render.cell(e)}" for r in doc["rows"] for e in r["errors"]]
+    return table + ("\n\nErrors met on the way:\n\n" + "\n".join(errors) if errors else "")
 
 
 def steady(doc: dict[str, Any]) -> str:

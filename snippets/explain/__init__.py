@@ -81,12 +81,14 @@ def _code_of(fn: Callable[..., object]) -> str:
 
 # --8<-- [start:explain]
 def explain(fn: Callable[..., object], *args: object) -> Explanation:
-    """Trace ``fn(*args)`` with Dynamo and report its graphs and breaks; compiles nothing.
+    """Trace ``fn(*args)`` with Dynamo and report its graphs and breaks;
+    compiles nothing.
 
-    Counted the same on every version: a break is each place Dynamo stopped the trace, so a
-    ``print`` as the last line counts although no second graph follows it (``explain`` itself
-    reports ``graph_count - 1``, which misses it), and a function Dynamo gave up on entirely
-    counts one break with no graph at all (``explain`` reports -1 there on 2.14).
+    Counted the same on every version: a break is each place Dynamo stopped
+    the trace, so a ``print`` as the last line counts although no second graph
+    follows it (``explain`` itself reports ``graph_count - 1``, which misses
+    it), and a function Dynamo gave up on entirely counts one break with no
+    graph at all (``explain`` reports -1 there on 2.14).
     """
     from torch._dynamo.utils import counters
 
@@ -98,17 +100,19 @@ def explain(fn: Callable[..., object], *args: object) -> Explanation:
     new = [k for k, n in counters["unimplemented"].items() if n > before[k]]
     reasons = [BreakReason(_reason_line(getattr(r, "reason", r)), _location(r))
                for r in getattr(out, "break_reasons", None) or []]
-    # Some breaks carry only an internal tag ("step_unsupported"); the message that explains it
-    # was counted when Dynamo gave up on the construct.
-    reasons = [BreakReason(_reason_line(new[0]), r.location) if " " not in r.reason and new
-               else r for r in reasons]
+    # Some breaks carry only an internal tag ("step_unsupported"); the message
+    # that explains it was counted when Dynamo gave up on the construct.
+    reasons = [BreakReason(_reason_line(new[0]), r.location)
+               if " " not in r.reason and new else r
+               for r in reasons]
     skipped = new
     if graph_count == 0 and skipped:
-        reasons.append(BreakReason(f"{_reason_line(skipped[-1])} (Dynamo skipped the whole "
-                                   "function)", _code_of(fn)))
+        why = _reason_line(skipped[-1])
+        reasons.append(BreakReason(f"{why} (Dynamo skipped the whole function)",
+                                   _code_of(fn)))
     torch._dynamo.reset()
-    return Explanation(graph_count, max(graph_count - 1, len(reasons)), tuple(reasons),
-                       tuple(_ops(g) for g in graphs))
+    return Explanation(graph_count, max(graph_count - 1, len(reasons)),
+                       tuple(reasons), tuple(_ops(g) for g in graphs))
 # --8<-- [end:explain]
 
 

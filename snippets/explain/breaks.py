@@ -20,11 +20,13 @@ WIDTH = 256  # small enough that a block costs microseconds, so the cost of a br
 
 # --8<-- [start:Block]
 class Block(nn.Module):
-    """Up-projection, GELU, down-projection; subclasses put their cause in ``middle``."""
+    """Up-projection, GELU, down-projection; subclasses put their cause in
+    ``middle``."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.up, self.down = nn.Linear(WIDTH, 4 * WIDTH), nn.Linear(4 * WIDTH, WIDTH)
+        self.up = nn.Linear(WIDTH, 4 * WIDTH)
+        self.down = nn.Linear(4 * WIDTH, WIDTH)
 
     def middle(self, h: torch.Tensor) -> torch.Tensor:
         return h
@@ -37,7 +39,8 @@ class Block(nn.Module):
 # --8<-- [start:item_broken]
 class ItemBranch(Block):
     def middle(self, h):
-        if h.mean().item() > 0:  # .item() copies a value to Python: the trace stops here
+        # .item() copies a value to Python: the trace stops here.
+        if h.mean().item() > 0:
             return h * 2
         return -h
 # --8<-- [end:item_broken]
@@ -46,7 +49,8 @@ class ItemBranch(Block):
 # --8<-- [start:item_where]
 class WhereBranch(Block):
     def middle(self, h):
-        # Both sides are computed and selected on the device: no value ever reaches Python.
+        # Both sides are computed and selected on the device: no value ever
+        # reaches Python.
         return torch.where(h.mean() > 0, h * 2, -h)
 # --8<-- [end:item_where]
 
@@ -54,7 +58,8 @@ class WhereBranch(Block):
 # --8<-- [start:item_cond]
 class CondBranch(Block):
     def middle(self, h):
-        # torch.cond traces both branches into the graph and runs only the one it picks.
+        # torch.cond traces both branches into the graph and runs only the one
+        # it picks.
         return torch.cond(h.mean() > 0, lambda h: h * 2, lambda h: -h, (h,))
 # --8<-- [end:item_cond]
 
@@ -62,14 +67,16 @@ class CondBranch(Block):
 # --8<-- [start:print_broken]
 class PrintInForward(Block):
     def middle(self, h):
-        print("hidden", tuple(h.shape))  # a side effect Dynamo cannot put in a graph
+        # A side effect Dynamo cannot put in a graph.
+        print("hidden", tuple(h.shape))
         return h
 # --8<-- [end:print_broken]
 
 
 # --8<-- [start:print_guarded]
 class PrintGuarded(Block):
-    debug = False  # a constant to Dynamo: the branch below is dropped at trace time
+    # A constant to Dynamo: the branch below is dropped at trace time.
+    debug = False
 
     def middle(self, h):
         if self.debug:
@@ -81,7 +88,7 @@ class PrintGuarded(Block):
 # --8<-- [start:numpy_broken]
 class NumpyClip(Block):
     def middle(self, h):
-        # The 99th percentile computed in NumPy and brought back as a Python number.
+        # The 99th percentile computed in NumPy, brought back as a number.
         high = np.percentile(h.detach().cpu().numpy(), 99).item()
         return h.clamp(max=high)
 # --8<-- [end:numpy_broken]
@@ -91,8 +98,9 @@ class NumpyClip(Block):
 class TorchClip(Block):
     def middle(self, h):
         flat = h.flatten()
-        # The 99th percentile as the k-th smallest value (nearest rank; NumPy interpolates between
-        # two neighbours). Not torch.quantile: on the CPU, torch 2.11's quantile breaks the graph.
+        # The 99th percentile as the k-th smallest value (nearest rank; NumPy
+        # interpolates between two neighbours). Not torch.quantile: on the CPU,
+        # torch 2.11's quantile breaks the graph.
         high = torch.kthvalue(flat, max(1, round(0.99 * flat.numel()))).values
         return torch.minimum(h, high)  # the limit stays a tensor on the device
 # --8<-- [end:numpy_torch]
@@ -101,7 +109,8 @@ class TorchClip(Block):
 # --8<-- [start:numpy_array]
 class NumpyArrayClip(Block):
     def middle(self, h):
-        # Dynamo translates the NumPy call into torch ops; only a Python number would break.
+        # Dynamo translates the NumPy call into torch ops; only a Python number
+        # would break.
         high = np.percentile(h.detach().cpu().numpy(), 99)
         return torch.minimum(h, torch.as_tensor(high).to(h.device))
 # --8<-- [end:numpy_array]
@@ -112,7 +121,8 @@ KNOTS_X, KNOTS_Y = (-3.0, 0.0, 3.0), (0.0, 0.5, 1.0)
 
 
 def vendor_calibrate(a: np.ndarray) -> np.ndarray:
-    """Stands for any third-party routine Dynamo cannot see into (a C extension, say)."""
+    """Stands for any third-party routine Dynamo cannot see into (a C extension,
+    say)."""
     return np.interp(a, KNOTS_X, KNOTS_Y).astype(a.dtype)
 # --8<-- [end:vendor]
 
@@ -126,9 +136,11 @@ class VendorOp(Block):
 
 
 # --8<-- [start:vendor_disabled]
-@torch.compiler.disable  # one explicit break around the call, not a failed trace inside it
+# One explicit break around the call, not a failed trace inside it.
+@torch.compiler.disable
 def calibrate_eagerly(h: torch.Tensor) -> torch.Tensor:
-    return torch.from_numpy(vendor_calibrate(h.detach().cpu().numpy())).to(h.device)
+    out = vendor_calibrate(h.detach().cpu().numpy())
+    return torch.from_numpy(out).to(h.device)
 
 
 class VendorDisabled(Block):
@@ -140,12 +152,14 @@ class VendorDisabled(Block):
 # --8<-- [start:vendor_custom_op]
 @torch.library.custom_op("snippets::calibrate", mutates_args=())
 def calibrate(h: torch.Tensor) -> torch.Tensor:
-    return torch.from_numpy(vendor_calibrate(h.detach().cpu().numpy())).to(h.device)
+    out = vendor_calibrate(h.detach().cpu().numpy())
+    return torch.from_numpy(out).to(h.device)
 
 
 @calibrate.register_fake
 def _(h):
-    return torch.empty_like(h)  # shape and dtype are all the compiler needs to know
+    # Shape and dtype are all the compiler needs to know.
+    return torch.empty_like(h)
 
 
 class VendorCustomOp(Block):
@@ -174,7 +188,8 @@ def generator_args(x, chunks):
 
 
 def list_args(x, chunks):
-    return x, list(chunks)  # a plain list: Dynamo traces it, and guards on its length
+    # A plain list: Dynamo traces it, and guards on its length.
+    return x, list(chunks)
 # --8<-- [end:container_calls]
 
 

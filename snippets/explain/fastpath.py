@@ -51,8 +51,9 @@ def fastpath(enabled: bool) -> Iterator[None]:
 
 # --8<-- [start:fix]
 def compile_without_fastpath(model: torch.nn.Module) -> torch.nn.Module:
-    # Off before the first call, which is when Dynamo traces: the traced layers are then plain
-    # linear, attention and layer-norm ops that Inductor can fuse, not one opaque fused op each.
+    # Off before the first call, which is when Dynamo traces: the traced
+    # layers are then plain linear, attention and layer-norm ops that Inductor
+    # can fuse, not one opaque fused op each.
     torch.backends.mha.set_fastpath_enabled(False)
     return torch.compile(model)
 # --8<-- [end:fix]

@@ -12,7 +12,8 @@ from snippets.explain import breaks
 # --8<-- [start:logs_demo]
 def demo_graph_breaks() -> None:
     model = breaks.ItemBranch().eval()
-    compiled = torch.compile(model, backend="eager")  # Dynamo only: breaks show without Inductor
+    # Dynamo only: breaks show without Inductor.
+    compiled = torch.compile(model, backend="eager")
     compiled(breaks.example_input())
 # --8<-- [end:logs_demo]
 
@@ -28,10 +29,12 @@ def graph_break_log() -> str:
 # --8<-- [start:fullgraph]
 def fullgraph_error() -> str:
     model = breaks.PrintInForward().eval()
-    compiled = torch.compile(model, backend="eager", fullgraph=True)  # a break is an error
+    # fullgraph=True: a break is an error.
+    compiled = torch.compile(model, backend="eager", fullgraph=True)
     try:
         compiled(breaks.example_input())
-    except Exception as exc:  # torch._dynamo.exc.Unsupported, or UserError on some versions
+    except Exception as exc:
+        # torch._dynamo.exc.Unsupported, or UserError on some versions
         return f"{type(exc).__name__}: {exc}"
     return "no error: the model traced as one graph"
 # --8<-- [end:fullgraph]

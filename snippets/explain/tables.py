@@ -28,12 +28,13 @@ def models(doc: dict[str, Any]) -> str:
 
 
 def costs(doc: dict[str, Any]) -> str:
-    """What each break costs: eager and compiled latency of every example."""
-    head = ("Cause", "Written as", "Graphs", "Breaks", "Eager ms", "Compiled ms", "Speedup")
+    """What each break costs: eager and compiled latency of every example, a row per way of
+    writing it, labelled by its cause."""
+    head = ("Cause: written as", "Graphs", "Breaks", "Eager ms", "Compiled ms", "Speedup")
     return render.markdown_table(head, (
-        (r["cause"], f"{r['kind']}: {r['variant']}", r["graph_count"], r["graph_break_count"],
+        (f"{r['cause']}: {r['kind']}, {r['variant']}", r["graph_count"], r["graph_break_count"],
          format(r["eager_ms"]["median"], ".3g"), format(r["compiled_ms"]["median"], ".3g"),
-         f"{r['speedup']:.2f}x") for r in doc["rows"]), left=2)
+         f"{r['speedup']:.2f}x") for r in doc["rows"]))
 
 
 def log(text: str) -> str:
@@ -55,12 +56,13 @@ def fastpath_graph(doc: dict[str, Any]) -> str:
 
 
 def fastpath_latency(doc: dict[str, Any]) -> str:
-    head = ("Batch", "Variant", "Compile s", "Median ms", "IQR ms", "vs eager fast path",
-            "rel err")
+    """The four ways of running the transformer per batch; speedup against eager with its
+    fast path, the way the benchmark runs it."""
+    head = ("Batch · variant", "Compile s", "Median ms", "IQR ms", "Speedup", "rel err")
     return render.markdown_table(head, (
-        (r["batch_size"], r["variant"], render.num(r["compile_s"], ".1f"),
+        (f"{r['batch_size']} · {r['variant']}", render.num(r["compile_s"], ".1f"),
          format(r["latency_ms"]["median"], ".3g"), format(r["latency_ms"]["iqr"], ".2g"),
-         f"{r['speedup']:.2f}x", f"{r['rel_err']:.1e}") for r in doc["rows"]), align="rlrrrrr")
+         f"{r['speedup']:.2f}x", f"{r['rel_err']:.1e}") for r in doc["rows"]))
 
 
 def fastpath_findings(doc: dict[str, Any]) -> str:

@@ -2,6 +2,7 @@
 
 - The build's state (recorded or fresh, cache, commit) is read once, when the build starts.
 - Results are read from, and a fresh build writes them to, the docs folder being built.
+- The project's code is added to the site as a zip file (``snippets.site.download``).
 - The Results page is rendered last, after every page that may write a results file in a fresh
   build, and any file written during the build is added to the site, so it is listed and linked.
 - After the build, ``snippets.sitecheck`` must find no traceback and no unstamped results table;
@@ -16,7 +17,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, InclusionLevel
 
-from snippets.site import build, sitecheck
+from snippets.site import build, download, sitecheck
 
 RESULTS_PAGE = "results.md"
 log = logging.getLogger("mkdocs.hooks.snippets")
@@ -35,6 +36,9 @@ def on_files(files, config):
     if page is not None:  # rendered in files order: put it last
         files.remove(page)
         files.append(page)
+    # The code of this version of the site, for readers to download (linked from the home page).
+    files.append(File.generated(config, download.NAME, content=download.source_zip(),
+                                inclusion=InclusionLevel.NOT_IN_NAV))
     return files
 
 

@@ -136,6 +136,33 @@ def build_times(device: str, *, build: Build | None = None) -> str:
     return section(buildtime.markdown(doc), results.stamp(doc, "recorded"))
 
 
+# ---- the home page ---------------------------------------------------------------------------
+
+def home(device: str, *, build: Build | None = None) -> str:
+    """What the newest recorded benchmark of ``device`` buys per model, stamped with its run."""
+    from snippets.bench import tables
+
+    doc = results.newest((build or current()).results_dir, "bench", device)
+    if doc is None:
+        return no_run_yet("bench", device)
+    where = doc["provenance"]["device"] + (" (GPU)" if device == "cuda" else "")
+    body = f"**{where}**, {doc['provenance']['settings'].get('dtype')}:\n\n" + tables.headline(doc)
+    return section(body, results.stamp(doc, "recorded"))
+
+
+def versions(*, build: Build | None = None) -> str:
+    """Every device and torch release the recorded numbers come from, newest run first."""
+    seen: dict[tuple[str, str], str] = {}
+    for path in sorted((build or current()).results_dir.rglob("*.json")):
+        prov = results.load(path)["provenance"]
+        key = (prov["device"], prov["torch"])
+        seen[key] = max(seen.get(key, ""), prov["date"] or "")
+    lines = [f"- {device}: torch {torch} (newest run {date[:10]})"
+             for (device, torch), date in sorted(seen.items(), key=lambda kv: kv[1],
+                                                 reverse=True)]
+    return "\n".join(lines) or "No run is recorded yet."
+
+
 # ---- the Results and CLI pages ----------------------------------------------------------------
 
 def _run_title(prov: dict[str, Any]) -> str:
@@ -143,41 +170,56 @@ def _run_title(prov: dict[str, Any]) -> str:
     return f"{prov.get('device')} ({kind}), torch {prov.get('torch')}"
 
 
-def results_index(renderers: dict[str, Callable[[dict], str]] | None = None, *,
-                  build: Build | None = None) -> str:
-    """Every recorded run, newest first, each file linked for download and rendered where a
-    renderer for its kind is known (bench files always are)."""
-    from snippets.bench import tables
+def renderers() -> dict[str, Callable[[dict], str]]:
+    """How the Results page draws each kind of results file: the tables its own page shows."""
+    from snippets.bench import tables as bench_tables
+    from snippets.dynamic import tables as dynamic_tables
+    from snippets.explain import tables as explain_tables
+    from snippets.site import buildtime
 
+    return {
+        "bench": bench_tables.table,
+        "graph-breaks": explain_tables.costs,
+        "transformer-fastpath": explain_tables.fastpath_latency,
+        "dynamic-shapes": lambda d: dynamic_tables.stalls(d) + "\n\n" + dynamic_tables.steady(d),
+        "site-build": buildtime.markdown,
+    }
+
+
+def _date(doc: dict[str, Any]) -> str:
+    return doc["provenance"]["date"] or ""
+
+
+def results_index(*, build: Build | None = None) -> str:
+    """Every recorded run, newest first: each run folder a section and each file in it (newest
+    first too) a table with its stamp and a link to the raw file. Headings carry ids made from
+    the folder and file names, so a link to one stays valid as runs are added."""
     build = build or current()
-    renderers = {"bench": tables.table, **(renderers or {})}
-    folders = sorted(p for p in build.results_dir.glob("*")
-                     if p.is_dir() and any(p.glob("*.json")))
+    draw = renderers()
+    folders = [p for p in build.results_dir.glob("*") if p.is_dir() and any(p.glob("*.json"))]
     if not folders:
         return ('!!! note "No recorded run yet"\n\n    `docs/results/` holds no run yet; the '
                 "Contributing page says how one is recorded.\n")
     runs = []
     for folder in folders:
-        # Runs kept as evidence sit in subfolders (noise/): recorded runs too, listed after.
-        docs = [(p, results.load(p)) for p in sorted(folder.rglob("*.json"),
-                                                      key=lambda p: (len(p.parts), str(p)))]
-        date = max(d["provenance"]["date"] or "" for _, d in docs)
-        runs.append((date, folder, docs))
+        docs = sorted(((p, results.load(p)) for p in folder.rglob("*.json")),
+                      key=lambda pd: _date(pd[1]), reverse=True)
+        runs.append((_date(docs[0][1]), folder, docs))
     out = []
-    for _date, folder, docs in sorted(runs, key=lambda r: r[0], reverse=True):
-        out.append(f"## {_run_title(docs[0][1]['provenance'])}\n")
+    for _newest, folder, docs in sorted(runs, key=lambda r: r[0], reverse=True):
+        out.append(f"## {_run_title(docs[0][1]['provenance'])} {{#{folder.name}}}\n")
         for path, doc in docs:
             # Exec output is HTML by the time MkDocs sees it, so MkDocs does not rewrite this
             # link: it is written as served, the page at results/ beside the run folders (the
             # site check verifies every link in the built site).
             link = path.relative_to(build.results_dir).as_posix()
             name = path.relative_to(folder).with_suffix("").as_posix()
-            out.append(f"### {name}\n\nRaw results: [{path.name}]({link}) "
+            anchor = f"{folder.name}--{name.replace('/', '-')}"
+            out.append(f"### {name} {{#{anchor}}}\n\n{_date(doc)[:10]}, "
+                       f"{results.kind_of(doc).name}: raw results in [{path.name}]({link}) "
                        f"(schema `{doc['schema']}`, {len(doc['rows'])} rows).\n")
-            fn = renderers.get(results.kind_of(doc).name)
-            body = fn(doc) if fn else f"`{link}`"
             how = "fresh" if path.resolve() in build.written else "recorded"
-            out.append(section(body, results.stamp(doc, how)))
+            out.append(section(draw[results.kind_of(doc).name](doc), results.stamp(doc, how)))
     return "\n".join(out)
 
 
@@ -188,7 +230,7 @@ def cli_help(tool: str = "bench") -> str:
 
     parser = importlib.import_module(f"snippets.{tool}.__main__").parser
     was = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = "100"  # argparse wraps to the terminal's width; a page has none
+    os.environ["COLUMNS"] = "80"  # argparse wraps to the terminal's width: the page column's
     try:
         text = parser().format_help().strip()
     finally:

@@ -24,3 +24,15 @@ def test_cold_warm_table_has_a_row_per_compiled_configuration():
     warm = results.load(H200 / "noise/first-2.json")
     rows = table_rows(payoff.cold_warm_markdown(cold, warm))
     assert len(rows) == sum(r["mode"] != "eager" for r in cold["rows"])
+
+
+def test_break_even_of_each_run_uses_that_runs_own_eager():
+    cold = results.load(H200 / "noise/first-1.json")
+    warm = results.load(H200 / "noise/first-2.json")
+    rows = {r[0]: r for r in table_rows(payoff.cold_warm_markdown(cold, warm))}
+    w = {(r["model"], r["batch_size"], r["mode"]): r for r in warm["rows"]}
+    key = ("resnet50", 1, "default")
+    expected = payoff.break_even_calls(w[key]["compile_s"],
+                                       w[key[:2] + ("eager",)]["latency_ms"]["median"],
+                                       w[key]["latency_ms"]["median"])
+    assert rows["resnet50 · 1 · default"][4] == f"{expected:,.0f}"

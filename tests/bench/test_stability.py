@@ -21,10 +21,14 @@ H200 = ROOT / "docs/results/nvidia-h200_torch-2.11.0"
 def test_speedup_spread_lists_every_compiled_configuration_of_every_run():
     runs = stability.recorded_gpu_runs(ROOT / "docs" / "results")
     assert len(runs) >= 2 and runs[0][0] == "bench"
-    rows = table_rows(stability.speedup_spread(runs))
+    text = stability.speedup_spread(runs)
+    rows = table_rows(text)
     compiled = [r for r in runs[0][1]["rows"] if r["mode"] != "eager"]
-    assert len(rows) == len(compiled)
-    assert all(len(r) == 3 + len(runs) + 1 for r in rows)
+    assert [r[0] for r in rows] == [f"{r['model']} · {r['batch_size']} · {r['mode']}"
+                                    for r in compiled]
+    assert all(r[1] == str(len(runs)) for r in rows)  # every run holds every configuration
+    per_run = table_rows(text.split("<summary>")[1])  # the table inside the details block
+    assert len(per_run) == len(compiled) and all(len(r) == 1 + len(runs) for r in per_run)
 
 
 def test_spells_account_for_every_round_once():
@@ -33,7 +37,7 @@ def test_spells_account_for_every_round_once():
     table = table_rows(stability.spells(doc, row["model"], row["batch_size"]))
     covered = []
     for cells in table:
-        first, last = (int(n) for n in cells[0].split("–"))
+        first, last = (int(n) for n in cells[0].split(" · ")[0].split("–"))
         covered += range(first, last + 1)
     assert covered == list(range(1, len(row["latency_ms"]["samples"]) + 1))
 

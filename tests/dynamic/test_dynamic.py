@@ -82,7 +82,9 @@ def test_markdown_tables_render_a_document():
                      "errors": []}],
            "steady": [{"variant": "eager", "batch": 8, "seq": 64, "latency_ms": lat,
                        "speedup": 1.0}]}
-    assert "| default | 2 | 4×32 8×32 | 3.00 | 2.00 | 0 | – |" in tables.stalls(doc)
+    assert "| default | 2 | 3.00 | 2.00 | 0 | 4×32 8×32 |" in tables.stalls(doc)
+    doc["rows"][0]["errors"] = ["ConstraintViolationError: batch | specialized"]
+    assert "- `default`: ConstraintViolationError: batch \\| specialized" in tables.stalls(doc)
     assert "| eager | 8×64 | 2 | 0.1 | 1.00x |" in tables.steady(doc)
 
 

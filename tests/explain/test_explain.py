@@ -95,7 +95,7 @@ def test_latency_markdown_renders_a_results_row():
     doc = {"rows": [{"cause": "c", "variant": "v", "kind": "broken", "graph_count": 2,
                      "graph_break_count": 1, "eager_ms": lat, "compiled_ms": lat,
                      "speedup": 1.0}]}
-    assert "| c | broken: v | 2 | 1 | 1.5 | 1.5 | 1.00x |" in tables.costs(doc)
+    assert "| c: broken, v | 2 | 1 | 1.5 | 1.5 | 1.00x |" in tables.costs(doc)
 
 
 def test_fullgraph_turns_the_break_into_an_error():

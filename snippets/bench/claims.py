@@ -1,0 +1,70 @@
+"""The tutorial this guide grew from, held to the benchmark's numbers.
+
+The tutorial gives a typical speedup per model and batch size, measured with
+``mode="max-autotune-no-cudagraphs"`` in bf16 on an NVIDIA GPU, and recommends that mode for
+production. ``verdicts`` sets each claimed range beside what every recorded mode measured: a
+range holds where the measured speedup, give or take half its interquartile range, meets it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from snippets.core import render
+
+# (model, batch) -> the tutorial's "typical speedup", low and high: its table "What you will
+# typically see" (ResNet-50 1.3-2x at batch 1, 1.1-1.4x at 32; the transformer 1.5-2.5x at 1,
+# 1.2-1.6x at 32).
+CLAIMED: dict[tuple[str, int], tuple[float, float]] = {
+    ("resnet50", 1): (1.3, 2.0),
+    ("resnet50", 32): (1.1, 1.4),
+    ("transformer", 1): (1.5, 2.5),
+    ("transformer", 32): (1.2, 1.6),
+}
+TUTORIAL_MODE = "max-autotune-no-cudagraphs"  # the mode the tutorial measured and recommends
+
+
+def verdict(value: float, spread: float, low: float, high: float) -> str:
+    """``holds`` if [value - spread/2, value + spread/2] meets [low, high], else higher/lower."""
+    if value - spread / 2 > high:
+        return "higher"
+    if value + spread / 2 < low:
+        return "lower"
+    return "holds"
+
+
+def cell(row: dict[str, Any] | None, low: float, high: float) -> str:
+    if row is None or row.get("speedup") is None or row["status"] not in ("ok", "noisy"):
+        return "not measured"
+    value, spread = row["speedup"], row.get("speedup_iqr") or 0.0
+    return f"{value:.2f}x ± {spread / 2:.2f}: {verdict(value, spread, low, high)}"
+
+
+def verdicts(doc: dict[str, Any]) -> str:
+    """A row per claim: the claimed range, then each mode's measured speedup and its verdict,
+    the tutorial's own mode last."""
+    rows = {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}
+    modes = [m for m in dict.fromkeys(r["mode"] for r in doc["rows"]) if m != "eager"]
+    if TUTORIAL_MODE in modes:
+        modes.remove(TUTORIAL_MODE)
+    modes.append(TUTORIAL_MODE)
+    head = ("Model · batch", "Claimed", *(f"`{m}`" for m in modes))
+    body = []
+    for (model, bs), (low, high) in CLAIMED.items():
+        body.append([f"{model} · {bs}", f"{low:g}x to {high:g}x",
+                     *(cell(rows.get((model, bs, m)), low, high) for m in modes)])
+    return render.markdown_table(head, body) + "\n\n" + summary(body, modes)
+
+
+def summary(body: list[list[str]], modes: list[str]) -> str:
+    """One line per mode: where its measured speedups meet, beat or miss the claimed ranges."""
+    out = []
+    for i, mode in enumerate(modes, start=2):
+        by: dict[str, list[str]] = {}
+        for row in body:
+            by.setdefault(row[i].rpartition(": ")[2], []).append(row[0])
+        words = {"holds": "within the claim", "higher": "above it", "lower": "below it",
+                 "not measured": "not measured"}
+        out.append(f"- `{mode}`: " + "; ".join(
+            f"{words[v]} for {', '.join(names)}" for v, names in by.items()) + ".")
+    return "\n".join(out)

@@ -1,0 +1,33 @@
+"""The tutorial's claims against the recorded numbers: the verdict rule, and the table's shape."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from snippets.bench import claims
+from snippets.core import results
+from tests.markdown import table_rows
+
+ROOT = Path(__file__).resolve().parents[2]
+H200 = ROOT / "docs/results/nvidia-h200_torch-2.11.0"
+
+
+@pytest.mark.parametrize(("value", "spread", "expect"), [
+    (1.5, 0.0, "holds"), (2.5, 0.2, "higher"), (1.0, 0.1, "lower"),
+    (2.05, 0.2, "holds"),  # within half its spread of the top of the range
+    (1.25, 0.12, "holds"),  # likewise at the bottom
+])
+def test_verdict(value, spread, expect):
+    assert claims.verdict(value, spread, 1.3, 2.0) == expect
+
+
+def test_a_row_per_claim_and_the_tutorials_mode_last():
+    doc = results.load(H200 / "bench.json")
+    text = claims.verdicts(doc)
+    assert text.splitlines()[0].endswith(f"| `{claims.TUTORIAL_MODE}` |")
+    rows = table_rows(text)
+    assert [r[0] for r in rows] == [f"{m} · {b}" for m, b in claims.CLAIMED]
+    assert all(r[-1] == "not measured" for r in rows)  # no max-autotune run is recorded yet
+    assert all(r[2].endswith((": holds", ": higher", ": lower")) for r in rows)
