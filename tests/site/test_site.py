@@ -29,12 +29,34 @@ ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 SEARCH_WORD = "interleaved"  # said on the benchmark page, and on no other
+PHONE = {"width": 390, "height": 844}
+# The pages with results tables or code, checked for clipping at both widths.
+READ_PAGES = ("", "benchmark/", "noise/", "graph-breaks/", "dynamic-shapes/",
+              "when-not-to-compile/", "results/", "cli/", "contributing/")
+# Every visible table and code block whose content is wider than its box; a table or code in a
+# closed <details> is not visible and not counted.
+CLIPPED = """() => {
+  const out = [];
+  const visible = (el) => el.offsetParent !== null && !el.closest('details:not([open])');
+  document.querySelectorAll('.md-content table').forEach((t) => {
+    const box = t.closest('.md-typeset__scrollwrap') || t.parentElement;
+    if (visible(t) && t.scrollWidth > box.clientWidth + 1)
+      out.push(`table "${t.querySelector('th')?.innerText}" ${t.scrollWidth} > ${box.clientWidth}`);
+  });
+  document.querySelectorAll('.md-content pre > code').forEach((c) => {
+    const first = c.innerText.split('\\n')[0].slice(0, 60);
+    if (visible(c) && c.scrollWidth > c.clientWidth + 1)
+      out.push(`code "${first}" ${c.scrollWidth} > ${c.clientWidth}`);
+  });
+  return out;
+}"""
 
 
 def site_copy(dest: Path) -> Path:
     """A buildable copy of the site: its config and pages copied, the snippets linked."""
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "mkdocs.yml", dest / "mkdocs.yml")
+    shutil.copy(ROOT / "README.md", dest / "README.md")  # the home page includes its commands
     shutil.copytree(ROOT / "docs", dest / "docs")
     (dest / "snippets").symlink_to(ROOT / "snippets", target_is_directory=True)
     return dest
@@ -151,7 +173,8 @@ def test_planted_failure_fails_the_build(planted: dict[str, tuple[int, str]], na
 
 @dataclass
 class Browsing:
-    page: Any  # playwright's Page
+    page: Any  # playwright's Page, at desktop width
+    phone: Any  # a second Page, 390 px wide, dark
     base: str  # the served site's root URL
     errors: list[str]  # console errors, uncaught exceptions and failed requests, as they happen
 
@@ -189,7 +212,8 @@ def browser_page(site: Path):
                 page.on("pageerror", lambda e: errors.append(f"{page.url}: {e}"))
                 page.on("response", lambda r: r.status >= 400 and errors.append(
                     f"{page.url}: HTTP {r.status} for {r.url}"))
-                yield Browsing(page, f"http://127.0.0.1:{port}/", errors)
+                phone = browser.new_page(viewport=PHONE, color_scheme="dark")
+                yield Browsing(page, phone, f"http://127.0.0.1:{port}/", errors)
             finally:
                 browser.close()
     finally:
@@ -235,3 +259,42 @@ def test_no_page_logs_an_error(browser_page: Browsing, site: Path) -> None:
         page.goto(browser_page.base + ("" if url == "." else url + "/"))
         page.wait_for_load_state("networkidle")
     assert errors == []
+
+
+@pytest.mark.parametrize("url", READ_PAGES)
+def test_nothing_is_cut_off_at_desktop_width(browser_page: Browsing, url: str) -> None:
+    page = browser_page.page
+    page.goto(browser_page.base + url)
+    assert page.evaluate(CLIPPED) == []
+
+
+@pytest.mark.parametrize("url", READ_PAGES)
+def test_on_a_phone_code_wraps_and_row_labels_stay_in_view(browser_page: Browsing,
+                                                           url: str) -> None:
+    phone = browser_page.phone
+    phone.goto(browser_page.base + url)
+    # Code wraps on a phone; a table may be wider than the screen, but then it scrolls and its
+    # first column (the row label) stays at the left edge of the scrolled box.
+    assert [c for c in phone.evaluate(CLIPPED) if c.startswith("code")] == []
+    stuck = phone.evaluate("""() => [...document.querySelectorAll('.results table')]
+      .filter((t) => t.offsetParent !== null && !t.closest('details:not([open])'))
+      .map((t) => {
+        const box = t.closest('.md-typeset__scrollwrap') || t.parentElement;
+        box.scrollLeft = box.scrollWidth;
+        const label = t.querySelector('td:first-child, th:first-child').getBoundingClientRect();
+        return label.left >= box.getBoundingClientRect().left - 1;
+      })""")
+    assert all(stuck)
+
+
+def test_phone_screenshot_shows_the_benchmark_numbers(browser_page: Browsing) -> None:
+    phone = browser_page.phone
+    phone.goto(browser_page.base + "benchmark/")
+    table = phone.locator(".results table").first
+    table.scroll_into_view_if_needed()
+    first_row = [c.inner_text() for c in table.locator("tbody tr").first.locator("td").all()]
+    median = table.locator("tbody tr").first.locator("td").nth(1).bounding_box()
+    assert median["x"] + median["width"] <= PHONE["width"]  # the first number is on screen
+    assert first_row[1] not in ("", "–")
+    ARTIFACTS.mkdir(exist_ok=True)
+    phone.screenshot(path=str(ARTIFACTS / "benchmark-phone-dark.png"))
