@@ -206,7 +206,8 @@ def steady_state(cfg: DynamicConfig) -> list[dict[str, Any]]:
     timed = measure.measure_variants(fns, dev, rounds=cfg.rounds, sample_ms=cfg.sample_ms,
                                      warmup=3)
     return [{"variant": n, "batch": STEADY_SHAPE[0], "seq": STEADY_SHAPE[1],
-             "latency_ms": m.as_dict(), "speedup": measure.speedup(timed["eager"], m).value}
+             "latency_ms": m.as_dict(), "calls_per_sample": timed.calls[n],
+             "speedup": measure.speedup(timed["eager"], m).value}
             for n, m in timed.measurements.items()]
 
 

@@ -74,6 +74,8 @@ def measure_cause(cause: breaks.Cause, cfg: CostConfig) -> list[dict[str, Any]]:
     for name, row in rows.items():
         eager, comp = timed[f"{name}/eager"], timed[f"{name}/compiled"]
         row["eager_ms"], row["compiled_ms"] = eager.as_dict(), comp.as_dict()
+        row["calls_per_sample"] = {"eager": timed.calls[f"{name}/eager"],
+                                   "compiled": timed.calls[f"{name}/compiled"]}
         row["speedup"] = measure.speedup(eager, comp).value
     return list(rows.values())
 

@@ -123,7 +123,7 @@ def measure_batch(cfg: FastpathConfig, bs: int) -> list[dict[str, Any]]:
     timed = measure.measure_variants(fns, device, rounds=cfg.rounds, sample_ms=cfg.sample_ms)
     base = timed[VARIANTS[0]]
     return [{"batch_size": bs, "variant": name, **extra[name], "latency_ms": m.as_dict(),
-             "speedup": measure.speedup(base, m).value}
+             "calls_per_sample": timed.calls[name], "speedup": measure.speedup(base, m).value}
             for name, m in timed.measurements.items()]
 
 
