@@ -74,6 +74,10 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
         "stall_max_ms": NUM, "eager_after_limit": (int,), "errors": (list,),
         "all_correct": (bool,), "calls": (list,)}),
     Kind("site-build", "snippets.buildtime/1", {"label": (str,), "seconds": NUM}),
+    Kind("debug-minifier", "snippets.debug-minifier/1", {
+        "error": (str,), "detect_s": NUM, "minify_s": NUM, "nodes_before": (int, type(None)),
+        "nodes_after": (int, type(None)), "queries": (int, type(None)),
+        "repro_forward": (str,)}),
     # Computed at every build, on any machine, in seconds: counts and logs, nothing timed.
     Kind("explain-causes", "snippets.explain-causes/1",
          {"cause": (str,), "variant": (str,), "kind": (str,), **_EXPLAINED}, measured=False),

@@ -26,14 +26,19 @@ def clean_path(text: str) -> str:
     return _REPO.sub("", _SITE.sub("", text.replace(f"{ROOT}{os.sep}", "")))
 
 
-def capture(logs: str, code: str, *, max_lines: int = 28, timeout: float = 300) -> str:
-    """Run ``code`` in a new Python with ``TORCH_LOGS=logs``; return its cleaned log lines."""
-    env = {**os.environ, "TORCH_LOGS": logs,
+def capture(logs: str, code: str, *, max_lines: int = 28, timeout: float = 300,
+            keep: str | None = None, env: dict[str, str] | None = None) -> str:
+    """Run ``code`` in a new Python with ``TORCH_LOGS=logs``; return its cleaned log lines, only
+    those matching the regular expression ``keep`` where one is given."""
+    env = {**os.environ, **({"TORCH_LOGS": logs} if logs else {}), **(env or {}),
            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    # An empty TORCH_LOGS is not "no logs" to torch 2.14: its import fails. Leave it unset.
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                           cwd=ROOT, timeout=timeout)
     lines = [clean_path(_PREFIX.sub("", line)).rstrip()
              for line in (proc.stderr + proc.stdout).splitlines()]
+    if keep:
+        lines = [line for line in lines if re.search(keep, line)]
     # Drop the blank runs and the hint-free repetitions that follow a multi-line record.
     out: list[str] = []
     for line in lines:

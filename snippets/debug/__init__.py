@@ -1,0 +1,207 @@
+"""The debugging toolbox: what to switch on when torch.compile surprises you, each shown on one
+small model from this package and produced by running it.
+
+- ``TORCH_TRACE`` writes a structured trace of every compilation; ``tlparse`` turns it into a
+  browsable report (``trace_report``).
+- ``TORCH_LOGS`` beyond graph breaks: the guards a graph rests on, what dynamic shapes did, the
+  code Inductor generated (``log``).
+- ``torch.profiler`` on a compiled model: which regions and kernels ran (``profile_events``).
+- The accuracy minifier, for a compiled model that gives wrong answers (``minify``, in
+  ``snippets.debug.minifier``: it takes minutes, so its run is recorded).
+- The graph-break registry: every break Dynamo can report, with its explanation and hints
+  (``registry``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from snippets.core import torch_logs
+
+
+# --8<-- [start:model]
+def small_model() -> nn.Module:
+    """Two linear layers around a ReLU: compiles in seconds on any CPU."""
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4)).eval()
+# --8<-- [end:model]
+
+
+# --8<-- [start:demos]
+def demo_shapes() -> None:
+    """Dynamo only, two batch sizes: the second call fails a guard."""
+    compiled = torch.compile(small_model(), backend="eager")
+    with torch.no_grad():
+        for batch in (4, 8):
+            compiled(torch.randn(batch, 16))
+
+
+def demo_compile() -> None:
+    """One compile with Inductor, as a first try at torch.compile does it."""
+    compiled = torch.compile(small_model())
+    with torch.no_grad():
+        compiled(torch.randn(4, 16))
+# --8<-- [end:demos]
+
+
+DEMOS = {"shapes": "from snippets import debug; debug.demo_shapes()",
+         "compile": "from snippets import debug; debug.demo_compile()"}
+# What each log shows of its demo: the lines that answer its question, not its whole dump.
+LOGS = {
+    # The guards on the input tensor (its size, dtype, device), and the one that replaced them
+    # once the batch went dynamic.
+    "guards": ("shapes", r"TENSOR_MATCH: check_tensor\(L\['args'\]|LAMBDA_GUARD: .*L\['args'\]"),
+    # Where Dynamo decided a size is dynamic, and the symbol it gave it.
+    "dynamic": ("shapes", r"marking .* as dynamic|create_symbol|create_env"),
+    # The generated code: the C++ kernel Inductor fused, and the Python that calls it (from the
+    # kernel on; the imports and helpers before it are the same in every module).
+    "output_code": ("compile", r"^(?!No CUDA runtime)"),
+}
+STARTS = {"output_code": r"= async_compile\."}
+
+
+def command(logs: str) -> str:
+    return f'TORCH_LOGS="{logs}" python -c "{DEMOS[LOGS[logs][0]]}"'
+
+
+def log(logs: str) -> str:
+    """What ``TORCH_LOGS=<logs>`` prints for its demo, cleaned for a page."""
+    demo, keep = LOGS[logs]
+    text = torch_logs.capture(logs, DEMOS[demo], keep=keep, max_lines=400)
+    lines = text.splitlines()
+    if logs in STARTS:
+        lines = lines[next((i for i, ln in enumerate(lines) if re.search(STARTS[logs], ln)), 0):]
+    return "\n".join(lines[:60] + ([f"... ({len(lines) - 60} more lines)"] if len(lines) > 60
+                                   else []))
+
+
+# ---- TORCH_TRACE and tlparse --------------------------------------------------------------------
+
+TRACE_COMMAND = (f'TORCH_TRACE=/tmp/trace python -c "{DEMOS["compile"]}"\n'
+                 "tlparse /tmp/trace/*.log -o tl_out --no-browser")
+
+
+def trace_report() -> dict[str, Any]:
+    """Run the compile demo under ``TORCH_TRACE``, count the trace's records by kind, and list
+    the files ``tlparse`` makes of it (None where tlparse is not installed)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        trace, out = Path(tmp) / "trace", Path(tmp) / "tl_out"
+        torch_logs.capture("", DEMOS["compile"], env={"TORCH_TRACE": str(trace)})
+        logs = sorted(trace.glob("*.log"))
+        kinds: Counter[str] = Counter()
+        for line in logs[0].read_text().splitlines() if logs else []:
+            record = _record(line)
+            kinds.update(k for k in record if k not in _CONTEXT)
+        files = None
+        tlparse = tlparse_command()
+        if tlparse and logs:
+            subprocess.run([tlparse, str(logs[0]), "-o", str(out), "--no-browser"],
+                           capture_output=True, timeout=120, check=True)
+            files = sorted(_generic(p.relative_to(out).as_posix()) for p in out.rglob("*")
+                           if p.is_file() and "payloads" not in p.parts)
+        return {"records": dict(kinds.most_common()), "tlparse_files": files}
+
+
+def tlparse_command() -> str | None:
+    """tlparse on the PATH, or beside this Python (a virtual environment not activated)."""
+    beside = Path(sys.executable).parent / "tlparse"
+    return shutil.which("tlparse") or (str(beside) if beside.is_file() else None)
+
+
+# Fields every trace record carries to say where it came from; the others name its kind.
+_CONTEXT = {"frame_id", "frame_compile_id", "attempt", "has_payload", "stack", "rank",
+            "compiled_autograd_id"}
+
+
+def _record(line: str) -> dict[str, Any]:
+    """The JSON object of one trace line (after the glog prefix), or {} for a payload line
+    (those start with a tab and hold a record's content: a graph, code, a JSON blob)."""
+    start = line.find("{")
+    if start < 0 or line.startswith("\t"):
+        return {}
+    try:
+        record = json.loads(line[start:])
+    except json.JSONDecodeError:
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
+# ---- torch.profiler ----------------------------------------------------------------------------
+
+# --8<-- [start:profile]
+def profile_compiled() -> torch.profiler.profile:
+    compiled = torch.compile(small_model())
+    x = torch.randn(4, 16)
+    with torch.no_grad():
+        compiled(x)  # compile outside the profile: only steady calls in it
+        cpu = [torch.profiler.ProfilerActivity.CPU]
+        with torch.profiler.profile(activities=cpu) as prof:
+            for _ in range(3):
+                compiled(x)
+    return prof
+# --8<-- [end:profile]
+
+
+def profile_events() -> list[dict[str, Any]]:
+    """The events of three steady calls, by name with their count: which regions and kernels
+    ran. Times are left out: this page shows what to look for, not a measurement."""
+    prof = profile_compiled()
+    torch._dynamo.reset()
+    names = Counter(e.name for e in prof.events())
+    return [{"name": _generic(n), "count": c} for n, c in names.most_common()]
+
+
+def _generic(name: str) -> str:
+    """A kernel's name without its hash, so the page does not change with every build."""
+    return re.sub(r"\b[0-9a-z]{32,}\b", "<hash>", name)
+
+
+# ---- the graph-break registry --------------------------------------------------------------------
+
+def registry_path() -> Path:
+    return Path(torch._dynamo.__file__).parent / "graph_break_registry.json"
+
+
+def registry() -> dict[str, dict[str, Any]]:
+    """Dynamo's registry of graph breaks, by id (``GB0000``...), as the installed torch has it
+    (torch 2.7 and later); empty before."""
+    path = registry_path()
+    if not path.is_file():
+        return {}
+    return {gb: entries[0] for gb, entries in json.loads(path.read_text()).items() if entries}
+
+
+def registry_for(reason: str) -> tuple[str, dict[str, Any]] | None:
+    """The registry entry whose type is this break reason (``explain``'s first line)."""
+    for gb, entry in registry().items():
+        if entry.get("Gb_type") and reason.startswith(entry["Gb_type"]):
+            return gb, entry
+    return None
+
+
+def registry_rows() -> list[dict[str, Any]]:
+    """Each broken example of the graph-breaks page, the registry entry of every break it hits,
+    and what the registry says of it."""
+    from snippets.explain import breaks, explain_quietly
+
+    rows = []
+    for cause in breaks.CAUSES:
+        variant = cause.broken
+        exp = explain_quietly(variant.module().eval(), *variant.args(breaks.example_input()))
+        for reason in dict.fromkeys(r.reason for r in exp.break_reasons):
+            gb, entry = registry_for(reason) or ("–", {})
+            rows.append({"example": f"{cause.title}: {variant.name}", "reason": reason,
+                         "id": gb, "explanation": entry.get("Explanation", reason),
+                         "hints": entry.get("Hints", [])})
+    return rows

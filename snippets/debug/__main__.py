@@ -1,0 +1,50 @@
+"""``python -m snippets.debug --minify``: run the accuracy minifier on a planted bug, record it.
+
+The other tools of the debugging page run in seconds and are executed when the site is built; the
+minifier takes minutes, so its run is recorded like a benchmark's.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from snippets.core import cli, results
+from snippets.debug import minifier, tables
+
+PROG = "python -m snippets.debug"
+
+
+def parser() -> cli.Parser:
+    p = cli.Parser(prog=PROG, description="The debugging page's recorded run.")
+    p.add_argument("--minify", action="store_true", required=True,
+                   help="plant a wrong-answer bug in Inductor, let the accuracy minifier find "
+                        "it, and record what it found (minutes on a CPU)")
+    p.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    p.add_argument("--output", type=Path, help="write the results file here")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    cli.check_output(PROG, args.output)
+
+    def stopped() -> int:
+        interrupt.settle()
+        print("interrupted: nothing finished to keep")
+        return cli.INTERRUPTED_EXIT
+
+    interrupt = cli.Interrupt(last_words=stopped)
+    try:
+        with interrupt.installed():
+            doc = minifier.produce(commit=cli.commit_from_env())
+    except KeyboardInterrupt:
+        return stopped()
+    if args.output:
+        results.write_atomic(args.output, doc)
+    print(json.dumps(doc, indent=1) if args.format == "json" else tables.minifier(doc))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

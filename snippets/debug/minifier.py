@@ -1,0 +1,102 @@
+"""The accuracy minifier on a compiled model that gives wrong answers, run for real.
+
+To have a wrong answer to chase, Inductor is given a bug on purpose: the testing switch
+``torch._inductor.config.cpp.inject_relu_bug_TESTING_ONLY = "accuracy"``, which PyTorch's own
+minifier tests use, makes the C++ code generated for a ReLU wrong. With ``TORCHDYNAMO_REPRO_AFTER``
+set, compiling the model checks every compiled graph against eager, stops at the first that
+disagrees and writes a launcher; the launcher then shrinks the graph until what is left still
+disagrees, and writes ``repro.py``. Both steps run in fresh processes, as a user runs them. It
+takes minutes on two cores, so the page shows a recorded run (``python -m snippets.debug``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from snippets.core import measure, results
+
+KIND = "debug-minifier"
+
+# --8<-- [start:wrong]
+WRONG_ANSWER = '''
+import torch
+import torch._inductor.config
+from snippets import debug
+
+# A bug planted in Inductor's C++ code for ReLU: the compiled model now
+# computes something else than eager.
+torch._inductor.config.cpp.inject_relu_bug_TESTING_ONLY = "accuracy"
+model, x = debug.small_model(), torch.randn(8, 16)
+with torch.no_grad():
+    out = torch.compile(model)(x)
+'''
+# --8<-- [end:wrong]
+
+# --8<-- [start:env]
+MINIFY_ENV = {
+    "TORCHDYNAMO_REPRO_AFTER": "aot",  # check each graph after AOTAutograd
+    "TORCHDYNAMO_REPRO_LEVEL": "4",  # 4: compare with eager, minify on mismatch
+}
+# --8<-- [end:env]
+
+
+def _run(args: list[str], cwd: Path, timeout: float) -> tuple[subprocess.CompletedProcess, float]:
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, **MINIFY_ENV,
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+    watch = measure.Stopwatch(torch.device("cpu"))
+    with watch:
+        proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True,
+                              timeout=timeout)
+    return proc, watch.seconds
+
+
+def _forward(repro: str) -> str:
+    """The ``forward`` of the minified graph, the part of repro.py that names the culprit."""
+    found = re.search(r"    def forward\(.*?(?=\n\S|\n    def |\Z)", repro, flags=re.S)
+    return found.group(0).strip("\n") if found else ""
+
+
+def run(*, timeout: float = 900) -> dict[str, Any]:
+    """Detect, then minify, in a scratch folder; one row with what each step found."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        detect, detect_s = _run([sys.executable, "-c", WRONG_ANSWER], work, timeout)
+        # The last error the compile raised, by its class name: AccuracyError, on a mismatch.
+        errors = re.findall(r"^(?:[\w.]+\.)?(\w+Error: .*)$", detect.stderr, flags=re.M)
+        launchers = sorted(work.glob("torch_compile_debug/*/minifier/minifier_launcher.py"))
+        row: dict[str, Any] = {"error": errors[-1] if errors else "", "detect_s": detect_s,
+                               "launcher": bool(launchers), "minify_s": None,
+                               "nodes_before": None, "nodes_after": None, "queries": None,
+                               "repro_forward": ""}
+        if launchers:
+            minify, row["minify_s"] = _run([sys.executable, str(launchers[0])], work, timeout)
+            log = minify.stdout + minify.stderr
+            before = re.search(r"Started off with (\d+) nodes", log)
+            after = re.findall(r"checkpoint with (\d+) nodes", log)
+            queries = re.search(r"Made (\d+) queries", log)
+            row["nodes_before"] = int(before.group(1)) if before else None
+            row["nodes_after"] = int(after[-1]) if after else None
+            row["queries"] = int(queries.group(1)) if queries else None
+            repro = work / "repro.py"
+            row["repro_forward"] = _forward(repro.read_text()) if repro.exists() else ""
+        return row
+
+
+def produce(*, commit: str | None = None) -> dict[str, Any]:
+    settings = {"repro_after": MINIFY_ENV["TORCHDYNAMO_REPRO_AFTER"],
+                "repro_level": int(MINIFY_ENV["TORCHDYNAMO_REPRO_LEVEL"]),
+                "injected": "cpp.inject_relu_bug_TESTING_ONLY=accuracy"}
+    doc = results.new_document(KIND, results.provenance(torch.device("cpu"), settings,
+                                                         commit=commit))
+    doc["rows"].append(run())
+    doc["complete"] = True
+    return doc

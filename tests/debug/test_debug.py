@@ -1,0 +1,83 @@
+"""The debugging toolbox, run for real on the CPU: each tool shows what the page says it shows."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from snippets import debug
+from snippets.core import results
+from snippets.debug import minifier, tables
+from snippets.debug.__main__ import main
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def test_guards_show_the_input_size_then_a_range_once_the_batch_changed():
+    text = debug.log("guards")
+    assert "size=[4, 16]" in text and "size=[None, 16]" in text
+    assert "LAMBDA_GUARD: 2 <= L['args'][0].size()[0]" in text
+    assert str(results.ROOT) not in text
+
+
+def test_dynamic_shows_where_the_batch_became_a_symbol():
+    text = debug.log("dynamic")
+    assert "marking L['args'][0] as dynamic" in text and "create_symbol" in text
+
+
+def test_output_code_shows_the_fused_kernel_and_the_library_matmuls():
+    text = debug.log("output_code")
+    assert "cpp_fused_relu_0" in text and "extern_kernels.addmm" in text
+
+
+def test_the_trace_has_the_compile_and_tlparse_reports_it():
+    report = debug.trace_report()
+    assert report["records"]["dynamo_start"] == 1
+    assert report["records"]["inductor_output_code"] == 1
+    if debug.tlparse_command() is None:
+        pytest.skip("tlparse is not installed (it comes with the docs extra)")
+    assert "index.html" in report["tlparse_files"]
+    assert any(f.startswith("-_0_0_0/dynamo_output_graph") for f in report["tlparse_files"])
+    assert "| dynamo_start | 1 |" in tables.trace(report)
+
+
+def test_the_profile_shows_one_compiled_region_per_call():
+    counts = {e["name"]: e["count"] for e in debug.profile_events()}
+    assert counts["Torch-Compiled Region: 0/0"] == 3
+    assert counts["TorchDynamo Cache Lookup"] == 3
+
+
+def test_every_broken_example_has_its_registry_entry():
+    rows = debug.registry_rows()
+    assert {r["example"].split(":")[0] for r in rows} >= {"Data-dependent control flow",
+                                                          "Printing in forward"}
+    if not debug.registry():
+        pytest.skip("this torch has no graph-break registry (added in 2.7)")
+    assert all(r["id"].startswith("GB") for r in rows)
+    assert "| Data-dependent control flow: if .item() | GB" in tables.registry(rows)
+
+
+@pytest.mark.slow
+def test_the_minifier_finds_the_planted_relu_bug():
+    row = minifier.run()
+    assert row["error"].startswith("AccuracyError")
+    assert row["nodes_after"] < row["nodes_before"] and row["queries"] > 0
+    assert "aten.relu" in row["repro_forward"]
+
+
+def test_the_command_line_needs_to_be_told_what_to_run(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and "--minify" in err
+
+
+def test_an_unwritable_output_is_refused_before_minutes_of_work(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--minify", "--output", "/no/such/folder/m.json"])
+    assert exc.value.code == 2 and "does not exist" in capsys.readouterr().err
