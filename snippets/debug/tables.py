@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from snippets import debug
@@ -52,4 +53,4 @@ def minifier(doc: dict[str, Any]) -> str:
                if "relu" in row["repro_forward"] else
                "What is left is not the ReLU the bug was planted in: read repro.py with care.")
     return (f"{found}\n\nThe `forward` of the minified graph in `repro.py`:\n\n"
-            f"```python\n{row['repro_forward']}\n```\n\n{verdict}")
+            f"```python\n{textwrap.dedent(row['repro_forward'])}\n```\n\n{verdict}")
