@@ -86,14 +86,15 @@ class BenchConfig:
 
 
 def cache_state(settings: dict[str, Any]) -> str:
-    """How a run's compile times should be read: ``cold`` (Inductor's cache was empty or off),
-    ``warm`` (it held compiled graphs, perhaps these), or ``not recorded`` (older files)."""
+    """How a run's compile times should be read: ``empty`` (Inductor's cache was empty or off:
+    every compile is cold), ``not empty`` (it held compiled graphs, perhaps these: some compiles
+    may be warm), or ``not recorded`` (older files)."""
     cache = settings.get("inductor_cache")
     if settings.get("fx_graph_cache") is False:
-        return "cold"
+        return "empty"
     if not cache:
         return "not recorded"
-    return "cold" if cache["fx_graphs_before"] == 0 else "warm"
+    return "empty" if cache["fx_graphs_before"] == 0 else "not empty"
 
 
 def count_flops(model: nn.Module, x: torch.Tensor) -> int:
@@ -117,7 +118,7 @@ def count_flops(model: nn.Module, x: torch.Tensor) -> int:
 def _row(model: str, bs: int, mode: str, **fields: Any) -> dict[str, Any]:
     row = {"model": model, "batch_size": bs, "mode": mode, "status": "ok", "message": "",
            "compile_s": None, "latency_ms": None, "speedup": None, "speedup_iqr": None,
-           "rel_err": None, "peak_mem_mb": None, "held_mb": None, "flops": None, "tflops": None,
+           "rel_err": None, "peak_mem_mb": None, "flops": None, "tflops": None,
            "pct_of_peak": None, "graph_count": None, "graph_breaks": None, "calls_per_sample": None,
            "cpu_steal_pct": None, "sm_clock_mhz": None, "rounds_discarded": None,
            "host_canary_us": None}
@@ -140,17 +141,10 @@ def _or_none(fn: Callable[[], Any]) -> Any:
         return None
 
 
-def _allocated_mb(device: torch.device) -> float | None:
-    if device.type != "cuda":
-        return None
-    torch.cuda.synchronize(device)
-    return torch.cuda.memory_allocated(device) / 2**20
-
-
 def _peak_mem_mb(fn: Callable[[], object], device: torch.device, weights: int) -> float | None:
     """Weights plus what one steady-state call allocates at its peak. CUDA-graph pools are taken
-    at capture, not per call, so reduce-overhead's transient memory reads near zero: its row's
-    ``held_mb`` is the figure that counts the pool."""
+    at capture, not per call, so reduce-overhead's transient memory reads near zero (the
+    tables say so)."""
     if device.type != "cuda":
         return None
     torch.cuda.synchronize(device)
@@ -215,7 +209,6 @@ def _reference(g: _Group) -> None:
 def _compile_mode(g: _Group, mode: str) -> dict[str, Any] | None:
     """Compile one mode and check its output; a fault is returned as that mode's finished row."""
     model, x, device, tol = g.model, g.x, g.device, TOLERANCE[g.cfg.dtype]
-    before = _allocated_mb(device)
     try:
         # --8<-- [start:compile]
         compiled = torch.compile(model, mode=mode)
@@ -226,13 +219,11 @@ def _compile_mode(g: _Group, mode: str) -> dict[str, Any] | None:
         del out  # a CUDA-graph output is overwritten by the next replay; hold none
         for _ in range(g.cfg.warmup):  # here, so a fault while warming (a CUDA-graph
             compiled(x)  # capture, say) is this mode's row and not the whole group's
-        # What this mode keeps allocated once compiled and warm: a CUDA graph's pool, say.
-        held = None if before is None else _allocated_mb(device) - before
     except Exception as exc:  # one configuration's fault is its row's, the run goes on
         status, msg = _fault(exc)
         return _row(g.name, g.bs, mode, status=status, message=msg, **g.common)
     ok = err <= tol
-    g.rows[mode] = _row(g.name, g.bs, mode, compile_s=compile_s, rel_err=err, held_mb=held,
+    g.rows[mode] = _row(g.name, g.bs, mode, compile_s=compile_s, rel_err=err,
                         **g.common,
                         status="ok" if ok else "mismatch",
                         message="" if ok else f"rel_err {err:.3g} above {tol}")

@@ -16,7 +16,7 @@ from snippets.core import render
 from snippets.core.results import stamp
 
 COLUMNS = ("Model", "Batch", "Mode", "Compile s", "Median ms", "IQR ms", "Speedup", "rel err",
-           "Call peak MB", "Held MB", "TFLOP/s", "% peak", "Graphs", "Breaks", "Status")
+           "Call peak MB", "TFLOP/s", "% peak", "Graphs", "Breaks", "Status")
 Key = tuple[str, int, str]
 CUDA_GRAPH_MODES = ("reduce-overhead", "max-autotune")  # the modes that replay CUDA graphs
 
@@ -38,7 +38,7 @@ def row_cells(row: dict[str, Any]) -> list[str]:
     return [
         row["model"], str(row["batch_size"]), row["mode"], num(row.get("compile_s"), ".1f"),
         render.ms(lat.get("median")), render.ms(lat.get("iqr")), speed,
-        num(row.get("rel_err"), ".1e"), peak, num(row.get("held_mb"), ".0f"),
+        num(row.get("rel_err"), ".1e"), peak,
         num(row.get("tflops"), ".3g"), num(row.get("pct_of_peak"), ".1f"),
         num(row.get("graph_count"), "d"), num(row.get("graph_breaks"), "d"), status,
     ]
@@ -52,8 +52,8 @@ def markdown_table(rows: list[dict[str, Any]]) -> str:
 def key_columns(doc: dict[str, Any]) -> tuple[str, ...]:
     """The columns a reader came for; the compile column says whether the cache was warm."""
     cache = bench.cache_state(doc["provenance"].get("settings", {}))
-    state = "cache unknown" if cache == "not recorded" else f"{cache} cache"
-    compile_col = f"Compile s, {state}"
+    compile_col = {"empty": "Compile s, empty cache", "not empty": "Compile s, cache not empty",
+                   "not recorded": "Compile s, cache unknown"}[cache]
     return ("Model · batch · mode", "Median ms", "Speedup", "IQR %", compile_col, "Status")
 
 

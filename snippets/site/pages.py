@@ -173,6 +173,7 @@ def _run_title(prov: dict[str, Any]) -> str:
 def renderers() -> dict[str, Callable[[dict], str]]:
     """How the Results page draws each kind of results file: the tables its own page shows."""
     from snippets.bench import tables as bench_tables
+    from snippets.debug import tables as debug_tables
     from snippets.dynamic import tables as dynamic_tables
     from snippets.explain import tables as explain_tables
     from snippets.site import buildtime
@@ -183,6 +184,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
         "transformer-fastpath": explain_tables.fastpath_latency,
         "dynamic-shapes": lambda d: dynamic_tables.stalls(d) + "\n\n" + dynamic_tables.steady(d),
         "site-build": buildtime.markdown,
+        "debug-minifier": debug_tables.minifier,
     }
 
 
