@@ -42,3 +42,12 @@ def cpu_bench_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out
+
+
+@pytest.fixture
+def fresh_dynamo():
+    """Dynamo's caches and counters emptied before and after a test, so no test sees another's
+    compiled frames or recompile counts."""
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()

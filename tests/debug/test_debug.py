@@ -3,19 +3,13 @@
 from __future__ import annotations
 
 import pytest
-import torch
 
 from snippets import debug
 from snippets.core import results
 from snippets.debug import minifier, tables
 from snippets.debug.__main__ import main
 
-
-@pytest.fixture(autouse=True)
-def _fresh_dynamo():
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
 
 def test_guards_show_the_input_size_then_a_range_once_the_batch_changed():

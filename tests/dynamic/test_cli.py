@@ -5,18 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-import torch
 
 from snippets import dynamic
 from snippets.core import results
 from snippets.dynamic.__main__ import main
 
-
-@pytest.fixture(autouse=True)
-def _fresh_dynamo():
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
 
 def test_cli_json_with_the_eager_backend(capsys, tmp_path):

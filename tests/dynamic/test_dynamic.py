@@ -9,12 +9,7 @@ from snippets import dynamic
 from snippets.core import results
 from snippets.dynamic import recompiles, tables
 
-
-@pytest.fixture(autouse=True)
-def _fresh_dynamo():
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
 
 @pytest.fixture(scope="module")

@@ -9,17 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-import torch
 
 from snippets.explain import breaks
 from snippets.explain.__main__ import main
 
-
-@pytest.fixture(autouse=True)
-def _fresh_dynamo():
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
 
 def broken_factory():

@@ -13,11 +13,7 @@ CASES = [(cause.name, kind, variant) for cause in breaks.CAUSES
          for kind, variant in [("broken", cause.broken)] + [("fixed", f) for f in cause.fixes]]
 
 
-@pytest.fixture(autouse=True)
-def _fresh_dynamo():
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
 
 @pytest.mark.parametrize(("cause", "kind", "variant"), CASES,
