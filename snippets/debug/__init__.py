@@ -14,6 +14,8 @@ small model from this package and produced by running it.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import re
 import shutil
@@ -75,11 +77,25 @@ def command(logs: str) -> str:
     return f'TORCH_LOGS="{logs}" python -c "{DEMOS[LOGS[logs][0]]}"'
 
 
+@functools.lru_cache(maxsize=4)
+def _run_demo(demo: str) -> tuple[str, str | None]:
+    """One fresh Python per demo, with every log of that demo on at once (and, for the compile
+    demo, TORCH_TRACE into a folder): each page section then filters what it shows. Starting
+    Python and torch costs seconds, so the site build pays it twice, not five times. Returns
+    the log and the trace folder (kept until the process ends) or None."""
+    names = ",".join(name for name, (d, _) in LOGS.items() if d == demo)
+    env, trace = {}, None
+    if demo == "compile":
+        trace = tempfile.mkdtemp(prefix="torch-trace-")
+        atexit.register(shutil.rmtree, trace, ignore_errors=True)
+        env = {"TORCH_TRACE": trace}
+    return torch_logs.capture(names, DEMOS[demo], keep=None, max_lines=100_000, env=env), trace
+
+
 def log(logs: str) -> str:
     """What ``TORCH_LOGS=<logs>`` prints for its demo, cleaned for a page."""
     demo, keep = LOGS[logs]
-    text = torch_logs.capture(logs, DEMOS[demo], keep=keep, max_lines=400)
-    lines = text.splitlines()
+    lines = [ln for ln in _run_demo(demo)[0].splitlines() if re.search(keep, ln)]
     if logs in STARTS:
         lines = lines[next((i for i, ln in enumerate(lines) if re.search(STARTS[logs], ln)), 0):]
     return "\n".join(lines[:60] + ([f"... ({len(lines) - 60} more lines)"] if len(lines) > 60
@@ -95,22 +111,22 @@ TRACE_COMMAND = (f'TORCH_TRACE=/tmp/trace python -c "{DEMOS["compile"]}"\n'
 def trace_report() -> dict[str, Any]:
     """Run the compile demo under ``TORCH_TRACE``, count the trace's records by kind, and list
     the files ``tlparse`` makes of it (None where tlparse is not installed)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        trace, out = Path(tmp) / "trace", Path(tmp) / "tl_out"
-        torch_logs.capture("", DEMOS["compile"], env={"TORCH_TRACE": str(trace)})
-        logs = sorted(trace.glob("*.log"))
-        kinds: Counter[str] = Counter()
-        for line in logs[0].read_text().splitlines() if logs else []:
-            record = _record(line)
-            kinds.update(k for k in record if k not in _CONTEXT)
-        files = None
-        tlparse = tlparse_command()
-        if tlparse and logs:
+    trace = Path(_run_demo("compile")[1])
+    logs = sorted(trace.glob("*.log"))
+    kinds: Counter[str] = Counter()
+    for line in logs[0].read_text().splitlines() if logs else []:
+        record = _record(line)
+        kinds.update(k for k in record if k not in _CONTEXT)
+    files = None
+    tlparse = tlparse_command()
+    if tlparse and logs:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "tl_out"
             subprocess.run([tlparse, str(logs[0]), "-o", str(out), "--no-browser"],
                            capture_output=True, timeout=120, check=True)
             files = sorted(_generic(p.relative_to(out).as_posix()) for p in out.rglob("*")
                            if p.is_file() and "payloads" not in p.parts)
-        return {"records": dict(kinds.most_common()), "tlparse_files": files}
+    return {"records": dict(kinds.most_common()), "tlparse_files": files}
 
 
 def tlparse_command() -> str | None:

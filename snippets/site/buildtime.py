@@ -39,6 +39,18 @@ def merge(path: Path, doc: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
+def _check_folder(output: Path, prov: dict[str, Any]) -> None:
+    """A build time belongs in the run folder of the machine that built: recorded into another
+    machine's folder, it would be read as that machine's."""
+    from snippets.site import pages
+
+    mine = pages.run_folder(prov)
+    folder = Path(output).resolve().parent
+    if folder.parent.name == "results" and folder.name != mine:
+        cli.fail(PROG, f"--output {output}: this machine's runs belong in results/{mine}/, "
+                       f"not results/{folder.name}/")
+
+
 def markdown(doc: dict[str, Any]) -> str:
     return render.markdown_table(("Build", "Seconds"),
                                  ((r["label"], f"{r['seconds']:.1f}") for r in doc["rows"]))
@@ -77,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
             cli.fail(PROG, f"the build failed with exit code {proc.returncode}; nothing recorded")
         prov = results.provenance(torch.device("cpu"), {"command": " ".join(args.command)},
                                   commit=cli.commit_from_env())
+        _check_folder(args.output, prov)
     try:
         results.check_writable(args.output)
         doc = merge(args.output, record(args.label, seconds, prov))

@@ -53,3 +53,13 @@ def test_buildtime_an_unreadable_output_file_is_one_line_not_a_traceback(tmp_pat
         buildtime.main(["--label", "noop", "--output", str(out), "--", "true"])
     err = capsys.readouterr().err.strip().splitlines()
     assert exc.value.code == 2 and len(err) == 1 and "not valid JSON" in err[0]
+
+
+def test_buildtime_refuses_another_machines_run_folder(tmp_path, capsys):
+    other = tmp_path / "results" / "nvidia-h200_torch-2.11.0"
+    other.mkdir(parents=True)
+    with pytest.raises(SystemExit) as exc:
+        buildtime.main(["--label", "noop", "--output", str(other / "site-build.json"), "--",
+                        "true"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1 and "this machine's runs belong in" in err[0]
