@@ -15,6 +15,7 @@ import datetime as dt
 import json
 import os
 import platform
+import re
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -290,6 +291,21 @@ def device_type_of(doc: dict[str, Any]) -> str:
     """``cuda`` or ``cpu``; files from before ``device_type`` was recorded say it in the name."""
     prov = doc["provenance"]
     return prov.get("device_type") or ("cpu" if str(prov["device"]).startswith("CPU") else "cuda")
+
+
+def run_folder(prov: dict[str, Any]) -> str:
+    """The folder a run's files live in: device and torch release, e.g. ``nvidia-h200_torch-2.11.0``
+    or ``cpu-amd-epyc_torch-2.14.1``. A CPU is named by vendor and family, not by its exact model,
+    and torch by its release without the build tag (``+cu130``), so reruns land in one place."""
+    device = prov.get("device") or "unknown device"
+    if prov.get("device_type") == "cpu":
+        name = re.sub(r"\((r|tm)\)", " ", device.removeprefix("CPU:"), flags=re.IGNORECASE)
+        device = "cpu " + " ".join(re.findall(r"[a-z0-9]+", name.lower())[:2])
+    return f"{_slug(device)}_torch-{_slug(str(prov.get('torch')).split('+')[0])}"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.")
 
 
 def recorded_runs(results_dir: Path, name: str) -> list[tuple[Path, dict[str, Any]]]:

@@ -42,9 +42,7 @@ def merge(path: Path, doc: dict[str, Any]) -> dict[str, Any]:
 def _check_folder(output: Path, prov: dict[str, Any]) -> None:
     """A build time belongs in the run folder of the machine that built: recorded into another
     machine's folder, it would be read as that machine's."""
-    from snippets.site import pages
-
-    mine = pages.run_folder(prov)
+    mine = results.run_folder(prov)
     folder = Path(output).resolve().parent
     if folder.parent.name == "results" and folder.name != mine:
         cli.fail(PROG, f"--output {output}: this machine's runs belong in results/{mine}/, "

@@ -11,7 +11,6 @@ from __future__ import annotations
 import html
 import json
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,21 +20,6 @@ from snippets.site import cache
 from snippets.site.build import Build, current
 
 LIVE_STAMP = "executed at build time"  # how a live() stamp begins; recorded/fresh ones say so
-
-
-def run_folder(prov: dict[str, Any]) -> str:
-    """The folder a run's files live in: device and torch release, e.g. ``nvidia-h200_torch-2.11.0``
-    or ``cpu-amd-epyc_torch-2.14.1``. A CPU is named by vendor and family, not by its exact model,
-    and torch by its release without the build tag (``+cu130``), so reruns land in one place."""
-    device = prov.get("device") or "unknown device"
-    if prov.get("device_type") == "cpu":
-        name = re.sub(r"\((r|tm)\)", " ", device.removeprefix("CPU:"), flags=re.IGNORECASE)
-        device = "cpu " + " ".join(re.findall(r"[a-z0-9]+", name.lower())[:2])
-    return f"{_slug(device)}_torch-{_slug(str(prov.get('torch')).split('+')[0])}"
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.")
 
 
 def _write_if_changed(build: Build, path: Path, doc: dict[str, Any]) -> None:
@@ -82,7 +66,7 @@ def show(kind: str, produce: Callable[..., dict], render: Callable[[dict], str],
         if results.device_type_of(doc) != device:
             raise ValueError(f"{kind}: produced on {results.device_type_of(doc)}, "
                              f"shown as {device}")
-        path = build.results_dir / run_folder(doc["provenance"]) / f"{kind}.json"
+        path = build.results_dir / results.run_folder(doc["provenance"]) / f"{kind}.json"
         _write_if_changed(build, path, doc)
         return section(render(doc), results.stamp(doc, "fresh"))
     doc = results.newest(build.results_dir, kind, device)

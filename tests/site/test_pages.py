@@ -12,6 +12,7 @@ import torch
 
 from snippets import bench
 from snippets.bench import tables
+from snippets.core import results
 from snippets.site import build, cache, pages, sitecheck
 
 
@@ -50,7 +51,7 @@ def counted(cpu_bench_run: Path):
       "torch": "2.14.1+cpu"}, "cpu-intel-xeon_torch-2.14.1"),
 ])
 def test_run_folder(prov: dict, folder: str) -> None:
-    assert pages.run_folder(prov) == folder
+    assert results.run_folder(prov) == folder
 
 
 PRODUCE = bench.produce_on("cpu")
@@ -65,7 +66,7 @@ def test_no_recorded_run_gives_an_admonition(recorded: build.Build) -> None:
 def test_recorded_shows_the_newest_run_of_its_device(recorded: build.Build,
                                                      cpu_bench_run: Path) -> None:
     doc = json.loads(cpu_bench_run.read_text())
-    folder = recorded.results_dir / pages.run_folder(doc["provenance"])
+    folder = recorded.results_dir / results.run_folder(doc["provenance"])
     folder.mkdir()
     shutil.copy(cpu_bench_run, folder / "bench.json")
     out = pages.show("bench", PRODUCE, tables.table, device="cpu", build=recorded)
@@ -92,7 +93,7 @@ def test_fresh_on_cpu_measures_writes_and_caches(recorded: build.Build, counted)
     assert '<p class="stamp">fresh: CPU: ' in out
     written = list(fresh.results_dir.glob("*/bench.json"))
     assert [p.parent.name for p in written] == [
-        pages.run_folder(json.loads(written[0].read_text())["provenance"])]
+        results.run_folder(json.loads(written[0].read_text())["provenance"])]
     assert fresh.written == {written[0].resolve()}
     stamp_before = written[0].stat().st_mtime_ns
 

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from snippets.core import results
-from snippets.site import pages, sitecheck
+from snippets.site import sitecheck
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -85,7 +85,7 @@ def site(tmp_path_factory: pytest.TempPathFactory, cpu_bench_run: Path) -> Path:
     src = site_copy(tmp_path_factory.mktemp("site"))
     doc = json.loads(cpu_bench_run.read_text())
     # A folder of its own, so it never stands in for a committed run of the same machine.
-    run = src / "docs" / "results" / f"{pages.run_folder(doc['provenance'])}_site-test"
+    run = src / "docs" / "results" / f"{results.run_folder(doc['provenance'])}_site-test"
     run.mkdir(parents=True)
     shutil.copy(cpu_bench_run, run / "bench.json")
     code, out = finish(start_build(src))
