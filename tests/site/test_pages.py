@@ -161,7 +161,5 @@ def test_results_index_links_and_stamps_every_file(recorded: build.Build,
 
 
 def test_every_kind_a_run_can_record_has_a_drawing_on_the_results_page() -> None:
-    from snippets.core import results
-
     measured = {name for name, kind in results.KINDS.items() if kind.measured}
     assert measured <= set(pages.renderers())
