@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
@@ -114,6 +114,29 @@ def commit_from_env() -> str | None:
 
 
 INTERRUPTED_EXIT = 130  # what a shell reports for a process ended by Ctrl-C (128 + SIGINT)
+
+
+@contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """Inside the block, whatever is written to standard output goes to standard error, so that
+    the command's own output (JSON, say) stays clean. At the file-descriptor level as well as
+    ``sys.stdout``: a C extension's build (ninja) or a library's C code writes to descriptor 1
+    directly, and a child process inherits it."""
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no descriptor 1 to save (a closed stdout): Python's level is all there is
+        saved = None
+    try:
+        if saved is not None:
+            os.dup2(2, 1)
+        with redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stderr.flush()
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 class Interrupt:

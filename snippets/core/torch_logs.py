@@ -16,9 +16,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 # "V1130 10:16:43.245000 5484 torch/_dynamo/symbolic_convert.py:5368] [0/0] [__graph_breaks] "
 _PREFIX = re.compile(r"^[VIWE]\d{4} [\d:.]+ +\d+ \S+\] (\[[\d/_a-z]+\] )?(\[__\w+\] )?")
-_SITE = re.compile(r"[^\s\"']*/(?:site|dist)-packages/")
+_SITE = re.compile(r"[^\s\"'`]*/(?:site|dist)-packages/")
 # Dynamo sometimes prints a path without its leading slash, or relative to another folder.
-_REPO = re.compile(r"[^\s\"']*?" + re.escape(ROOT.name) + r"/(?=(?:snippets|tests|docs)/)")
+_REPO = re.compile(r"[^\s\"'`]*?" + re.escape(ROOT.name) + r"/(?=(?:snippets|tests|docs)/)")
 
 
 def clean_path(text: str) -> str:
@@ -26,17 +26,54 @@ def clean_path(text: str) -> str:
     return _REPO.sub("", _SITE.sub("", text.replace(f"{ROOT}{os.sep}", "")))
 
 
+def start_logged(logs: str, code: str, *,
+                 env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """Start ``code`` in a new Python with ``TORCH_LOGS=logs``; ``finish`` collects it. Apart, so
+    that the caller can work while the child runs."""
+    env = {**os.environ, **({"TORCH_LOGS": logs} if logs else {}), **(env or {}),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    # An empty TORCH_LOGS is not "no logs" to torch 2.14: its import fails. Leave it unset.
+    return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+
+
+def finish(proc: subprocess.Popen[str], timeout: float = 300) -> str:
+    """What a started child wrote, stderr first, uncleaned; killed if it runs past ``timeout``."""
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+    return err + out
+
+
+def run_logged(logs: str, code: str, *, timeout: float = 300,
+               env: dict[str, str] | None = None) -> str:
+    """Run ``code`` in a new Python with ``TORCH_LOGS=logs``; return what it wrote, stderr first,
+    uncleaned."""
+    return finish(start_logged(logs, code, env=env), timeout)
+
+
+def artifact_lines(text: str, artifact: str, keep: str = "") -> str:
+    """The lines one logging artifact wrote (torch tags each with ``[__<artifact>]``), without
+    the logger's prefix, and any line starting with ``keep``."""
+    tag = f"[__{artifact}] "
+    out = []
+    for line in text.splitlines():
+        if tag in line:
+            out.append(line.split(tag, 1)[1])
+        elif keep and line.startswith(keep):
+            out.append(line)
+    return "\n".join(out)
+
+
 def capture(logs: str, code: str, *, max_lines: int = 28, timeout: float = 300,
             keep: str | None = None, env: dict[str, str] | None = None) -> str:
     """Run ``code`` in a new Python with ``TORCH_LOGS=logs``; return its cleaned log lines, only
     those matching the regular expression ``keep`` where one is given."""
-    env = {**os.environ, **({"TORCH_LOGS": logs} if logs else {}), **(env or {}),
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    # An empty TORCH_LOGS is not "no logs" to torch 2.14: its import fails. Leave it unset.
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                          cwd=ROOT, timeout=timeout)
+    text = run_logged(logs, code, timeout=timeout, env=env)
     lines = [clean_path(_PREFIX.sub("", line)).rstrip()
-             for line in (proc.stderr + proc.stdout).splitlines()]
+             for line in text.splitlines()]
     if keep:
         lines = [line for line in lines if re.search(keep, line)]
     # Drop the blank runs and the hint-free repetitions that follow a multi-line record.

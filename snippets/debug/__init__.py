@@ -199,7 +199,7 @@ def registry() -> dict[str, dict[str, Any]]:
 
 
 def registry_for(reason: str) -> tuple[str, dict[str, Any]] | None:
-    """The registry entry whose type is this break reason (``explain``'s first line)."""
+    """The registry entry whose type (``Gb_type``) is this break's kind, as ``explain`` gives it."""
     for gb, entry in registry().items():
         if entry.get("Gb_type") and reason.startswith(entry["Gb_type"]):
             return gb, entry
@@ -215,8 +215,8 @@ def registry_rows() -> list[dict[str, Any]]:
     for cause in breaks.CAUSES:
         variant = cause.broken
         exp = explain_quietly(variant.module().eval(), *variant.args(breaks.example_input()))
-        for reason in dict.fromkeys(r.reason for r in exp.break_reasons):
-            gb, entry = registry_for(reason) or ("–", {})
+        for kind, reason in dict.fromkeys((r.kind, r.reason) for r in exp.break_reasons):
+            gb, entry = registry_for(kind) or ("–", {})
             rows.append({"example": f"{cause.title}: {variant.name}", "reason": reason,
                          "id": gb, "explanation": entry.get("Explanation", reason),
                          "hints": entry.get("Hints", [])})

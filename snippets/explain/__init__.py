@@ -1,20 +1,20 @@
-"""Graph breaks: a version-proof view of ``torch._dynamo.explain``.
+"""Graph breaks: every break Dynamo logs, at the line of user code it names, in plain words.
 
-``explain(fn, *args)`` returns how many graphs Dynamo cut a function into, how many times it broke
-the trace, and each reason with the line of user code it happened at: the same fields, counted the
-same way, on every torch from 2.5 on. ``python -m snippets.explain pkg.module:factory`` prints it.
-Beside it: ``breaks`` (the page's broken examples and fixes), ``counts`` (their graphs and breaks),
-``costs`` (what a break costs in time), ``fastpath`` (the transformer's fused fast path), ``logs``
-(the switches that make breaks visible) and ``tables`` (the page's renderings).
+``explain(fn, *args)`` runs ``fn`` under Dynamo with a backend that only counts graphs, catches
+Dynamo's own graph-break records (``records``) and reports how many graphs it cut the function
+into, and each break once per line, with its reason in plain words and Dynamo's hint (``reasons``).
+``python -m snippets.explain pkg.module:factory`` prints it. Beside it: ``breaks`` (the page's
+broken examples and fixes), ``counts`` (their graphs and breaks), ``corpus`` and ``agreement``
+(the explainer held to PyTorch's own graph-break cases), ``costs`` (what a break costs in time),
+``fastpath`` (the transformer's fused fast path), ``logs`` (the switches that make breaks
+visible) and ``tables`` (the page's renderings).
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
-import os
 import traceback
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,14 +22,18 @@ from typing import Any
 import torch
 
 from snippets.core import models, torch_logs
-
-_TORCH_DIR = os.path.dirname(torch.__file__)
+from snippets.explain import reasons, records
 
 
 @dataclass(frozen=True)
 class BreakReason:
-    reason: str  # the first line of Dynamo's message, which names the cause
+    reason: str  # why, in plain words
     location: str  # "file.py:line in function" of the user code, or "" where none is known
+    hint: str = ""  # what Dynamo suggests, where it suggests more than "report an issue"
+    times: int = 1  # records Dynamo logged at this line (a nested break is traced again per level)
+    inside: str = ""  # where the log says the trace broke, when that is in torch or the stdlib
+    skipped: str = ""  # what Dynamo ran eagerly after the break, and what kept it from resuming
+    kind: str = ""  # Dynamo's own name for the type of break ("Failed to trace builtin operator")
 
 
 @dataclass(frozen=True)
@@ -41,28 +45,14 @@ class Explanation:
 
     def as_dict(self) -> dict[str, Any]:
         return {"graph_count": self.graph_count, "graph_break_count": self.graph_break_count,
-                "break_reasons": [{"reason": r.reason, "location": r.location}
+                "break_reasons": [{"reason": r.reason, "location": r.location, "hint": r.hint,
+                                   "times": r.times, "inside": r.inside, "skipped": r.skipped,
+                                   "kind": r.kind}
                                   for r in self.break_reasons]}
-
-
-def _reason_line(text: str) -> str:
-    """torch 2.5 gives one line ("Tensor.item"); 2.7 on give a title, an explanation and hints."""
-    lines = [ln.strip() for ln in str(text).splitlines() if ln.strip()]
-    lines = [ln.removeprefix("Graph Break Reason:").strip() for ln in lines] or [""]
-    if lines[0].startswith("Failed to handle graph break gracefully") and len(lines) > 1:
-        return f"{lines[1]} (Dynamo skipped the whole function)"
-    return lines[0]
 
 
 def _where(filename: str, lineno: int | None, name: str) -> str:
     return f"{torch_logs.clean_path(filename)}:{lineno} in {name}"
-
-
-def _location(reason: object) -> str:
-    """The innermost frame outside torch itself: where in the user's code the break happened."""
-    stack = list(getattr(reason, "user_stack", None) or [])
-    user = [f for f in stack if not f.filename.startswith(_TORCH_DIR)] or stack
-    return _where(user[-1].filename, user[-1].lineno, user[-1].name) if user else ""
 
 
 def _ops(gm: torch.fx.GraphModule) -> tuple[str, ...]:
@@ -74,57 +64,77 @@ def _ops(gm: torch.fx.GraphModule) -> tuple[str, ...]:
                  if n.op in ("call_function", "call_method", "call_module"))
 
 
-def _code_of(fn: Callable[..., object]) -> str:
-    code = getattr(getattr(fn, "forward", fn), "__code__", None)
-    return _where(code.co_filename, code.co_firstlineno, code.co_name) if code else ""
+def _reasons(logged: list[records.Record]) -> tuple[BreakReason, ...]:
+    """One reason per line of user code, in the order Dynamo first broke there."""
+    by_line: dict[tuple[str, int], list[records.Record]] = {}
+    for record in logged:
+        frame = record.user_frame
+        by_line.setdefault((frame.file, frame.line), []).append(record)
+    out = []
+    for (file, line), group in by_line.items():
+        # The record Dynamo wrote at this line itself, with its stack, says most.
+        first = min(group, key=lambda r: (not r.in_user_code, not r.stack))
+        around = reasons.enclosing(file, line, fallback=first.user_frame.name)
+        said = reasons.plain(first.reason, reasons.source_line(file, line))
+        skipped = {r.skipped for r in group} - {""}
+        note = ""
+        if skipped:
+            # Dynamo ran code eagerly after this break: say what, and what kept it from
+            # picking the trace up again.
+            what = (f"all of {around.function}" if "function" in skipped
+                    else f"the rest of {around.function}")
+            why = f" inside {around.blocker}" if around.blocker else ""
+            note = f"Dynamo could not resume after this break{why}, and ran {what} eagerly"
+        inside = "" if first.in_user_code else torch_logs.clean_path(f"{first.file}:{first.line}")
+        out.append(BreakReason(torch_logs.clean_path(said.reason),
+                               _where(file, line, around.function),
+                               torch_logs.clean_path(said.hint), len(group), inside, note,
+                               said.kind))
+    return tuple(out)
 
 
 # --8<-- [start:explain]
 def explain(fn: Callable[..., object], *args: object) -> Explanation:
-    """Trace ``fn(*args)`` with Dynamo and report its graphs and breaks;
-    compiles nothing.
+    """Run ``fn(*args)`` under Dynamo with a backend that only counts graphs,
+    and report each break Dynamo logged, once per line of user code.
 
-    Counted the same on every version: a break is each place Dynamo stopped
-    the trace, so a ``print`` as the last line counts although no second graph
-    follows it (``explain`` itself reports ``graph_count - 1``, which misses
-    it), and a function Dynamo gave up on entirely counts one break with no
-    graph at all (``explain`` reports -1 there on 2.14).
+    The breaks are Dynamo's own ``graph_breaks`` records, the lines
+    ``TORCH_LOGS=graph_breaks`` prints, so none is invented and none is lost:
+    a break before any graph, a break in a function Dynamo then skipped, a
+    ``print`` as the last line. ``torch._dynamo.explain`` counts
+    ``graphs - 1`` instead, which misses some and invents others.
     """
-    from torch._dynamo.utils import counters
+    graphs: list[torch.fx.GraphModule] = []
+
+    def count_graphs(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward  # run the graph as traced: nothing is compiled
 
     torch._dynamo.reset()
-    before = Counter(counters["unimplemented"])
-    out = torch._dynamo.explain(fn)(*args)
-    graphs = list(getattr(out, "graphs", None) or [])
-    graph_count = int(getattr(out, "graph_count", len(graphs)))
-    new = [k for k, n in counters["unimplemented"].items() if n > before[k]]
-    reasons = [BreakReason(_reason_line(getattr(r, "reason", r)), _location(r))
-               for r in getattr(out, "break_reasons", None) or []]
-    # Some breaks carry only an internal tag ("step_unsupported"); the message
-    # that explains it was counted when Dynamo gave up on the construct.
-    reasons = [BreakReason(_reason_line(new[0]), r.location)
-               if " " not in r.reason and new else r
-               for r in reasons]
-    skipped = new
-    if graph_count == 0 and skipped:
-        why = _reason_line(skipped[-1])
-        reasons.append(BreakReason(f"{why} (Dynamo skipped the whole function)",
-                                   _code_of(fn)))
-    torch._dynamo.reset()
-    return Explanation(graph_count, max(graph_count - 1, len(reasons)),
-                       tuple(reasons), tuple(_ops(g) for g in graphs))
+    try:
+        with records.catching() as logged:
+            torch.compile(fn, backend=count_graphs)(*args)
+    finally:
+        torch._dynamo.reset()
+    found = _reasons(logged)
+    ops = tuple(_ops(g) for g in graphs)
+    return Explanation(len(graphs), len(found), found, ops)
 # --8<-- [end:explain]
 
 
 def explain_quietly(fn: Callable[..., object], *args: object) -> Explanation:
-    """``explain`` with the traced code's prints and Dynamo's warnings kept off the page."""
+    """``explain`` with the traced code's prints and Dynamo's warnings kept off the page (and out
+    of a test run that turns warnings into errors, which would change what Dynamo traces)."""
     import logging
+    import warnings
 
     dynamo_log = logging.getLogger("torch._dynamo")
     level = dynamo_log.level
     dynamo_log.setLevel(logging.ERROR)
     try:
-        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
+        with contextlib.redirect_stdout(io.StringIO()), torch.no_grad(), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             return explain(fn, *args)
     finally:
         dynamo_log.setLevel(level)
@@ -135,7 +145,14 @@ def text_report(exp: Explanation) -> str:
     for i, r in enumerate(exp.break_reasons, 1):
         lines.append(f"  {i}. {r.reason}")
         if r.location:
-            lines.append(f"     at {r.location}")
+            again = f" (Dynamo logged it {r.times} times)" if r.times > 1 else ""
+            lines.append(f"     at {r.location}{again}")
+        if r.inside:
+            lines.append(f"     (the trace broke inside {r.inside}, which this line calls)")
+        if r.skipped:
+            lines.append(f"     {r.skipped}")
+        if r.hint:
+            lines.append(f"     hint: {r.hint}")
     return "\n".join(lines)
 
 
@@ -148,9 +165,23 @@ def load_target(spec: str) -> tuple[Callable[..., object], tuple[Any, ...]]:
         where = traceback.extract_tb(exc.__traceback__)[-1]
         raise models.SpecError(f"{spec}() failed: {type(exc).__name__}: {exc} "
                                f"({_where(where.filename, where.lineno, where.name)})") from None
-    if not (isinstance(made, tuple) and len(made) == 2 and callable(made[0])
-            and isinstance(made[1], tuple)):
-        raise models.SpecError(f"{spec}() must return (callable_or_module, example_args_tuple), "
-                               f"got {type(made).__name__}")
+    problem = _malformed(made)
+    if problem:
+        raise models.SpecError(f"{spec}() must return (callable_or_module, example_args_tuple): "
+                               f"{problem}")
     return made
 
+
+def _malformed(made: object) -> str:
+    """What is wrong with a factory's return value, in a few words; "" when nothing is."""
+    if not isinstance(made, tuple):
+        return f"it returned a {type(made).__name__}"
+    if len(made) != 2:
+        return f"it returned a tuple of {len(made)} items"
+    fn, args = made
+    if not callable(fn):
+        return f"the first item, of type {type(fn).__name__}, cannot be called"
+    if not isinstance(args, tuple):
+        one = " (write (x,) for one input)" if not isinstance(args, (list, dict)) else ""
+        return f"the example args are a {type(args).__name__}, not a tuple{one}"
+    return ""

@@ -8,7 +8,6 @@ measurements of the graph-breaks page and write their results files.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 from pathlib import Path
@@ -36,19 +35,22 @@ def parser() -> cli.Parser:
 
 
 def explain_spec(spec: str, fmt: str) -> int:
-    try:
-        fn, args = explain.load_target(spec)
-    except models.SpecError as exc:
-        cli.fail(PROG, str(exc))
-    try:
-        # The traced code's own prints go to stderr, so --format json stays parseable.
-        with contextlib.redirect_stdout(sys.stderr):
+    # What the factory and the traced code print goes to stderr, down to the file descriptor, so
+    # that --format json stays parseable whatever they write.
+    with cli.stdout_to_stderr():
+        try:
+            fn, args = explain.load_target(spec)
+        except models.SpecError as exc:
+            cli.fail(PROG, str(exc))
+        try:
             exp = explain.explain(fn, *args)
-    except Exception as exc:  # the user's function failed while being traced
-        first = (str(exc).strip().splitlines() or [""])[0][:300]
-        cli.fail(PROG, f"tracing {spec} failed: {type(exc).__name__}: {first}")
+        except Exception as exc:  # the user's function failed while being traced
+            first = (str(exc).strip().splitlines() or [""])[0][:300]
+            cli.fail(PROG, f"tracing {spec} failed: {type(exc).__name__}: {first}")
     if fmt == "json":
         print(json.dumps(exp.as_dict(), indent=1))
+    elif fmt == "markdown":
+        print(tables.explanation(exp))
     else:
         print(explain.text_report(exp))
     return 0

@@ -79,3 +79,61 @@ def fastpath_findings(doc: dict[str, Any]) -> str:
                    f"time and {comp_off / comp:.2f} of the time compiled with it. "
                    f"Fastest: *{fastest}*.")
     return "\n".join(out)
+
+
+# ---- one function explained, and the explainer against Dynamo's log ---------------------------
+
+def explanation(exp: Any) -> str:
+    """``python -m snippets.explain --format markdown``: one row per break."""
+    head = ("#", "Reason", "Where", "Hint")
+    table = render.markdown_table(head, (
+        (i, r.reason + (f" ({r.skipped})" if r.skipped else ""),
+         f"`{r.location}`" + (f" ({r.times}×)" if r.times > 1 else ""),
+         r.hint or "–") for i, r in enumerate(exp.break_reasons, 1)), left=4)
+    return f"Graphs: {exp.graph_count} · graph breaks: {exp.graph_break_count}\n\n{table}"
+
+
+def _lines(lines: list[int] | None, agrees: bool) -> str:
+    if lines is None:
+        return "raised ✗"
+    return (", ".join(map(str, lines)) or "none") + (" ✓" if agrees else " ✗")
+
+
+def agreement(doc: dict[str, Any]) -> str:
+    """The findings, then per case the lines of ``corpus.py`` each explainer names (✓ where they
+    are the logged ones), then where each case comes from."""
+    n = len(doc["rows"])
+    return "\n\n".join([
+        agreement_findings(doc),
+        render.details(f"The {n} cases, line by line", agreement_lines(doc)),
+        render.details("Where each case comes from", agreement_sources(doc))])
+
+
+def agreement_lines(doc: dict[str, Any]) -> str:
+    head = ("Case", "Logged", "snippets", "torch")
+    return render.markdown_table(head, (
+        (f"`{r['case']}`", ", ".join(map(str, r["logged"])) or "none",
+         _lines(r["explain"], r["agrees"]), _lines(r["torch_explain"], r["torch_agrees"]))
+        for r in doc["rows"]), left=1)
+
+
+def agreement_sources(doc: dict[str, Any]) -> str:
+    """Where each case comes from, as links into PyTorch's repository."""
+    base = "https://github.com/pytorch/pytorch/blob/main/"
+    head = ("Case", "After")
+    rows = []
+    for r in doc["rows"]:
+        path, _, section = r["source"].partition(": ")
+        rows.append((f"`{r['case']}`", f"[{path.rsplit('/', 1)[-1]}]({base}{path}): {section}"))
+    return render.markdown_table(head, rows, left=2)
+
+
+def agreement_findings(doc: dict[str, Any]) -> str:
+    rows = doc["rows"]
+    mine = sum(r["agrees"] for r in rows)
+    theirs = sum(r["torch_agrees"] for r in rows)
+    missed = sum(bool(set(r["logged"]) - set(r["torch_explain"] or [])) for r in rows)
+    invented = sum(bool(set(r["torch_explain"] or []) - set(r["logged"])) for r in rows)
+    return (f"Of {len(rows)} cases, `snippets.explain` names exactly the logged lines in {mine}; "
+            f"`torch._dynamo.explain` in {theirs}: it misses a logged line in {missed} and names "
+            f"a line with no record in {invented}.")

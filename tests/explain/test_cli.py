@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -28,11 +29,49 @@ def failing_factory():
     raise RuntimeError("no weights here")
 
 
+def noisy_factory():
+    # What a factory may write to standard output besides Python's print: a C extension's build
+    # (ninja) writes to file descriptor 1 directly, and so does a child process.
+    print("factory says hello")
+    os.write(1, b"ninja: no work to do\n")
+    subprocess.run([sys.executable, "-c", "print('child output')"], check=True)
+    return breaks.PrintInForward().eval(), (breaks.example_input(),)
+
+
+def list_args_factory():
+    return breaks.ItemBranch().eval(), [breaks.example_input()]
+
+
+def three_items_factory():
+    return breaks.ItemBranch().eval(), (breaks.example_input(),), {}
+
+
+def not_callable_factory():
+    return 3, (breaks.example_input(),)
+
+
 def test_cli_json(capsys):
     assert main([f"{__name__}:broken_factory", "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["graph_count"] > 1 and out["graph_break_count"] > 0
-    assert {"reason", "location"} == set(out["break_reasons"][0])
+    assert {"reason", "location", "hint", "times", "inside", "skipped", "kind"} == set(
+        out["break_reasons"][0])
+
+
+def test_json_stays_clean_whatever_the_factory_and_the_traced_code_print(capfd):
+    assert main([f"{__name__}:noisy_factory", "--format", "json"]) == 0
+    out, err = capfd.readouterr()
+    assert json.loads(out)["graph_break_count"] == 1
+    for text in ("factory says hello", "ninja: no work to do", "child output", "hidden"):
+        assert text in err  # "hidden" is what the traced forward prints
+    print("stdout works again")  # the descriptor is restored after the command
+    assert capfd.readouterr().out == "stdout works again\n"
+
+
+def test_cli_markdown(capsys):
+    assert main([f"{__name__}:broken_factory", "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Graphs: ") and "| # | Reason | Where | Hint |" in out
 
 
 def test_cli_text(capsys):
@@ -47,6 +86,9 @@ def test_cli_text(capsys):
     ([f"{__name__}:missing"], "has no callable 'missing'"),
     ([f"{__name__}:wrong_factory"], "must return (callable_or_module, example_args_tuple)"),
     ([f"{__name__}:failing_factory"], "failed: RuntimeError: no weights here"),
+    ([f"{__name__}:list_args_factory"], "the example args are a list, not a tuple"),
+    ([f"{__name__}:three_items_factory"], "it returned a tuple of 3 items"),
+    ([f"{__name__}:not_callable_factory"], "the first item, of type int, cannot be called"),
     ([], "one of the arguments"),
     ([f"{__name__}:broken_factory", "--output", "x.json"], "--output applies to"),
 ])

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 import torch
 
 from snippets import explain
 from snippets.core import models, results
-from snippets.explain import breaks, counts, logs, tables
+from snippets.explain import breaks, corpus, counts, logs, tables
 
 CASES = [(cause.name, kind, variant) for cause in breaks.CAUSES
          for kind, variant in [("broken", cause.broken)] + [("fixed", f) for f in cause.fixes]]
@@ -112,3 +114,39 @@ def test_load_target_reports_spec_errors():
         explain.load_target("snippets.explain.breaks:example_input")
     with pytest.raises(models.SpecError, match="has no callable"):
         explain.load_target("snippets.explain.breaks:WIDTH")
+
+
+def _explained(name):
+    case = corpus.by_name()[name]
+    return case, explain.explain_quietly(case.fn, *case.args())
+
+
+def test_a_skipped_function_names_the_statement_and_the_loop():
+    case, exp = _explained("break_in_loop")
+    (r,) = exp.break_reasons
+    lines, first = inspect.getsourcelines(case.fn)
+    at = {key: first + next(i for i, ln in enumerate(lines) if key in ln)
+          for key in ("graph_break()", "for i in")}
+    assert r.location.endswith(f"corpus.py:{at['graph_break()']} in break_in_loop")
+    assert f"inside a for loop at line {at['for i in']}" in r.skipped
+    _, exp = _explained("break_in_try")
+    assert "inside a try block" in exp.break_reasons[0].skipped
+
+
+def test_a_break_after_a_resume_is_named_for_the_users_function():
+    _, exp = _explained("two_breaks")
+    assert exp.graph_break_count == 2
+    assert all(r.location.endswith(" in two_breaks") for r in exp.break_reasons)
+
+
+def test_a_nested_break_is_one_break_however_often_it_is_logged():
+    _, exp = _explained("nested_break")
+    (r,) = exp.break_reasons
+    assert r.location.split(" in ")[1] == "_level_three" and r.times >= 1
+    assert "graph_break()" in r.reason or "User-inserted" in r.reason
+
+
+def test_a_break_before_any_graph_is_kept():
+    for name in ("print_only", "calls_disabled", "break_first", "next_on_iterator"):
+        _, exp = _explained(name)
+        assert exp.graph_break_count == 1, name

@@ -1,0 +1,140 @@
+"""A graph break's reason in plain words, and the code around the line it happened at.
+
+Dynamo's record of a break says why in its own terms. From 2.7 on it has a title, an
+``Explanation:`` written for users and ``Hint:`` lines; before, one line of internal jargon
+(``generic_jump TensorVariable()``). ``plain()`` gives the explanation where there is one and a
+translation of the common internal lines where not, with the first useful hint kept apart.
+``enclosing()`` reads the source: the user's function at a line (never the name of a resume
+function Dynamo generated) and the loop, ``with`` or ``try`` that kept Dynamo from resuming.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import linecache
+import re
+from dataclasses import dataclass
+
+# Internal reasons of torch 2.5 and 2.6 (and titles of later ones) that say little to a user,
+# in the words of the explanations later versions give for the same breaks.
+_JARGON = (
+    (r"generic_jump TensorVariable|data.dependent (?:branching|jump)",
+     "data-dependent branching: Python needs a tensor's value to decide an `if` or `while`"),
+    (r"Tensor\.item|call_method TensorVariable\(\) item",
+     "Tensor.item() copies a tensor's value into Python"),
+    (r"builtin: print|BuiltinVariable\(print\)|builtin operator `print`",
+     "print() is a side effect Dynamo cannot put in a graph"),
+    (r"torch\.save|serialization",
+     "torch.save writes a file, which Dynamo cannot put in a graph"),
+    (r"dynamic shape operator: (?P<op>aten\.\w+)|(?P<op2>aten\.nonzero)",
+     "the output shape of {op} depends on the data, so the graph cannot be sized ahead"),
+    (r"call torch\._dynamo\.disable\(\) wrapped function|torch\.compiler\.disable",
+     "a function wrapped with torch.compiler.disable runs eagerly"),
+    (r"graph_break\(\)", "an explicit torch._dynamo.graph_break() call"),
+)
+_USELESS_HINTS = ("please report", "file an issue", "report an issue")
+
+
+@dataclass(frozen=True)
+class Plain:
+    reason: str
+    hint: str  # Dynamo's first hint that is more than "report an issue", or ""
+    kind: str  # Dynamo's name for the type of break (its registry's ``Gb_type``), as logged
+
+
+def _field(text: str, name: str) -> list[str]:
+    return [m.strip() for m in re.findall(rf"^\s*{name}:\s*(.+)$", text, re.M)]
+
+
+def _title(text: str) -> str:
+    """The break's type on 2.7 on (the line above ``Explanation:``), else the first line."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for i, line in enumerate(lines):
+        if line.startswith("Explanation:") and i:
+            return lines[i - 1]
+    first = lines[0] if lines else ""
+    return first.removeprefix("Unsupported:").strip()
+
+
+def plain(text: str, source_line: str = "") -> Plain:
+    """The reason of one record in plain words; ``source_line`` is the user's line it names."""
+    explanation = (_field(text, "Explanation") or [""])[0]
+    hints = [h for h in _field(text, "Hint") if not any(u in h.lower() for u in _USELESS_HINTS)]
+    kind = _title(text)
+    reason = explanation or kind
+    for pattern, words in _JARGON:
+        match = re.search(pattern, reason, re.I)
+        if match and not explanation:
+            op = match.groupdict().get("op") or match.groupdict().get("op2") or "the operator"
+            reason = words.format(op=op)
+            break
+    # A tensor used as an index or slice bound, or passed to int()/range(), is read with .item()
+    # behind the user's back: say so, since the line itself shows no .item().
+    if re.search(r"Tensor\.item|item\(\)", reason) and ".item(" not in source_line:
+        reason = ("a tensor used where Python needs a number (an index, a slice bound, int(), "
+                  "range()) is read with Tensor.item(), which copies its value into Python")
+    reason = reason.removesuffix(" Message: None")  # graph_break() called without a message
+    return Plain(reason.rstrip("."), hints[0] if hints else "", kind)
+
+
+@dataclass(frozen=True)
+class Enclosing:
+    function: str  # the innermost def (or lambda) around the line; "<module>" at top level
+    blocker: str  # "a for loop at line 12", "a with block at line 3", ... or ""
+
+
+_BLOCKERS = {ast.For: "for loop", ast.AsyncFor: "for loop", ast.While: "while loop",
+             ast.With: "with block", ast.AsyncWith: "with block", ast.Try: "try block"}
+if hasattr(ast, "TryStar"):  # Python 3.11 on
+    _BLOCKERS[ast.TryStar] = "try block"
+
+
+@functools.lru_cache(maxsize=64)
+def _tree(file: str) -> ast.Module | None:
+    source = "".join(linecache.getlines(file))
+    try:
+        return ast.parse(source) if source else None
+    except SyntaxError:
+        return None
+
+
+def source_line(file: str, line: int) -> str:
+    return linecache.getline(file, line).strip()
+
+
+def enclosing(file: str, line: int, fallback: str = "") -> Enclosing:
+    """What surrounds ``file:line``: its function, and the innermost loop, ``with`` or ``try``
+    inside that function that the line sits in (Dynamo cannot resume a trace inside those)."""
+    tree = _tree(file)
+    if tree is None:
+        return Enclosing(_user_name(fallback), "")
+    function, blocker = "<module>", ""
+    node: ast.AST = tree
+    while True:
+        inner = next((child for child in ast.iter_child_nodes(node)
+                      if getattr(child, "lineno", None) is not None
+                      and child.lineno <= line <= (child.end_lineno or child.lineno)), None)
+        if inner is None:
+            return Enclosing(function, blocker)
+        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            function = getattr(inner, "name", "<lambda>")
+            blocker = ""  # a loop around the def does not hold the trace inside it
+        elif type(inner) in _BLOCKERS and _in_body(inner, line):
+            blocker = f"a {_BLOCKERS[type(inner)]} at line {inner.lineno}"
+        node = inner
+
+
+def _in_body(node: ast.AST, line: int) -> bool:
+    """A loop's header (``for x in f():``) is not inside the loop; its body and else are."""
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return True  # the with statement's own line enters the block: a break there is inside
+    body = [*getattr(node, "body", []), *getattr(node, "orelse", []),
+            *getattr(node, "handlers", []), *getattr(node, "finalbody", [])]
+    return any(b.lineno <= line <= (b.end_lineno or b.lineno) for b in body)
+
+
+def _user_name(name: str) -> str:
+    """``torch_dynamo_resume_in_forward_at_12`` is Dynamo's continuation of ``forward``."""
+    match = re.fullmatch(r"torch_dynamo_resume_in_(.+)_at_\d+", name)
+    return match[1] if match else name
