@@ -60,6 +60,9 @@ class BenchConfig:
     # the GPU host the slow spells outlasted the budget; the host's speed is recorded either way.
     host_gate: bool = False
     backends: backends.BackendSettings | None = None  # TF32, cuDNN autotuner: set for the run
+    # Time every variant again with torch.utils.benchmark.Timer and a plain wall clock, to check
+    # the harness against timers that share nothing with it (bench.crosscheck).
+    crosscheck: bool = False
     factories: tuple[tuple[str, models.Factory], ...] = field(default=(), compare=False)
 
     def resolve(self) -> BenchConfig:
@@ -79,6 +82,7 @@ class BenchConfig:
             "backends": b.as_dict(), "channels_last": self.channels_last,
             "rounds": self.rounds, "warm_rounds": self.warm_rounds, "host_gate": self.host_gate,
             "sample_ms": self.sample_ms, "warmup": self.warmup, "grad": False, "train": False,
+            "crosscheck": self.crosscheck,
             # compile_s of a warm cache is seconds where a cold one is a minute: say which applied
             "fx_graph_cache": bool(torch._inductor.config.fx_graph_cache),
             "inductor_cache_dir": os.environ.get("TORCHINDUCTOR_CACHE_DIR"),
@@ -245,6 +249,10 @@ def _time(g: _Group) -> tuple[measure.Timed, dict[str, Any], dict[str, float | N
                                   "median": statistics.median(gate.canary_us),
                                   "samples": gate.kept_us}
     mems = {m: _peak_mem_mb(f, device, g.weights) for m, f in g.fns.items()}
+    if cfg.crosscheck:
+        from snippets.bench import crosscheck
+
+        evidence["crosscheck"] = crosscheck.check(g.fns, device, timed.calls)
     return timed, evidence, mems
 
 
@@ -256,7 +264,9 @@ def _finish(g: _Group, timed: measure.Timed, evidence: dict[str, Any],
         m = timed[mode]
         row["latency_ms"] = m.as_dict()
         row["calls_per_sample"], row["peak_mem_mb"] = timed.calls[mode], mems[mode]
-        row.update(evidence)
+        row.update({k: v for k, v in evidence.items() if k != "crosscheck"})
+        if "crosscheck" in evidence:
+            row["crosscheck"] = evidence["crosscheck"][mode]
         row["tflops"] = flops / (m.median * 1e-3) / 1e12 if flops else None
         if peak_tflops and row["tflops"] is not None:
             row["pct_of_peak"] = 100 * row["tflops"] / peak_tflops

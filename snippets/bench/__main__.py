@@ -66,6 +66,9 @@ def parser() -> cli.Parser:
     p.add_argument("--host-gate", action="store_true",
                    help="re-measure rounds timed while the host CPU ran slow (default: keep "
                         "them, and record the host's speed beside each round)")
+    p.add_argument("--crosscheck", action="store_true",
+                   help="time every variant again with torch.utils.benchmark.Timer and a plain "
+                        "wall clock, beside the harness's own timing")
     p.add_argument("--format", choices=("table", "markdown", "json"), default="table")
     p.add_argument("--output", type=Path, help="write the results file here, row by row")
     p.add_argument("--compare", type=Path, metavar="FILE",
@@ -86,6 +89,7 @@ def config_from_args(argv: list[str] | None) -> tuple[bench.BenchConfig, object]
         models=() if only_user else args.models, factories=user, batch_sizes=args.batch_sizes,
         modes=args.modes, dtype=args.dtype, channels_last=args.channels_last, device=device,
         rounds=args.rounds, warm_rounds=args.warm_rounds, host_gate=args.host_gate,
+        crosscheck=args.crosscheck,
     ).resolve()
     return cfg, args
 

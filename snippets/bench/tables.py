@@ -210,3 +210,22 @@ def headline(doc: dict[str, Any]) -> str:
             out.append(f"- **{model}**: " + ", ".join(parts) + " the speed of eager")
     batch = ", ".join(map(str, sizes))
     return "\n".join(out) + f"\n\nBatch sizes {batch}; only rows that computed eager's answer."
+
+
+def crosscheck(doc: dict[str, Any]) -> str:
+    """The harness's median beside torch.utils.benchmark.Timer's and a wall clock's, per row."""
+    from snippets.bench import crosscheck as cc
+
+    head = ("Model · batch · mode", "Harness ms", "Timer ms", "Wall ms", "Timer / harness",
+            "Wall / harness")
+    rows = []
+    for r in doc["rows"]:
+        both = cc.ratios(r)
+        if both is None:
+            continue
+        rows.append((f"{r['model']} · {r['batch_size']} · {r['mode']}",
+                     render.ms(r["latency_ms"]["median"]),
+                     render.ms(r["crosscheck"]["timer_ms"]["median"]),
+                     render.ms(r["crosscheck"]["wall_ms"]["median"]),
+                     f"{both[0]:.3f}", f"{both[1]:.3f}"))
+    return render.markdown_table(head, rows)

@@ -109,3 +109,19 @@ def test_a_cuda_run_records_the_gpu_and_every_fast_mode():
         assert row["rel_err"] <= bench.TOLERANCE["bf16"] and row["peak_mem_mb"] > 0
         assert row["sm_clock_mhz"] is None or row["sm_clock_mhz"]["min"] > 0
     assert (torch.get_float32_matmul_precision(), torch.backends.cudnn.benchmark) == before
+
+
+def test_crosscheck_times_every_variant_with_two_independent_timers(monkeypatch):
+    from snippets.bench import crosscheck, tables
+
+    monkeypatch.setattr(crosscheck, "MIN_RUN_S", 0.01)  # counts, not timings, are asserted
+    cfg = bench.BenchConfig(device="cpu", models=(), factories=(("tiny", _tiny),),
+                            modes=("eager",), rounds=2, warm_rounds=0, sample_ms=0.01,
+                            crosscheck=True)
+    doc = bench.document(cfg)
+    (row,) = doc["rows"]
+    assert doc["provenance"]["settings"]["crosscheck"] is True
+    assert len(row["crosscheck"]["wall_ms"]["samples"]) == crosscheck.WALL_REPEATS
+    assert row["crosscheck"]["timer_ms"]["samples"]
+    assert all(r > 0 for r in crosscheck.ratios(row))
+    assert "| tiny · 1 · eager |" in tables.crosscheck(doc)

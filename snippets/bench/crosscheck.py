@@ -1,0 +1,69 @@
+"""The harness checked against two timers that share nothing with it.
+
+After the harness has timed a group's variants in its interleaved rounds, the very same callables
+(the same compiled modules, inputs and CUDA graphs) are timed again, one variant after another:
+
+- by ``torch.utils.benchmark.Timer.blocked_autorange``, PyTorch's own timer: it picks its block
+  size, and on CUDA its clock synchronizes the device at each reading;
+- by a plain wall clock: ``time.perf_counter`` around ``calls`` back-to-back calls and a device
+  synchronize, repeated.
+
+Where the three agree, the harness's CUDA events measure what a caller feels. Where they do not,
+the difference is the finding: the harness's rounds interleave the variants, these do not.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from snippets.core import measure
+
+# How long each independent timer runs per variant: long enough for blocked_autorange to settle
+# on a block size at batch 1 (thousands of calls), short enough to leave the run's length alone.
+MIN_RUN_S = 1.0
+WALL_REPEATS = 15
+AGREE_WITHIN = 0.03  # the issue's bar for the CUDA-graph rows: 3 %
+
+
+def timer_ms(fn: Callable[[], object], min_run_s: float | None = None) -> measure.Measurement:
+    """Per-call milliseconds from ``blocked_autorange``, one sample per block."""
+    from torch.utils import benchmark
+
+    m = benchmark.Timer(stmt="fn()", globals={"fn": fn}).blocked_autorange(
+        min_run_time=MIN_RUN_S if min_run_s is None else min_run_s)
+    return measure.Measurement(tuple(t * 1e3 for t in m.times))
+
+
+def wall_ms(fn: Callable[[], object], device: torch.device, calls: int,
+            repeats: int = WALL_REPEATS) -> measure.Measurement:
+    """Per-call milliseconds from a wall clock around ``calls`` calls and a synchronize."""
+    samples = []
+    for _ in range(repeats):
+        measure.synchronize(device)
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        measure.synchronize(device)
+        samples.append((time.perf_counter() - t0) * 1e3 / calls)
+    return measure.Measurement(tuple(samples))
+
+
+def check(fns: dict[str, Callable[[], object]], device: torch.device,
+          calls: dict[str, int]) -> dict[str, dict[str, Any]]:
+    """Both independent timings of every variant, as the ``crosscheck`` field of its row."""
+    return {mode: {"timer_ms": timer_ms(fn).as_dict(),
+                   "wall_ms": wall_ms(fn, device, calls[mode]).as_dict()}
+            for mode, fn in fns.items()}
+
+
+def ratios(row: dict[str, Any]) -> tuple[float, float] | None:
+    """(Timer / harness, wall clock / harness) of a row's medians; None without a cross-check."""
+    other, mine = row.get("crosscheck"), row.get("latency_ms")
+    if not other or not mine:
+        return None
+    return (other["timer_ms"]["median"] / mine["median"],
+            other["wall_ms"]["median"] / mine["median"])
