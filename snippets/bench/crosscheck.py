@@ -29,13 +29,27 @@ WALL_REPEATS = 15
 AGREE_WITHIN = 0.03  # the issue's bar for the CUDA-graph rows: 3 %
 
 
-def timer_ms(fn: Callable[[], object], min_run_s: float | None = None) -> measure.Measurement:
-    """Per-call milliseconds from ``blocked_autorange``, one sample per block."""
+def timer_ms(fn: Callable[[], object],
+             min_run_s: float | None = None) -> tuple[measure.Measurement, int]:
+    """Per-call milliseconds from ``blocked_autorange``, one sample per block, and the number of
+    calls in its blocks (it picks them: enough for a block to last about a thousandth of
+    ``min_run_s``)."""
     from torch.utils import benchmark
 
     m = benchmark.Timer(stmt="fn()", globals={"fn": fn}).blocked_autorange(
         min_run_time=MIN_RUN_S if min_run_s is None else min_run_s)
-    return measure.Measurement(tuple(t * 1e3 for t in m.times))
+    return measure.Measurement(tuple(t * 1e3 for t in m.times)), int(m.number_per_run)
+
+
+def timer_blocks_ms(fn: Callable[[], object], calls: int,
+                    repeats: int = WALL_REPEATS) -> measure.Measurement:
+    """The same Timer made to run blocks of ``calls`` calls, as long as the harness's samples:
+    if this agrees with the harness where ``blocked_autorange`` does not, the difference is the
+    block length (a device left idle between short blocks), not the clock."""
+    from torch.utils import benchmark
+
+    timer = benchmark.Timer(stmt="fn()", globals={"fn": fn})
+    return measure.Measurement(tuple(timer.timeit(calls).median * 1e3 for _ in range(repeats)))
 
 
 def wall_ms(fn: Callable[[], object], device: torch.device, calls: int,
@@ -54,10 +68,15 @@ def wall_ms(fn: Callable[[], object], device: torch.device, calls: int,
 
 def check(fns: dict[str, Callable[[], object]], device: torch.device,
           calls: dict[str, int]) -> dict[str, dict[str, Any]]:
-    """Both independent timings of every variant, as the ``crosscheck`` field of its row."""
-    return {mode: {"timer_ms": timer_ms(fn).as_dict(),
-                   "wall_ms": wall_ms(fn, device, calls[mode]).as_dict()}
-            for mode, fn in fns.items()}
+    """Every independent timing of every variant, as the ``crosscheck`` field of its row."""
+    out = {}
+    for mode, fn in fns.items():
+        auto, block = timer_ms(fn)
+        out[mode] = {"timer_ms": auto.as_dict(), "timer_block_calls": block,
+                     "timer_harness_blocks_ms": timer_blocks_ms(fn, calls[mode]).as_dict(),
+                     "harness_block_calls": calls[mode],
+                     "wall_ms": wall_ms(fn, device, calls[mode]).as_dict()}
+    return out
 
 
 def ratios(row: dict[str, Any]) -> tuple[float, float] | None:

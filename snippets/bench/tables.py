@@ -216,16 +216,18 @@ def crosscheck(doc: dict[str, Any]) -> str:
     """The harness's median beside torch.utils.benchmark.Timer's and a wall clock's, per row."""
     from snippets.bench import crosscheck as cc
 
-    head = ("Model · batch · mode", "Harness ms", "Timer ms", "Wall ms", "Timer / harness",
-            "Wall / harness")
+    head = ("Model · batch · mode", "Harness ms", "Timer ms", "Timer, long blocks ms", "Wall ms",
+            "Timer / harness", "Wall / harness")
     rows = []
     for r in doc["rows"]:
         both = cc.ratios(r)
         if both is None:
             continue
+        long_blocks = (r["crosscheck"].get("timer_harness_blocks_ms") or {}).get("median")
         rows.append((f"{r['model']} · {r['batch_size']} · {r['mode']}",
                      render.ms(r["latency_ms"]["median"]),
                      render.ms(r["crosscheck"]["timer_ms"]["median"]),
+                     render.ms(long_blocks),
                      render.ms(r["crosscheck"]["wall_ms"]["median"]),
                      f"{both[0]:.3f}", f"{both[1]:.3f}"))
     return render.markdown_table(head, rows)
