@@ -356,3 +356,4 @@ def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:
 def channels_last_on(device: str) -> Callable[..., dict[str, Any]]:
     """ResNet-50 alone in channels_last, eager included: the layout its convolutions prefer."""
     return produce_on(device, models=("resnet50",), channels_last=True)
+

@@ -231,3 +231,44 @@ def crosscheck(doc: dict[str, Any]) -> str:
                      render.ms(r["crosscheck"]["wall_ms"]["median"]),
                      f"{both[0]:.3f}", f"{both[1]:.3f}"))
     return render.markdown_table(head, rows)
+
+
+def crosscheck_findings(doc: dict[str, Any]) -> str:
+    """What the cross-check shows, computed from its rows: the CUDA-graph rows (the device sets
+    their time) against the 3 % bar, and the others' spread."""
+    from snippets.bench import crosscheck as cc
+
+    rows = [r for r in doc["rows"] if cc.ratios(r)]
+    graphs = [r for r in rows if r["mode"] == "reduce-overhead"]
+    out = []
+    if graphs:
+        wall = [cc.ratios(r)[1] for r in graphs]
+        timer = [cc.ratios(r)[0] for r in graphs]
+        worst = max(abs(w - 1) for w in wall)
+        verdict = "within" if worst <= cc.AGREE_WITHIN else "outside"
+        out.append(f"- CUDA-graph rows: the wall clock reads {min(wall):.3f} to {max(wall):.3f} "
+                   f"of the harness's median, {verdict} the {cc.AGREE_WITHIN:.0%} bar; "
+                   f"`blocked_autorange` reads {min(timer):.3f} to {max(timer):.3f}.")
+        long_blocks = [r["crosscheck"].get("timer_harness_blocks_ms") for r in graphs]
+        if all(long_blocks):
+            held = [b["median"] / r["latency_ms"]["median"]
+                    for b, r in zip(long_blocks, graphs, strict=True)]
+            own = [r["crosscheck"]["timer_block_calls"] for r in graphs]
+            harness = [r["calls_per_sample"] for r in graphs]
+            out.append(f"- The same Timer held to the harness's block length reads "
+                       f"{min(held):.3f} to {max(held):.3f} of the harness on those rows (its "
+                       f"own blocks held {min(own)} to {max(own)} calls, the harness's "
+                       f"{min(harness)} to {max(harness)}).")
+    others = [r for r in rows if r["mode"] != "reduce-overhead"]
+    if others:
+        wall = [cc.ratios(r)[1] for r in others]
+        noisy = [r for r in others if r["status"] == "noisy"]
+        out.append(f"- The other rows: the wall clock reads {min(wall):.3f} to {max(wall):.3f} of "
+                   f"the harness; {len(noisy)} of {len(others)} are marked noisy, the host-bound "
+                   "ones whose time moves with the host's spells (above), measured minutes apart "
+                   "by the three timers.")
+    return "\n".join(out)
+
+
+def crosscheck_report(doc: dict[str, Any]) -> str:
+    return crosscheck_findings(doc) + "\n\n" + crosscheck(doc)
