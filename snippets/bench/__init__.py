@@ -63,6 +63,9 @@ class BenchConfig:
     # Time every variant again with torch.utils.benchmark.Timer and a plain wall clock, to check
     # the harness against timers that share nothing with it (bench.crosscheck).
     crosscheck: bool = False
+    # Climb the speed ladder instead of timing the modes side by side (bench.ladder); a
+    # max-autotune mode among ``modes`` adds its rung at the top.
+    ladder: bool = False
     factories: tuple[tuple[str, models.Factory], ...] = field(default=(), compare=False)
 
     def resolve(self) -> BenchConfig:
@@ -82,7 +85,7 @@ class BenchConfig:
             "backends": b.as_dict(), "channels_last": self.channels_last,
             "rounds": self.rounds, "warm_rounds": self.warm_rounds, "host_gate": self.host_gate,
             "sample_ms": self.sample_ms, "warmup": self.warmup, "grad": False, "train": False,
-            "crosscheck": self.crosscheck,
+            "crosscheck": self.crosscheck, "ladder": self.ladder,
             # compile_s of a warm cache is seconds where a cold one is a minute: say which applied
             "fx_graph_cache": bool(torch._inductor.config.fx_graph_cache),
             "inductor_cache_dir": os.environ.get("TORCHINDUCTOR_CACHE_DIR"),
@@ -303,6 +306,18 @@ def measure_group(
     yield from _finish(g, timed, evidence, mems, peak_tflops)
 
 
+def _climb(cfg: BenchConfig, name: str, factory: models.Factory, bs: int,
+           peak: float | None, progress: Callable[[str], None]) -> Iterator[dict[str, Any]]:
+    from snippets.bench import ladder
+
+    autotune = any(m.startswith("max-autotune") for m in cfg.modes)
+    return ladder.climb(name, factory, bs, device=torch.device(cfg.device),
+                        dtype=DTYPES[cfg.dtype], autotune=autotune, rounds=cfg.rounds,
+                        warm_rounds=cfg.warm_rounds, sample_ms=cfg.sample_ms,
+                        warmup=cfg.warmup, tolerance=TOLERANCE[cfg.dtype],
+                        peak_tflops=peak, progress=progress)
+
+
 def run(cfg: BenchConfig, peak: float | None = None,
         progress: Callable[[str], None] = lambda _: None) -> Iterator[dict[str, Any]]:
     """Yield every row of a resolved config, one (model, batch size) group after another, under
@@ -314,7 +329,10 @@ def run(cfg: BenchConfig, peak: float | None = None,
             for bs in cfg.batch_sizes:
                 try:
                     with torch.no_grad():
-                        yield from measure_group(cfg, name, factory, bs, peak, progress)
+                        if cfg.ladder:
+                            yield from _climb(cfg, name, factory, bs, peak, progress)
+                        else:
+                            yield from measure_group(cfg, name, factory, bs, peak, progress)
                 except models.SpecError:
                     raise
                 except Exception as exc:  # the model itself failed (eager OOM at batch 256, say)

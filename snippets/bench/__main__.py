@@ -69,6 +69,10 @@ def parser() -> cli.Parser:
     p.add_argument("--crosscheck", action="store_true",
                    help="time every variant again with torch.utils.benchmark.Timer and a plain "
                         "wall clock, beside the harness's own timing")
+    p.add_argument("--ladder", action="store_true",
+                   help="climb the speed ladder: eager, compile, + channels_last, + CUDA graphs, "
+                        "+ freezing, each rung adding one step to the one before; a max-autotune "
+                        "mode in --modes adds the max-autotune rung")
     p.add_argument("--format", choices=("table", "markdown", "json"), default="table")
     p.add_argument("--output", type=Path, help="write the results file here, row by row")
     p.add_argument("--compare", type=Path, metavar="FILE",
@@ -89,7 +93,7 @@ def config_from_args(argv: list[str] | None) -> tuple[bench.BenchConfig, object]
         models=() if only_user else args.models, factories=user, batch_sizes=args.batch_sizes,
         modes=args.modes, dtype=args.dtype, channels_last=args.channels_last, device=device,
         rounds=args.rounds, warm_rounds=args.warm_rounds, host_gate=args.host_gate,
-        crosscheck=args.crosscheck,
+        crosscheck=args.crosscheck, ladder=args.ladder,
     ).resolve()
     return cfg, args
 
