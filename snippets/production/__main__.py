@@ -80,9 +80,9 @@ def parser() -> cli.Parser:
     p.add_argument("--format", choices=("markdown", "json"), default="markdown")
     p.add_argument("--output", type=Path, help="write the results file here, row by row")
     p.add_argument("--merge", action="store_true",
-                   help="keep the rows of an existing --output file of the same run, device "
-                        "and torch (--startup: as more repetitions; --modes: rows measured "
-                        "again are replaced)")
+                   help="keep the rows already in --output, a file of the same run, device "
+                        "and torch, if there is one (--startup: as more repetitions; --modes: "
+                        "rows measured again are replaced)")
     return p
 
 
@@ -122,9 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     kind, make, key = _job(args, device)
     cli.check_output(PROG, args.output)
     previous = None
-    if args.merge:
-        if not args.output or not args.output.exists():
-            cli.fail(PROG, "--merge needs an existing --output file")
+    if args.merge and not args.output:
+        cli.fail(PROG, "--merge needs --output")
+    if args.merge and args.output.exists():  # the first of several commands starts the file
         try:
             previous = results.load(args.output, kind)
         except results.ResultsError as exc:

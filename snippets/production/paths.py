@@ -96,7 +96,8 @@ def aot_build(model: nn.Module, example: torch.Tensor, package: Path) -> Path:
     """Ahead of time, once per release: export the graph and compile it
     into a package of kernels and weights."""
     exported = torch.export.export(model, (example,))
-    torch._inductor.aoti_compile_and_package(exported, package_path=str(package))
+    torch._inductor.aoti_compile_and_package(
+        exported, package_path=str(package))
     return package
 
 

@@ -38,7 +38,7 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     (["--modes", "--compile-modes", "fast"], "unknown mode 'fast'"),
     (["--modes", "--models", TINY], "--modes runs the built-in models only"),
     (["--stream", "--merge"], "--merge applies to --startup and --modes"),
-    (["--startup", "--merge"], "--merge needs an existing --output file"),
+    (["--startup", "--merge"], "--merge needs --output"),
     (["--hazards", "--device", "cpu"], "--hazards needs a CUDA device"),
     (["--startup", "--device", "tpu"], "unknown device 'tpu'"),
     (["--startup", "--output", "/no/such/dir/r.json"], "does not exist"),
