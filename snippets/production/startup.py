@@ -45,9 +45,10 @@ PATHS = tuple(PLAN)
 DEFAULTS: dict[str, dict[str, Any]] = {
     "cuda": {"batch_size": 1, "dtype": "bf16", "repetitions": 3, "calls": 20, "rounds": 20,
              "sample_ms": 20.0, "timeout_s": 900.0},
-    # A 2-core machine: every compile takes tens of seconds, a ResNet-50 call a good fraction of
-    # one, so few calls and one call per sample.
-    "cpu": {"batch_size": 1, "dtype": "fp32", "repetitions": 2, "calls": 5, "rounds": 3,
+    # A 2-core machine: every compile takes tens of seconds (ResNet-50's a minute or more), a
+    # ResNet-50 call a good fraction of one, so one repetition, few calls, one call per sample;
+    # record more repetitions with --repetitions (or --merge several runs).
+    "cpu": {"batch_size": 1, "dtype": "fp32", "repetitions": 1, "calls": 5, "rounds": 3,
             "sample_ms": 1.0, "timeout_s": 900.0},
 }
 
