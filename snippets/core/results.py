@@ -29,7 +29,8 @@ from snippets.core import machine
 
 ROOT = Path(__file__).resolve().parents[2]
 NUM = (float, int, type(None))
-STATUSES = ("ok", "noisy", "mismatch", "oom", "error")
+# "unsupported": the installed torch, or the model, lacks what a row needs (its message says).
+STATUSES = ("ok", "noisy", "mismatch", "oom", "error", "unsupported")
 # Every measured kind records these; "settings" holds the run's config and backend switches.
 PROVENANCE_FIELDS = ("device", "device_type", "driver", "cuda", "torch", "torchvision", "triton",
                      "python", "date", "commit", "host_cpu", "cpu_count", "settings")
@@ -79,6 +80,21 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
         "error": (str,), "detect_s": NUM, "minify_s": NUM, "nodes_before": (int, type(None)),
         "nodes_after": (int, type(None)), "queries": (int, type(None)),
         "repro_forward": (str,)}),
+    # Putting it in production: fresh-process start-up paths, a request stream, the compile modes
+    # with an empty and a warm cache, and the CUDA-graph hazards.
+    Kind("production-startup", "snippets.production-startup/1", {
+        "model": (str,), "path": (str,), "rep": (int,), "status": (str,), "message": (str,),
+        "first_s": NUM, "steady_s": NUM, "build_s": NUM, "latency_ms": (dict, type(None))}),
+    Kind("production-stream", "snippets.production-stream/1", {
+        "strategy": (str,), "status": (str,), "message": (str,), "requests": (int,),
+        "compiles": (int, type(None)), "warmup_s": NUM, "p50_ms": NUM, "p99_ms": NUM,
+        "max_ms": NUM}),
+    Kind("production-modes", "snippets.production-modes/1", {
+        "model": (str,), "batch_size": (int,), "mode": (str,), "status": (str,),
+        "message": (str,), "compile_empty_s": NUM, "compile_warm_s": NUM,
+        "latency_ms": (dict, type(None)), "speedup": NUM}),
+    Kind("production-hazards", "snippets.production-hazards/1", {
+        "hazard": (str,), "variant": (str,), "outcome": (str,), "message": (str,)}),
     # Computed at every build, on any machine, in seconds: counts and logs, nothing timed.
     Kind("explain-causes", "snippets.explain-causes/1",
          {"cause": (str,), "variant": (str,), "kind": (str,), **_EXPLAINED}, measured=False),

@@ -75,6 +75,17 @@ def show(kind: str, produce: Callable[..., dict], render: Callable[[dict], str],
     return section(render(doc), results.stamp(doc, "recorded"))
 
 
+def recorded(name: str, render: Callable[[dict], str], device: str, *,
+              build: Build | None = None) -> str:
+    """The newest recorded ``<name>.json`` of ``device``, rendered and stamped, in every build:
+    for runs of many fresh processes (the production page's), which take longer than a build
+    may and are recorded with their command line instead."""
+    doc = results.newest((build or current()).results_dir, name, device)
+    if doc is None:
+        return no_run_yet(name, device)
+    return section(render(doc), results.stamp(doc, "recorded"))
+
+
 def live(name: str, produce: Callable[[], Any], render: Callable[[Any], str], *,
          build: Build | None = None) -> str:
     """A cheap result executed at every build on any machine (graph and break counts, say):
@@ -160,6 +171,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
     from snippets.debug import tables as debug_tables
     from snippets.dynamic import tables as dynamic_tables
     from snippets.explain import tables as explain_tables
+    from snippets.production import tables as production_tables
     from snippets.site import buildtime
 
     return {
@@ -169,6 +181,8 @@ def renderers() -> dict[str, Callable[[dict], str]]:
         "dynamic-shapes": lambda d: dynamic_tables.stalls(d) + "\n\n" + dynamic_tables.steady(d),
         "site-build": buildtime.markdown,
         "debug-minifier": debug_tables.minifier,
+        **dict.fromkeys(("production-startup", "production-stream", "production-modes",
+                         "production-hazards"), production_tables.report),
     }
 
 

@@ -1,0 +1,111 @@
+"""Putting a compiled model in production: what each way of starting a service costs, measured.
+
+The pieces a service needs, each small and tested: an environment switch that keeps eager one
+variable away (``serve``), a warm-up over the shapes it serves (``warm_up``), and the steady point
+of a call timeline (``steady_index``). Beside them, in their own modules: the start-up paths
+(``paths``), pinned artifacts (``pinning``), the fresh-process child that times one path
+(``child``), the runs that produce results files (``startup``, ``stream``, ``modes``,
+``hazards``) and the page's tables (``tables``). ``python -m snippets.production`` runs them.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import torch
+
+# The variable a service reads once, at its start, to serve eager (see ``serve``).
+EAGER_ENV = "SNIPPETS_EAGER"
+
+# The child times its own start-up, so it must not import the benchmark (its imports would count
+# in every path's seconds); the names and dtypes are the benchmark's.
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
+# Relative error allowed against eager: the benchmark's tolerances (see snippets.bench.TOLERANCE:
+# bf16 keeps 8 bits of mantissa and fused kernels round in another order).
+TOLERANCE = {"bf16": 5e-2, "fp16": 1e-2, "fp32": 1e-2}
+
+# A call is steady once it and every later one take at most this much longer than the median of
+# the timeline's second half: CUDA-graph recording and the first autotuned launches show up as
+# calls several times slower, ordinary jitter stays well inside it.
+STEADY_FACTOR = 1.5
+
+
+def eager_requested(environ: Mapping[str, str]) -> bool:
+    """Whether ``SNIPPETS_EAGER`` asks for eager: ``1``, ``true`` or ``yes``. Read once, at a
+    program's start, and passed down as a value."""
+    return environ.get(EAGER_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+# --8<-- [start:eager_switch]
+def serve(model: torch.nn.Module, *, eager: bool, **options: Any):
+    """The model as the service calls it: compiled, or, with the switch
+    on, the same object running eager (nothing is traced or compiled)."""
+    compiled = torch.compile(model, **options)
+    # A process-wide stance: every torch.compile'd function runs eager.
+    torch.compiler.set_stance("force_eager" if eager else "default")
+    return compiled
+# --8<-- [end:eager_switch]
+
+
+# --8<-- [start:warm_up]
+def warm_up(compiled, shapes: Iterable[Sequence[int]], *,
+            make: Callable[[Sequence[int]], torch.Tensor] = torch.randn) -> int:
+    """Call ``compiled`` once on an input of every shape it will serve,
+    before the first request: each compile happens here, not to a user.
+    Returns how many graphs Dynamo compiled on the way."""
+    from torch._dynamo.utils import counters
+
+    before = counters["stats"]["unique_graphs"]
+    with torch.no_grad():
+        for shape in shapes:
+            compiled(make(shape))
+    return counters["stats"]["unique_graphs"] - before
+# --8<-- [end:warm_up]
+
+
+def graphs_compiled() -> int:
+    """Graphs Dynamo has compiled in this process (its own counter, never reset by a call)."""
+    from torch._dynamo.utils import counters
+
+    return int(counters["stats"]["unique_graphs"])
+
+
+def steady_index(latencies_ms: Sequence[float], factor: float = STEADY_FACTOR) -> int:
+    """The index of the first call from which every call stays within ``factor`` times the
+    median of the timeline's second half: the call at which the service reached steady state."""
+    if not latencies_ms:
+        raise ValueError("steady state of no calls")
+    settled = statistics.median(latencies_ms[len(latencies_ms) // 2:])
+    index = len(latencies_ms) - 1
+    while index > 0 and latencies_ms[index - 1] <= factor * settled:
+        index -= 1
+    return index
+
+
+def fault(exc: BaseException) -> str:
+    """One line for a configuration's failure: the exception's type and first line."""
+    first = (str(exc).strip().splitlines() or [""])[0][:300]
+    return f"{type(exc).__name__}: {first}"
+
+
+class MergeError(ValueError):
+    """An earlier results file that cannot take this run's rows; the message is one line."""
+
+
+def merge(previous: dict[str, Any] | None, doc: dict[str, Any],
+          key: Callable[[dict[str, Any]], tuple]) -> dict[str, Any]:
+    """``doc`` with the rows of an earlier file of the same kind, device and torch that this run
+    did not measure again: one results file can be filled by several commands, each short
+    enough for a machine's time limit. Each kept row keeps the date of the run that made it."""
+    if previous is None:
+        return doc
+    same = ("device", "torch")
+    if previous.get("kind") != doc["kind"] or any(
+            previous["provenance"].get(k) != doc["provenance"].get(k) for k in same):
+        raise MergeError("--merge: the file holds another kind, device or torch release")
+    fresh = {key(r) for r in doc["rows"]}
+    kept = [r for r in previous["rows"] if key(r) not in fresh]
+    dates = sorted({*previous.get("merged", []), previous["provenance"]["date"]})
+    return {**doc, "rows": kept + doc["rows"], "merged": dates}

@@ -1,0 +1,177 @@
+"""``python -m snippets.production``: one of the production page's runs, flags onto its config,
+rows onto a file, a table out.
+
+Thin on purpose: the runs are in ``startup``, ``stream``, ``modes`` and ``hazards``, the tables in
+``tables``. One run per command, so that each fits a machine's time limit; ``--merge`` lets
+several commands fill one results file.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from snippets import production
+from snippets.bench import MODES
+from snippets.core import cli, config, models, results
+from snippets.production import hazards, modes, startup, stream, tables
+
+PROG = "python -m snippets.production"
+RUNS = ("startup", "stream", "modes", "hazards")
+
+
+def _model(text: str) -> str:
+    if text in models.BUILTIN:
+        return text
+    try:
+        models.load_factory(text)
+    except models.SpecError as exc:
+        raise ValueError(f"{exc}; the built-in models are {', '.join(models.BUILTIN)}") from None
+    return text
+
+
+def _choice(options: tuple[str, ...], what: str):
+    def check(text: str) -> str:
+        if text not in options:
+            raise ValueError(f"unknown {what} {text!r}; choose from {', '.join(options)}")
+        return text
+    return cli.csv_of(check, what)
+
+
+def parser() -> cli.Parser:
+    d = startup.DEFAULTS
+    p = cli.Parser(prog=PROG, description="Start-up paths, a request stream, the compile modes "
+                   "and the CUDA-graph hazards, each measured in its own run.")
+    run = p.add_mutually_exclusive_group()
+    run.add_argument("--startup", action="store_true",
+                     help="every start-up path in fresh processes: seconds to the first answer "
+                          "and to steady state, ms per call")
+    run.add_argument("--stream", action="store_true",
+                     help="a replayed request stream under each warm-up strategy")
+    run.add_argument("--modes", action="store_true",
+                     help="every compile mode with an empty, then a warm cache (the benchmark, "
+                          "run twice)")
+    run.add_argument("--hazards", action="store_true",
+                     help="CUDA-graph hazards and their fixes (a CUDA device only)")
+    p.add_argument("--device", default="auto", help=cli.DEVICE_HELP)
+    p.add_argument("--models", type=cli.csv_of(_model, "model"),
+                   help="resnet50, transformer or pkg.module:factory, comma-separated "
+                        "(default: resnet50,transformer)")
+    p.add_argument("--paths", type=_choice(startup.PATHS, "path"),
+                   help=f"--startup: from {', '.join(startup.PATHS)} (default: all)")
+    p.add_argument("--repetitions", type=cli.positive,
+                   help="--startup: fresh processes per path "
+                        + config.help_default(d, "repetitions"))
+    p.add_argument("--calls", type=cli.positive,
+                   help="--startup: calls timed one by one " + config.help_default(d, "calls"))
+    p.add_argument("--rounds", type=cli.positive,
+                   help="--startup: steady-state rounds " + config.help_default(d, "rounds")
+                        + "; --modes: the benchmark's rounds")
+    p.add_argument("--batch-sizes", type=cli.csv_of(cli.positive_int, "batch size"),
+                   help="--modes: " + config.help_default(modes.DEFAULTS, "batch_sizes"))
+    p.add_argument("--compile-modes", type=_choice(MODES[1:], "mode"),
+                   help="--modes: " + config.help_default(modes.DEFAULTS, "modes"))
+    p.add_argument("--requests", type=cli.positive,
+                   help="--stream: " + config.help_default(stream.DEFAULTS, "requests"))
+    p.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    p.add_argument("--output", type=Path, help="write the results file here, row by row")
+    p.add_argument("--merge", action="store_true",
+                   help="keep the rows already in --output, a file of the same run, device "
+                        "and torch, if there is one (--startup: as more repetitions; --modes: "
+                        "rows measured again are replaced)")
+    return p
+
+
+def _job(args: Any, device: str) -> tuple[str, Any, Any]:
+    """(kind, make the document, key of a row for --merge) for the run the flags ask for."""
+    picked = [r for r in RUNS if getattr(args, r)]
+    if not picked:
+        cli.fail(PROG, f"choose one run: {', '.join('--' + r for r in RUNS)}")
+    what = picked[0]
+    chosen_models = {"models": args.models} if args.models else {}
+    if what == "startup":
+        cfg = startup.StartupConfig(device=device, paths=args.paths or startup.PATHS,
+                                    repetitions=args.repetitions, calls=args.calls,
+                                    rounds=args.rounds, **chosen_models)
+        return startup.KIND, lambda **kw: startup.document(cfg, **kw), startup.row_key
+    if what == "modes":
+        if any(m not in models.BUILTIN for m in args.models or ()):
+            cli.fail(PROG, "--modes runs the built-in models only")
+        cfg = modes.ModesConfig(device=device, batch_sizes=args.batch_sizes,
+                                modes=args.compile_modes, rounds=args.rounds, **chosen_models)
+        return modes.KIND, lambda **kw: modes.document(cfg, **kw), modes.row_key
+    if args.merge:
+        cli.fail(PROG, f"--merge applies to --startup and --modes, not --{what}")
+    if what == "stream":
+        cfg = stream.StreamConfig(device=device, requests=args.requests)
+        return stream.KIND, lambda **kw: stream.document(cfg, **kw), None
+    if config.resolve_device(device) == "cpu":
+        cli.fail(PROG, "--hazards needs a CUDA device")
+    return hazards.KIND, lambda **kw: hazards.document(config.resolve_device(device), **kw), None
+
+
+def main(argv: list[str] | None = None) -> int:
+    # Expected on every CPU-only machine and alarming in a CPU table (see snippets.bench).
+    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
+    args = parser().parse_args(argv)
+    device = cli.device(PROG, args.device)
+    kind, make, key = _job(args, device)
+    cli.check_output(PROG, args.output)
+    previous = None
+    if args.merge and not args.output:
+        cli.fail(PROG, "--merge needs --output")
+    if args.merge and args.output.exists():  # the first of several commands starts the file
+        try:
+            previous = results.load(args.output, kind)
+        except results.ResultsError as exc:
+            cli.fail(PROG, str(exc))
+    if production.eager_requested(os.environ):  # read once, here: each child reads it too
+        print(f"{production.EAGER_ENV} is set: every compiled path runs eager", file=sys.stderr)
+    doc: dict = {}
+
+    def save(current: dict) -> None:
+        interrupt.check()  # between rows: a Ctrl-C that torch swallowed stops the run here
+        merged = production.merge(previous, current, key) if key else current
+        doc.update(merged)
+        if args.output:
+            results.write_atomic(args.output, merged)
+
+    def progress(message: str) -> None:
+        interrupt.check()
+        print(message, file=sys.stderr)
+
+    def show() -> None:
+        if args.format == "json":
+            print(json.dumps(doc, indent=1))
+        else:
+            print(tables.report(doc) + "\n\n" + results.stamp(doc, "this run"))
+
+    def stopped() -> int:
+        interrupt.settle()
+        if doc.get("rows"):
+            show()
+        print(f"interrupted: {len(doc.get('rows', []))} finished rows kept", file=sys.stderr)
+        return cli.INTERRUPTED_EXIT
+
+    interrupt = cli.Interrupt(last_words=stopped)
+    try:
+        with interrupt.installed(), cli.stdout_to_stderr():
+            save(make(commit=cli.commit_from_env(), on_row=save, progress=progress))
+    except production.MergeError as exc:  # a file of another device or torch
+        cli.fail(PROG, str(exc))
+    except OSError as exc:
+        cli.fail(PROG, f"--output {args.output}: {exc.strerror}")
+    except KeyboardInterrupt:
+        pass  # every finished row is already on disk: show them and stop, below
+    if interrupt.seen:
+        return stopped()
+    show()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,174 @@
+"""``python -m snippets.production.child``: one fresh process that starts a service one way and
+times it from its own start, as a user's process would be timed.
+
+The parent passes the wall-clock time just before it started this process (``--started-at``), so
+every time here counts the interpreter's start and torch's import too. The child builds the model
+(seeded, so every child has the same weights), gets it ready along one path, calls it ``--calls``
+times one by one (the first answer, then the steady point), times the steady state in rounds, and
+checks its first answer against eager afterwards, outside every timed region. It prints one JSON
+line. A user's mistake (a bad flag, a pinned file of another release) is one line on stderr and
+exit code 2; a fault of the path itself is a JSON record with status ``error`` and exit code 1.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from snippets import production
+from snippets.core import backends, cli, config, measure, models
+from snippets.production import paths, pinning
+
+IMPORTED = time.time()  # when this module's imports (torch's included) were done
+
+PROG = "python -m snippets.production.child"
+PATHS = ("eager", "compile", "artifacts", "regional", "aot-build", "aot-load")
+
+
+def parser() -> cli.Parser:
+    p = cli.Parser(prog=PROG, description="Start a service one way, timed from process start.")
+    p.add_argument("--path", choices=PATHS, required=True)
+    p.add_argument("--model", required=True, help="resnet50, transformer or pkg.module:factory")
+    p.add_argument("--batch-size", type=cli.positive, default=1)
+    p.add_argument("--device", default="cpu", help=cli.DEVICE_HELP)
+    p.add_argument("--dtype", choices=list(production.DTYPES), default="fp32")
+    p.add_argument("--started-at", type=float, help="time.time() just before this process")
+    p.add_argument("--calls", type=cli.positive, default=10, help="calls timed one by one")
+    p.add_argument("--rounds", type=cli.positive, default=5, help="steady-state rounds")
+    p.add_argument("--sample-ms", type=float, default=50.0)
+    p.add_argument("--save-artifacts", type=Path, metavar="FILE",
+                   help="compile path: afterwards, store the cache artifacts here, pinned")
+    p.add_argument("--artifacts", type=Path, metavar="FILE", help="artifacts path: load these")
+    p.add_argument("--package", type=Path, metavar="FILE",
+                   help="aot-build: write the package here; aot-load: load it")
+    return p
+
+
+def _build(spec: str, batch_size: int, device: torch.device, dtype: str):
+    factory = models.BUILTIN.get(spec) or models.load_factory(spec)
+    torch.manual_seed(0)  # the same weights and input in every child
+    model, x = models.build(factory, spec, batch_size)
+    return model.to(device, production.DTYPES[dtype]).eval(), x.to(device,
+                                                                   production.DTYPES[dtype])
+
+
+def _input_path(package: Path) -> Path:
+    return package.with_name(package.name + ".input.pt")
+
+
+def _ready(args: Any, device: torch.device, eager: bool, stamp: dict) -> tuple[Any, Any, Any]:
+    """``(callable, input, model)`` ready along ``args.path``; model None where the path needs
+    none (an AOT package holds its own weights)."""
+    if args.path == "aot-load":
+        pinning.check(args.package, stamp)
+        loaded = paths.aot_load(args.package)
+        # The request: the build's example input, so no model is built before the first answer.
+        x = torch.load(_input_path(args.package)).to(device)
+        return loaded, x, None
+    if args.path == "artifacts":
+        paths.load_artifacts(pinning.read(args.artifacts, stamp))
+    model, x = _build(args.model, args.batch_size, device, args.dtype)
+    if args.path == "eager":
+        return model, x, model
+    if args.path == "regional":
+        paths.compile_regions(model)
+        torch.compiler.set_stance("force_eager" if eager else "default")
+        return model, x, model
+    return production.serve(model, eager=eager), x, model
+
+
+def _timeline(fn: Any, x: torch.Tensor, calls: int, device: torch.device,
+              t0: float) -> tuple[torch.Tensor, list[float], list[float]]:
+    """The first output, each call's milliseconds, and the seconds from process start at which
+    each call returned."""
+    ms, ends, first = [], [], None
+    for _ in range(calls):
+        with measure.Stopwatch(device) as watch:
+            out = fn(x)
+        ends.append(time.time() - t0)
+        ms.append(watch.seconds * 1e3)
+        if first is None:
+            first = out.detach().float().cpu().clone()
+    return first, ms, ends
+
+
+def _cache_counts() -> dict[str, int]:
+    """Inductor's graph-cache hits and misses in this process: whether a warm path was warm."""
+    from torch._dynamo.utils import counters
+
+    return {"fx_cache_hits": int(counters["inductor"]["fxgraph_cache_hit"]),
+            "fx_cache_misses": int(counters["inductor"]["fxgraph_cache_miss"])}
+
+
+def run(args: Any, t0: float, import_s: float, eager: bool) -> dict[str, Any]:
+    device = torch.device(config.resolve_device(args.device))
+    stamp = pinning.current(device)
+    rec: dict[str, Any] = {"status": "ok", "message": "", "import_s": import_s,
+                           "eager_switch": eager}
+    # The guide's global switches for this device type (TF32 and cuDNN's autotuner on CUDA), as
+    # the benchmark measures with; the parent records them in the run's settings.
+    with backends.DEFAULT[device.type].apply(), torch.no_grad():
+        if args.path == "aot-build":
+            model, x = _build(args.model, args.batch_size, device, args.dtype)
+            with measure.Stopwatch(device) as watch:
+                paths.aot_build(model, x, args.package)
+            pinning.write(args.package, None, stamp)
+            torch.save(x.cpu(), _input_path(args.package))
+            return {**rec, "build_s": watch.seconds, "ready_s": time.time() - t0}
+        fn, x, model = _ready(args, device, eager, stamp)
+        rec["ready_s"] = time.time() - t0  # loaded or wrapped, nothing called yet
+        first, ms, ends = _timeline(fn, x, args.calls, device, t0)
+        steady = production.steady_index(ms)
+        timed = measure.measure_variants({"call": lambda: fn(x)}, device, rounds=args.rounds,
+                                         sample_ms=args.sample_ms, warmup=0)
+        if model is None:  # the package's weights are the seeded model's: build it to check
+            model, _ = _build(args.model, args.batch_size, device, args.dtype)
+        torch.compiler.set_stance("force_eager")  # the reference must not compile anything
+        err = measure.relative_error(first, model(x).float())
+        if args.save_artifacts:
+            pinning.write(args.save_artifacts, paths.save_artifacts(), stamp)
+    ok = err <= production.TOLERANCE[args.dtype]
+    return {**rec, "first_s": ends[0], "steady_s": ends[steady], "steady_call": steady,
+            "calls_ms": ms, "latency_ms": timed["call"].as_dict(),
+            "calls_per_sample": timed.calls["call"], "rel_err": err,
+            "graphs_compiled": production.graphs_compiled(), **_cache_counts(),
+            "status": "ok" if ok else "mismatch",
+            "message": "" if ok else f"rel_err {err:.3g} above tolerance"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    # Inductor's C++ backend logs "No CUDA runtime is found" on every CPU-only machine (as the
+    # benchmark's command line notes): expected, and not this run's output.
+    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
+    args = parser().parse_args(argv)
+    if args.path in ("aot-build", "aot-load") and not args.package:
+        cli.fail(PROG, f"--path {args.path} needs --package FILE")
+    if args.path == "artifacts" and not args.artifacts:
+        cli.fail(PROG, "--path artifacts needs --artifacts FILE")
+    cli.device(PROG, args.device)
+    eager = production.eager_requested(os.environ)  # read once, here at the edge
+    # Without --started-at (a run by hand) the clock starts now, after the imports.
+    started = args.started_at or time.time()
+    try:
+        with cli.stdout_to_stderr():  # the C++ compiler's chatter must not reach the JSON
+            rec = run(args, started, max(0.0, IMPORTED - started), eager)
+    except (pinning.StampMismatch, models.SpecError) as exc:
+        cli.fail(PROG, str(exc))
+    except paths.NoBlocks as exc:
+        print(json.dumps({"status": "unsupported", "message": str(exc)}))
+        return 0
+    except Exception as exc:  # the path's own fault: recorded in its row, the run goes on
+        print(json.dumps({"status": "error", "message": production.fault(exc)}))
+        return 1
+    print(json.dumps(rec, allow_nan=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

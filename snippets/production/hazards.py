@@ -1,0 +1,176 @@
+"""CUDA-graph hazards, as code that goes wrong and its fix (a CUDA device only).
+
+``mode="reduce-overhead"`` records a CUDA graph and replays it: its outputs live in the graph's
+memory pool and are overwritten by the next replay, and a graph it cannot record safely (an input
+written in place, a CPU tensor) is skipped with a reason in torch's ``perf_hints`` log. Each
+case runs here and is recorded as what happened (an error, wrong values, correct values, the
+logged reason), with the memory the graph pool holds beside the default mode's.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch import nn
+
+from snippets import production
+from snippets.core import results, torch_logs
+
+KIND = "production-hazards"
+
+
+def _model(device: torch.device) -> nn.Module:
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(256, 256), nn.GELU(), nn.Linear(256, 256)).to(device).eval()
+
+
+# --8<-- [start:overwritten]
+def as_written(compiled, x1, x2):
+    a = compiled(x1)
+    b = compiled(x2)  # the replay writes b where a lives
+    return a, b
+
+
+def with_clone(compiled, x1, x2):
+    a = compiled(x1).clone()  # a copy the graph does not own
+    b = compiled(x2)
+    return a, b
+
+
+def with_step_marks(compiled, x1, x2):
+    # What torch's error message advises: a new step before each invocation.
+    torch.compiler.cudagraph_mark_step_begin()
+    a = compiled(x1)
+    torch.compiler.cudagraph_mark_step_begin()
+    b = compiled(x2)
+    return a, b
+# --8<-- [end:overwritten]
+
+
+VARIANTS = {"as written": as_written, ".clone()": with_clone,
+            "cudagraph_mark_step_begin()": with_step_marks}
+
+
+def overwritten(device: torch.device) -> list[dict[str, Any]]:
+    """Read the first output after the second call, for each variant; compare with eager."""
+    rows = []
+    with torch.no_grad():
+        model = _model(device)
+        x1, x2 = (torch.randn(8, 256, device=device) for _ in range(2))
+        want = model(x1).clone()
+        for name, fn in VARIANTS.items():
+            torch._dynamo.reset()
+            compiled = torch.compile(model, mode="reduce-overhead")
+            outcome, message = "correct", ""
+            try:
+                for _ in range(3):  # the first calls warm up and record; then it replays
+                    a, _b = fn(compiled, x1, x2)
+                    got = a.clone()
+                torch.cuda.synchronize(device)
+                if not torch.allclose(got, want, rtol=1e-2, atol=1e-2):
+                    outcome, message = "wrong values", "the first answer holds the second's"
+            except Exception as exc:
+                outcome, message = "error", torch_logs.clean_path(production.fault(exc))
+            rows.append({"hazard": "output read after the next replay", "variant": name,
+                         "outcome": outcome, "message": message})
+    torch._dynamo.reset()
+    return rows
+
+
+# --8<-- [start:skips]
+def mutates_input(x):
+    x.add_(1)  # an input written in place
+    return x * 2
+
+
+def uses_cpu_tensor(x, scale):
+    return x * scale.to(x.device)  # scale arrives as a CPU tensor
+
+
+def any_length(x):  # compiled with dynamic=True, called at several lengths
+    return torch.softmax(x @ x.transpose(-1, -2), dim=-1)
+# --8<-- [end:skips]
+
+
+def skip_demo(case: str) -> None:
+    """One skip case under reduce-overhead; run in a child with ``TORCH_LOGS=perf_hints``."""
+    dev = torch.device("cuda")
+    x = torch.randn(16, 64, device=dev)
+    if case == "input mutation":
+        fn = torch.compile(mutates_input, mode="reduce-overhead")
+        calls = [(x.clone(),) for _ in range(3)]
+    elif case == "CPU tensor":
+        fn = torch.compile(uses_cpu_tensor, mode="reduce-overhead")
+        calls = [(x, torch.tensor(2.0)) for _ in range(3)]
+    else:
+        fn = torch.compile(any_length, mode="reduce-overhead", dynamic=True)
+        calls = [(torch.randn(n, 64, device=dev),) for n in (16, 24, 40)]
+    for args in calls:
+        fn(*args)
+    torch.cuda.synchronize()
+
+
+SKIPS = ("input mutation", "CPU tensor", "dynamic shape")
+
+
+def skipped(case: str) -> dict[str, Any]:
+    code = f"from snippets.production import hazards; hazards.skip_demo({case!r})"
+    log = torch_logs.capture("perf_hints", code, keep=r"skipping cudagraphs|CUDAGraph|Error")
+    reason = log.splitlines()[0] if log else ""
+    outcome = "skipped" if "skipping cudagraphs" in reason else "not skipped" if not any(
+        w in reason for w in ("Error", "error")) else "error"
+    return {"hazard": "graph skipped", "variant": case, "outcome": outcome,
+            "message": reason or "no skip logged: recorded and replayed"}
+
+
+def _held_mb(device: torch.device, mode: str) -> dict[str, Any]:
+    """Memory allocated after a compiled model ran a few calls, less what the model and its
+    input held before: for reduce-overhead, what its graph pool keeps between calls."""
+    torch._dynamo.reset()
+    torch.cuda.empty_cache()
+    with torch.no_grad():
+        torch.manual_seed(0)
+        model = nn.TransformerEncoder(nn.TransformerEncoderLayer(
+            512, 8, 2048, batch_first=True), 6, enable_nested_tensor=False)
+        model = model.to(device, torch.bfloat16).eval()
+        x = torch.randn(32, 128, 512, device=device, dtype=torch.bfloat16)
+        torch.cuda.synchronize(device)
+        before = torch.cuda.memory_allocated(device)
+        compiled = torch.compile(model, mode=mode)
+        for _ in range(3):
+            out = compiled(x)
+        del out
+        torch.cuda.synchronize(device)
+        held = (torch.cuda.memory_allocated(device) - before) / 2**20
+    torch._dynamo.reset()
+    return {"hazard": "memory held between calls", "variant": mode, "outcome": "measured",
+            "message": "transformer, batch 32, bf16", "held_mb": held}
+
+
+def document(device: str = "cuda", *, commit: str | None = None,
+             on_row: Callable[[dict[str, Any]], None] = lambda _: None,
+             progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    dev = torch.device(device)
+    if dev.type != "cuda":
+        raise ValueError("the CUDA-graph hazards need a CUDA device")
+    settings = {"modes": ["reduce-overhead"], "logs": "perf_hints", "dtype": "fp32, bf16"}
+    doc = results.new_document(KIND, results.provenance(dev, settings, commit=commit))
+    steps: list[tuple[str, Callable[[], list[dict[str, Any]]]]] = [
+        ("outputs overwritten", lambda: overwritten(dev)),
+        *((f"skip: {c}", functools.partial(lambda c: [skipped(c)], c)) for c in SKIPS),
+        ("pool memory", lambda: [_held_mb(dev, m) for m in ("default", "reduce-overhead")]),
+    ]
+    for name, step in steps:
+        progress(f"hazards: {name}")
+        try:
+            rows = step()
+        except Exception as exc:  # one case's fault is its row's; the run goes on
+            rows = [{"hazard": name, "variant": "", "outcome": "error",
+                     "message": production.fault(exc)}]
+        doc["rows"] += [{**r, "date": doc["provenance"]["date"]} for r in rows]
+        on_row(doc)
+    doc["complete"] = True
+    return doc

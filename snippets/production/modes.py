@@ -1,0 +1,147 @@
+"""Every compile mode, with an empty and then a warm Inductor cache: the benchmark, run twice.
+
+Nothing here times anything: each (model, batch size) is one ``BenchConfig``, run by the
+benchmark's own command line in a fresh process with an empty cache folder, then again in another
+process with the same folder, now warm. The first run's rows give the latency, speedup and empty-
+cache compile time; the second's, the compile time a restarted service pays. Both runs' rows are
+kept whole in each row of the document.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from snippets import production
+from snippets.bench import MODES, BenchConfig
+from snippets.core import config, results
+
+KIND = "production-modes"
+ROOT = Path(__file__).resolve().parents[2]
+COMPILED = MODES[1:]  # every mode but eager
+# The warm run is there for its compile times; its latencies are not shown, so it times briefly.
+WARM_ROUNDS = 3
+
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "cuda": {"batch_sizes": (1, 32), "modes": COMPILED, "timeout_s": 1800.0},
+    # On a CPU the modes differ little (no CUDA graphs, and max-autotune takes many minutes):
+    # the default mode alone, to check the run end to end.
+    "cpu": {"batch_sizes": (1,), "modes": ("default",), "timeout_s": 1800.0},
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModesConfig:
+    models: tuple[str, ...] = ("resnet50", "transformer")
+    batch_sizes: tuple[int, ...] | None = None
+    modes: tuple[str, ...] | None = None
+    device: str = "auto"
+    rounds: int | None = None  # the empty-cache run's timing rounds; None: the benchmark's
+    timeout_s: float | None = None  # per benchmark process
+
+    def resolve(self) -> ModesConfig:
+        return config.resolve(self, DEFAULTS)
+
+    def bench_config(self, model: str, batch_size: int) -> BenchConfig:
+        """The benchmark run behind one (model, batch size), its per-device defaults filled."""
+        return BenchConfig(models=(model,), batch_sizes=(batch_size,),
+                           modes=("eager", *self.modes), device=self.device,
+                           rounds=self.rounds).resolve()
+
+    def settings(self) -> dict[str, Any]:
+        bench = self.bench_config(self.models[0], self.batch_sizes[0]).settings()
+        return {**bench, "models": list(self.models), "batch_sizes": list(self.batch_sizes),
+                "modes": list(self.modes), "timeout_s": self.timeout_s,
+                "warm_rounds_of_warm_run": WARM_ROUNDS}
+
+
+def bench_argv(cfg: BenchConfig, output: Path) -> list[str]:
+    """The benchmark's command line for a resolved BenchConfig, flag for flag."""
+    return [sys.executable, "-m", "snippets.bench", "--models", ",".join(cfg.models),
+            "--batch-sizes", ",".join(map(str, cfg.batch_sizes)), "--modes",
+            ",".join(cfg.modes), "--dtype", cfg.dtype, "--device", cfg.device,
+            "--rounds", str(cfg.rounds), "--warm-rounds", str(cfg.warm_rounds),
+            "--format", "json", "--output", str(output)]
+
+
+def _bench(cfg: BenchConfig, cache: Path, output: Path, timeout: float) -> dict[str, Any]:
+    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(cache),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    # Triton's cache then lives in Inductor's folder (see startup._env), empty with it.
+    env.pop("TRITON_CACHE_DIR", None)
+    proc = subprocess.run(bench_argv(cfg, output), env=env, cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+    if proc.returncode != 0 and not output.exists():
+        last = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
+        raise RuntimeError(last[:300])
+    return results.load(output, "bench")  # an interrupted benchmark still left its rows
+
+
+def _rows(model: str, bs: int, empty: dict[str, Any], warm: dict[str, Any] | None,
+          date: str) -> list[dict[str, Any]]:
+    later = {r["mode"]: r for r in (warm or {}).get("rows", [])}
+    out = []
+    for row in empty["rows"]:
+        again = later.get(row["mode"], {})
+        out.append({"model": model, "batch_size": bs, "mode": row["mode"], "date": date,
+                    "status": row["status"], "message": row["message"],
+                    "compile_empty_s": row["compile_s"],
+                    "compile_warm_s": again.get("compile_s"),
+                    "latency_ms": row["latency_ms"], "speedup": row["speedup"],
+                    "empty": row, "warm": again or None})
+    return out
+
+
+def run(cfg: ModesConfig, date: str, progress: Callable[[str], None] = lambda _: None):
+    """Yield the rows of each (model, batch size): eager and every mode."""
+    for model in cfg.models:
+        for bs in cfg.batch_sizes:
+            bc = cfg.bench_config(model, bs)
+            with tempfile.TemporaryDirectory(prefix="snippets-modes-") as tmp:
+                folder = Path(tmp)
+                try:
+                    progress(f"{model} bs={bs}: every mode, empty cache")
+                    empty = _bench(bc, folder / "cache", folder / "empty.json", cfg.timeout_s)
+                    progress(f"{model} bs={bs}: every mode, warm cache")
+                    warm = _bench(replace(bc, rounds=WARM_ROUNDS, warm_rounds=0),
+                                  folder / "cache", folder / "warm.json", cfg.timeout_s)
+                except (RuntimeError, OSError, subprocess.TimeoutExpired,
+                        results.ResultsError) as exc:
+                    for mode in ("eager", *cfg.modes):
+                        yield {"model": model, "batch_size": bs, "mode": mode, "date": date,
+                               "status": "error", "message": production.fault(exc),
+                               "compile_empty_s": None, "compile_warm_s": None,
+                               "latency_ms": None, "speedup": None}
+                    continue
+            yield from _rows(model, bs, empty, warm, date)
+
+
+def document(cfg: ModesConfig, progress: Callable[[str], None] = lambda _: None,
+             on_row: Callable[[dict[str, Any]], None] = lambda _: None, *,
+             commit: str | None = None) -> dict[str, Any]:
+    cfg = cfg.resolve()
+    doc = results.new_document(
+        KIND, results.provenance(torch.device(cfg.device), cfg.settings(), commit=commit))
+    for row in run(cfg, doc["provenance"]["date"], progress):
+        doc["rows"].append(row)
+        on_row(doc)
+    doc["complete"] = True
+    return doc
+
+
+def row_key(row: dict[str, Any]) -> tuple:
+    """A row measured again replaces the earlier one of its model, batch size and mode."""
+    return (row["model"], row["batch_size"], row["mode"])
+
+
+def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:
+    return functools.partial(document, ModesConfig(device=device, **fields))

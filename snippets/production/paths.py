@@ -1,0 +1,107 @@
+"""The ways a service can get from a model to compiled code at start-up, as the page shows them.
+
+Each is a few lines of torch's public API: compile the whole model, compile its repeated blocks
+(regional compilation), carry Inductor's cache to another machine as bytes (``save_cache_artifacts``
+and ``load_cache_artifacts``), and compile ahead of time into a package (AOTInductor). ``missing``
+says which of these the installed torch lacks, so a run records the row as unsupported instead of
+failing on it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+from torch import nn
+
+# What each path needs from torch; all are present from torch 2.7 on (the cache artifacts arrived
+# in 2.7, AOTInductor's package functions and set_stance in 2.6).
+NEEDS = {
+    "artifacts": ("torch.compiler.save_cache_artifacts", "torch.compiler.load_cache_artifacts"),
+    "aot-build": ("torch.export.export", "torch._inductor.aoti_compile_and_package"),
+    "aot-load": ("torch._inductor.aoti_load_package",),
+    "regional": ("torch.nn.Module.compile",),
+}
+
+
+def _has(dotted: str) -> bool:
+    import importlib
+
+    module, _, attr = dotted.rpartition(".")
+    parts = module.split(".")
+    try:
+        obj = importlib.import_module(parts[0])
+        for name in parts[1:]:
+            obj = getattr(obj, name, None) or importlib.import_module(
+                f"{obj.__name__}.{name}")
+    except ImportError:
+        return False
+    return hasattr(obj, attr)
+
+
+def missing(path: str) -> str | None:
+    """Why ``path`` cannot run on this torch (the first API it lacks), or None."""
+    for dotted in NEEDS.get(path, ()):
+        if not _has(dotted):
+            return f"torch {torch.__version__} has no {dotted}"
+    return None
+
+
+class NoBlocks(ValueError):
+    """A model whose repeated blocks this guide does not know: regional compilation does not
+    apply to it as written."""
+
+
+def blocks(model: nn.Module) -> list[nn.Module]:
+    """The repeated blocks of the guide's models: a transformer's encoder layers, a ResNet's
+    four stages. Another model has none we know of."""
+    if isinstance(getattr(model, "layers", None), nn.ModuleList):
+        return list(model.layers)
+    stages = [getattr(model, f"layer{i}", None) for i in range(1, 5)]
+    if all(isinstance(s, nn.Module) for s in stages):
+        return stages
+    raise NoBlocks(f"no repeated blocks known in {type(model).__name__}")
+
+
+# --8<-- [start:regional]
+def compile_regions(model: nn.Module) -> nn.Module:
+    """Compile each repeated block in place, not the whole model. Identical
+    blocks share one compiled graph (their weights are inputs to it, not
+    constants), so the compile costs about one block instead of all."""
+    for block in blocks(model):
+        block.compile()
+    return model
+# --8<-- [end:regional]
+
+
+# --8<-- [start:artifacts]
+def save_artifacts() -> bytes:
+    """After the warm-up compiled everything: the compiled artifacts of this
+    process (Inductor's and AOTAutograd's caches) as bytes to ship."""
+    saved = torch.compiler.save_cache_artifacts()
+    if saved is None:
+        raise RuntimeError("nothing was compiled in this process")
+    return saved[0]
+
+
+def load_artifacts(artifacts: bytes) -> None:
+    """In a new process, before the first compile: fill the local cache from
+    the bytes, so torch.compile finds its artifacts instead of compiling."""
+    torch.compiler.load_cache_artifacts(artifacts)
+# --8<-- [end:artifacts]
+
+
+# --8<-- [start:aot]
+def aot_build(model: nn.Module, example: torch.Tensor, package: Path) -> Path:
+    """Ahead of time, once per release: export the graph and compile it
+    into a package of kernels and weights."""
+    exported = torch.export.export(model, (example,))
+    torch._inductor.aoti_compile_and_package(
+        exported, package_path=str(package))
+    return package
+
+
+def aot_load(package: Path):
+    """At service start: no Dynamo, no Inductor, only loading compiled code."""
+    return torch._inductor.aoti_load_package(str(package))
+# --8<-- [end:aot]

@@ -1,0 +1,172 @@
+"""Start-up paths, each timed in fresh processes: from process start to the first correct answer,
+to steady state, and the steady per-call latency.
+
+Every path runs in its own ``python -m snippets.production.child``, as a restarted service would,
+with its own Inductor cache folder: an empty one, the folder an earlier process filled (a warm
+local cache), an empty one filled from saved cache artifacts, and so on. One repetition runs every
+path once, in order, with fresh folders; each finished child is a row, so an interrupted run keeps
+what it measured. A path the installed torch lacks is a row marked unsupported, not a failure.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from snippets import production
+from snippets.core import backends, config, results
+from snippets.production import paths
+
+KIND = "production-startup"
+ROOT = Path(__file__).resolve().parents[2]
+# Path id: what the child runs (its --path), the cache folder it uses, the path it needs first.
+PLAN: dict[str, tuple[str, str, str | None]] = {
+    "eager": ("eager", "eager", None),
+    "compile-empty": ("compile", "local", None),
+    "compile-warm": ("compile", "local", "compile-empty"),  # the same folder, now filled
+    "artifacts": ("artifacts", "artifacts", "compile-empty"),  # an empty folder, filled from bytes
+    "regional": ("regional", "regional", None),
+    "aot-build": ("aot-build", "aot-build", None),
+    "aot-load": ("aot-load", "aot-load", "aot-build"),
+}
+PATHS = tuple(PLAN)
+
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "cuda": {"batch_size": 1, "dtype": "bf16", "repetitions": 3, "calls": 20, "rounds": 20,
+             "sample_ms": 20.0, "timeout_s": 900.0},
+    # A 2-core machine: every compile takes tens of seconds (ResNet-50's a minute or more), a
+    # ResNet-50 call a good fraction of one, so one repetition, few calls, one call per sample;
+    # record more repetitions with --repetitions (or --merge several runs).
+    "cpu": {"batch_size": 1, "dtype": "fp32", "repetitions": 1, "calls": 5, "rounds": 3,
+            "sample_ms": 1.0, "timeout_s": 900.0},
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class StartupConfig:
+    """One start-up run; None means "the default for the device" (``DEFAULTS``)."""
+
+    models: tuple[str, ...] = ("resnet50", "transformer")  # or pkg.module:factory
+    paths: tuple[str, ...] = PATHS
+    device: str = "auto"
+    batch_size: int | None = None
+    dtype: str | None = None
+    repetitions: int | None = None  # each path this many times, in fresh processes
+    calls: int | None = None  # calls timed one by one from the first
+    rounds: int | None = None  # steady-state rounds after them
+    sample_ms: float | None = None
+    timeout_s: float | None = None  # per child process
+
+    def resolve(self) -> StartupConfig:
+        return config.resolve(self, DEFAULTS)
+
+    def settings(self) -> dict[str, Any]:
+        b = backends.DEFAULT[config.device_type(self.device)]
+        return {"models": list(self.models), "paths": list(self.paths),
+                "batch_size": self.batch_size, "dtype": self.dtype,
+                "repetitions": self.repetitions, "calls": self.calls, "rounds": self.rounds,
+                "sample_ms": self.sample_ms, "timeout_s": self.timeout_s, "mode": "default",
+                "backends": b.as_dict(), "tf32": b.tf32, "grad": False,
+                "steady_factor": production.STEADY_FACTOR}
+
+
+def _env(cache: Path) -> dict[str, str]:
+    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(cache),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    # Without TRITON_CACHE_DIR, Triton's cache lives inside Inductor's folder
+    # (torch/_inductor/runtime/cache_dir_utils.py, triton_cache_dir), so an empty folder is
+    # empty for both; a user's own setting would share one Triton cache across every path.
+    env.pop("TRITON_CACHE_DIR", None)
+    return env
+
+
+def _child(cfg: StartupConfig, model: str, path: str, tmp: Path) -> dict[str, Any]:
+    """Run one path in a fresh process; its record, or an error record that says why not."""
+    what, cache, _ = PLAN[path]
+    argv = [sys.executable, "-m", "snippets.production.child", "--path", what, "--model", model,
+            "--batch-size", str(cfg.batch_size), "--device", cfg.device, "--dtype", cfg.dtype,
+            "--calls", str(cfg.calls), "--rounds", str(cfg.rounds),
+            "--sample-ms", str(cfg.sample_ms)]
+    if path == "compile-empty" and "artifacts" in cfg.paths:
+        argv += ["--save-artifacts", str(tmp / "artifacts.bin")]
+    if what == "artifacts":
+        argv += ["--artifacts", str(tmp / "artifacts.bin")]
+    if what.startswith("aot"):
+        argv += ["--package", str(tmp / "model.pt2")]
+    started = time.time()
+    try:
+        proc = subprocess.run([*argv, "--started-at", repr(started)], env=_env(tmp / cache),
+                              cwd=ROOT, capture_output=True, text=True, timeout=cfg.timeout_s)
+    except subprocess.TimeoutExpired:
+        return {"status": "error", "message": f"timed out after {cfg.timeout_s:.0f} s"}
+    wall = time.time() - started
+    lines = proc.stdout.strip().splitlines()
+    try:
+        rec = json.loads(lines[-1])
+    except (IndexError, ValueError):
+        last = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
+        rec = {"status": "error", "message": last[:300]}
+    return {**rec, "wall_s": wall}
+
+
+def _row(model: str, path: str, rep: int, date: str, **fields: Any) -> dict[str, Any]:
+    row = {"model": model, "path": path, "rep": rep, "date": date, "status": "ok", "message": "",
+           "import_s": None, "ready_s": None, "first_s": None, "steady_s": None, "build_s": None,
+           "latency_ms": None, "rel_err": None, "wall_s": None}
+    row.update(fields)
+    return row
+
+
+def run(cfg: StartupConfig, date: str,
+        progress: Callable[[str], None] = lambda _: None):
+    """Yield a row per (repetition, model, path), paths in order within a repetition."""
+    for rep in range(cfg.repetitions):
+        for model in cfg.models:
+            done: dict[str, str] = {}
+            with tempfile.TemporaryDirectory(prefix="snippets-startup-") as tmp:
+                for path in cfg.paths:
+                    progress(f"{model}, repetition {rep + 1}/{cfg.repetitions}: {path}")
+                    need = PLAN[path][2]
+                    why = paths.missing(PLAN[path][0])
+                    if why:
+                        rec = {"status": "unsupported", "message": why}
+                    elif need and done.get(need) not in ("ok", "mismatch"):
+                        rec = {"status": "error", "message": f"needs {need}, which did not run"}
+                    else:
+                        rec = _child(cfg, model, path, Path(tmp))
+                    done[path] = rec["status"]
+                    yield _row(model, path, rep, date, batch_size=cfg.batch_size, **rec)
+
+
+def document(cfg: StartupConfig, progress: Callable[[str], None] = lambda _: None,
+             on_row: Callable[[dict[str, Any]], None] = lambda _: None, *,
+             commit: str | None = None) -> dict[str, Any]:
+    """The results document of a start-up run; ``on_row`` sees it after every row."""
+    cfg = cfg.resolve()
+    device = torch.device(cfg.device)
+    doc = results.new_document(KIND, results.provenance(device, cfg.settings(), commit=commit))
+    for row in run(cfg, doc["provenance"]["date"], progress):
+        doc["rows"].append(row)
+        on_row(doc)
+    doc["complete"] = True
+    return doc
+
+
+def row_key(row: dict[str, Any]) -> tuple:
+    """Rows of different runs never replace each other: each is one more repetition."""
+    return (row["date"], row["model"], row["path"], row["rep"])
+
+
+def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:
+    return functools.partial(document, StartupConfig(device=device, **fields))

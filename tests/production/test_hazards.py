@@ -1,0 +1,43 @@
+"""CUDA-graph hazards on a CUDA device: the overwritten output and its fixes, skipped graphs with
+torch's own reason, the graph pool's memory. Marked gpu: skipped without CUDA."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from snippets.core import results
+from snippets.production import hazards, tables
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(scope="module")
+def doc():
+    return hazards.document("cuda")
+
+
+def test_the_document_is_valid(doc):
+    assert results.validate(doc, kind=hazards.KIND) and doc["complete"]
+    assert "memory held between calls" in tables.hazards(doc)
+
+
+def test_reading_an_output_after_the_next_replay_fails_and_clone_fixes_it(doc):
+    got = {r["variant"]: r["outcome"] for r in doc["rows"]
+           if r["hazard"] == "output read after the next replay"}
+    assert got["as written"] in ("error", "wrong values")
+    assert got[".clone()"] == "correct"
+
+
+def test_a_mutated_input_and_a_cpu_tensor_skip_the_graph_with_a_reason(doc):
+    got = {r["variant"]: r for r in doc["rows"] if r["hazard"] == "graph skipped"}
+    assert got["input mutation"]["outcome"] == "skipped"
+    assert "mutat" in got["input mutation"]["message"]
+    assert got["CPU tensor"]["outcome"] == "skipped"
+    assert "cpu" in got["CPU tensor"]["message"].lower()
+
+
+def test_the_graph_pool_holds_memory(doc):
+    held = {r["variant"]: r["held_mb"] for r in doc["rows"] if "held_mb" in r}
+    assert held["reduce-overhead"] > 0
+    torch.cuda.empty_cache()

@@ -1,0 +1,149 @@
+"""snippets.production's library: the eager switch, warm-up and the recompile stance, the steady
+point of a timeline, pinned artifacts, merged results, and the stream's compile counts."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from snippets import production
+from snippets.core import results
+from snippets.dynamic import TinyEncoder
+from snippets.production import paths, pinning, startup, stream, tables
+
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
+
+
+class Counter:
+    """A backend that counts the graphs it is given and runs them as traced."""
+
+    def __init__(self) -> None:
+        self.graphs = 0
+
+    def __call__(self, gm, example_inputs):
+        self.graphs += 1
+        return gm.forward
+
+
+@pytest.fixture
+def default_stance():
+    yield
+    torch.compiler.set_stance("default")
+
+
+@pytest.mark.usefixtures("default_stance")
+def test_the_eager_switch_compiles_nothing_and_answers_as_eager():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 4)).eval()
+    x = torch.randn(3, 16)
+    counter = Counter()
+    served = production.serve(model, eager=True, backend=counter)
+    with torch.no_grad():
+        assert torch.equal(served(x), model(x))
+    assert counter.graphs == 0
+    served = production.serve(model, eager=False, backend=counter)
+    with torch.no_grad():
+        served(x)
+    assert counter.graphs == 1  # the same call with the switch off compiles
+
+
+@pytest.mark.parametrize(("value", "eager"), [("1", True), ("yes", True), ("0", False),
+                                                ("", False)])
+def test_the_switch_is_read_from_the_environment_given(value, eager):
+    assert production.eager_requested({production.EAGER_ENV: value}) is eager
+    assert production.eager_requested({}) is False
+
+
+def test_after_warm_up_an_unseen_shape_is_refused():
+    compiled = torch.compile(TinyEncoder().eval(), backend="eager", dynamic=False)
+    served = [(2, 32, 64), (4, 64, 64)]
+    assert production.warm_up(compiled, served) == 2
+    with torch.no_grad(), stream.locked(True):
+        for shape in served:
+            compiled(torch.randn(shape))  # warmed up: nothing to compile
+        with pytest.raises(RuntimeError, match="[Rr]ecompil"):
+            compiled(torch.randn(4, 48, 64))
+
+
+def test_the_stream_compiles_nothing_after_a_warm_up():
+    cfg = stream.StreamConfig(device="cpu", requests=40, backend="eager",
+                              strategies=("no warm-up", "warm-up", "warm-up, buckets"))
+    doc = stream.document(cfg)
+    assert results.validate(doc, kind=stream.KIND) and doc["complete"]
+    rows = {r["strategy"]: r for r in doc["rows"]}
+    assert rows["no warm-up"]["compiles"] > 0
+    assert rows["warm-up"]["compiles"] == rows["warm-up, buckets"]["compiles"] == 0
+    assert rows["warm-up, buckets"]["warmup_compiles"] == len(stream.bucket_shapes())
+    assert all(r["status"] == "ok" and r["all_correct"] for r in doc["rows"])
+    assert "warm-up" in tables.stream(doc) and "fail_on_recompile" in tables.stream_reading(doc)
+
+
+def test_padding_to_a_bucket_keeps_the_real_positions():
+    x = torch.randn(3, 50, 64)
+    padded = stream.pad_to_bucket(x)
+    assert padded.shape[:2] == (4, 64) and torch.equal(padded[:3, :50], x)
+    assert stream.request_stream(50, seed=1) == stream.request_stream(50, seed=1)
+
+
+def test_the_steady_point_is_after_the_slow_calls():
+    assert production.steady_index([900.0, 40.0, 1.1, 1.0, 1.0, 1.2, 0.9, 1.0]) == 2
+    assert production.steady_index([1.0, 1.0, 1.0]) == 0
+    with pytest.raises(ValueError):
+        production.steady_index([])
+
+
+def test_a_pinned_file_is_refused_under_another_stamp(tmp_path):
+    here = pinning.current(torch.device("cpu"))
+    target = tmp_path / "artifacts.bin"
+    pinning.write(target, b"compiled", here)
+    assert pinning.read(target, here) == b"compiled"
+    other = {**here, "torch": "2.11.0+cu130"}
+    with pytest.raises(pinning.StampMismatch) as exc:
+        pinning.read(target, other)
+    message = str(exc.value)
+    assert "\n" not in message and "2.11.0+cu130" in message and here["torch"] in message
+    pinning.stamp_path(target).unlink()
+    with pytest.raises(pinning.StampMismatch, match="no readable stamp"):
+        pinning.check(target, here)
+
+
+def test_regional_compilation_finds_the_repeated_blocks():
+    layer = nn.TransformerEncoderLayer(32, 4, 64, batch_first=True)
+    encoder = nn.TransformerEncoder(layer, 3, enable_nested_tensor=False)
+    assert len(paths.blocks(encoder)) == 3
+    with pytest.raises(paths.NoBlocks):
+        paths.blocks(nn.Linear(2, 2))
+
+
+def test_every_path_is_available_on_this_torch():
+    assert [p for p in paths.NEEDS if paths.missing(p)] == []
+    paths.NEEDS["future"] = ("torch.compiler.no_such_function",)
+    try:
+        assert "no torch.compiler.no_such_function" in paths.missing("future")
+    finally:
+        del paths.NEEDS["future"]
+
+
+def test_a_path_torch_lacks_is_a_row_not_a_crash(monkeypatch):
+    monkeypatch.setattr(paths, "missing", lambda p: "torch 9 has no x" if p == "aot-build"
+                        else None)
+    cfg = startup.StartupConfig(device="cpu", models=("snippets.core.models:tiny_mlp",),
+                                paths=("aot-build", "aot-load"), repetitions=1).resolve()
+    rows = list(startup.run(cfg, "2026-01-01"))
+    assert [(r["path"], r["status"]) for r in rows] == [("aot-build", "unsupported"),
+                                                         ("aot-load", "error")]
+    assert rows[1]["message"] == "needs aot-build, which did not run"
+
+
+def test_merge_keeps_earlier_rows_and_refuses_another_device():
+    prov = results.provenance(torch.device("cpu"), {}, commit="x")
+    old = results.new_document(startup.KIND, prov)
+    old["rows"] = [{"date": "d1", "model": "m", "path": "eager", "rep": 0}]
+    new = results.new_document(startup.KIND, {**prov, "date": "d2"})
+    new["rows"] = [{"date": "d2", "model": "m", "path": "eager", "rep": 0}]
+    merged = production.merge(old, new, startup.row_key)
+    assert [r["date"] for r in merged["rows"]] == ["d1", "d2"]
+    other = {**old, "provenance": {**prov, "device": "NVIDIA H200"}}
+    with pytest.raises(production.MergeError):
+        production.merge(other, new, startup.row_key)
