@@ -20,6 +20,7 @@ import torch
 import torch._inductor.config
 from torch import nn
 
+from snippets.bench.rows import _fault, _or_none, _peak_mem_mb, _row, count_flops
 from snippets.core import measure, models
 
 
@@ -88,8 +89,6 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
           warmup: int, tolerance: float, peak_tflops: float | None = None,
           progress: Callable[[str], None] = lambda _: None) -> Iterator[dict[str, Any]]:
     """All rungs of one (model, batch size), timed together; a rung that fails is its row."""
-    from snippets.bench import _fault, _or_none, _peak_mem_mb, _row, count_flops
-
     model, x = models.build(factory, name, bs)
     model, x = model.to(device, dtype).eval(), x.to(device, dtype)
     ref = model(x).float().clone()
