@@ -161,6 +161,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
     from snippets.dynamic import tables as dynamic_tables
     from snippets.explain import tables as explain_tables
     from snippets.site import buildtime
+    from snippets.train import tables as train_tables
 
     return {
         "bench": bench_tables.table,
@@ -169,6 +170,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
         "dynamic-shapes": lambda d: dynamic_tables.stalls(d) + "\n\n" + dynamic_tables.steady(d),
         "site-build": buildtime.markdown,
         "debug-minifier": debug_tables.minifier,
+        "train": train_tables.table,
     }
 
 
