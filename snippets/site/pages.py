@@ -75,6 +75,17 @@ def show(kind: str, produce: Callable[..., dict], render: Callable[[dict], str],
     return section(render(doc), results.stamp(doc, "recorded"))
 
 
+def recorded(kind: str, render: Callable[[dict], str], *, device: str = "cuda",
+             build: Build | None = None) -> str:
+    """A results section that a build only reads, fresh or not: the newest recorded
+    ``<kind>.json`` of ``device``, for runs too long for a build (recorded command by command
+    with ``--append``, as the training run on a GPU is)."""
+    doc = results.newest((build or current()).results_dir, kind, device)
+    if doc is None:
+        return no_run_yet(kind, device)
+    return section(render(doc), results.stamp(doc, "recorded"))
+
+
 def live(name: str, produce: Callable[[], Any], render: Callable[[Any], str], *,
          build: Build | None = None) -> str:
     """A cheap result executed at every build on any machine (graph and break counts, say):
