@@ -138,6 +138,15 @@ def measure_group(cfg: TrainConfig, name: str, factory: models.Factory, bs: int,
     yield from group.timed_rows(g, timed, evidence, flops, peak)
 
 
+def warm_up(device: torch.device) -> None:
+    """Compile and train something unrelated once: the process's one-time costs (imports,
+    finding the C++ compiler, starting compile workers) then land on no variant's first steps."""
+    torch._dynamo.reset()
+    layer = torch.nn.Linear(3, 3).to(device)
+    torch.compile(lambda x: layer(x).relu().sum())(torch.randn(2, 3, device=device)).backward()
+    torch._dynamo.reset()
+
+
 def run(cfg: TrainConfig, peak: float | None = None,
         progress: Callable[[str], None] = lambda _: None) -> Iterator[dict[str, Any]]:
     """Yield every row of a resolved config, one (model, batch size) after another, under the
@@ -145,6 +154,9 @@ def run(cfg: TrainConfig, peak: float | None = None,
     device = torch.device(cfg.device)
     factories = [(n, classifiers.BUILTIN[n]) for n in cfg.models] + list(cfg.factories)
     with cfg.backends.apply():
+        if any(v != "eager" for v in cfg.variants):
+            progress("compiling once to warm up the compiler")
+            warm_up(device)
         for name, factory in factories:
             for bs in cfg.batch_sizes:
                 try:

@@ -57,10 +57,10 @@ def tiny_cnn(batch_size: int) -> tuple[nn.Module, torch.Tensor]:
 
 
 def tiny_transformer(batch_size: int) -> tuple[nn.Module, torch.Tensor]:
-    """The guide's encoder layer at d_model 64, two layers, sequence 32, with the same head."""
+    """The guide's encoder layer at d_model 64, one layer, sequence 32, with the same head."""
     layer = nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128, dropout=0.0,
                                        batch_first=True)
-    encoder = nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
+    encoder = nn.TransformerEncoder(layer, num_layers=1, enable_nested_tensor=False)
     return Classifier(encoder, width=64), torch.randn(batch_size, 32, 64)
 
 
