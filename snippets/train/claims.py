@@ -114,12 +114,12 @@ def aot_verdict(value: list[dict[str, Any]]) -> str:
     kinds = {g["kind"] for g in model.get("graphs", [])}
     backward = "backward" in kinds
     loss_with_model = any(g["loss"] for g in model.get("graphs", []))
-    loss_with_step = {g["kind"] for g in step.get("graphs", []) if g["loss"]}
+    loss_with_step = list(dict.fromkeys(g["kind"] for g in step.get("graphs", []) if g["loss"]))
     out = ["- Compiling the model compiles its backward too: AOTAutograd "
            + ("made a backward graph" if backward else "made no backward graph") + "."]
     out.append("- The loss is traced only where it is inside the compiled code: "
                + ("in the model's graphs" if loss_with_model else "not with the model alone")
-               + ("; with the whole step it is in the " + " and ".join(sorted(loss_with_step))
+               + ("; with the whole step it is in the " + " and ".join(loss_with_step)
                   + " graphs" if loss_with_step else "") + ".")
     reasons = [r for r in step.get("reasons", []) if "backward" in r.lower()]
     if reasons:
