@@ -38,7 +38,8 @@ def speed(row: dict[str, Any]) -> str:
     text = f"{row['speedup']:.2f}x"
     if row.get("speedup_iqr") is not None:
         text += f" ± {row['speedup_iqr'] / 2:.2f}"
-    return f"~~{text}~~ (learns differently)" if row["status"] == "mismatch" else text
+    # Not struck out: the page's Markdown has no strikethrough, and the number is still shown.
+    return f"{text}, invalid" if row["status"] == "mismatch" else text
 
 
 def gap(row: dict[str, Any]) -> str:
@@ -114,17 +115,19 @@ def pays(row: dict[str, Any], eager: dict[str, Any]) -> str:
 
 
 def payoff(doc: dict[str, Any]) -> str:
-    """For each model and batch size, when each variant has paid back its first steps."""
-    rows = by_key(doc)
-    variants = [v for v in dict.fromkeys(r["variant"] for r in doc["rows"]) if v != "eager"]
-    body = []
-    for model, bs in groups(doc):
+    """For each compiled variant: what its first steps cost beyond eager's, what each later step
+    saves, and so when it has paid back."""
+    rows, body = by_key(doc), []
+    for (model, bs, variant), row in rows.items():
         eager = rows.get((model, bs, "eager"))
-        if not eager or not step_median(eager):
+        if variant == "eager" or not eager or not step_median(eager):
             continue
-        body.append([f"{model} · {bs}", *(pays(rows[(model, bs, v)], eager)
-                                          if (model, bs, v) in rows else "–" for v in variants)])
-    head = ("Model · batch", *(f"`{v}` pays" for v in variants))
+        extra = (row["compile_s"] - (eager.get("compile_s") or 0.0)
+                 if row.get("compile_s") is not None else None)
+        saved = step_median(eager) - step_median(row) if step_median(row) else None
+        body.append([f"{model} · {bs} · {variant}", render.num(extra, ".1f"),
+                     render.num(saved, ".3g"), pays(row, eager)])
+    head = ("Model · batch · variant", "First steps' extra s", "Saved per step ms", "Pays back")
     return render.markdown_table(head, body)
 
 
@@ -163,9 +166,9 @@ def findings(doc: dict[str, Any]) -> str:
 # ---- learning the same ------------------------------------------------------------------------
 
 def _steps_shown(n: int) -> list[int]:
-    """Steps (1-based) at which the loss table samples a curve of n steps: the first, quarters,
-    the last."""
-    return sorted({1, *(max(1, round(n * q)) for q in (0.25, 0.5, 0.75)), n}) if n else []
+    """Steps (1-based) at which the loss table samples a curve of n steps: the first, a quarter
+    and half of the way, the last."""
+    return sorted({1, *(max(1, round(n * q)) for q in (0.25, 0.5)), n}) if n else []
 
 
 def losses(doc: dict[str, Any]) -> str:
@@ -195,21 +198,18 @@ def losses(doc: dict[str, Any]) -> str:
 # ---- memory -----------------------------------------------------------------------------------
 
 def memory(doc: dict[str, Any]) -> str:
-    """Peak memory of a step per variant, and against eager's, per model and batch size."""
-    rows = by_key(doc)
-    variants = list(dict.fromkeys(r["variant"] for r in doc["rows"]))
-    body = []
-    for model, bs in groups(doc):
+    """Peak memory of a step per variant, and against eager's."""
+    rows, body = by_key(doc), []
+    for (model, bs, variant), row in rows.items():
+        mb = row.get("peak_mem_mb")
         eager = (rows.get((model, bs, "eager")) or {}).get("peak_mem_mb")
-        cells = []
-        for v in variants:
-            mb = (rows.get((model, bs, v)) or {}).get("peak_mem_mb")
-            ratio = f" ({mb / eager:.2f}x)" if mb is not None and eager and v != "eager" else ""
-            cells.append(render.num(mb, ",.0f") + ratio)
-        body.append([f"{model} · {bs}", *cells])
-    if not any(c != "–" for row in body for c in row[1:]):
+        ratio = f"{mb / eager:.2f}x" if mb is not None and eager and variant != "eager" else "–"
+        if mb is not None and variant in CUDA_GRAPHS:
+            ratio += " (no pool)"
+        body.append([f"{model} · {bs} · {variant}", render.num(mb, ",.0f"), ratio])
+    if all(r[1] == "–" for r in body):
         return "This run measured no memory: peak memory is read from CUDA's allocator."
-    return render.markdown_table(("Model · batch", *(f"`{v}` MB" for v in variants)), body)
+    return render.markdown_table(("Model · batch · variant", "Peak MB", "Against eager's"), body)
 
 
 # ---- what AOTAutograd traced (a live value, see snippets.train.aot) ---------------------------
