@@ -12,7 +12,7 @@ import torch
 
 from snippets import train
 from snippets.core import backends, results
-from snippets.train import group, step
+from snippets.train import classifiers, group, step
 
 from .conftest import QUICK
 from .test_cli import run_cli
@@ -164,3 +164,14 @@ def test_a_cuda_run_learns_the_same_in_bf16(tmp_path: Path):
         if row["variant"] != "eager":
             assert row["loss_gap"] <= train.TOLERANCE["bf16"]
     assert (torch.get_float32_matmul_precision(), torch.backends.cudnn.benchmark) == before
+
+
+@pytest.mark.parametrize("name", list(classifiers.BUILTIN))
+def test_every_model_is_a_classifier_without_dropout(name):
+    model, x = classifiers.BUILTIN[name](2)
+    with torch.no_grad():
+        assert model.eval()(x).shape == (2, classifiers.CLASSES)
+    dropouts = [m.p for m in model.modules() if isinstance(m, torch.nn.Dropout)]
+    attention = [m.dropout for m in model.modules()
+                 if isinstance(m, torch.nn.MultiheadAttention)]
+    assert all(p == 0.0 for p in dropouts + attention)  # eager and compiled drop nothing
