@@ -76,6 +76,13 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
         "stall_max_ms": NUM, "eager_after_limit": (int,), "errors": (list,),
         "all_correct": (bool,), "calls": (list,)}),
     Kind("site-build", "snippets.buildtime/1", {"label": (str,), "seconds": NUM}),
+    Kind("train", "snippets.train/1", {
+        "model": (str,), "batch_size": (int,), "variant": (str,), "status": (str,),
+        "message": (str,), "compile_s": NUM, "first_steps_s": (list,),
+        "step_ms": (dict, type(None)), "speedup": NUM, "samples_per_s": NUM, "flops": NUM,
+        "tflops": NUM, "peak_mem_mb": NUM, "graph_count": (int, type(None)),
+        "graph_breaks": (int, type(None)), "break_reasons": (list,), "losses": (list,),
+        "loss_gap": NUM}),
     Kind("debug-minifier", "snippets.debug-minifier/1", {
         "error": (str,), "detect_s": NUM, "minify_s": NUM, "nodes_before": (int, type(None)),
         "nodes_after": (int, type(None)), "queries": (int, type(None)),
@@ -261,7 +268,7 @@ def _check_row(kind: Kind, row: Any, i: int, source: str) -> None:
     if "status" in kind.row_fields and row["status"] not in STATUSES:
         raise ResultsError(f"{source}: row {i} status {row['status']!r} is not one of "
                            f"{', '.join(STATUSES)}")
-    for key in ("latency_ms", "eager_ms", "compiled_ms"):
+    for key in ("latency_ms", "eager_ms", "compiled_ms", "step_ms"):
         lat = row.get(key)
         if isinstance(lat, dict) and not all(k in lat for k in ("median", "iqr", "samples")):
             raise ResultsError(f"{source}: row {i} {key} needs median, iqr and samples")

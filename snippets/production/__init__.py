@@ -104,7 +104,7 @@ def merge(previous: dict[str, Any] | None, doc: dict[str, Any],
     same = ("device", "torch")
     if previous.get("kind") != doc["kind"] or any(
             previous["provenance"].get(k) != doc["provenance"].get(k) for k in same):
-        raise MergeError("--merge: the file holds another kind, device or torch release")
+        raise MergeError("--append: the file holds another kind, device or torch release")
     fresh = {key(r) for r in doc["rows"]}
     kept = [r for r in previous["rows"] if key(r) not in fresh]
     dates = sorted({*previous.get("merged", []), previous["provenance"]["date"]})

@@ -2,7 +2,7 @@
 rows onto a file, a table out.
 
 Thin on purpose: the runs are in ``startup``, ``stream``, ``modes`` and ``hazards``, the tables in
-``tables``. One run per command, so that each fits a machine's time limit; ``--merge`` lets
+``tables``. One run per command, so that each fits a machine's time limit; ``--append`` lets
 several commands fill one results file.
 """
 
@@ -79,7 +79,7 @@ def parser() -> cli.Parser:
                    help="--stream: " + config.help_default(stream.DEFAULTS, "requests"))
     p.add_argument("--format", choices=("markdown", "json"), default="markdown")
     p.add_argument("--output", type=Path, help="write the results file here, row by row")
-    p.add_argument("--merge", action="store_true",
+    p.add_argument("--append", action="store_true",
                    help="keep the rows already in --output, a file of the same run, device "
                         "and torch, if there is one (--startup: as more repetitions; --modes: "
                         "rows measured again are replaced)")
@@ -87,7 +87,7 @@ def parser() -> cli.Parser:
 
 
 def _job(args: Any, device: str) -> tuple[str, Any, Any]:
-    """(kind, make the document, key of a row for --merge) for the run the flags ask for."""
+    """(kind, make the document, key of a row for --append) for the run the flags ask for."""
     picked = [r for r in RUNS if getattr(args, r)]
     if not picked:
         cli.fail(PROG, f"choose one run: {', '.join('--' + r for r in RUNS)}")
@@ -104,8 +104,8 @@ def _job(args: Any, device: str) -> tuple[str, Any, Any]:
         cfg = modes.ModesConfig(device=device, batch_sizes=args.batch_sizes,
                                 modes=args.compile_modes, rounds=args.rounds, **chosen_models)
         return modes.KIND, lambda **kw: modes.document(cfg, **kw), modes.row_key
-    if args.merge:
-        cli.fail(PROG, f"--merge applies to --startup and --modes, not --{what}")
+    if args.append:
+        cli.fail(PROG, f"--append applies to --startup and --modes, not --{what}")
     if what == "stream":
         cfg = stream.StreamConfig(device=device, requests=args.requests)
         return stream.KIND, lambda **kw: stream.document(cfg, **kw), None
@@ -122,9 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     kind, make, key = _job(args, device)
     cli.check_output(PROG, args.output)
     previous = None
-    if args.merge and not args.output:
-        cli.fail(PROG, "--merge needs --output")
-    if args.merge and args.output.exists():  # the first of several commands starts the file
+    if args.append and not args.output:
+        cli.fail(PROG, "--append needs --output")
+    if args.append and args.output.exists():  # the first of several commands starts the file
         try:
             previous = results.load(args.output, kind)
         except results.ResultsError as exc:

@@ -47,7 +47,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
              "sample_ms": 20.0, "timeout_s": 900.0},
     # A 2-core machine: every compile takes tens of seconds (ResNet-50's a minute or more), a
     # ResNet-50 call a good fraction of one, so one repetition, few calls, one call per sample;
-    # record more repetitions with --repetitions (or --merge several runs).
+    # record more repetitions with --repetitions (or --append several runs).
     "cpu": {"batch_size": 1, "dtype": "fp32", "repetitions": 1, "calls": 5, "rounds": 3,
             "sample_ms": 1.0, "timeout_s": 900.0},
 }

@@ -75,14 +75,15 @@ def show(kind: str, produce: Callable[..., dict], render: Callable[[dict], str],
     return section(render(doc), results.stamp(doc, "recorded"))
 
 
-def recorded(name: str, render: Callable[[dict], str], device: str, *,
-              build: Build | None = None) -> str:
-    """The newest recorded ``<name>.json`` of ``device``, rendered and stamped, in every build:
-    for runs of many fresh processes (the production page's), which take longer than a build
-    may and are recorded with their command line instead."""
-    doc = results.newest((build or current()).results_dir, name, device)
+def recorded(kind: str, render: Callable[[dict], str], device: str = "cuda", *,
+             build: Build | None = None) -> str:
+    """A results section that a build only reads, fresh or not: the newest recorded
+    ``<kind>.json`` of ``device``, rendered and stamped. For runs longer than a build may take,
+    recorded command by command with ``--append`` (the training run, the production page's runs
+    of many fresh processes)."""
+    doc = results.newest((build or current()).results_dir, kind, device)
     if doc is None:
-        return no_run_yet(name, device)
+        return no_run_yet(kind, device)
     return section(render(doc), results.stamp(doc, "recorded"))
 
 
@@ -173,6 +174,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
     from snippets.explain import tables as explain_tables
     from snippets.production import tables as production_tables
     from snippets.site import buildtime
+    from snippets.train import tables as train_tables
 
     return {
         "bench": bench_tables.table,
@@ -183,6 +185,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
         "debug-minifier": debug_tables.minifier,
         **dict.fromkeys(("production-startup", "production-stream", "production-modes",
                          "production-hazards"), production_tables.report),
+        "train": train_tables.table,
     }
 
 

@@ -37,8 +37,8 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     (["--startup", "--repetitions", "0"], "0 is not a positive number"),
     (["--modes", "--compile-modes", "fast"], "unknown mode 'fast'"),
     (["--modes", "--models", TINY], "--modes runs the built-in models only"),
-    (["--stream", "--merge"], "--merge applies to --startup and --modes"),
-    (["--startup", "--merge"], "--merge needs --output"),
+    (["--stream", "--append"], "--append applies to --startup and --modes"),
+    (["--startup", "--append"], "--append needs --output"),
     (["--hazards", "--device", "cpu"], "--hazards needs a CUDA device"),
     (["--startup", "--device", "tpu"], "unknown device 'tpu'"),
     (["--startup", "--output", "/no/such/dir/r.json"], "does not exist"),
@@ -51,7 +51,7 @@ def test_bad_input_gets_one_line_and_exit_2(capsys, argv, expect):
 
 
 def test_merge_into_a_file_of_another_kind_is_one_line(capsys, cpu_bench_run):
-    code, _, err = run_cli(capsys, "--startup", "--output", str(cpu_bench_run), "--merge")
+    code, _, err = run_cli(capsys, "--startup", "--output", str(cpu_bench_run), "--append")
     assert code == 2 and len(err.strip().splitlines()) == 1 and "expected" in err
 
 

@@ -110,6 +110,19 @@ def test_fresh_on_cpu_measures_writes_and_caches(recorded: build.Build, counted)
     assert len(counted.calls) == 2 and "No recorded run yet" in gpu
 
 
+def test_recorded_only_reads_even_in_a_fresh_build(recorded: build.Build,
+                                                  cpu_bench_run: Path) -> None:
+    fresh = dataclasses.replace(recorded, mode="fresh")
+    assert "No recorded run yet" in pages.recorded("bench", tables.table, device="cpu",
+                                                    build=fresh)
+    doc = json.loads(cpu_bench_run.read_text())
+    folder = recorded.results_dir / results.run_folder(doc["provenance"])
+    folder.mkdir()
+    shutil.copy(cpu_bench_run, folder / "bench.json")
+    out = pages.recorded("bench", tables.table, device="cpu", build=fresh)
+    assert '<p class="stamp">recorded: CPU: ' in out and not fresh.written
+
+
 def test_live_is_cached_and_stamped(recorded: build.Build) -> None:
     calls = []
 

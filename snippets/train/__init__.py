@@ -1,0 +1,253 @@
+"""Training: a realistic step, eager against compiled, timed, and checked to learn the same.
+
+For each model and batch size, every variant of the step (``step.VARIANTS``: eager, the model
+compiled, the optimizer's step compiled too, the whole step compiled, other modes) trains a copy
+of the same seeded model on the same batch with AdamW and cross-entropy. Its first steps are
+timed whole (compile included) and its losses set against eager's; then the variants are timed
+in interleaved rounds. ``group`` measures one model and batch size, ``tables`` and ``claims``
+draw the page's tables and verdicts, ``aot`` shows what AOTAutograd traces, and
+``python -m snippets.train`` runs it (``__main__``).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import statistics
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import torch
+import torch._inductor.config
+
+from snippets.core import backends, config, machine, measure, models, results
+from snippets.train import classifiers, group
+from snippets.train.step import VARIANTS
+
+KIND = "train"
+DTYPES = {"bf16": torch.bfloat16, "fp32": None}  # bf16: autocast over fp32 weights
+# The largest loss gap (``group.loss_gap``: the largest difference from eager's loss over the
+# first steps, as a fraction of eager's first loss) that still counts as learning the same.
+# fp32: compiled kernels sum in another order than eager's, a relative 1e-7 per operation, which
+# a few optimizer steps leave orders of magnitude below 1e-3; any real difference in what is
+# computed (a wrong gradient, a missed update) moves the loss by far more. bf16: autocast rounds
+# every matmul input to 8 bits of mantissa (a relative 4e-3), eager's kernels and the fused ones
+# round in different places, and AdamW carries each difference on through every later step (it
+# scales small gradients up to full-sized updates), so the curves drift apart as steps go on;
+# 5 % of the first loss allows that drift over 100 steps, and a wrong gradient still exceeds it.
+TOLERANCE = {"bf16": 5e-2, "fp32": 1e-3}
+LR = 1e-3  # AdamW's default learning rate
+SEED = 0
+# The variants that compile in seconds to a minute; max-autotune benchmarks kernels for minutes.
+CUDA_VARIANTS = VARIANTS[:6]
+CPU_VARIANTS = VARIANTS[:4]  # no CUDA graphs on a CPU, and autotuning C++ there is slow
+
+# The one table of per-device defaults; the command line's help is written from it.
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "cuda": {"models": ("resnet50", "transformer"), "batch_sizes": (32, 128),
+             "variants": CUDA_VARIANTS, "dtype": "bf16", "steps": 100, "rounds": 30,
+             "warm_rounds": 3, "sample_ms": 50.0, "backends": backends.DEFAULT["cuda"]},
+    # Small enough for a two-core laptop in about a minute, compiles included.
+    "cpu": {"models": ("tiny-cnn", "tiny-transformer"), "batch_sizes": (8,),
+            "variants": CPU_VARIANTS, "dtype": "fp32", "steps": 10, "rounds": 10,
+            "warm_rounds": 1, "sample_ms": 50.0, "backends": backends.DEFAULT["cpu"]},
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrainConfig:
+    """Everything one run needs; None means "the default for the device" (``DEFAULTS``)."""
+
+    models: tuple[str, ...] | None = None  # names in classifiers.BUILTIN
+    batch_sizes: tuple[int, ...] | None = None
+    variants: tuple[str, ...] | None = None  # eager is always added: the reference
+    dtype: str | None = None  # "bf16" (autocast) or "fp32"
+    device: str = "auto"
+    steps: int | None = None  # steps from the shared start whose losses are compared
+    rounds: int | None = None  # interleaved timing rounds
+    warm_rounds: int | None = None  # untimed interleaved rounds first
+    sample_ms: float | None = None  # how long one sample lasts
+    warmup: int = 2  # steps of each variant before timing: a recompile, CUDA-graph recording
+    lr: float = LR
+    seed: int = SEED
+    backends: backends.BackendSettings | None = None  # TF32, cuDNN autotuner: set for the run
+    factories: tuple[tuple[str, models.Factory], ...] = field(default=(), compare=False)
+
+    def resolve(self) -> TrainConfig:
+        """Fill every None with the device's default, so the run and its record are explicit."""
+        cfg = config.resolve(self, DEFAULTS)
+        if "eager" not in cfg.variants:
+            cfg = replace(cfg, variants=("eager", *cfg.variants))
+        order = [v for v in VARIANTS if v in cfg.variants]  # eager first: the others need it
+        return replace(cfg, variants=tuple(order))
+
+    def settings(self) -> dict[str, Any]:
+        """What the results file records of this run's settings."""
+        b = self.backends or backends.BackendSettings()
+        return {
+            "models": [*(self.models or ()), *(n for n, _ in self.factories)],
+            "batch_sizes": list(self.batch_sizes or ()), "variants": list(self.variants or ()),
+            # what the stamp shows: the compute dtype, and that the weights stay fp32
+            "dtype": "bf16 autocast" if self.dtype == "bf16" else self.dtype,
+            "autocast": self.dtype if DTYPES.get(self.dtype or "") else None,
+            "weights": "fp32", "optimizer": f"AdamW(lr={self.lr:g})",
+            "loss": "cross_entropy", "seed": self.seed, "steps": self.steps,
+            "first_steps": group.FIRST_STEPS, "tolerance": TOLERANCE.get(self.dtype or ""),
+            "tf32": b.tf32, "cudnn_benchmark": b.cudnn_benchmark, "backends": b.as_dict(),
+            "rounds": self.rounds, "warm_rounds": self.warm_rounds,
+            "sample_ms": self.sample_ms, "warmup": self.warmup, "grad": True, "train": True,
+            "fx_graph_cache": bool(torch._inductor.config.fx_graph_cache),
+            "inductor_cache_dir": os.environ.get("TORCHINDUCTOR_CACHE_DIR"),
+        }
+
+
+def measure_group(cfg: TrainConfig, name: str, factory: models.Factory, bs: int,
+                  peak: float | None, progress: Callable[[str], None]) -> Iterator[dict[str, Any]]:
+    """All rows of one (model, batch size): each variant's first steps, then all timed."""
+    device = torch.device(cfg.device)
+    g = group.prepare(name, factory, bs, device, DTYPES[cfg.dtype], cfg.seed)
+    progress(f"{name} bs={bs}: FLOPs of a forward and backward pass")
+    flops = group.count_flops(g.model(), g.x, g.y, g.amp_dtype)
+    for variant in cfg.variants:
+        progress(f"{name} bs={bs}: {variant}, first {cfg.steps} steps")
+        g.rows[variant] = group.first_steps(g, variant, cfg.steps, cfg.lr)
+    tol, reference = TOLERANCE[cfg.dtype], g.rows["eager"]["losses"]
+    for variant, row in g.rows.items():
+        if variant in g.steps:
+            gap = group.loss_gap(row["losses"], reference)
+            row["loss_gap"] = gap if math.isfinite(gap) else None
+            if gap > tol:
+                row["status"] = "mismatch"
+                row["message"] = (f"loss gap {gap:.3g} above {tol:g}" if row["loss_gap"]
+                                  else "the loss is not finite") + ": it does not learn the same"
+    progress(f"{name} bs={bs}: timing {', '.join(g.steps)} in interleaved rounds")
+    mon, gate = machine.Monitor(device), measure.HostGate(enabled=False)
+    try:
+        timed = measure.measure_variants(
+            g.steps, device, rounds=cfg.rounds, sample_ms=cfg.sample_ms, warmup=cfg.warmup,
+            warm_rounds=cfg.warm_rounds, after_round=mon.sample, gate=gate)
+    except Exception as exc:  # one variant failed while timed: every row of the group says so
+        status, message = group.fault(exc)
+        for variant, row in g.rows.items():
+            timed_out = variant in g.steps  # a row that faulted earlier keeps its own fault
+            yield {**row, "status": status, "message": message} if timed_out else row
+        return
+    evidence = {**mon.summary(), "host_canary_us": statistics.median(gate.canary_us)}
+    yield from group.timed_rows(g, timed, evidence, flops, peak)
+
+
+def warm_up(device: torch.device) -> None:
+    """Compile and train something unrelated once: the process's one-time costs (imports,
+    finding the C++ compiler, starting compile workers) then land on no variant's first steps."""
+    torch._dynamo.reset()
+    layer = torch.nn.Linear(3, 3).to(device)
+    torch.compile(lambda x: layer(x).relu().sum())(torch.randn(2, 3, device=device)).backward()
+    torch._dynamo.reset()
+
+
+def run(cfg: TrainConfig, peak: float | None = None,
+        progress: Callable[[str], None] = lambda _: None) -> Iterator[dict[str, Any]]:
+    """Yield every row of a resolved config, one (model, batch size) after another, under the
+    config's backend settings. ``peak`` is the device's measured bf16 matmul TFLOP/s."""
+    device = torch.device(cfg.device)
+    factories = [(n, classifiers.BUILTIN[n]) for n in cfg.models] + list(cfg.factories)
+    with cfg.backends.apply():
+        if any(v != "eager" for v in cfg.variants):
+            progress("compiling once to warm up the compiler")
+            warm_up(device)
+        for name, factory in factories:
+            for bs in cfg.batch_sizes:
+                try:
+                    yield from measure_group(cfg, name, factory, bs, peak, progress)
+                except models.SpecError:
+                    raise
+                except Exception as exc:  # eager itself failed (an OOM at a large batch, say)
+                    status, message = group.fault(exc)
+                    for variant in cfg.variants:
+                        yield group.new_row(name, bs, variant, status=status, message=message)
+                finally:
+                    torch._dynamo.reset()
+                    if device.type == "cuda":
+                        torch.cuda.empty_cache()
+
+
+def document(cfg: TrainConfig, progress: Callable[[str], None] = lambda _: None,
+             on_row: Callable[[dict[str, Any]], None] = lambda _: None, *,
+             commit: str | None = None) -> dict[str, Any]:
+    """A whole results document: provenance, the measured bf16 peak on CUDA, then the rows.
+    ``on_row`` sees the document after each row (to save it); an interrupted run leaves it with
+    the finished rows and ``complete`` false."""
+    cfg = cfg.resolve()
+    device = torch.device(cfg.device)
+    settings = {**cfg.settings(), "inductor_cache": machine.inductor_cache()}
+    doc = results.new_document(KIND, results.provenance(device, settings, commit=commit))
+    if device.type == "cuda":
+        progress("measuring the bf16 matmul peak")
+        doc["provenance"]["peak_bf16_tflops"] = measure.matmul_peak_tflops(device)
+    for row in run(cfg, doc["provenance"].get("peak_bf16_tflops"), progress):
+        doc["rows"].append(row)
+        on_row(doc)
+    doc["complete"] = True
+    return doc
+
+
+def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:
+    """The page's run on one device type: this device's defaults unless ``fields`` say else."""
+    return functools.partial(document, TrainConfig(device=device, **fields))
+
+
+# ---- one results file from several commands ----------------------------------------------------
+
+# What must agree for rows of two runs to stand in one table: the device, torch, and every
+# setting that changes what a step time or a loss means.
+JOINED_SETTINGS = ("dtype", "optimizer", "seed", "steps", "tolerance", "rounds", "warm_rounds",
+                   "sample_ms", "warmup", "backends")
+
+
+def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
+    """Raise ResultsError, naming the difference, if a run of provenance ``prov`` cannot add
+    its rows to the recorded ``old`` (``--append``)."""
+    mine, theirs = prov, old["provenance"]
+    for key in ("device", "torch"):
+        if mine.get(key) != theirs.get(key):
+            raise results.ResultsError(f"--append: {key} {mine.get(key)!r} here, "
+                                       f"{theirs.get(key)!r} in the file")
+    for key in JOINED_SETTINGS:
+        a, b = mine["settings"].get(key), theirs["settings"].get(key)
+        if a != b:
+            raise results.ResultsError(f"--append: setting {key} is {a!r} here, {b!r} in the file")
+
+
+def _part(prov: dict[str, Any]) -> dict[str, Any]:
+    s = prov["settings"]
+    return {"date": prov["date"], "commit": prov["commit"],
+            "peak_bf16_tflops": prov.get("peak_bf16_tflops"),
+            **{k: s.get(k) for k in ("models", "batch_sizes", "variants", "inductor_cache")}}
+
+
+def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``old`` with ``new``'s rows added. A row of the same model, batch size and variant is
+    replaced, except eager's: a group's first recorded eager row stays. Each row keeps ``part``,
+    the command that measured it, since its speedup and loss gap are against the eager row of
+    that command's own rounds. The provenance stays ``old``'s, with a part per command."""
+    parts = old["provenance"].get("parts") or [_part(old["provenance"])]
+    prov = {**old["provenance"], "settings": dict(old["provenance"]["settings"]),
+            "parts": [*parts, _part(new["provenance"])]}
+    for key in ("models", "batch_sizes", "variants"):
+        prov["settings"][key] = list(dict.fromkeys(
+            [*prov["settings"].get(key, []), *new["provenance"]["settings"].get(key, [])]))
+    rows = {_key(r): {"part": 0, **r} for r in old["rows"]}
+    for r in new["rows"]:
+        if r["variant"] != "eager" or _key(r) not in rows:
+            rows[_key(r)] = {**r, "part": len(parts)}
+    groups = list(dict.fromkeys(k[:2] for k in rows))  # in the order they were first run
+    order = sorted(rows, key=lambda k: (groups.index(k[:2]), VARIANTS.index(k[2])
+                                        if k[2] in VARIANTS else len(VARIANTS)))
+    return {**old, "provenance": prov, "rows": [rows[k] for k in order],
+            "complete": bool(old.get("complete") and new.get("complete"))}
+
+
+def _key(row: dict[str, Any]) -> tuple[str, int, str]:
+    return row["model"], row["batch_size"], row["variant"]

@@ -1,0 +1,137 @@
+"""The tutorial's advice on training, held to a run's numbers.
+
+The tutorial says three things about training: compile the model rather than the whole training
+step unless the optimizer step is a hot spot; add max-autotune only once the shapes are stable;
+and compiling the loss and backward is automatic, since AOTAutograd traces both. The first two
+are set against a run's rows here, the third against what ``aot.traced`` saw. Every verdict is
+computed, never typed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from snippets.core import measure, render
+from snippets.train import tables
+
+AUTOTUNED = ("max-autotune-no-cudagraphs", "max-autotune")
+# Autotuning that compiles within this factor of the default mode's first steps would be cheap
+# enough to use from the start, shapes stable or not: the claim says it is not.
+CHEAP_COMPILE = 1.5
+
+
+def ratio(base: dict[str, Any] | None, other: dict[str, Any] | None) -> measure.Ratio | None:
+    """Speedup of ``other`` over ``base`` with its spread, where both were timed and learn like
+    eager. Rows of one command share their rounds, so the spread is of the paired ratios; rows
+    of two commands (``--append``) are not paired, and their spread is left at zero."""
+    if not base or not other or not tables.step_median(base) or not tables.step_median(other):
+        return None
+    if base["status"] not in tables.LEARNS or other["status"] not in tables.LEARNS:
+        return None
+    a, b = (measure.Measurement.from_dict(r["step_ms"]) for r in (base, other))
+    if base.get("part") != other.get("part"):
+        return measure.Ratio(a.median / b.median, 0.0)
+    return measure.speedup(a, b)
+
+
+def faster(r: measure.Ratio | None) -> bool:
+    """Measurably faster: even half its spread below the median ratio is above 1."""
+    return r is not None and r.value - r.iqr / 2 > 1
+
+
+NO_VERDICT = "no verdict: a row is missing, failed or learns differently from eager"
+
+
+def _show(r: measure.Ratio | None) -> str:
+    return "–" if r is None else f"{r.value:.2f}x ± {r.iqr / 2:.2f}"
+
+
+def optimizer_verdict(opt: measure.Ratio | None, whole: measure.Ratio | None) -> str:
+    """``opt``: the optimizer compiled too, over the model alone; ``whole``: the whole step over
+    the model alone."""
+    if opt is None or whole is None:
+        return NO_VERDICT
+    if not faster(whole):
+        return "holds: the whole step is no faster than the model alone"
+    if faster(opt):
+        return "holds: the whole step is faster, as is compiling the optimizer: it is a hot spot"
+    return "does not hold: the whole step is faster, though the optimizer is no hot spot"
+
+
+def optimizer_claim(doc: dict[str, Any]) -> str:
+    """Per model and batch size: what compiling the optimizer and the whole step add to a
+    compiled model, and the verdict on "compile the model, not the whole step"."""
+    rows, body = tables.by_key(doc), []
+    for model, bs in tables.groups(doc):
+        base = rows.get((model, bs, "model"))
+        opt = ratio(base, rows.get((model, bs, "model+optimizer")))
+        whole = ratio(base, rows.get((model, bs, "step")))
+        body.append([f"{model} · {bs}", _show(opt), _show(whole), optimizer_verdict(opt, whole)])
+    head = ("Model · batch", "Optimizer compiled too, over `model`", "Whole step, over `model`",
+            "Verdict")
+    return render.markdown_table(head, body, align="lrrl")
+
+
+def autotune_cell(base: dict[str, Any] | None, tuned: dict[str, Any] | None) -> str:
+    if not base or not tuned or base.get("compile_s") is None or tuned.get("compile_s") is None:
+        return "not measured"
+    if tuned["status"] not in tables.LEARNS:
+        return f"{tuned['status']}: {tuned['message']}" if tuned["message"] else tuned["status"]
+    cost = tuned["compile_s"] / base["compile_s"] if base["compile_s"] else float("inf")
+    word = "does not hold" if cost <= CHEAP_COMPILE else "holds"
+    r = ratio(base, tuned)
+    if r is None:
+        return f"{word}: first steps {cost:.1f} times the default's; {NO_VERDICT} on speed"
+    steps = tables.break_even_steps(tuned, base) if r.value > 1 else None
+    pays = "never pays" if steps is None else f"pays after {steps:,.0f} steps"
+    return (f"{word}: first steps {cost:.1f} times the default's, steps {_show(r)} its speed; "
+            f"{pays} at one shape")
+
+
+def autotune_claim(doc: dict[str, Any]) -> str:
+    """Per model and batch size and autotuning mode: its first steps against the default
+    mode's, its steps against the default's, and after how many steps at one shape it has paid
+    for the difference (every new shape pays its compile again)."""
+    rows = tables.by_key(doc)
+    modes = [m for m in AUTOTUNED if any(r["variant"] == m for r in doc["rows"])] or [AUTOTUNED[0]]
+    body = [[f"{model} · {bs}", *(autotune_cell(rows.get((model, bs, "model")),
+                                                rows.get((model, bs, m))) for m in modes)]
+            for model, bs in tables.groups(doc)]
+    head = ("Model · batch", *(f"`{m}` against `model`" for m in modes))
+    return render.markdown_table(head, body, left=len(head))
+
+
+def verdicts(doc: dict[str, Any]) -> str:
+    return ("**Compile the model rather than the whole step, unless the optimizer step is a hot "
+            "spot.**\n\n" + optimizer_claim(doc) + "\n\n**Add max-autotune only once the shapes "
+            "are stable.**\n\n" + autotune_claim(doc))
+
+
+def aot_verdict(value: list[dict[str, Any]]) -> str:
+    """The third claim against what AOTAutograd was seen to trace (``aot.traced``)."""
+    seen = {v["variant"]: v for v in value}
+    model, step = seen.get("model", {}), seen.get("step", {})
+    kinds = {g["kind"] for g in model.get("graphs", [])}
+    backward = "backward" in kinds
+    loss_with_model = any(g["loss"] for g in model.get("graphs", []))
+    loss_with_step = list(dict.fromkeys(g["kind"] for g in step.get("graphs", []) if g["loss"]))
+    out = ["- Compiling the model compiles its backward too: AOTAutograd "
+           + ("made a backward graph" if backward else "made no backward graph") + "."]
+    out.append("- The loss is traced only where it is inside the compiled code: "
+               + ("in the model's graphs" if loss_with_model else "not with the model alone")
+               + ("; with the whole step it is in the " + " and ".join(loss_with_step)
+                  + " graphs" if loss_with_step else "") + ".")
+    reasons = [r for r in step.get("reasons", []) if "backward" in r.lower()]
+    if reasons:
+        out.append(f"- `loss.backward()` itself is not traced: Dynamo breaks the graph there "
+                   f"(\"{reasons[0]}\") and runs AOTAutograd's backward graph from eager mode.")
+    holds = backward and not loss_with_model
+    out.append("- Verdict: " + ("holds for the backward, and for the loss only when the loss is "
+                                "compiled with the model (the whole step)." if holds else
+                                "as stated, holds." if backward else "does not hold."))
+    return "\n".join(out)
+
+
+def aot_report(value: list[dict[str, Any]]) -> str:
+    """The graphs AOTAutograd made, and the verdict they give."""
+    return tables.traced(value) + "\n\n" + aot_verdict(value)

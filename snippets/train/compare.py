@@ -1,0 +1,78 @@
+"""A run in a terminal, and a run beside a recorded one: what ``python -m snippets.train`` prints.
+
+Takes results documents, returns rich renderables or Markdown; nothing measures or prints.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+
+from snippets.core import render
+from snippets.core.results import stamp
+from snippets.train.tables import COLUMNS, by_key, row_cells, step_median
+
+
+def rich_table(doc: dict[str, Any], title: str | None = None) -> Table:
+    out = Table(title=title, caption=stamp(doc, "this run"), caption_justify="left")
+    for i, col in enumerate(COLUMNS):
+        out.add_column(col, justify="left" if i < 3 or i == len(COLUMNS) - 1 else "right")
+    for row in doc["rows"]:
+        style = None if row["status"] == "ok" else ("yellow" if row["status"] == "noisy" else "red")
+        out.add_row(*row_cells(row), style=style)
+    return out
+
+
+# The settings that change what a step time means: a ratio across any of them is not like for like.
+COMPARED_SETTINGS = ("dtype", "optimizer", "tf32", "cudnn_benchmark")
+COMPARE_COLUMNS = ("Model", "Batch", "Variant", "This ms", "Recorded ms", "This/recorded",
+                   "This speedup", "Recorded speedup")
+
+
+def setting_differences(doc: dict[str, Any], other: dict[str, Any]) -> list[str]:
+    mine, theirs = doc["provenance"], other["provenance"]
+    out = []
+    if mine.get("device") != theirs.get("device"):
+        out.append(f"device: {mine.get('device')} here, {theirs.get('device')} recorded")
+    for key in COMPARED_SETTINGS:
+        a, b = mine["settings"].get(key), theirs["settings"].get(key)
+        if a != b:
+            out.append(f"{key}: {a} here, {b} recorded")
+    return out
+
+
+def compare_title(doc: dict[str, Any], other: dict[str, Any]) -> str:
+    diffs = setting_differences(doc, other)
+    if not diffs:
+        return "This run against a recorded one, same settings"
+    return "This run against a recorded one, NOT like for like: " + "; ".join(diffs)
+
+
+def compare_rows(doc: dict[str, Any], other: dict[str, Any]) -> list[list[str]]:
+    """This run beside a recorded one, matched on (model, batch size, variant)."""
+    recorded, out = by_key(other), []
+    for row in doc["rows"]:
+        old = recorded.get((row["model"], row["batch_size"], row["variant"]))
+        now_ms, old_ms = step_median(row), step_median(old)
+        out.append([row["model"], str(row["batch_size"]), row["variant"], render.ms(now_ms),
+                    render.ms(old_ms), f"{now_ms / old_ms:.2f}" if now_ms and old_ms else "–",
+                    render.num(row.get("speedup"), ".2f"),
+                    render.num((old or {}).get("speedup"), ".2f")])
+    return out
+
+
+def compare_markdown(doc: dict[str, Any], other: dict[str, Any]) -> str:
+    body = render.markdown_table(COMPARE_COLUMNS, compare_rows(doc, other), left=3)
+    return (f"{compare_title(doc, other)}\n\n{body}\n\n{stamp(doc, 'this run')}\n\n"
+            f"{stamp(other)}")
+
+
+def compare_table(doc: dict[str, Any], other: dict[str, Any]) -> Table:
+    out = Table(title=compare_title(doc, other),
+                caption=f"{stamp(doc, 'this run')}\n{stamp(other)}", caption_justify="left")
+    for i, col in enumerate(COMPARE_COLUMNS):
+        out.add_column(col, justify="left" if i < 3 else "right")
+    for cells in compare_rows(doc, other):
+        out.add_row(*cells)
+    return out

@@ -1,0 +1,226 @@
+"""The training page's tables: the run, the loss curves, where compiling pays, the memory, and
+what AOTAutograd traced (``compare`` has the terminal's tables).
+
+Everything here takes a results document (or a live value) and returns text or a rich renderable;
+nothing measures, and nothing prints. Every sentence under a table is computed from it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from snippets.core import render
+from snippets.train.step import COMPILES
+
+COLUMNS = ("Model", "Batch", "Variant", "First steps s", "Median ms", "IQR ms", "Speedup",
+           "Samples/s", "TFLOP/s", "% peak", "Peak MB", "Graphs", "Breaks", "Loss gap",
+           "Status")
+LEARNS = ("ok", "noisy")  # the statuses of a row that trained like eager and was timed
+CUDA_GRAPHS = ("reduce-overhead", "max-autotune")  # the variants that replay CUDA graphs
+Key = tuple[str, int, str]
+
+
+def step_median(row: dict[str, Any] | None) -> float | None:
+    return ((row or {}).get("step_ms") or {}).get("median")
+
+
+def by_key(doc: dict[str, Any]) -> dict[Key, dict[str, Any]]:
+    return {(r["model"], r["batch_size"], r["variant"]): r for r in doc["rows"]}
+
+
+def groups(doc: dict[str, Any]) -> list[tuple[str, int]]:
+    return list(dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]))
+
+
+def speed(row: dict[str, Any]) -> str:
+    if row.get("speedup") is None:
+        return "–"
+    text = f"{row['speedup']:.2f}x"
+    if row.get("speedup_iqr") is not None:
+        text += f" ± {row['speedup_iqr'] / 2:.2f}"
+    # Not struck out: the page's Markdown has no strikethrough, and the number is still shown.
+    return f"{text}, invalid" if row["status"] == "mismatch" else text
+
+
+def gap(row: dict[str, Any]) -> str:
+    """The loss gap as a percentage of eager's first loss; eager's own row has none."""
+    if row["variant"] == "eager" or not row.get("losses"):
+        return "–"
+    if row.get("loss_gap") is None:
+        return "not finite"
+    return f"{100 * row['loss_gap']:.2g} %"
+
+
+def row_cells(row: dict[str, Any]) -> list[str]:
+    step, num = row.get("step_ms") or {}, render.num
+    status = row["status"] + (f": {row['message']}" if row.get("message") else "")
+    peak = num(row.get("peak_mem_mb"), ".0f")
+    if row["variant"] in CUDA_GRAPHS and row.get("peak_mem_mb") is not None:
+        peak += " (no pool)"  # the graph's pool is taken when it is recorded, not by the step
+    return [row["model"], str(row["batch_size"]), row["variant"],
+            num(row.get("compile_s"), ".1f"), render.ms(step.get("median")),
+            render.ms(step.get("iqr")), speed(row), num(row.get("samples_per_s"), ".0f"),
+            num(row.get("tflops"), ".3g"), num(row.get("pct_of_peak"), ".1f"), peak,
+            num(row.get("graph_count"), "d"), num(row.get("graph_breaks"), "d"), gap(row),
+            status]
+
+
+def markdown_table(rows: list[dict[str, Any]]) -> str:
+    """Every column of every row: what a terminal shows, and the page's detail block."""
+    return render.markdown_table(COLUMNS, (row_cells(r) for r in rows), left=3, left_last=True)
+
+
+KEY_COLUMNS = ("Model · batch · variant", "Step ms", "Speedup", "First steps s", "Loss gap",
+               "Status")
+
+
+def key_cells(row: dict[str, Any]) -> list[str]:
+    return [f"{row['model']} · {row['batch_size']} · {row['variant']}",
+            render.ms(step_median(row)), speed(row), render.num(row.get("compile_s"), ".1f"),
+            gap(row), row["status"]]
+
+
+def table(doc: dict[str, Any]) -> str:
+    """The page's view of a run: the key columns, then every column in a block that opens."""
+    key = render.markdown_table(KEY_COLUMNS, (key_cells(r) for r in doc["rows"]),
+                                left_last=True)
+    return key + "\n\n" + render.details(
+        "Every column of this run (spread, samples/s, TFLOP/s, memory, graphs, breaks, "
+        "messages)", markdown_table(doc["rows"]))
+
+
+def report(doc: dict[str, Any]) -> str:
+    """The table, and which variant pays for each model and batch size, under one stamp."""
+    return (table(doc) + "\n\nWhich variant pays, computed from the table:\n\n" + findings(doc)
+            + "\n\n" + payoff(doc))
+
+
+# ---- where compiling pays ---------------------------------------------------------------------
+
+def break_even_steps(row: dict[str, Any], eager: dict[str, Any]) -> float | None:
+    """Steps after which a variant's faster steps have paid for its slower first ones (compile
+    included), against eager's; None if its steps are not faster."""
+    saved_ms = (step_median(eager) or 0.0) - (step_median(row) or 0.0)
+    if not step_median(row) or saved_ms <= 0 or row.get("compile_s") is None:
+        return None
+    extra_s = row["compile_s"] - (eager.get("compile_s") or 0.0)
+    return max(extra_s, 0.0) * 1e3 / saved_ms
+
+
+def pays(row: dict[str, Any], eager: dict[str, Any]) -> str:
+    if row["status"] not in LEARNS or not step_median(row):
+        return "–" if row["status"] in LEARNS else row["status"]
+    steps = break_even_steps(row, eager)
+    return "never (slower)" if steps is None else f"after {steps:,.0f} steps"
+
+
+def payoff(doc: dict[str, Any]) -> str:
+    """For each compiled variant: what its first steps cost beyond eager's, what each later step
+    saves, and so when it has paid back."""
+    rows, body = by_key(doc), []
+    for (model, bs, variant), row in rows.items():
+        eager = rows.get((model, bs, "eager"))
+        if variant == "eager" or not eager or not step_median(eager):
+            continue
+        extra = (row["compile_s"] - (eager.get("compile_s") or 0.0)
+                 if row.get("compile_s") is not None else None)
+        saved = step_median(eager) - step_median(row) if step_median(row) else None
+        body.append([f"{model} · {bs} · {variant}", render.num(extra, ".1f"),
+                     render.num(saved, ".3g"), pays(row, eager)])
+    head = ("Model · batch · variant", "First steps' extra s", "Saved per step ms", "Pays back")
+    return render.markdown_table(head, body)
+
+
+def findings(doc: dict[str, Any]) -> str:
+    """For each model and batch size: the fastest variant that learns like eager, and what
+    failed; so the prose under a table cannot disagree with it."""
+    rows, out = by_key(doc), []
+    for model, bs in groups(doc):
+        eager = rows.get((model, bs, "eager"))
+        timed = [r for (m, b, _), r in rows.items()
+                 if (m, b) == (model, bs) and r["status"] in LEARNS and step_median(r)]
+        if not eager or not timed:
+            out.append(f"- {model} at batch {bs}: nothing was timed.")
+            continue
+        best = min(timed, key=step_median)
+        if best["variant"] == "eager":
+            wrong = [r["variant"] for (m, b, _), r in rows.items() if (m, b) == (model, bs)
+                     and r["status"] == "mismatch" and step_median(r) < step_median(eager)]
+            but = (f" (faster, but learning differently: {', '.join(wrong)})" if wrong else "")
+            out.append(f"- {model} at batch {bs}: eager is fastest of the variants that learn "
+                       f"as eager does{but}; compiling does not pay here.")
+        else:
+            steps = break_even_steps(best, eager)
+            ratio = step_median(eager) / step_median(best)
+            out.append(f"- {model} at batch {bs}: fastest is `{best['variant']}`, "
+                       f"{ratio:.2f} times eager's speed, which pays for its first steps "
+                       f"after {steps:,.0f} steps.")
+    bad = [r for r in doc["rows"] if r["status"] not in LEARNS]
+    wrong = [r for r in bad if r["status"] == "mismatch"]
+    noisy = sum(r["status"] == "noisy" for r in doc["rows"])
+    out.append(f"- Of {len(doc['rows'])} rows, {len(wrong)} learn differently from eager, "
+               f"{len(bad) - len(wrong)} failed and {noisy} are marked noisy.")
+    return "\n".join(out)
+
+
+# ---- learning the same ------------------------------------------------------------------------
+
+def _steps_shown(n: int) -> list[int]:
+    """Steps (1-based) at which the loss table samples a curve of n steps: the first, a quarter
+    and half of the way, the last."""
+    return sorted({1, *(max(1, round(n * q)) for q in (0.25, 0.5)), n}) if n else []
+
+
+def losses(doc: dict[str, Any]) -> str:
+    """Each variant's loss at a few steps beside eager's, and the largest gap: the loss curves
+    as text (the file holds every step)."""
+    n = max((len(r.get("losses") or []) for r in doc["rows"]), default=0)
+    shown = _steps_shown(n)
+    head = ("Model · batch · variant", *(f"Step {s}" for s in shown), "Loss gap")
+    body = []
+    for r in doc["rows"]:
+        curve = r.get("losses") or []
+        if not curve:
+            continue
+        body.append([f"{r['model']} · {r['batch_size']} · {r['variant']}",
+                     *(render.num(curve[s - 1] if s <= len(curve) else None, ".4g")
+                       for s in shown), gap(r)])
+    tol = doc["provenance"]["settings"].get("tolerance")
+    limit = f"{100 * tol:g} %" if tol else "the tolerance"
+    diverged = [f"`{r['variant']}` ({r['model']} · {r['batch_size']})" for r in doc["rows"]
+                if r["status"] == "mismatch"]
+    verdict = ("every compiled variant stays within " + limit + " of eager's first loss"
+               if not diverged else ", ".join(diverged) + " drift past " + limit)
+    return (render.markdown_table(head, body) + f"\n\nOver {n} steps from the same weights, "
+            f"{verdict}.")
+
+
+# ---- memory -----------------------------------------------------------------------------------
+
+def memory(doc: dict[str, Any]) -> str:
+    """Peak memory of a step per variant, and against eager's."""
+    rows, body = by_key(doc), []
+    for (model, bs, variant), row in rows.items():
+        mb = row.get("peak_mem_mb")
+        eager = (rows.get((model, bs, "eager")) or {}).get("peak_mem_mb")
+        ratio = f"{mb / eager:.2f}x" if mb is not None and eager and variant != "eager" else "–"
+        if mb is not None and variant in CUDA_GRAPHS:
+            ratio += " (no pool)"
+        body.append([f"{model} · {bs} · {variant}", render.num(mb, ",.0f"), ratio])
+    if all(r[1] == "–" for r in body):
+        return "This run measured no memory: peak memory is read from CUDA's allocator."
+    return render.markdown_table(("Model · batch · variant", "Peak MB", "Against eager's"), body)
+
+
+# ---- what AOTAutograd traced (a live value, see snippets.train.aot) ---------------------------
+
+def traced(value: list[dict[str, Any]]) -> str:
+    head = ("What is compiled", "Graphs AOTAutograd made (operators)", "The loss in",
+            "Graph breaks")
+    body = []
+    for v in value:
+        graphs = ", ".join(f"{g['kind']} ({g['ops']})" for g in v["graphs"])
+        with_loss = [g["kind"] for g in v["graphs"] if g["loss"]]
+        body.append([COMPILES[v["variant"]], graphs, " and ".join(with_loss) or "none",
+                     f"{v['breaks']}: " + "; ".join(v["reasons"]) if v["breaks"] else "0"])
+    return render.markdown_table(head, body, left=len(head))

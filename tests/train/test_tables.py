@@ -1,0 +1,100 @@
+"""The training page's tables and verdicts, over a real CPU run: their shape and their rules,
+never the timings in them."""
+
+from __future__ import annotations
+
+import pytest
+
+from snippets.core import measure, results
+from snippets.train import aot, claims, compare, tables
+from tests.markdown import table_rows
+
+from .conftest import QUICK
+from .test_cli import run_cli
+
+
+def test_the_page_table_has_a_row_per_variant_and_every_column_in_its_block(cpu_train_run):
+    doc = results.load(cpu_train_run)
+    text = tables.report(doc)
+    rows = table_rows(text)
+    assert [r[0] for r in rows] == [f"tiny-cnn · 4 · {r['variant']}" for r in doc["rows"]]
+    assert "<details" in text and all(c in text for c in tables.COLUMNS)
+    assert "Which variant pays, computed from the table:" in text
+
+
+def test_the_loss_table_samples_each_curve(cpu_train_run):
+    doc = results.load(cpu_train_run)
+    text = tables.losses(doc)
+    head = text.splitlines()[0]
+    assert "Step 1 |" in head and "Step 5 |" in head  # the first and the last step
+    eager = table_rows(text)[0]
+    assert eager[1] == f"{doc['rows'][0]['losses'][0]:.4g}"
+    assert "every compiled variant stays within 0.1 % of eager's first loss" in text
+
+
+def test_break_even_steps():
+    eager = {"step_ms": {"median": 3.0}, "compile_s": 0.5}
+    row = {"step_ms": {"median": 1.0}, "compile_s": 2.5}
+    assert tables.break_even_steps(row, eager) == pytest.approx(1000)  # 2 s over 2 ms a step
+    assert tables.break_even_steps({**row, "step_ms": {"median": 4.0}}, eager) is None
+
+
+def test_memory_says_when_none_was_measured(cpu_train_run):
+    assert "measured no memory" in tables.memory(results.load(cpu_train_run))
+
+
+R = measure.Ratio
+
+
+@pytest.mark.parametrize(("opt", "whole", "expect"), [
+    (R(1.0, 0.1), R(1.0, 0.1), "holds: the whole step is no faster"),
+    (R(1.2, 0.1), R(1.2, 0.1), "holds: the whole step is faster, as is compiling the optimizer"),
+    (R(1.0, 0.1), R(1.3, 0.1), "does not hold"),
+    (R(1.0, 0.1), R(1.04, 0.1), "holds: the whole step is no faster"),  # within its spread
+    (None, R(1.3, 0.1), "no verdict"),
+])
+def test_optimizer_verdict(opt, whole, expect):
+    assert claims.optimizer_verdict(opt, whole).startswith(expect)
+
+
+def test_verdicts_over_a_real_run(cpu_train_run):
+    text = claims.verdicts(results.load(cpu_train_run))
+    rows = table_rows(text)
+    assert rows[0][0] == "tiny-cnn · 4"
+    assert rows[0][3].startswith(("holds", "does not hold"))
+    # No autotuned variant in a CPU run: its claim says so instead of guessing.
+    assert "not measured" in text.split("max-autotune")[-1]
+
+
+def test_what_aot_autograd_traced():
+    value = aot.traced()
+    seen = {v["variant"]: v for v in value}
+    model, step = seen["model"], seen["step"]
+    assert [g["kind"] for g in model["graphs"]] == ["forward", "backward"]
+    assert not any(g["loss"] for g in model["graphs"]) and model["breaks"] == 0
+    assert [g["kind"] for g in step["graphs"][:2]] == ["forward", "backward"]
+    assert step["graphs"][0]["loss"] and step["graphs"][1]["loss"]
+    assert any("backward" in r for r in step["reasons"])
+    text = claims.aot_report(value)
+    assert "Verdict: holds for the backward, and for the loss only when" in text
+
+
+def test_a_variant_that_learns_differently_is_marked(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    code, _, _ = run_cli(capsys, "--model", "tests.train.faults:learns_differently",
+                         "--variants", "model", *QUICK, "--output", str(out), "--format", "json")
+    assert code == 0
+    doc = results.load(out)
+    row = doc["rows"][1]
+    assert row["status"] == "mismatch" and "does not learn the same" in row["message"]
+    assert row["loss_gap"] > 1e-3 and row["step_ms"]  # timed all the same, and its speedup marked
+    assert tables.speed(row).endswith(", invalid") and "drift past" in tables.losses(doc)
+
+
+def test_compare_names_the_settings_that_differ(cpu_train_run):
+    doc = results.load(cpu_train_run)
+    other = {**doc, "provenance": {**doc["provenance"], "settings": {
+        **doc["provenance"]["settings"], "dtype": "bf16 autocast"}}}
+    assert compare.compare_title(doc, doc).endswith("same settings")
+    assert "dtype: fp32 here, bf16 autocast recorded" in compare.compare_title(doc, other)
+    assert len(compare.compare_rows(doc, other)) == len(doc["rows"])
