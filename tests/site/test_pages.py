@@ -163,3 +163,16 @@ def test_results_index_links_and_stamps_every_file(recorded: build.Build,
 def test_every_kind_a_run_can_record_has_a_drawing_on_the_results_page() -> None:
     measured = {name for name, kind in results.KINDS.items() if kind.measured}
     assert measured <= set(pages.renderers())
+
+
+def test_a_plot_is_drawn_once_then_read_from_the_cache(recorded: build.Build) -> None:
+    calls = []
+
+    def draw(doc: dict) -> str:
+        calls.append(doc["n"])
+        return f'<figure class="plot">{doc["n"]}</figure>'
+
+    first = pages.plot(draw, {"n": 1}, build=recorded)
+    assert pages.plot(draw, {"n": 1}, build=recorded) == first and calls == [1]
+    assert pages.plot(draw, {"n": 2}, build=recorded) != first and calls == [1, 2]
+
