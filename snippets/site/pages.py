@@ -130,6 +130,17 @@ def payoff(*, build: Build | None = None) -> str:
     return section(body, pay.cold_warm_stamp(cold, warm))
 
 
+def compare(mine: str, recorded: str, *, build: Build | None = None) -> str:
+    """One recorded bench run beside another, as ``python -m snippets.bench --compare`` sets a
+    run beside a recorded file; both named by their path under ``docs/results/``."""
+    from snippets.bench import tables
+
+    root = (build or current()).results_dir
+    doc, other = results.load(root / mine, "bench"), results.load(root / recorded, "bench")
+    return section(tables.compare_page(doc, other), f"{results.stamp(doc, 'recorded')}, "
+                                                    f"compared with {results.stamp(other)}")
+
+
 def build_times(device: str, *, build: Build | None = None) -> str:
     """The recorded build times of the newest run folder of ``device``, stamped."""
     from snippets.site import buildtime
