@@ -110,21 +110,21 @@ def setting_differences(doc: dict[str, Any], other: dict[str, Any]) -> list[str]
 
 def bound_by(doc: dict[str, Any]) -> dict[Key, str]:
     """What each row's latency waits on, read from the run itself. On a CPU the host does all
-    the work. On a GPU a CUDA-graph replay waits on the device; eager and the default mode wait
-    on the host where eager hardly grows with the batch (the rule ``findings`` states), else on
-    the device; "–" where the run has one batch size and cannot tell."""
+    the work ("CPU run"). On a GPU a CUDA-graph replay waits on the GPU; eager and the default
+    mode wait on the host where eager hardly grows with the batch (the rule ``findings``
+    states), else on the GPU; "–" where the run has one batch size and cannot tell."""
     cpu = results.device_type_of(doc) == "cpu"
     out = {}
     for key in _by_key(doc):
         growth = _eager_growth(doc, key[0])
         if cpu:
-            out[key] = "host (a CPU run)"
+            out[key] = "CPU run"
         elif key[2] in CUDA_GRAPH_MODES:
-            out[key] = "device (graph replay)"
+            out[key] = "GPU (replay)"
         elif growth is None:
             out[key] = "–"
         else:
-            out[key] = "host" if _host_bound(growth) else "device"
+            out[key] = "host" if _host_bound(growth) else "GPU"
     return out
 
 

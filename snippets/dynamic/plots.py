@@ -22,14 +22,14 @@ def stalls(doc: dict[str, Any]) -> str:
                     left += call["ms"] / 1e3
             note = f"{row['compiles']} compiles"
             if row["eager_after_limit"]:
-                note += f", then {row['eager_after_limit']} shapes eager"
+                note += f", {row['eager_after_limit']} shapes eager"
             ax.annotate(note, (left, y), xytext=(4, 0), textcoords="offset points",
                         va="center", fontsize=plots.FONT_PT - 1.5)
         ax.set_yticks(range(len(rows)), [r["strategy"] for r in rows])
         ax.invert_yaxis()  # the table's order, top to bottom
         ax.set_xlabel("seconds the caller stalled, one segment per compile")
-        ax.margins(x=0.35)  # room for the note after the longest bar
-        ax.set_xlim(left=0)
+        longest = max((r["stall_total_ms"] for r in rows), default=0) / 1e3
+        ax.set_xlim(0, 1.6 * longest or 1)  # room for the note after the longest bar
         ax.grid(axis="x")
         svg = plots.svg(fig, f"stalls-{doc['provenance']['device']}")
     most = max(rows, key=lambda r: r["stall_total_ms"]) if rows else None
