@@ -38,7 +38,7 @@ class _Page(HTMLParser):
         self.text: list[str] = []
         self.links: list[str] = []
         self.problems: list[str] = []
-        self._stack: list[str] = []  # open divs: "results" or ""
+        self._stack: list[str] = []  # open divs: "results", "outdated" or ""
         self._blocks: list[dict[str, bool]] = []  # per open results block: has_table, has_stamp
         self._in_stamp = False
         self._stamp_text: list[str] = []
@@ -50,10 +50,15 @@ class _Page(HTMLParser):
         attr = dict(attrs)
         classes = (attr.get("class") or "").split()
         for name in ("href", "src"):
-            if attr.get(name) and tag in ("a", "img", "script", "link"):
+            # The outdated banner links the root of a versioned deployment, above this version's
+            # own folder: mike's, not this site's (the deploy test checks it there).
+            if attr.get(name) and tag in ("a", "img", "script", "link") and (
+                    "outdated" not in self._stack):
                 self.links.append(attr[name] or "")
         if tag == "div":
-            self._stack.append("results" if "results" in classes else "")
+            outdated = attr.get("data-md-component") == "outdated"
+            self._stack.append("results" if "results" in classes else
+                               "outdated" if outdated else "")
             if "results" in classes:
                 self._blocks.append({"table": False, "stamp": False})
         elif tag == "p" and "stamp" in classes:
