@@ -97,6 +97,24 @@ def test_sitecheck_finds_what_it_should() -> None:
     assert sitecheck.check_html("<table><tr><th>Variable</th></tr></table>") == []
 
 
+def test_sitecheck_follows_links_to_pages_anchors_and_downloads(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "index.html").write_text('<h2 id="here">A</h2><a name="old"></a>')
+    (tmp_path / "file.zip").write_bytes(b"")
+    links = ["a/", "a/#here", "a/index.html#old", "#top", "file.zip", "file.zip#x",
+             "https://elsewhere.example/#nothing"]
+    (tmp_path / "index.html").write_text('<p id="top"></p>' + "".join(
+        f'<a href="{link}">x</a>' for link in links))
+    assert sitecheck.check_site(tmp_path) == []
+    (tmp_path / "index.html").write_text('<a href="a/#gone">x</a><a href="#gone">y</a>'
+                                         '<a href="none.zip">z</a><a href="../up/">w</a>')
+    assert sitecheck.check_site(tmp_path) == [
+        "index.html: a link to '#gone' whose anchor is not on that page",
+        "index.html: a link to '../up/' that leads nowhere",
+        "index.html: a link to 'a/#gone' whose anchor is not on that page",
+        "index.html: a link to 'none.zip' that leads nowhere"]
+
+
 def test_sitecheck_cli_errors(tmp_path: Path) -> None:
     assert sitecheck.main([str(tmp_path)]) == 2
     assert sitecheck.main(["--nope"]) == 2
@@ -114,6 +132,13 @@ PLANTS = {
     "broken-link": ("\n[nowhere](no-such-page.md)\n", (), "no-such-page.md"),
     "unstamped-table": ("\n| Model | Median ms |\n|---|--:|\n| m | 1 |\n", (),
                         "without a stamp"),
+    # MkDocs checks the anchors of the links it rewrites; the site check, those an exec block
+    # printed, and the downloads.
+    "broken-anchor": ("\n[nowhere](benchmark.md#no-such-heading)\n", (), "no-such-heading"),
+    "exec-broken-anchor": ('\n```python exec="on"\nprint("[x](../benchmark/#no-such-heading)")'
+                           '\n```\n', (), "whose anchor is not on that page"),
+    "exec-broken-download": ('\n```python exec="on"\nprint("[zip](../download/none.zip)")'
+                             '\n```\n', (), "'../download/none.zip' that leads nowhere"),
 }
 
 
