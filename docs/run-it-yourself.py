@@ -48,6 +48,8 @@ print(machine.device_name(torch.device("cpu")), "· torch", torch.__version__)
 # the [benchmark page](benchmark.md) the same code times ResNet-50 and a transformer encoder.
 
 # %%
+from IPython.display import Markdown, display
+
 from snippets import bench
 from snippets.bench import tables
 from snippets.core import models, render
@@ -61,10 +63,9 @@ cfg = bench.BenchConfig(
     rounds=5,
 )
 doc = bench.document(cfg)
-print(render.markdown_table(tables.key_columns(doc),
-                            map(tables.key_cells, doc["rows"])))
-print()
-print(tables.findings(doc))
+rows = map(tables.key_cells, doc["rows"])
+display(Markdown(render.markdown_table(tables.key_columns(doc), rows)))
+display(Markdown(tables.findings(doc)))
 
 # %% [markdown]
 # The same run as the pages draw it: a dot per mode, its bar the speedup's spread.
@@ -112,7 +113,7 @@ from snippets.dynamic import tables as dynamic_tables
 # dynamic=False reaches the recompile limit on purpose; the table's last
 # column counts what Dynamo's warning about it would say.
 logging.getLogger("torch._dynamo").setLevel(logging.ERROR)
-print(dynamic_tables.counts(dynamic.counts_doc()))
+display(Markdown(dynamic_tables.counts(dynamic.counts_doc())))
 
 # %% [markdown]
 # With Inductor, a call that compiles stalls its caller. Three shapes, compiled for each

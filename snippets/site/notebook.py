@@ -92,20 +92,19 @@ PAGE_LINK = re.compile(r'href="([\w-]+\.md)(#[^"]*)?"')
 def page_html(body: str, path: Path, url_of: Callable[[str], str | None]) -> str:
     """The rendered notebook as the site shows it: links to pages made site links (``url_of``
     maps ``benchmark.md`` to its address from this page, None where there is no such page, left
-    for the site check to report), and under its title a block with the downloads and the stamp
-    of the execution whose outputs it shows."""
+    for the site check to report), and the whole notebook one results block, whose stamp, under
+    the title beside the downloads, names the execution that made every output on it."""
     def link(m: re.Match) -> str:
         url = url_of(m[1])
         return f'href="{url}{m[2] or ""}"' if url is not None else m[0]
 
     body = PAGE_LINK.sub(link, body)
-    source = SOURCE.name
-    block = (f'<div class="results"><p>Download <a href="{path.name}" download>the notebook'
-             f"</a> with these outputs, or <a href=\"../{source}\" download>its source</a> as "
-             "a script in jupytext's percent format.</p>"
-             f'<p class="stamp">{html.escape(stamp(stored(path)))}</p></div>')
-    head = body.find("</h1>")
-    return body if head < 0 else body[:head + 5] + block + body[head + 5:]
+    header = (f'<p>Download <a href="{path.name}" download>the notebook</a> with these outputs, '
+              f'or <a href="../{SOURCE.name}" download>its source</a> as a script in jupytext\'s '
+              f'percent format.</p><p class="stamp">{html.escape(stamp(stored(path)))}</p>')
+    head = body.find("</h1>") + len("</h1>")
+    body = body[:head] + header + body[head:] if head >= len("</h1>") else header + body
+    return f'<div class="results">{body}</div>'
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -55,5 +55,6 @@ def test_the_page_gets_its_stamp_downloads_and_site_links() -> None:
                              lambda md: "../benchmark/" if md == "benchmark.md" else None)
     assert 'href="../benchmark/#x"' in out and 'href="nowhere.md"' in out
     head, rest = out.split("</h1>", 1)
-    assert rest.startswith('<div class="results"><p>Download <a href="run-it-yourself.ipynb"')
+    assert head.startswith('<div class="results"><div><h1') and out.endswith("</div>")
+    assert rest.startswith('<p>Download <a href="run-it-yourself.ipynb" download>')
     assert '<p class="stamp">recorded: CPU: ' in rest
