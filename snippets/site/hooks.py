@@ -7,8 +7,9 @@
   build, and any file written during the build is added to the site, so it is listed and linked.
 - The notebook page ("Run it yourself") gets its stamp and downloads, and site links for the
   links to pages in its Markdown (``snippets.site.notebook``).
-- After the build, ``snippets.sitecheck`` must find no traceback and no unstamped results table;
-  otherwise the build fails with an error, which even a quiet (``-q``) build reports.
+- After the build, ``snippets.sitecheck`` must find no traceback, no unstamped results table and
+  no broken link; otherwise the build fails with an error, which even a quiet (``-q``) build
+  reports.
 """
 
 from __future__ import annotations
@@ -71,4 +72,4 @@ def on_post_build(config):
     problems = sitecheck.check_site(config.site_dir)
     if problems:
         raise PluginError("the site check failed:\n  " + "\n  ".join(problems))
-    log.info("site check: no traceback, every results table stamped")
+    log.info("site check: no traceback, every results table stamped, every link leads somewhere")
