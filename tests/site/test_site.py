@@ -352,7 +352,7 @@ def test_the_benchmark_plot_reads_in_both_schemes(browser_page: Browsing, width:
     color = page.evaluate("(el) => getComputedStyle(el).color", plot.element_handle())
     level = sum(int(c) for c in color[color.index("(") + 1:-1].split(",")[:3])
     assert (level < 255) if scheme == "light" else (level > 255 * 2)
-    page.evaluate("(el) => el.closest('figure').scrollIntoView({block: 'start'})",
-                  plot.element_handle())
+    page.evaluate("(el) => { el.closest('figure').scrollIntoView({block: 'start'}); "
+                  "window.scrollBy(0, -64); }", plot.element_handle())  # below the header
     page.wait_for_timeout(500)  # the header swaps its title as the page scrolls: let it settle
     page.screenshot(path=str(ARTIFACTS / f"plot-{width}-{scheme}.png"))
