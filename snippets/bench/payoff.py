@@ -19,23 +19,33 @@ def break_even_calls(compile_s: float, eager_ms: float, compiled_ms: float) -> f
     return compile_s * 1e3 / saved_ms if saved_ms > 0 else None
 
 
-def _rows(doc: dict[str, Any]) -> dict[tuple[str, int, str], dict[str, Any]]:
+def rows_by_key(doc: dict[str, Any]) -> dict[tuple[str, int, str], dict[str, Any]]:
     return {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}
 
 
-def _calls(rows: dict[tuple[str, int, str], dict[str, Any]], key: tuple[str, int, str]) -> str:
-    """Calls to break even for one row, against eager's median from the same run: each run's
-    latencies are its own, taken in the same rounds, so they are compared only with each other."""
+def compile_and_calls(rows: dict[tuple[str, int, str], dict[str, Any]],
+                      key: tuple[str, int, str]) -> tuple[float, float | None] | None:
+    """(compile s, calls to break even) of one row, against eager's median from the same run:
+    each run's latencies are its own, taken in the same rounds, so they are compared only with
+    each other. None where the row or its eager row was not timed; calls None where it never
+    breaks even."""
     row = rows.get(key) or {}
     eager = (rows.get((key[0], key[1], "eager")) or {}).get("latency_ms")
     if not eager or not row.get("latency_ms") or row.get("compile_s") is None:
+        return None
+    return row["compile_s"], break_even_calls(row["compile_s"], eager["median"],
+                                              row["latency_ms"]["median"])
+
+
+def _calls(rows: dict[tuple[str, int, str], dict[str, Any]], key: tuple[str, int, str]) -> str:
+    got = compile_and_calls(rows, key)
+    if got is None:
         return "–"
-    calls = break_even_calls(row["compile_s"], eager["median"], row["latency_ms"]["median"])
-    return "never" if calls is None else f"{calls:,.0f}"
+    return "never" if got[1] is None else f"{got[1]:,.0f}"
 
 
 def cold_warm_markdown(cold: dict[str, Any], warm: dict[str, Any]) -> str:
-    cold_rows, warm_rows = _rows(cold), _rows(warm)
+    cold_rows, warm_rows = rows_by_key(cold), rows_by_key(warm)
     head = ("Model · batch · mode", "Compile s, cold cache", "Compile s, warm cache",
             "Calls to break even, cold", "Calls to break even, warm")
     body = []

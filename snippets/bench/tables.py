@@ -12,7 +12,7 @@ from typing import Any
 from rich.table import Table
 
 from snippets import bench
-from snippets.core import render
+from snippets.core import render, results
 from snippets.core.results import stamp
 
 COLUMNS = ("Model", "Batch", "Mode", "Compile s", "Median ms", "IQR ms", "Speedup", "rel err",
@@ -108,22 +108,45 @@ def setting_differences(doc: dict[str, Any], other: dict[str, Any]) -> list[str]
     return out
 
 
+def bound_by(doc: dict[str, Any]) -> dict[Key, str]:
+    """What each row's latency waits on, read from the run itself. On a CPU the host does all
+    the work ("CPU run"). On a GPU a CUDA-graph replay waits on the GPU; eager and the default
+    mode wait on the host where eager hardly grows with the batch (the rule ``findings``
+    states), else on the GPU; "–" where the run has one batch size and cannot tell."""
+    cpu = results.device_type_of(doc) == "cpu"
+    out = {}
+    for key in _by_key(doc):
+        growth = _eager_growth(doc, key[0])
+        if cpu:
+            out[key] = "CPU run"
+        elif key[2] in CUDA_GRAPH_MODES:
+            out[key] = "GPU (replay)"
+        elif growth is None:
+            out[key] = "–"
+        else:
+            out[key] = "host" if _host_bound(growth) else "GPU"
+    return out
+
+
 def compare_rows(doc: dict[str, Any], other: dict[str, Any]) -> list[list[str]]:
-    """This run beside a recorded one, matched on (model, batch size, mode)."""
+    """This run beside a recorded one, matched on (model, batch size, mode), with what each
+    row waits on (from the recorded run, which has the batch sizes to tell, else this one)."""
     recorded = _by_key(other)
+    bound = {**bound_by(doc), **bound_by(other)}
     out = []
     for row in doc["rows"]:
-        old = recorded.get((row["model"], row["batch_size"], row["mode"]))
+        key = (row["model"], row["batch_size"], row["mode"])
+        old = recorded.get(key)
         now_ms, old_ms = _median(row), _median(old)
         ratio = f"{now_ms / old_ms:.2f}" if now_ms and old_ms else "–"
-        out.append([row["model"], str(row["batch_size"]), row["mode"], render.ms(now_ms),
-                    render.ms(old_ms), ratio, render.num(row.get("speedup"), ".2f"),
-                    render.num((old or {}).get("speedup"), ".2f")])
+        out.append([*map(str, key), render.ms(now_ms), render.ms(old_ms), ratio,
+                    render.num(row.get("speedup"), ".2f"),
+                    render.num((old or {}).get("speedup"), ".2f"), bound.get(key, "–")])
     return out
 
 
 COMPARE_COLUMNS = ("Model", "Batch", "Mode", "This ms", "Recorded ms", "This/recorded",
-                   "This speedup", "Recorded speedup")
+                   "This speedup", "Recorded speedup", "Bound by")
 
 
 def compare_title(doc: dict[str, Any], other: dict[str, Any]) -> str:
@@ -133,8 +156,24 @@ def compare_title(doc: dict[str, Any], other: dict[str, Any]) -> str:
     return "This run against a recorded one, NOT like for like: " + "; ".join(diffs)
 
 
+def compare_page(doc: dict[str, Any], other: dict[str, Any]) -> str:
+    """The comparison as a page shows it: the row label in one column, so it fits the page."""
+    rows = compare_rows(doc, other)
+    head = ("Model · batch · mode", *COMPARE_COLUMNS[3:])
+    body = ([" · ".join(cells[:3]), *cells[3:]] for cells in rows)
+    spans: dict[str, list[float]] = {}
+    for cells in rows:  # the ratio's range per kind of bound, read from the table
+        if cells[5] != "–":
+            spans.setdefault(cells[-1], []).append(float(cells[5]))
+    summary = "\n".join(f"- bound by {bound}: this/recorded from {min(v):.2f} to {max(v):.2f}"
+                        for bound, v in spans.items())
+    return (f"{compare_title(doc, other)}:\n\n"
+            + render.markdown_table(head, body, left_last=True) + "\n\n" + summary)
+
+
 def compare_markdown(doc: dict[str, Any], other: dict[str, Any]) -> str:
-    table = render.markdown_table(COMPARE_COLUMNS, compare_rows(doc, other), left=3)
+    table = render.markdown_table(COMPARE_COLUMNS, compare_rows(doc, other), left=3,
+                                  left_last=True)
     return (f"{compare_title(doc, other)}\n\n{table}\n\n{stamp(doc, 'this run')}\n\n"
             f"{stamp(other)}")
 
@@ -143,7 +182,7 @@ def compare_table(doc: dict[str, Any], other: dict[str, Any]) -> Table:
     table = Table(title=compare_title(doc, other),
                   caption=f"{stamp(doc, 'this run')}\n{stamp(other)}", caption_justify="left")
     for i, col in enumerate(COMPARE_COLUMNS):
-        table.add_column(col, justify="left" if i < 3 else "right")
+        table.add_column(col, justify="left" if i < 3 or col == "Bound by" else "right")
     for cells in compare_rows(doc, other):
         table.add_row(*cells)
     return table
@@ -159,6 +198,24 @@ def _median(row: dict[str, Any] | None) -> float | None:
     return ((row or {}).get("latency_ms") or {}).get("median")
 
 
+def _eager_growth(doc: dict[str, Any], model: str) -> tuple[float, float] | None:
+    """How many times longer eager takes at the largest batch than at the smallest, and how
+    many times the work that is; None with one batch size or no eager times."""
+    rows = _by_key(doc)
+    sizes = sorted({r["batch_size"] for r in doc["rows"] if r["model"] == model})
+    if len(sizes) < 2:
+        return None
+    low, high = (_median(rows.get((model, bs, "eager"))) for bs in (sizes[0], sizes[-1]))
+    return (high / low, sizes[-1] / sizes[0]) if low and high else None
+
+
+def _host_bound(growth: tuple[float, float]) -> bool:
+    """Eager grew by less than a quarter of the added work: the device had time to spare, so
+    the host issuing the kernels set the pace."""
+    grow, work = growth
+    return grow < work / 4
+
+
 def findings(doc: dict[str, Any]) -> str:
     """What a bench table says, as sentences computed from it, so the prose under a table can
     never disagree with the numbers in it."""
@@ -168,11 +225,11 @@ def findings(doc: dict[str, Any]) -> str:
     out = []
     for model in models:
         eager = {bs: _median(rows.get((model, bs, "eager"))) for bs in sizes}
-        if len(sizes) > 1 and eager[sizes[0]] and eager[sizes[-1]]:
-            grow = eager[sizes[-1]] / eager[sizes[0]]
-            work = sizes[-1] / sizes[0]
+        growth = _eager_growth(doc, model)
+        if growth:
+            grow, work = growth
             verdict = ("so eager is bound by the host, issuing kernels, not by the device doing "
-                       "them" if grow < work / 4 else "so the device's work dominates eager")
+                       "them" if _host_bound(growth) else "so the device's work dominates eager")
             out.append(f"- **{model}**: eager takes {grow:.2f} times as long at batch "
                        f"{sizes[-1]} as at batch {sizes[0]}, for {work:g} times the work; "
                        f"{verdict}.")

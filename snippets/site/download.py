@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "download/torch-compile-in-practice.zip"
 FILES = ("README.md", "pyproject.toml", "mkdocs.yml", ".ci/run")
-FOLDERS = ("snippets", "tests", "docs")
+FOLDERS = ("snippets", "tests", "docs", "overrides")
 SKIP = {"__pycache__", ".pytest_cache"}
 EPOCH = (2000, 1, 1, 0, 0, 0)  # a fixed date for every entry: the bytes depend on content only
 

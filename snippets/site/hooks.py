@@ -5,8 +5,11 @@
 - The project's code is added to the site as a zip file (``snippets.site.download``).
 - The Results page is rendered last, after every page that may write a results file in a fresh
   build, and any file written during the build is added to the site, so it is listed and linked.
-- After the build, ``snippets.sitecheck`` must find no traceback and no unstamped results table;
-  otherwise the build fails with an error, which even a quiet (``-q``) build reports.
+- The notebook page ("Run it yourself") gets its stamp and downloads, and site links for the
+  links to pages in its Markdown (``snippets.site.notebook``).
+- After the build, ``snippets.sitecheck`` must find no traceback, no unstamped results table and
+  no broken link; otherwise the build fails with an error, which even a quiet (``-q``) build
+  reports.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, InclusionLevel
+from mkdocs.utils import get_relative_url
 
-from snippets.site import build, download, sitecheck
+from snippets.site import build, download, notebook, sitecheck
 
 RESULTS_PAGE = "results.md"
 log = logging.getLogger("mkdocs.hooks.snippets")
@@ -53,8 +57,19 @@ def on_page_markdown(markdown, page, config, files):
     return markdown
 
 
+def on_page_content(html, page, config, files):
+    if page.file.src_uri != notebook.STORED.name:
+        return html
+
+    def url_of(src: str) -> str | None:
+        file = files.get_file_from_path(src)
+        return None if file is None else get_relative_url(file.url, page.url)
+
+    return notebook.page_html(html, Path(page.file.abs_src_path), url_of)
+
+
 def on_post_build(config):
     problems = sitecheck.check_site(config.site_dir)
     if problems:
         raise PluginError("the site check failed:\n  " + "\n  ".join(problems))
-    log.info("site check: no traceback, every results table stamped")
+    log.info("site check: no traceback, every results table stamped, every link leads somewhere")

@@ -8,10 +8,12 @@ build executes goes through ``snippets.site.cache``, so an unchanged snippet is 
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import os
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +99,22 @@ def live(name: str, produce: Callable[[], Any], render: Callable[[Any], str], *,
                                   f"{when}")
 
 
+# ---- plots ---------------------------------------------------------------------------------
+
+def plot(draw: Callable[..., str], *docs: dict, build: Build | None = None) -> str:
+    """``draw(*docs)``, a figure's HTML, through the cache: matplotlib is imported and a figure
+    drawn only when the documents, the plotting code or matplotlib changed."""
+    name = f"plot-{draw.__module__}.{draw.__name__}-matplotlib-{metadata.version('matplotlib')}"
+    value, _ = cache.cached(name, functools.partial(draw, *docs), build or current())
+    return value
+
+
+def with_plot(draw: Callable[[dict], str],
+              render: Callable[[dict], str]) -> Callable[[dict], str]:
+    """A rendering for ``show``: the plot, then the table it draws, in one block under one stamp."""
+    return lambda doc: plot(draw, doc) + "\n\n" + render(doc)
+
+
 # ---- sections drawn from several recorded runs ------------------------------------------------
 
 def evidence(which: str, *, build: Build | None = None) -> str:
@@ -113,13 +131,26 @@ def evidence(which: str, *, build: Build | None = None) -> str:
 def payoff(*, build: Build | None = None) -> str:
     """The cold/warm compile table from the first two H200 runs, stamped with both."""
     from snippets.bench import payoff as pay
-    from snippets.bench import stability
+    from snippets.bench import plots, stability
 
     runs = dict(stability.recorded_gpu_runs((build or current()).results_dir))
     cold, warm = runs.get("noise/first-1"), runs.get("noise/first-2")
     if not cold or not warm:
         return no_run_yet("bench", "cuda")
-    return section(pay.cold_warm_markdown(cold, warm), pay.cold_warm_stamp(cold, warm))
+    body = plot(plots.break_even, cold, warm, build=build) + "\n\n" + pay.cold_warm_markdown(
+        cold, warm)
+    return section(body, pay.cold_warm_stamp(cold, warm))
+
+
+def compare(mine: str, recorded: str, *, build: Build | None = None) -> str:
+    """One recorded bench run beside another, as ``python -m snippets.bench --compare`` sets a
+    run beside a recorded file; both named by their path under ``docs/results/``."""
+    from snippets.bench import tables
+
+    root = (build or current()).results_dir
+    doc, other = results.load(root / mine, "bench"), results.load(root / recorded, "bench")
+    return section(tables.compare_page(doc, other), f"{results.stamp(doc, 'recorded')}, "
+                                                    f"compared with {results.stamp(other)}")
 
 
 def build_times(device: str, *, build: Build | None = None) -> str:

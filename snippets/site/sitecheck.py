@@ -1,4 +1,5 @@
-"""The check after a build: no traceback, every results table stamped, every local link resolves.
+"""The check after a build: no traceback, every results table stamped, every local link resolves
+to a page or file of the site, and every link to an anchor to an element with that id.
 
 ``mkdocs build --strict`` already fails on an exec block that raised, but only through a warning,
 and a quiet build (``-q``) hides that warning and exits 0 with the traceback printed into the page.
@@ -6,7 +7,8 @@ This check reads the built HTML instead, so it holds however the build was run. 
 runs it after every build; run it by hand with ``python -m snippets.site.sitecheck [site-dir]``.
 
 Links are checked here too because MkDocs validates only the links it rewrites, and the Markdown an
-exec block prints reaches MkDocs as finished HTML: a link in it would otherwise go unchecked.
+exec block prints (or a notebook's cells) reaches MkDocs as finished HTML: a link in it, to a
+page, an anchor or a download, would otherwise go unchecked.
 
 A results block is what ``snippets.site.pages`` emits: ``<div class="results">`` holding the
 rendered result and a ``<p class="stamp">`` saying where it came from. A table outside such a
@@ -37,8 +39,9 @@ class _Page(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.text: list[str] = []
         self.links: list[str] = []
+        self.ids: set[str] = set()  # what a link's #fragment may name on this page
         self.problems: list[str] = []
-        self._stack: list[str] = []  # open divs: "results" or ""
+        self._stack: list[str] = []  # open divs: "results", "outdated" or ""
         self._blocks: list[dict[str, bool]] = []  # per open results block: has_table, has_stamp
         self._in_stamp = False
         self._stamp_text: list[str] = []
@@ -49,11 +52,20 @@ class _Page(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attr = dict(attrs)
         classes = (attr.get("class") or "").split()
+        if attr.get("id"):
+            self.ids.add(attr["id"] or "")
+        if tag == "a" and attr.get("name"):  # the older way to name an anchor
+            self.ids.add(attr["name"] or "")
         for name in ("href", "src"):
-            if attr.get(name) and tag in ("a", "img", "script", "link"):
+            # The outdated banner links the root of a versioned deployment, above this version's
+            # own folder: mike's, not this site's (the deploy test checks it there).
+            if attr.get(name) and tag in ("a", "img", "script", "link") and (
+                    "outdated" not in self._stack):
                 self.links.append(attr[name] or "")
         if tag == "div":
-            self._stack.append("results" if "results" in classes else "")
+            outdated = attr.get("data-md-component") == "outdated"
+            self._stack.append("results" if "results" in classes else
+                               "outdated" if outdated else "")
             if "results" in classes:
                 self._blocks.append({"table": False, "stamp": False})
         elif tag == "p" and "stamp" in classes:
@@ -107,21 +119,37 @@ def _parse(text: str) -> _Page:
     return page
 
 
-def _missing_links(page: _Page, path: Path, site: Path) -> list[str]:
-    """Local links of a built page whose target is not in the site."""
+def _target(link: str, path: Path, site: Path) -> tuple[Path | None, str] | None:
+    """The file a local link leads to (None: outside the site or missing) and its fragment;
+    None for a link elsewhere (another host, a mail address)."""
+    parts = urlsplit(link)
+    if parts.scheme or parts.netloc:
+        return None
+    if not parts.path:  # "#fragment": this page
+        return path, unquote(parts.fragment)
     here = path.parent.relative_to(site).as_posix()
+    base = "" if parts.path.startswith("/") else here  # a site served at its root
+    target = posixpath.normpath(posixpath.join(base, unquote(parts.path).lstrip("/")))
+    file = site / target
+    if parts.path.endswith("/") or file.is_dir():
+        file = file / "index.html"
+    ok = not target.startswith("..") and file.is_file()
+    return (file if ok else None), unquote(parts.fragment)
+
+
+def _broken_links(page: _Page, path: Path, site: Path, ids: dict[Path, set[str]]) -> list[str]:
+    """Local links of a built page whose target is not in the site, or whose anchor is not on
+    the page it leads to (``ids``: every page's ids). An anchor into a download is not read."""
     out = []
     for link in page.links:
-        parts = urlsplit(link)
-        if parts.scheme or parts.netloc or not parts.path:  # elsewhere, or an anchor here
+        found = _target(link, path, site)
+        if found is None:
             continue
-        base = "" if parts.path.startswith("/") else here  # a site served at its root
-        target = posixpath.normpath(posixpath.join(base, unquote(parts.path).lstrip("/")))
-        file = site / target
-        if parts.path.endswith("/") or file.is_dir():
-            file = file / "index.html"
-        if target.startswith("..") or not file.is_file():
+        file, fragment = found
+        if file is None:
             out.append(f"a link to {link!r} that leads nowhere")
+        elif fragment and file.suffix == ".html" and fragment not in ids.get(file, set()):
+            out.append(f"a link to {link!r} whose anchor is not on that page")
     return sorted(set(out))
 
 
@@ -141,10 +169,12 @@ def _problems(page: _Page) -> list[str]:
 def check_site(site_dir: str | Path) -> list[str]:
     """``"page: problem"`` for every problem in every built page."""
     site = Path(site_dir)
+    pages = {path: _parse(path.read_text(encoding="utf-8"))
+             for path in sorted(site.rglob("*.html"))}
+    ids = {path: page.ids for path, page in pages.items()}
     out = []
-    for path in sorted(site.rglob("*.html")):
-        page = _parse(path.read_text(encoding="utf-8"))
-        for problem in _problems(page) + _missing_links(page, path, site):
+    for path, page in pages.items():
+        for problem in _problems(page) + _broken_links(page, path, site, ids):
             out.append(f"{path.relative_to(site)}: {problem}")
     return out
 

@@ -176,3 +176,28 @@ def test_results_index_links_and_stamps_every_file(recorded: build.Build,
 def test_every_kind_a_run_can_record_has_a_drawing_on_the_results_page() -> None:
     measured = {name for name, kind in results.KINDS.items() if kind.measured}
     assert measured <= set(pages.renderers())
+
+
+def test_a_plot_is_drawn_once_then_read_from_the_cache(recorded: build.Build) -> None:
+    calls = []
+
+    def draw(doc: dict) -> str:
+        calls.append(doc["n"])
+        return f'<figure class="plot">{doc["n"]}</figure>'
+
+    first = pages.plot(draw, {"n": 1}, build=recorded)
+    assert pages.plot(draw, {"n": 1}, build=recorded) == first and calls == [1]
+    assert pages.plot(draw, {"n": 2}, build=recorded) != first and calls == [1, 2]
+
+
+def test_compare_sets_two_recorded_files_side_by_side_stamped(recorded: build.Build) -> None:
+    results_dir = Path(__file__).resolve().parents[2] / "docs" / "results"
+    for name in ("cpu-intel-xeon_torch-2.14.1/bench-compare.json",
+                 "cpu-amd-epyc_torch-2.14.1/bench.json"):
+        (recorded.results_dir / name).parent.mkdir(exist_ok=True)
+        shutil.copy(results_dir / name, recorded.results_dir / name)
+    out = pages.compare("cpu-intel-xeon_torch-2.14.1/bench-compare.json",
+                        "cpu-amd-epyc_torch-2.14.1/bench.json", build=recorded)
+    assert '<p class="stamp">recorded: CPU: Intel' in out
+    assert ", compared with recorded: CPU: AMD" in out
+    assert sitecheck.check_html(out.replace(" markdown>", ">")) == []

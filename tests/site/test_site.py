@@ -1,15 +1,15 @@
 """The site: built strictly from a real CPU run, checked, broken on purpose, and read in a browser.
 
-Every build is ``mkdocs build --strict`` in a subprocess, on a copy of ``mkdocs.yml`` and ``docs/``
-(with ``snippets/`` linked in) in a temporary folder, so a failure is an exit code and the checkout
-is never touched. The site is built once per module; the planted failures build in parallel.
+Every build is ``mkdocs build --strict`` in a subprocess, on a copy of the site's sources in a
+temporary folder (``tests/site/builds.py``), so a failure is an exit code and the checkout is never
+touched. The site is the one deployed with mike (``conftest.deployed``), and the browser reads it
+as a reader of the published site would, under ``latest/``; the planted failures build in
+parallel.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -22,6 +22,7 @@ import pytest
 
 from snippets.core import results
 from snippets.site import sitecheck
+from tests.site.builds import Deployment, finish, site_copy, start_build
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -32,7 +33,7 @@ SEARCH_WORD = "interleaved"  # said on the benchmark page, and on no other
 PHONE = {"width": 390, "height": 844}
 # The pages with results tables or code, checked for clipping at both widths.
 READ_PAGES = ("", "benchmark/", "noise/", "graph-breaks/", "dynamic-shapes/",
-              "when-not-to-compile/", "training/", "results/", "cli/", "contributing/")
+              "when-not-to-compile/", "training/", "run-it-yourself/", "results/", "cli/", "contributing/")
 # Every visible table and code block whose content is wider than its box; a table or code in a
 # closed <details> is not visible and not counted.
 CLIPPED = """() => {
@@ -52,45 +53,11 @@ CLIPPED = """() => {
 }"""
 
 
-def site_copy(dest: Path) -> Path:
-    """A buildable copy of the site: its config and pages copied, the snippets linked."""
-    dest.mkdir(parents=True, exist_ok=True)
-    shutil.copy(ROOT / "mkdocs.yml", dest / "mkdocs.yml")
-    shutil.copy(ROOT / "README.md", dest / "README.md")  # the home page includes its commands
-    shutil.copytree(ROOT / "docs", dest / "docs")
-    (dest / "snippets").symlink_to(ROOT / "snippets", target_is_directory=True)
-    return dest
-
-
-def build_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SNIPPETS_BUILD")}
-    return {**env, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(ROOT), **extra}
-
-
-def start_build(src: Path, *flags: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", *flags, "-d", str(src / "site")],
-        cwd=src, env=build_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-
-
-def finish(proc: subprocess.Popen) -> tuple[int, str]:
-    out, _ = proc.communicate(timeout=300)
-    return proc.returncode, out
-
-
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory, cpu_bench_run: Path) -> Path:
-    """The site built from the repository's recorded runs plus a real small CPU run."""
-    src = site_copy(tmp_path_factory.mktemp("site"))
-    doc = json.loads(cpu_bench_run.read_text())
-    # A folder of its own, so it never stands in for a committed run of the same machine.
-    run = src / "docs" / "results" / f"{results.run_folder(doc['provenance'])}_site-test"
-    run.mkdir(parents=True)
-    shutil.copy(cpu_bench_run, run / "bench.json")
-    code, out = finish(start_build(src))
-    assert code == 0, out[-4000:]
-    return src / "site"
+def site(deployed: Deployment) -> Path:
+    """The current version of the deployment (``conftest.deployed``): the site built strictly
+    from the repository's recorded runs plus a real small CPU run."""
+    return deployed.root / deployed.current
 
 
 def test_build_passes_the_site_check(site: Path) -> None:
@@ -130,6 +97,24 @@ def test_sitecheck_finds_what_it_should() -> None:
     assert sitecheck.check_html("<table><tr><th>Variable</th></tr></table>") == []
 
 
+def test_sitecheck_follows_links_to_pages_anchors_and_downloads(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "index.html").write_text('<h2 id="here">A</h2><a name="old"></a>')
+    (tmp_path / "file.zip").write_bytes(b"")
+    links = ["a/", "a/#here", "a/index.html#old", "#top", "file.zip", "file.zip#x",
+             "https://elsewhere.example/#nothing"]
+    (tmp_path / "index.html").write_text('<p id="top"></p>' + "".join(
+        f'<a href="{link}">x</a>' for link in links))
+    assert sitecheck.check_site(tmp_path) == []
+    (tmp_path / "index.html").write_text('<a href="a/#gone">x</a><a href="#gone">y</a>'
+                                         '<a href="none.zip">z</a><a href="../up/">w</a>')
+    assert sitecheck.check_site(tmp_path) == [
+        "index.html: a link to '#gone' whose anchor is not on that page",
+        "index.html: a link to '../up/' that leads nowhere",
+        "index.html: a link to 'a/#gone' whose anchor is not on that page",
+        "index.html: a link to 'none.zip' that leads nowhere"]
+
+
 def test_sitecheck_cli_errors(tmp_path: Path) -> None:
     assert sitecheck.main([str(tmp_path)]) == 2
     assert sitecheck.main(["--nope"]) == 2
@@ -147,6 +132,13 @@ PLANTS = {
     "broken-link": ("\n[nowhere](no-such-page.md)\n", (), "no-such-page.md"),
     "unstamped-table": ("\n| Model | Median ms |\n|---|--:|\n| m | 1 |\n", (),
                         "without a stamp"),
+    # MkDocs checks the anchors of the links it rewrites; the site check, those an exec block
+    # printed, and the downloads.
+    "broken-anchor": ("\n[nowhere](benchmark.md#no-such-heading)\n", (), "no-such-heading"),
+    "exec-broken-anchor": ('\n```python exec="on"\nprint("[x](../benchmark/#no-such-heading)")'
+                           '\n```\n', (), "whose anchor is not on that page"),
+    "exec-broken-download": ('\n```python exec="on"\nprint("[zip](../download/none.zip)")'
+                             '\n```\n', (), "'../download/none.zip' that leads nowhere"),
 }
 
 
@@ -175,12 +167,13 @@ def test_planted_failure_fails_the_build(planted: dict[str, tuple[int, str]], na
 class Browsing:
     page: Any  # playwright's Page, at desktop width
     phone: Any  # a second Page, 390 px wide, dark
-    base: str  # the served site's root URL
+    base: str  # the URL of the latest version, as a reader of the published site opens it
+    root: str  # the URL of the deployment's root, where every version is a folder
     errors: list[str]  # console errors, uncaught exceptions and failed requests, as they happen
 
 
 @pytest.fixture(scope="module")
-def browser_page(site: Path):
+def browser_page(deployed: Deployment):
     if not CHROMIUM.exists():
         if os.environ.get("CI"):
             pytest.fail(f"{CHROMIUM} is missing; CI must install Debian's chromium")
@@ -191,7 +184,8 @@ def browser_page(site: Path):
         port = s.getsockname()[1]
     server = subprocess.Popen(
         [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
-         "--directory", str(site)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+         "--directory", str(deployed.root)], stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -213,7 +207,8 @@ def browser_page(site: Path):
                 page.on("response", lambda r: r.status >= 400 and errors.append(
                     f"{page.url}: HTTP {r.status} for {r.url}"))
                 phone = browser.new_page(viewport=PHONE, color_scheme="dark")
-                yield Browsing(page, phone, f"http://127.0.0.1:{port}/", errors)
+                root = f"http://127.0.0.1:{port}/"
+                yield Browsing(page, phone, root + "latest/", root, errors)
             finally:
                 browser.close()
     finally:
@@ -288,8 +283,7 @@ def test_on_a_phone_code_wraps_and_row_labels_stay_in_view(browser_page: Browsin
 
 
 def test_phone_screenshot_shows_the_benchmark_numbers(browser_page: Browsing) -> None:
-    phone = browser_page.phone
-    phone.goto(browser_page.base + "benchmark/")
+    phone = _open(browser_page, "phone", "dark", browser_page.base + "benchmark/")
     table = phone.locator(".results table").first
     table.scroll_into_view_if_needed()
     first_row = [c.inner_text() for c in table.locator("tbody tr").first.locator("td").all()]
@@ -298,3 +292,67 @@ def test_phone_screenshot_shows_the_benchmark_numbers(browser_page: Browsing) ->
     assert first_row[1] not in ("", "–")
     ARTIFACTS.mkdir(exist_ok=True)
     phone.screenshot(path=str(ARTIFACTS / "benchmark-phone-dark.png"))
+
+
+# ---- versions and plots, light and dark, at both widths ---------------------------------------
+
+SCREENS = [(width, scheme) for width in ("desktop", "phone") for scheme in ("light", "dark")]
+
+
+def _open(browsing: Browsing, width: str, scheme: str, url: str) -> Any:
+    """``url`` at that width in that colour scheme, as a reader whose system asks for it sees it
+    on a first visit: the theme keeps the last palette it showed, so that is forgotten first."""
+    page = browsing.page if width == "desktop" else browsing.phone
+    page.emulate_media(color_scheme=scheme)
+    page.goto(url)
+    page.evaluate("() => localStorage.clear()")
+    page.reload()
+    return page
+
+
+@pytest.mark.parametrize(("width", "scheme"), SCREENS)
+def test_the_version_selector_lists_both_versions(browser_page: Browsing,
+                                                  deployed: Deployment, width: str,
+                                                  scheme: str) -> None:
+    page = _open(browser_page, width, scheme, browser_page.base)
+    current = page.locator(".md-version__current")
+    current.wait_for()
+    assert current.inner_text().startswith(deployed.current)
+    current.focus()  # the list opens on focus, as for a keyboard (and on hover)
+    items = page.locator(".md-version__list .md-version__link")
+    items.first.wait_for()
+    assert [i.strip() for i in items.all_inner_texts()][1].startswith(deployed.older)
+    assert page.locator("[data-md-component=outdated]").is_hidden()
+    page.wait_for_timeout(500)  # the list fades in: the screenshot shows it once it has
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"versions-{width}-{scheme}.png"))
+
+
+def test_an_older_version_says_so_and_leads_to_the_latest(browser_page: Browsing,
+                                                          deployed: Deployment) -> None:
+    page = _open(browser_page, "desktop", "light", f"{browser_page.root}{deployed.older}/")
+    banner = page.locator("[data-md-component=outdated]")
+    banner.wait_for()
+    assert "older version" in banner.inner_text()
+    page.screenshot(path=str(ARTIFACTS / "versions-outdated.png"))
+    banner.locator("a").click()
+    page.wait_for_url(f"{browser_page.base}**")  # the root redirects to latest/
+
+
+@pytest.mark.parametrize(("width", "scheme"), SCREENS)
+def test_the_benchmark_plot_reads_in_both_schemes(browser_page: Browsing, width: str,
+                                                  scheme: str) -> None:
+    page = _open(browser_page, width, scheme, browser_page.base + "benchmark/")
+    plot = page.locator("figure.plot svg").first
+    plot.scroll_into_view_if_needed()
+    assert plot.get_attribute("role") == "img" and plot.get_attribute("aria-label")
+    box = plot.bounding_box()
+    assert box["width"] <= page.viewport_size["width"]  # scaled to the column, never cut off
+    # drawn in the page's text colour: dark on the light scheme, light on the dark one
+    color = page.evaluate("(el) => getComputedStyle(el).color", plot.element_handle())
+    level = sum(int(c) for c in color[color.index("(") + 1:-1].split(",")[:3])
+    assert (level < 255) if scheme == "light" else (level > 255 * 2)
+    page.evaluate("(el) => { el.closest('figure').scrollIntoView({block: 'start'}); "
+                  "window.scrollBy(0, -64); }", plot.element_handle())  # below the header
+    page.wait_for_timeout(500)  # the header swaps its title as the page scrolls: let it settle
+    page.screenshot(path=str(ARTIFACTS / f"plot-{width}-{scheme}.png"))

@@ -1,0 +1,128 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent,ipynb
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Run it yourself
+#
+# The guide's three tools on sizes a laptop's CPU runs in about a minute: the benchmark, the
+# graph-break explainer and dynamic shapes. Every cell calls the tested `snippets` package, the
+# code the site's tables come from, so what you see here is what the pages measure, only
+# smaller.
+#
+# To run it, clone the repository (or take the code download from the home page) and start
+# Jupyter in its root folder, so that `snippets` imports:
+#
+# ```bash
+# python3 -m venv .venv && .venv/bin/pip install -e ".[docs]" jupyterlab
+# .venv/bin/jupyter lab docs/run-it-yourself.ipynb
+# ```
+#
+# The outputs stored with this notebook come from one real execution, on the machine and at the
+# date its stamp names (above this text on the site, in the notebook's metadata here). Yours
+# will differ: that is the point.
+
+# %%
+import logging
+
+import torch
+
+from snippets.core import machine
+
+# Inductor's C++ backend logs "No CUDA runtime is found" on every CPU-only
+# machine: expected there, and not a problem.
+logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
+print(machine.device_name(torch.device("cpu")), "· torch", torch.__version__)
+
+# %% [markdown]
+# ## The benchmark, on a tiny model
+#
+# A two-layer perceptron at batch 1 and 256, eager against the default mode, in five
+# interleaved rounds. The first call of the compiled model is timed apart as compile time. On
+# the [benchmark page](benchmark.md) the same code times ResNet-50 and a transformer encoder.
+
+# %%
+from IPython.display import Markdown, display
+
+from snippets import bench
+from snippets.bench import tables
+from snippets.core import models, render
+
+cfg = bench.BenchConfig(
+    models=(),  # none of the built-in models: the tiny one below
+    factories=(("tiny_mlp", models.tiny_mlp),),
+    batch_sizes=(1, 256),
+    modes=("eager", "default"),
+    device="cpu",
+    rounds=5,
+)
+doc = bench.document(cfg)
+rows = map(tables.key_cells, doc["rows"])
+display(Markdown(render.markdown_table(tables.key_columns(doc), rows)))
+display(Markdown(tables.findings(doc)))
+
+# %% [markdown]
+# The same run as the pages draw it: a dot per mode, its bar the speedup's spread.
+
+# %%
+from IPython.display import HTML
+
+from snippets.bench import plots
+
+HTML(plots.speedup(doc))
+
+# %% [markdown]
+# `doc` is a whole results document, raw samples and provenance included: save it with
+# `json.dump` and set it beside a recorded run with
+# `python -m snippets.bench --compare FILE`, or plot it your way.
+
+# %% [markdown]
+# ## Graph breaks
+#
+# A block whose middle copies a value to Python with `.item()`, and the same block with the
+# branch kept on the device by `torch.where`. `explain` traces each with Dynamo, compiles
+# nothing, and reports every break with the line it happened at ([Finding graph
+# breaks](graph-breaks.md) has the other causes).
+
+# %%
+from snippets import explain
+from snippets.explain import breaks
+
+x = breaks.example_input()
+for block in (breaks.ItemBranch(), breaks.WhereBranch()):
+    print(type(block).__name__)
+    print(explain.text_report(explain.explain_quietly(block, x)), "\n")
+
+# %% [markdown]
+# ## Dynamic shapes
+#
+# How often the small encoder of [Dynamic shapes and recompilation](dynamic-shapes.md) compiles
+# over the page's schedule of shapes, per strategy. Counted with Dynamo alone (the `eager`
+# backend), so no kernel is generated and it takes seconds.
+
+# %%
+from snippets import dynamic
+from snippets.dynamic import tables as dynamic_tables
+
+# dynamic=False reaches the recompile limit on purpose; the table's last
+# column counts what Dynamo's warning about it would say.
+logging.getLogger("torch._dynamo").setLevel(logging.ERROR)
+display(Markdown(dynamic_tables.counts(dynamic.counts_doc())))
+
+# %% [markdown]
+# With Inductor, a call that compiles stalls its caller. Three shapes, compiled for each
+# shape (`dynamic=False`) and compiled once for all of them (`dynamic=True`):
+
+# %%
+shapes = ((2, 16), (4, 16), (4, 24))  # (batch, sequence length)
+for strategy in ("dynamic=False", "dynamic=True"):
+    print(strategy)
+    for call in dynamic.run_schedule(strategy, schedule=shapes):
+        compiled = "compiled" if call["compiled"] else "reused"
+        print(f"  {call['batch']}×{call['seq']}: {call['ms']:8.1f} ms  {compiled}")

@@ -1,0 +1,92 @@
+"""What every plot of the guide is drawn with: a matplotlib figure as an inline SVG that reads on a
+light and on a dark page, inside a ``<figure>`` with its text alternative. Takes values, returns
+text; measures and prints nothing.
+
+Light and dark come from one drawing: the background is transparent, text, axes and grid are
+drawn in ``currentColor`` (the page's own text colour, which the theme switches), and the series
+use mid-lightness colours that keep their contrast on white and on the dark slate alike.
+
+matplotlib is imported when a figure is drawn, never when this module is: the site caches what a
+plot rendered, and a build the cache answers does not pay for the import.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+# Drawn with, then replaced by ``currentColor`` in the SVG: no series uses this colour.
+INK = "#010203"
+# Mid-lightness hues, each at a contrast of at least 3:1 (WCAG's minimum for graphics) against
+# white and against Material's slate background (#1e2029); the first three, blue, orange and
+# pink, stay apart for the common colour blindnesses.
+PALETTE = ("#4e8ff0", "#d97706", "#d9539a", "#2f9e6e", "#9c7cf0")
+# 500 px wide as drawn, shown at that size on a desktop; a 390 px phone scales it down to its
+# column, where text of 10.5 pt (14 px) is still 10 px high.
+WIDTH_IN = 5.2
+FONT_PT = 10.5
+
+
+def rc() -> dict[str, Any]:
+    """The settings every figure is drawn under."""
+    return {
+        "font.size": FONT_PT, "font.family": "DejaVu Sans",  # shipped with matplotlib
+        "text.color": INK, "axes.labelcolor": INK, "axes.edgecolor": INK,
+        "xtick.color": INK, "ytick.color": INK, "grid.color": INK, "grid.alpha": 0.18,
+        "axes.spines.top": False, "axes.spines.right": False, "legend.frameon": False,
+        "svg.fonttype": "path",  # glyphs as shapes: the same on every reader's fonts
+        "figure.dpi": 72,  # SVG points map one to one to the size the figure is laid out in
+    }
+
+
+@contextmanager
+def figure(height_in: float, *, ncols: int = 1, sharey: bool = False) -> Iterator[tuple[Any, Any]]:
+    """A figure of ``ncols`` axes under the guide's settings: ``with figure(3) as (fig, ax)``."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display: a build machine has none
+    import matplotlib.pyplot as plt
+
+    with matplotlib.rc_context(rc()):
+        fig, ax = plt.subplots(1, ncols, figsize=(WIDTH_IN, height_in), sharey=sharey,
+                               layout="constrained")
+        try:
+            yield fig, ax
+        finally:
+            plt.close(fig)
+
+
+def svg(fig: Any, name: str) -> str:
+    """The figure as an SVG element to put inline in a page: no XML prologue, ``currentColor``
+    for the ink, and ids prefixed with ``name`` so that two plots on one page do not share one."""
+    import matplotlib
+
+    buffer = io.StringIO()
+    # hashsalt and no date: the same figure gives the same bytes at every build
+    with matplotlib.rc_context({"svg.hashsalt": name}):
+        fig.savefig(buffer, format="svg", transparent=True, metadata={"Date": None})
+    text = buffer.getvalue()
+    text = text[text.index("<svg"):]
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.DOTALL)
+    text = text.replace(INK, "currentColor")
+    prefix = re.sub(r"[^a-z0-9]+", "-", name.lower())
+    text = re.sub(r'id="([^"]+)"', rf'id="{prefix}-\1"', text)
+    text = re.sub(r'(href="#|url\(#)([^")]+)', rf"\1{prefix}-\2", text)
+    return re.sub(r"\n\s*\n", "\n", text).strip()  # a blank line would end the HTML block
+
+
+def html_figure(svg_text: str, alt: str, caption: str) -> str:
+    """An inline plot with its text alternative (read out in place of the drawing) and a visible
+    caption; the table beside it keeps the exact numbers."""
+    svg_text = svg_text.replace("<svg ", f'<svg role="img" aria-label="{html.escape(alt)}" ', 1)
+    return (f'<figure class="plot">\n{svg_text}\n'
+            f"<figcaption>{html.escape(caption)}</figcaption>\n</figure>")
+
+
+def legend_below(fig: Any, ncols: int) -> None:
+    """The figure's legend under its axes: it never covers a point, and a phone keeps it."""
+    fig.legend(loc="outside lower center", ncols=ncols, handlelength=1.2, columnspacing=1.2)

@@ -1,0 +1,136 @@
+"""``python -m snippets.site.notebook``: execute the "Run it yourself" notebook and store it with
+its outputs, for the site to render.
+
+The notebook's source is ``docs/run-it-yourself.py``, in jupytext's percent format, so a change to
+it reads as a diff of code. Executing it takes longer than the site's whole build budget on a
+small machine, so the build does not execute it: this command does, in a fresh kernel started in
+the repository's root, and writes ``docs/run-it-yourself.ipynb`` with the outputs of that real
+execution and its provenance (machine, torch, date, commit) in the notebook's metadata, which the
+page shows as its stamp. A cell that raises stops the command and nothing is written. A test
+executes the source too, and fails when the stored notebook no longer matches it.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from snippets.core import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCE = ROOT / "docs" / "run-it-yourself.py"
+STORED = ROOT / "docs" / "run-it-yourself.ipynb"
+PROG = "python -m snippets.site.notebook"
+TIMEOUT_S = 600  # per cell: a cold Inductor compile on two cores takes tens of seconds
+
+
+def cells(nb: Any) -> list[tuple[str, str]]:
+    """What a notebook says, outputs apart: each cell's type and source."""
+    return [(c["cell_type"], "".join(c["source"]).strip()) for c in nb["cells"]]
+
+
+def read_source(source: Path = SOURCE) -> Any:
+    import jupytext
+
+    return jupytext.read(source)
+
+
+def execute(source: Path = SOURCE, *, commit: str | None = None) -> Any:
+    """The notebook of ``source``, executed top to bottom in a new kernel whose working folder is
+    the repository's root; raises on the first cell that fails."""
+    import nbclient
+    import torch
+
+    from snippets.core import results
+
+    nb = read_source(source)
+    for i, cell in enumerate(nb.cells):  # ids by position: a new execution changes no id
+        cell["id"] = f"cell-{i + 1}"
+    # No per-cell timestamps: the stored file changes only when an output does.
+    client = nbclient.NotebookClient(nb, timeout=TIMEOUT_S, record_timing=False,
+                                     resources={"metadata": {"path": str(ROOT)}})
+    client.execute()
+    prov = results.provenance(torch.device("cpu"), {"source": source.name}, commit=commit)
+    nb.metadata["snippets"] = {"provenance": prov}
+    return nb
+
+
+def stored(path: Path = STORED) -> dict[str, Any]:
+    return json.loads(path.read_text())
+
+
+def stamp(nb: dict[str, Any]) -> str:
+    """The line the page shows: where and when the stored outputs were made."""
+    from snippets.core import results
+
+    prov = nb["metadata"]["snippets"]["provenance"]
+    return results.stamp({"provenance": prov, "complete": True}, "recorded") + (
+        " · executed by python -m snippets.site.notebook")
+
+
+def stale(source: Path = SOURCE, path: Path = STORED) -> list[str]:
+    """The cells where the stored notebook differs from its source, described; empty if none."""
+    want, got = cells(read_source(source)), cells(stored(path))
+    # zip stops at the shorter; a difference in length is reported after
+    out = [f"cell {i + 1}: the source has {w[1][:50]!r}" for i, (w, g) in
+           enumerate(zip(want, got, strict=False)) if w != g]
+    if len(want) != len(got):
+        out.append(f"the source has {len(want)} cells, the stored notebook {len(got)}")
+    return out
+
+
+# A link from a notebook's Markdown to a page of the guide: it works in Jupyter, opened from docs/,
+# and the site rewrites it to the page's address (nbconvert's HTML reaches MkDocs finished).
+PAGE_LINK = re.compile(r'href="([\w-]+\.md)(#[^"]*)?"')
+
+
+def page_html(body: str, path: Path, url_of: Callable[[str], str | None]) -> str:
+    """The rendered notebook as the site shows it: links to pages made site links (``url_of``
+    maps ``benchmark.md`` to its address from this page, None where there is no such page, left
+    for the site check to report), and the whole notebook one results block, whose stamp, under
+    the title beside the downloads, names the execution that made every output on it."""
+    def link(m: re.Match) -> str:
+        url = url_of(m[1])
+        return f'href="{url}{m[2] or ""}"' if url is not None else m[0]
+
+    body = PAGE_LINK.sub(link, body)
+    header = (f'<p>Download <a href="{path.name}" download>the notebook</a> with these outputs, '
+              f'or <a href="../{SOURCE.name}" download>its source</a> as a script in jupytext\'s '
+              f'percent format.</p><p class="stamp">{html.escape(stamp(stored(path)))}</p>')
+    head = body.find("</h1>") + len("</h1>")
+    body = body[:head] + header + body[head:] if head >= len("</h1>") else header + body
+    return f'<div class="results">{body}</div>'
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = cli.Parser(prog=PROG, description="Execute the notebook and store it with its outputs.")
+    p.add_argument("--check", action="store_true",
+                   help="execute nothing; exit 1 if the stored notebook differs from its source")
+    args = p.parse_args(argv)
+    if args.check:
+        problems = stale()
+        for line in problems:
+            print(f"{STORED.name}: {line}")
+        print(f"{STORED.name}: " + ("stale; run " + PROG if problems else "matches its source"))
+        return 1 if problems else 0
+    import nbclient.exceptions
+    import nbformat
+
+    try:
+        nb = execute(commit=cli.commit_from_env())
+    except nbclient.exceptions.CellExecutionError as exc:
+        cli.fail(PROG, f"a cell failed, nothing written: {str(exc).strip().splitlines()[-1]}")
+    tmp = STORED.with_suffix(".tmp")
+    nbformat.write(nb, tmp)
+    tmp.replace(STORED)  # whole or not at all: a reader never sees half a notebook
+    print(f"wrote {STORED.relative_to(ROOT)}: {stamp(nb)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""``python -m snippets.site.release name|title``: what a deployed version of the site is called.
+
+Each release of the guide is deployed with mike as a version of its own, named for the guide's
+release (``version`` in pyproject.toml), and titled with the PyTorch releases its numbers were
+measured on, read from the provenance of every results file it renders. Numbers change with every
+PyTorch release, so the version selector says which ones a version holds, and older versions stay
+readable beside the new. The Contributing page shows the deploy commands that use these two lines.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from snippets.core import cli, results
+
+ROOT = Path(__file__).resolve().parents[2]
+PROG = "python -m snippets.site.release"
+DEVICE_WORDS = {"cuda": "GPU", "cpu": "CPU"}
+
+
+def name(root: Path = ROOT) -> str:
+    """The guide's release, from ``version`` in the ``[project]`` table of pyproject.toml."""
+    text = (root / "pyproject.toml").read_text()
+    project = re.search(r"^\[project\]\s*$(.*?)(?=^\[|\Z)", text, re.MULTILINE | re.DOTALL)
+    found = project and re.search(r'^version\s*=\s*"([^"]+)"', project[1], re.MULTILINE)
+    if not found:
+        raise ValueError(f"{root / 'pyproject.toml'}: no version in its [project] table")
+    return found[1]
+
+
+def torch_releases(results_dir: Path) -> dict[str, set[str]]:
+    """Every PyTorch release the results files were measured on (without a build tag such as
+    ``+cu130``), with the device types it was measured on."""
+    found: dict[str, set[str]] = {}
+    for path in sorted(Path(results_dir).rglob("*.json")):
+        doc = results.load(path)
+        release = str(doc["provenance"]["torch"]).split("+")[0]
+        found.setdefault(release, set()).add(results.device_type_of(doc))
+    return found
+
+
+def _release_key(release: str) -> tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else 0 for p in release.split("."))
+
+
+def title(version: str, results_dir: Path = ROOT / "docs" / "results") -> str:
+    """``0.1.0 (torch 2.11.0 GPU, 2.14.1 CPU)``: the version, and what its numbers ran on."""
+    releases = torch_releases(results_dir)
+    parts = [f"{r} {'+'.join(DEVICE_WORDS[d] for d in sorted(releases[r], reverse=True))}"
+             for r in sorted(releases, key=_release_key)]
+    return version + (f" (torch {', '.join(parts)})" if parts else " (no recorded run)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = cli.Parser(prog=PROG, description="The name and title of this version of the site.")
+    p.add_argument("what", choices=("name", "title"),
+                   help="name: the version to deploy (the guide's release); title: the name "
+                        "and the PyTorch releases its numbers were measured on")
+    args = p.parse_args(argv)
+    try:
+        print(name() if args.what == "name" else title(name()))
+    except ValueError as exc:  # ResultsError is one: a results file that cannot be read
+        cli.fail(PROG, str(exc))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

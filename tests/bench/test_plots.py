@@ -1,0 +1,34 @@
+"""snippets.bench.plots over real runs: a figure per run, one point per valid row, never timings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from snippets.bench import plots
+from snippets.core import results
+
+ROOT = Path(__file__).resolve().parents[2]
+H200 = ROOT / "docs/results/nvidia-h200_torch-2.11.0"
+
+
+def test_speedup_plots_every_valid_compiled_row(cpu_bench_run: Path) -> None:
+    doc = json.loads(cpu_bench_run.read_text())
+    out = plots.speedup(doc)
+    assert out.startswith('<figure class="plot">') and 'role="img"' in out
+    assert "Speedup over eager of tests.site_models:mlp at batch 1, in default: from " in out
+
+
+def test_speedup_draws_nothing_when_no_row_is_valid(cpu_bench_run: Path) -> None:
+    doc = json.loads(cpu_bench_run.read_text())
+    for row in doc["rows"]:
+        row["status"] = "mismatch"  # a fast wrong answer is not a result, and not a point
+    assert plots.speedup(doc) == ""
+
+
+def test_break_even_has_a_panel_per_model() -> None:
+    cold = results.load(H200 / "noise/first-1.json")
+    warm = results.load(H200 / "noise/first-2.json")
+    out = plots.break_even(cold, warm)
+    assert "configurations of resnet50 and transformer" in out
+    assert out.count("<svg") == 1
