@@ -33,22 +33,24 @@ class Rung:
 
 
 # --8<-- [start:rungs]
-def rungs_for(device: torch.device, x: torch.Tensor, autotune: bool) -> list[Rung]:
-    """Each rung keeps what the one before did and adds one thing."""
+def rungs_for(device, x, autotune):
+    """Each rung keeps what the one below did and adds one thing."""
     cuda, image = device.type == "cuda", x.dim() == 4
-    graphs = "reduce-overhead" if cuda else "default"  # a CPU has no CUDA graphs
+    replay = "reduce-overhead" if cuda else "default"  # no CUDA graphs on CPUs
     rungs = [Rung("eager", None), Rung("compile", "default")]
     if image:  # convolutions prefer NHWC
         rungs.append(Rung("+ channels_last", "default", channels_last=True))
-    if cuda:  # one replay instead of one launch per kernel
-        rungs.append(Rung("+ CUDA graphs", "reduce-overhead", channels_last=image))
-    # Freezing: the weights become constants of an inference graph, so Inductor
-    # folds them, fuses each batch norm into its convolution, and on a CPU lets
-    # oneDNN prepack them. Inference only; off by default in torch.
-    rungs.append(Rung("+ freezing", graphs, channels_last=image, freezing=True))
+    if cuda:  # one graph replay instead of one launch per kernel
+        rungs.append(Rung("+ CUDA graphs", replay, channels_last=image))
+    # Freezing: the weights become constants of an inference graph, so
+    # Inductor folds them, fuses each batch norm into its convolution, and
+    # on a CPU lets oneDNN prepack them. Inference only; off by default.
+    rungs.append(Rung("+ freezing", replay, channels_last=image,
+                      freezing=True))
     if autotune:  # minutes of benchmarking kernel choices per shape
         mode = "max-autotune" if cuda else "max-autotune-no-cudagraphs"
-        rungs.append(Rung("+ max-autotune", mode, channels_last=image, freezing=True))
+        rungs.append(Rung("+ max-autotune", mode, channels_last=image,
+                          freezing=True))
     return rungs
 # --8<-- [end:rungs]
 
