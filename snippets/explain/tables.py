@@ -134,6 +134,8 @@ def agreement_findings(doc: dict[str, Any]) -> str:
     theirs = sum(r["torch_agrees"] for r in rows)
     missed = sum(bool(set(r["logged"]) - set(r["torch_explain"] or [])) for r in rows)
     invented = sum(bool(set(r["torch_explain"] or []) - set(r["logged"])) for r in rows)
+    invents = (f"names a line with no record in {invented}" if invented
+               else "names no line without a record")
     return (f"Of {len(rows)} cases, `snippets.explain` names exactly the logged lines in {mine}; "
-            f"`torch._dynamo.explain` in {theirs}: it misses a logged line in {missed} and names "
-            f"a line with no record in {invented}.")
+            f"`torch._dynamo.explain` in {theirs}: it misses a logged line in {missed} and "
+            f"{invents}.")
