@@ -123,54 +123,15 @@ def main(argv: list[str] | None = None) -> int:
     except results.ResultsError as exc:
         cli.fail(PROG, str(exc))
     cli.check_output(PROG, args.output)
-    err = Console(stderr=True)
-    doc: dict = {}
 
-    def save(current: dict) -> None:
-        doc.update(current)  # kept here too: an interrupted run still shows its finished rows
+    def write(doc: dict) -> None:
         if args.output:
-            results.write_atomic(args.output, current)
+            results.write_atomic(args.output, doc)
 
-    # A spinner on a terminal only: a pipe or a file gets the results and nothing else.
-    status = err.status("starting") if err.is_terminal else None
-
-    def stopped() -> int:
-        interrupt.settle()
-        if status:
-            status.stop()
-        if not doc.get("rows"):
-            err.print("interrupted before any row finished")
-            return cli.INTERRUPTED_EXIT
-        _print(doc, recorded, args.format)
-        err.print(f"interrupted: {len(doc['rows'])} finished rows kept")
-        return cli.INTERRUPTED_EXIT
-
-    interrupt = cli.Interrupt(last_words=stopped)
-
-    def progress(message: str) -> None:
-        interrupt.check()  # between steps: a Ctrl-C that torch swallowed stops the run here
-        if status:
-            status.update(message)
-
-    try:
-        with interrupt.installed():
-            if status:
-                status.start()
-            save(bench.document(cfg, progress, on_row=save, commit=commit))
-    except models.SpecError as exc:
-        cli.fail(PROG, str(exc))
-    except OSError as exc:
-        cli.fail(PROG, f"--output {args.output}: {exc.strerror}")
-    except KeyboardInterrupt:
-        pass  # every finished row is already on disk: show them and stop, below
-    finally:
-        if status:
-            status.stop()
-    if interrupt.seen:  # also a Ctrl-C that torch swallowed in the run's last step
-        return stopped()
-    _print(doc, recorded, args.format)
-    return 0
-
+    return cli.run_rows(
+        PROG, lambda progress, on_row: bench.document(cfg, progress, on_row=on_row,
+                                                      commit=commit),
+        lambda doc: _print(doc, recorded, args.format), write=write, output=args.output)
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -270,23 +270,25 @@ def headline(doc: dict[str, Any]) -> str:
 
 
 def crosscheck(doc: dict[str, Any]) -> str:
-    """The harness's median beside torch.utils.benchmark.Timer's and a wall clock's, per row."""
+    """The harness's median beside torch.utils.benchmark.Timer's and a wall clock's, per row; the
+    Timer held to the harness's block length where the run measured it."""
     from snippets.bench import crosscheck as cc
 
-    head = ("Model · batch · mode", "Harness ms", "Timer ms", "Timer, long blocks ms", "Wall ms",
-            "Timer / harness", "Wall / harness")
+    checked = [r for r in doc["rows"] if cc.ratios(r)]
+    blocks = any(r["crosscheck"].get("timer_harness_blocks_ms") for r in checked)
+    head = ("Model · batch · mode", "Harness ms", "Timer ms",
+            *(("Timer, long blocks ms",) if blocks else ()), "Wall ms", "Timer / harness",
+            "Wall / harness")
     rows = []
-    for r in doc["rows"]:
-        both = cc.ratios(r)
-        if both is None:
-            continue
+    for r in checked:
+        timer, wall = cc.ratios(r)
         long_blocks = (r["crosscheck"].get("timer_harness_blocks_ms") or {}).get("median")
         rows.append((f"{r['model']} · {r['batch_size']} · {r['mode']}",
                      render.ms(r["latency_ms"]["median"]),
                      render.ms(r["crosscheck"]["timer_ms"]["median"]),
-                     render.ms(long_blocks),
+                     *((render.ms(long_blocks),) if blocks else ()),
                      render.ms(r["crosscheck"]["wall_ms"]["median"]),
-                     f"{both[0]:.3f}", f"{both[1]:.3f}"))
+                     f"{timer:.3f}", f"{wall:.3f}"))
     return render.markdown_table(head, rows)
 
 

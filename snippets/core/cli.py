@@ -198,3 +198,64 @@ class Interrupt:
             yield self
         finally:
             signal.signal(signal.SIGINT, previous)
+
+
+def run_rows(prog: str, produce: Callable[..., dict], show: Callable[[dict], None], *,
+             write: Callable[[dict], None], output: Path | None) -> int:
+    """Run a command's producer of a results document the way the measuring commands do.
+
+    ``produce(progress, on_row)`` returns the finished document; ``on_row`` sees it after each
+    row and ``write`` saves it then, so an interrupted run keeps every finished row. A spinner
+    shows progress on a terminal only (a pipe or a file gets the results and nothing else). A
+    Ctrl-C, even one torch swallowed, ends with the finished rows shown and exit 130; a model
+    spec that fails, or an output that cannot be written, is one line and exit 2.
+    """
+    from rich.console import Console
+
+    from snippets.core import models
+
+    err = Console(stderr=True)
+    doc: dict = {}
+    status = err.status("starting") if err.is_terminal else None
+
+    def save(current: dict) -> None:
+        doc.clear()
+        doc.update(current)  # kept here too: an interrupted run still shows its finished rows
+        write(current)
+
+    def stopped() -> int:
+        interrupt.settle()
+        if status:
+            status.stop()
+        if not doc.get("rows"):
+            err.print("interrupted before any row finished")
+            return INTERRUPTED_EXIT
+        show(doc)
+        err.print(f"interrupted: {len(doc['rows'])} finished rows kept")
+        return INTERRUPTED_EXIT
+
+    interrupt = Interrupt(last_words=stopped)
+
+    def progress(message: str) -> None:
+        interrupt.check()  # between steps: a Ctrl-C that torch swallowed stops the run here
+        if status:
+            status.update(message)
+
+    try:
+        with interrupt.installed():
+            if status:
+                status.start()
+            save(produce(progress, save))
+    except models.SpecError as exc:
+        fail(prog, str(exc))
+    except OSError as exc:
+        fail(prog, f"--output {output}: {exc.strerror}")
+    except KeyboardInterrupt:
+        pass  # every finished row is already on disk: show them and stop, below
+    finally:
+        if status:
+            status.stop()
+    if interrupt.seen:  # also a Ctrl-C that torch swallowed in the run's last step
+        return stopped()
+    show(doc)
+    return 0
