@@ -22,7 +22,7 @@ import torch._inductor.config
 from torch import nn
 
 from snippets.bench.rows import _fault, _or_none, _peak_mem_mb, _row, count_flops
-from snippets.core import backends, config, machine, measure, models, results
+from snippets.core import backends, config, machine, measure, models, runs
 from snippets.explain import explain
 
 MODES = ("eager", "default", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
@@ -296,17 +296,8 @@ def document(cfg: BenchConfig, progress: Callable[[str], None] = lambda _: None,
     the rows. ``on_row`` sees the document after each row (to save it); an interrupted run
     leaves it with the finished rows and ``complete`` false."""
     cfg = cfg.resolve()
-    device = torch.device(cfg.device)
-    settings = {**cfg.settings(), "inductor_cache": machine.inductor_cache()}
-    doc = results.new_document("bench", results.provenance(device, settings, commit=commit))
-    if device.type == "cuda":
-        progress("measuring the bf16 matmul peak")
-        doc["provenance"]["peak_bf16_tflops"] = measure.matmul_peak_tflops(device)
-    for row in run(cfg, doc["provenance"].get("peak_bf16_tflops"), progress):
-        doc["rows"].append(row)
-        on_row(doc)
-    doc["complete"] = True
-    return doc
+    return runs.document("bench", torch.device(cfg.device), cfg.settings(),
+                         lambda peak: run(cfg, peak, progress), progress, on_row, commit=commit)
 
 
 def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:

@@ -10,6 +10,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from snippets.core import measure
+
 
 def count_flops(model: nn.Module, x: torch.Tensor) -> int:
     """FLOPs of one forward. The eval-mode transformer's fused fast path hides its matmuls from
@@ -56,14 +58,5 @@ def _or_none(fn: Callable[[], Any]) -> Any:
 
 
 def _peak_mem_mb(fn: Callable[[], object], device: torch.device, weights: int) -> float | None:
-    """Weights plus what one steady-state call allocates at its peak. CUDA-graph pools are taken
-    at capture, not per call, so reduce-overhead's transient memory reads near zero (the
-    tables say so)."""
-    if device.type != "cuda":
-        return None
-    torch.cuda.synchronize(device)
-    before = torch.cuda.memory_allocated(device)
-    torch.cuda.reset_peak_memory_stats(device)
-    fn()
-    torch.cuda.synchronize(device)
-    return (torch.cuda.max_memory_allocated(device) - before + weights) / 2**20
+    """Weights plus what one steady-state call allocates at its peak."""
+    return measure.peak_memory_mb(fn, device, weights)

@@ -303,3 +303,17 @@ def matmul_peak_tflops(device: torch.device, n: int = 8192, reps: int = 10) -> f
         a @ b
     ms = time_calls(lambda: a @ b, reps, device)
     return 2 * n**3 / (ms * 1e-3) / 1e12
+
+
+def peak_memory_mb(fn: Callable[[], object], device: torch.device, held: int) -> float | None:
+    """What the caller holds (``held`` bytes: weights, optimizer state) plus the most one call
+    of ``fn`` allocates on top, in MiB; None off CUDA. A CUDA graph's pool is taken when it is
+    recorded, not by the call, so a replay reads low (the tables say so)."""
+    if device.type != "cuda":
+        return None
+    torch.cuda.synchronize(device)
+    before = torch.cuda.memory_allocated(device)
+    torch.cuda.reset_peak_memory_stats(device)
+    fn()
+    torch.cuda.synchronize(device)
+    return (torch.cuda.max_memory_allocated(device) - before + held) / 2**20

@@ -22,7 +22,7 @@ from typing import Any
 import torch
 import torch._inductor.config
 
-from snippets.core import backends, config, machine, measure, models, results
+from snippets.core import backends, config, machine, measure, models, results, runs
 from snippets.train import classifiers, group
 from snippets.train.step import VARIANTS
 
@@ -180,17 +180,8 @@ def document(cfg: TrainConfig, progress: Callable[[str], None] = lambda _: None,
     ``on_row`` sees the document after each row (to save it); an interrupted run leaves it with
     the finished rows and ``complete`` false."""
     cfg = cfg.resolve()
-    device = torch.device(cfg.device)
-    settings = {**cfg.settings(), "inductor_cache": machine.inductor_cache()}
-    doc = results.new_document(KIND, results.provenance(device, settings, commit=commit))
-    if device.type == "cuda":
-        progress("measuring the bf16 matmul peak")
-        doc["provenance"]["peak_bf16_tflops"] = measure.matmul_peak_tflops(device)
-    for row in run(cfg, doc["provenance"].get("peak_bf16_tflops"), progress):
-        doc["rows"].append(row)
-        on_row(doc)
-    doc["complete"] = True
-    return doc
+    return runs.document(KIND, torch.device(cfg.device), cfg.settings(),
+                         lambda peak: run(cfg, peak, progress), progress, on_row, commit=commit)
 
 
 def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:

@@ -163,23 +163,10 @@ def loss_gap(losses: list[float | None], reference: list[float | None]) -> float
     return max(abs(a - b) for a, b in pairs) / abs(reference[0]) if reference[0] else math.inf
 
 
-def peak_mem_mb(step: Callable[[], object], device: torch.device, held: int) -> float | None:
-    """What the variant holds between steps plus the most one step allocates on top. A CUDA
-    graph's pool is taken when it is recorded, not by the step, so reduce-overhead reads low."""
-    if device.type != "cuda":
-        return None
-    torch.cuda.synchronize(device)
-    before = torch.cuda.memory_allocated(device)
-    torch.cuda.reset_peak_memory_stats(device)
-    step()
-    torch.cuda.synchronize(device)
-    return (torch.cuda.max_memory_allocated(device) - before + held) / 2**20
-
-
 def timed_rows(g: Group, timed: measure.Timed, evidence: dict[str, Any], flops: int | None,
                peak_tflops: float | None) -> Iterator[dict[str, Any]]:
     """The rows with their step times: median and spread, speedup over eager, throughput."""
-    mems = {v: peak_mem_mb(s, g.device, g.held[v]()) for v, s in g.steps.items()}
+    mems = {v: measure.peak_memory_mb(s, g.device, g.held[v]()) for v, s in g.steps.items()}
     for variant, row in g.rows.items():
         if variant not in g.steps:  # faulted before timing: its row is final
             yield row

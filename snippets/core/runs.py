@@ -1,0 +1,31 @@
+"""The results document of a measuring run, built the one way the measuring commands share:
+provenance with the run's settings and the state of Inductor's cache, the bf16 matmul peak
+measured first on CUDA (so every row's % of peak is against this device, this run), then the
+rows as they finish, each one handed to ``on_row`` so that an interrupted run keeps it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import torch
+
+from snippets.core import machine, measure, results
+
+
+def document(kind: str, device: torch.device, settings: dict[str, Any],
+             rows: Callable[[float | None], Iterable[dict[str, Any]]],
+             progress: Callable[[str], None], on_row: Callable[[dict[str, Any]], None], *,
+             commit: str | None = None) -> dict[str, Any]:
+    """``rows(peak_tflops)`` yields the run's rows; the document ends ``complete`` once all
+    are in, and stays incomplete with the finished rows if the run stops."""
+    settings = {**settings, "inductor_cache": machine.inductor_cache()}
+    doc = results.new_document(kind, results.provenance(device, settings, commit=commit))
+    if device.type == "cuda":
+        progress("measuring the bf16 matmul peak")
+        doc["provenance"]["peak_bf16_tflops"] = measure.matmul_peak_tflops(device)
+    for row in rows(doc["provenance"].get("peak_bf16_tflops")):
+        doc["rows"].append(row)
+        on_row(doc)
+    doc["complete"] = True
+    return doc
