@@ -104,7 +104,8 @@ def skip_demo(case: str) -> None:
         calls = [(x.clone(),) for _ in range(3)]
     elif case == "CPU tensor":
         fn = torch.compile(uses_cpu_tensor, mode="reduce-overhead")
-        calls = [(x, torch.tensor(2.0)) for _ in range(3)]
+        # A vector, not a 0-d scalar: Inductor may read a 0-d CPU tensor as a plain number.
+        calls = [(x, torch.full((64,), 2.0)) for _ in range(3)]
     else:
         fn = torch.compile(any_length, mode="reduce-overhead", dynamic=True)
         calls = [(torch.randn(n, 64, device=dev),) for n in (16, 24, 40)]
