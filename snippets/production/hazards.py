@@ -10,7 +10,13 @@ logged reason), with the memory the graph pool holds beside the default mode's.
 from __future__ import annotations
 
 import functools
+import gc
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -20,6 +26,7 @@ from snippets import production
 from snippets.core import results, torch_logs
 
 KIND = "production-hazards"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _model(device: torch.device) -> nn.Module:
@@ -119,7 +126,7 @@ SKIPS = ("input mutation", "CPU tensor", "dynamic shape")
 
 def skipped(case: str) -> dict[str, Any]:
     code = f"from snippets.production import hazards; hazards.skip_demo({case!r})"
-    log = torch_logs.capture("perf_hints", code, keep=r"skipping cudagraphs|CUDAGraph|Error")
+    log = torch_logs.capture("perf_hints", code, keep=r"(?i)skipping cudagraphs|cudagraph|error")
     reason = log.splitlines()[0] if log else ""
     outcome = "skipped" if "skipping cudagraphs" in reason else "not skipped" if not any(
         w in reason for w in ("Error", "error")) else "error"
@@ -127,28 +134,49 @@ def skipped(case: str) -> dict[str, Any]:
             "message": reason or "no skip logged: recorded and replayed"}
 
 
-def _held_mb(device: torch.device, mode: str) -> dict[str, Any]:
-    """Memory allocated after a compiled model ran a few calls, less what the model and its
-    input held before: for reduce-overhead, what its graph pool keeps between calls."""
-    torch._dynamo.reset()
-    torch.cuda.empty_cache()
+def held_in_this_process(mode: str) -> dict[str, float]:
+    """What a compiled transformer keeps on the GPU between calls, in this (fresh) process: the
+    memory reserved after its calls, less what the model and input held before compiling. The
+    allocator's free cache is emptied first at both points, so what remains is what cannot be
+    given back: for reduce-overhead, the CUDA-graph pool with its recorded buffers."""
+    dev = torch.device("cuda")
+    torch.manual_seed(0)
     with torch.no_grad():
-        torch.manual_seed(0)
         model = nn.TransformerEncoder(nn.TransformerEncoderLayer(
             512, 8, 2048, batch_first=True), 6, enable_nested_tensor=False)
-        model = model.to(device, torch.bfloat16).eval()
-        x = torch.randn(32, 128, 512, device=device, dtype=torch.bfloat16)
-        torch.cuda.synchronize(device)
-        before = torch.cuda.memory_allocated(device)
+        model = model.to(dev, torch.bfloat16).eval()
+        x = torch.randn(32, 128, 512, device=dev, dtype=torch.bfloat16)
+        torch.cuda.synchronize(dev)
+        torch.cuda.empty_cache()
+        before = torch.cuda.memory_reserved(dev), torch.cuda.memory_allocated(dev)
         compiled = torch.compile(model, mode=mode)
         for _ in range(3):
             out = compiled(x)
         del out
-        torch.cuda.synchronize(device)
-        held = (torch.cuda.memory_allocated(device) - before) / 2**20
-    torch._dynamo.reset()
+        torch.cuda.synchronize(dev)
+        gc.collect()
+        torch.cuda.empty_cache()
+        after = torch.cuda.memory_reserved(dev), torch.cuda.memory_allocated(dev)
+    return {"held_mb": (after[0] - before[0]) / 2**20,
+            "allocated_mb": (after[1] - before[1]) / 2**20}
+
+
+def _held_mb(mode: str) -> dict[str, Any]:
+    # A fresh process per mode: in one process, what an earlier compile left cached (kernels,
+    # workspaces, a graph pool) would be counted against the next mode or hidden from it.
+    code = ("import json; from snippets.production import hazards; "
+            f"print(json.dumps(hazards.held_in_this_process({mode!r})))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=600)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
+        raise RuntimeError(last[:300])
+    held = json.loads(proc.stdout.strip().splitlines()[-1])
     return {"hazard": "memory held between calls", "variant": mode, "outcome": "measured",
-            "message": "transformer, batch 32, bf16", "held_mb": held}
+            "message": "transformer, batch 32, bf16; reserved after the calls, cache emptied",
+            **held}
 
 
 def document(device: str = "cuda", *, commit: str | None = None,
@@ -162,7 +190,7 @@ def document(device: str = "cuda", *, commit: str | None = None,
     steps: list[tuple[str, Callable[[], list[dict[str, Any]]]]] = [
         ("outputs overwritten", lambda: overwritten(dev)),
         *((f"skip: {c}", functools.partial(lambda c: [skipped(c)], c)) for c in SKIPS),
-        ("pool memory", lambda: [_held_mb(dev, m) for m in ("default", "reduce-overhead")]),
+        ("pool memory", lambda: [_held_mb(m) for m in ("default", "reduce-overhead")]),
     ]
     for name, step in steps:
         progress(f"hazards: {name}")
