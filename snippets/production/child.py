@@ -12,6 +12,7 @@ exit code 2; a fault of the path itself is a JSON record with status ``error`` a
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import logging
 import os
@@ -67,10 +68,11 @@ def _ready(args: Any, device: torch.device, eager: bool, stamp: dict) -> tuple[A
     none (an AOT package holds its own weights)."""
     if args.path == "aot-load":
         pinning.check(args.package, stamp)
-        loaded = paths.aot_load(args.package)
         # The request: the build's example input, so no model is built before the first answer.
+        # It goes to the device first, as a service's first request would: that also starts
+        # the CUDA context the package's kernels are loaded into.
         x = torch.load(_input_path(args.package)).to(device)
-        return loaded, x, None
+        return paths.aot_load(args.package), x, None
     if args.path == "artifacts":
         paths.load_artifacts(pinning.read(args.artifacts, stamp))
     model, x = _build(args.model, args.batch_size, device, args.dtype)
@@ -143,6 +145,9 @@ def run(args: Any, t0: float, import_s: float, eager: bool) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # A crash in native code (a segfault loading a package) then leaves the Python stack on
+    # stderr, where the parent reads the innermost frame into the row.
+    faulthandler.enable()
     # Inductor's C++ backend logs "No CUDA runtime is found" on every CPU-only machine (as the
     # benchmark's command line notes): expected, and not this run's output.
     logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)

@@ -103,22 +103,29 @@ def any_length(x):  # compiled with dynamic=True, called at several lengths
 
 
 def skip_demo(case: str) -> None:
-    """One skip case under reduce-overhead; run in a child with ``TORCH_LOGS=perf_hints``."""
+    """One skip case under reduce-overhead; run in a child with ``TORCH_LOGS=perf_hints``. Its
+    last line on stderr says whether the last output matched eager's: a graph that was recorded
+    and replayed must still answer each call's own inputs."""
     dev = torch.device("cuda")
     x = torch.randn(16, 64, device=dev)
     if case == "input mutation":
-        fn = torch.compile(mutates_input, mode="reduce-overhead")
-        calls = [(x.clone(),) for _ in range(3)]
+        fn, dynamic = mutates_input, False
+        calls = [(x + k,) for k in range(3)]
     elif case == "CPU tensor":
-        fn = torch.compile(uses_cpu_tensor, mode="reduce-overhead")
+        fn, dynamic = uses_cpu_tensor, False
         # A vector, not a 0-d scalar: Inductor may read a 0-d CPU tensor as a plain number.
-        calls = [(x, torch.full((64,), 2.0)) for _ in range(3)]
+        # A new value each call: a replay that kept the first one would answer wrongly.
+        calls = [(x, torch.full((64,), float(k))) for k in (2, 3, 4)]
     else:
-        fn = torch.compile(any_length, mode="reduce-overhead", dynamic=True)
+        fn, dynamic = any_length, True
         calls = [(torch.randn(n, 64, device=dev),) for n in (16, 24, 40)]
+    compiled = torch.compile(fn, mode="reduce-overhead", dynamic=dynamic)
     for args in calls:
-        fn(*args)
+        got = compiled(*(a.clone() for a in args)).clone()
+    want = fn(*(a.clone() for a in calls[-1]))
     torch.cuda.synchronize()
+    same = torch.allclose(got, want, rtol=1e-3, atol=1e-3)
+    print("outputs " + ("match eager" if same else "differ from eager"), file=sys.stderr)
 
 
 SKIPS = ("input mutation", "CPU tensor", "dynamic shape")
@@ -126,12 +133,22 @@ SKIPS = ("input mutation", "CPU tensor", "dynamic shape")
 
 def skipped(case: str) -> dict[str, Any]:
     code = f"from snippets.production import hazards; hazards.skip_demo({case!r})"
-    log = torch_logs.capture("perf_hints", code, keep=r"(?i)skipping cudagraphs|cudagraph|error")
-    reason = log.splitlines()[0] if log else ""
-    outcome = "skipped" if "skipping cudagraphs" in reason else "not skipped" if not any(
-        w in reason for w in ("Error", "error")) else "error"
+    log = torch_logs.capture("perf_hints", code,
+                             keep=r"(?i)skipping cudagraphs|cudagraph|error|^outputs ")
+    lines = log.splitlines()
+    verdict = next((ln for ln in lines if ln.startswith("outputs ")), "")
+    reasons = [ln for ln in lines if not ln.startswith("outputs ")]
+    reason = reasons[0] if reasons else ""
+    if not verdict:
+        outcome = "error"
+    elif "differ" in verdict:
+        outcome = "wrong values"
+    else:
+        outcome = "skipped" if "skipping cudagraphs" in reason else "not skipped"
+    message = reason or ("no skip logged: recorded and replayed" if verdict else
+                         "the case did not finish")
     return {"hazard": "graph skipped", "variant": case, "outcome": outcome,
-            "message": reason or "no skip logged: recorded and replayed"}
+            "message": f"{message}; {verdict}" if verdict else message}
 
 
 def held_in_this_process(mode: str) -> dict[str, float]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -25,7 +26,7 @@ from typing import Any
 import torch
 
 from snippets import production
-from snippets.core import backends, config, results
+from snippets.core import backends, config, results, torch_logs
 from snippets.production import paths
 
 KIND = "production-startup"
@@ -115,9 +116,22 @@ def _child(cfg: StartupConfig, model: str, path: str, tmp: Path) -> dict[str, An
     try:
         rec = json.loads(lines[-1])
     except (IndexError, ValueError):
-        last = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
-        rec = {"status": "error", "message": last[:300]}
+        rec = {"status": "error", "message": _died(proc.returncode, proc.stderr)}
     return {**rec, "wall_s": wall}
+
+
+def _died(code: int, stderr: str) -> str:
+    """One line for a child that printed no record: its last error line, or for a crash the
+    signal and the innermost Python frame faulthandler printed (the child enables it)."""
+    if code < 0:
+        try:
+            what = signal.Signals(-code).name
+        except ValueError:
+            what = f"signal {-code}"
+        frames = [ln.strip() for ln in stderr.splitlines() if ln.strip().startswith("File ")]
+        return f"crashed with {what}" + (f", {torch_logs.clean_path(frames[0])}" if frames
+                                          else "")
+    return (stderr.strip().splitlines() or [f"exit code {code}"])[-1][:300]
 
 
 def _row(model: str, path: str, rep: int, date: str, **fields: Any) -> dict[str, Any]:

@@ -29,12 +29,15 @@ def test_reading_an_output_after_the_next_replay_fails_and_clone_fixes_it(doc):
     assert got[".clone()"] == "correct"
 
 
-def test_a_mutated_input_and_a_cpu_tensor_skip_the_graph_with_a_reason(doc):
+def test_a_mutated_input_skips_the_graph_with_a_reason_and_every_case_answers_right(doc):
     got = {r["variant"]: r for r in doc["rows"] if r["hazard"] == "graph skipped"}
     assert got["input mutation"]["outcome"] == "skipped"
     assert "mutat" in got["input mutation"]["message"]
-    assert got["CPU tensor"]["outcome"] == "skipped"
-    assert "cpu" in got["CPU tensor"]["message"].lower()
+    # torch 2.11 records a graph around a CPU input copied to the GPU, and one per length with
+    # dynamic=True; skipped or not, each must answer its own inputs.
+    for case in hazards.SKIPS:
+        assert got[case]["outcome"] in ("skipped", "not skipped"), got[case]
+        assert got[case]["message"].endswith("outputs match eager")
 
 
 def test_the_graph_pool_holds_memory(doc):

@@ -147,3 +147,12 @@ def test_merge_keeps_earlier_rows_and_refuses_another_device():
     other = {**old, "provenance": {**prov, "device": "NVIDIA H200"}}
     with pytest.raises(production.MergeError):
         production.merge(other, new, startup.row_key)
+
+
+def test_a_crashed_child_is_named_by_its_signal_and_innermost_frame():
+    stderr = ("Fatal Python error: Segmentation fault\n\nCurrent thread 0x1 (most recent call "
+              "first):\n  File \"/x/snippets/production/paths.py\", line 106 in aot_load\n"
+              "  File \"/x/snippets/production/child.py\", line 70 in _ready\n")
+    message = startup._died(-11, stderr)
+    assert message.startswith("crashed with SIGSEGV") and "line 106 in aot_load" in message
+    assert startup._died(1, "Traceback\nValueError: bad\n") == "ValueError: bad"
