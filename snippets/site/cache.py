@@ -154,26 +154,80 @@ def cache_key(name: str, produce: Callable[..., Any], mode: str) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
+def _entry(name: str, produce: Callable[..., Any], build: Build) -> tuple[str, Path]:
+    key = cache_key(name, produce, build.mode)
+    return key, build.cache_dir / f"{re.sub(r'[^a-z0-9]+', '-', name.lower())}-{key[:20]}.json"
+
+
+def entry_path(name: str, produce: Callable[..., Any], build: Build) -> Path:
+    """Where ``produce``'s entry under ``name`` is kept for this build."""
+    return _entry(name, produce, build)[1]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+def _claim(path: Path, build: Build) -> Path | None:
+    """Take the entry's lock, or wait while another process (the build's prefetcher) holds it and
+    return None once that process is gone: its entry is then there, or the caller computes it."""
+    lock = path.with_suffix(".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            try:
+                holder = int(lock.read_text() or "0")
+            except (OSError, ValueError):
+                holder = 0  # written between our open and its write: look again
+            if holder and not _alive(holder):  # a killed holder leaves its lock: take it over
+                lock.unlink(missing_ok=True)
+                continue
+            if path.exists() and not build.refresh:
+                return None
+            time.sleep(0.1)
+            continue
+        with os.fdopen(fd, "w") as f:
+            f.write(str(os.getpid()))
+        return lock
+
+
 def cached(name: str, produce: Callable[..., Any], build: Build,
            **call: Any) -> tuple[Any, dict[str, Any]]:
     """``produce(**call)``'s value from the cache, executing it only when its key is new (or in
     a build with ``refresh``). ``call`` (the build's commit, say) is not part of the key: it
     says where a result was made, not what was made. Returns the value and the entry's metadata
-    (when, where, hit)."""
-    key = cache_key(name, produce, build.mode)
-    path = build.cache_dir / f"{re.sub(r'[^a-z0-9]+', '-', name.lower())}-{key[:20]}.json"
-    if path.exists() and not build.refresh:
+    (when, where, hit). While one process executes an entry, another asking for it waits for
+    it rather than executing it twice (the prefetcher and the pages of one build)."""
+    key, path = _entry(name, produce, build)
+    lock = None
+    while not (path.exists() and not build.refresh):
+        lock = _claim(path, build)
+        if lock is not None:
+            break
+    if lock is None:
         entry = json.loads(path.read_text())
         return entry["value"], {**entry["meta"], "hit": True}
-    t0 = time.perf_counter()
-    value = produce(**call)
-    meta = {"name": name, "key": key, "device": device_name(), "torch": torch.__version__,
-            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-            "seconds": round(time.perf_counter() - t0, 2)}  # what the cache saves a build
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"meta": meta, "value": value}, indent=1, allow_nan=False))
-    os.replace(tmp, path)
-    return value, {**meta, "hit": False}
-
-
+    try:
+        if path.exists() and not build.refresh:  # written while we waited for the lock
+            entry = json.loads(path.read_text())
+            return entry["value"], {**entry["meta"], "hit": True}
+        t0 = time.perf_counter()
+        value = produce(**call)
+        meta = {"name": name, "key": key, "device": device_name(),
+                "torch": torch.__version__,
+                "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                "seconds": round(time.perf_counter() - t0, 2)}  # what the cache saves a build
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"meta": meta, "value": value}, indent=1, allow_nan=False))
+        os.replace(tmp, path)
+        return value, {**meta, "hit": False}
+    finally:
+        lock.unlink(missing_ok=True)

@@ -7,6 +7,8 @@
   build, and any file written during the build is added to the site, so it is listed and linked.
 - The notebook page ("Run it yourself") gets its stamp and downloads, and site links for the
   links to pages in its Markdown (``snippets.site.notebook``).
+- The live sections a cold build must execute start at once in a second process
+  (``snippets.site.prefetch``), stopped when the build ends.
 - After the build, ``snippets.sitecheck`` must find no traceback, no unstamped results table and
   no broken link; otherwise the build fails with an error, which even a quiet (``-q``) build
   reports.
@@ -21,17 +23,21 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, InclusionLevel
 from mkdocs.utils import get_relative_url
 
-from snippets.site import build, download, notebook, sitecheck
+from snippets.site import build, download, notebook, prefetch, sitecheck
 
 RESULTS_PAGE = "results.md"
 log = logging.getLogger("mkdocs.hooks.snippets")
+_prefetching = None  # the prefetch process of the build under way, if any
 
 
 def on_config(config):
+    global _prefetching
     try:
-        build.start(build.Build.from_env(config.docs_dir))
+        started = build.start(build.Build.from_env(config.docs_dir))
     except build.BuildError as exc:  # a misspelt SNIPPETS_BUILD stops the build before any page
         raise PluginError(str(exc)) from None
+    prefetch.stop(_prefetching)  # a serve rebuild that began before the last one ended
+    _prefetching = prefetch.start(started)
     return config
 
 
@@ -68,7 +74,12 @@ def on_page_content(html, page, config, files):
     return notebook.page_html(html, Path(page.file.abs_src_path), url_of)
 
 
+def on_build_error(error):
+    prefetch.stop(_prefetching)
+
+
 def on_post_build(config):
+    prefetch.stop(_prefetching)
     problems = sitecheck.check_site(config.site_dir)
     if problems:
         raise PluginError("the site check failed:\n  " + "\n  ".join(problems))

@@ -19,6 +19,7 @@ from typing import Any
 
 from snippets.core import config, results
 from snippets.site import cache
+from snippets.site import live as live_sections
 from snippets.site.build import Build, current
 
 LIVE_STAMP = "executed at build time"  # how a live() stamp begins; recorded/fresh ones say so
@@ -89,10 +90,12 @@ def recorded(kind: str, render: Callable[[dict], str], device: str = "cuda", *,
     return section(render(doc), results.stamp(doc, "recorded"))
 
 
-def live(name: str, produce: Callable[[], Any], render: Callable[[Any], str], *,
-         build: Build | None = None) -> str:
-    """A cheap result executed at every build on any machine (graph and break counts, say):
-    ``produce()`` through the cache, rendered, stamped with the device and torch it ran on."""
+def live(name: str, render: Callable[[Any], str], *,
+         produce: Callable[[], Any] | None = None, build: Build | None = None) -> str:
+    """A cheap result executed at every build on any machine (graph and break counts, say): the
+    producer listed under ``name`` in ``snippets.site.live`` (or ``produce``), through the
+    cache, rendered, stamped with the device and torch it ran on."""
+    produce = produce or live_sections.producer(name)
     value, meta = cache.cached(f"live-{name}", produce, build or current())
     when = meta["date"][:10]
     return section(render(value), f"{LIVE_STAMP} on {meta['device']} · torch {meta['torch']} · "

@@ -130,8 +130,11 @@ def test_live_is_cached_and_stamped(recorded: build.Build) -> None:
         calls.append(1)
         return {"graphs": len(calls)}
 
-    first = pages.live("counts", produce, lambda v: f"graphs: {v['graphs']}", build=recorded)
-    again = pages.live("counts", produce, lambda v: f"graphs: {v['graphs']}", build=recorded)
+    def render(v: dict) -> str:
+        return f"graphs: {v['graphs']}"
+
+    first = pages.live("counts", render, produce=produce, build=recorded)
+    again = pages.live("counts", render, produce=produce, build=recorded)
     assert again == first and calls == [1]
     assert f'<p class="stamp">{pages.LIVE_STAMP} on ' in first
     assert sitecheck.check_html(first.replace(" markdown>", ">")) == []
