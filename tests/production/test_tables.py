@@ -1,0 +1,53 @@
+"""snippets.production.tables: the readings computed from the tables, on made-up rows."""
+
+from __future__ import annotations
+
+from snippets.production import tables
+
+
+def _summary(model: str, **paths: tuple[float, float]) -> dict:
+    return {(model, p.replace("_", "-")): {"first_s": first, "ms": ms, "good": 1, "runs": 1,
+                                          "status": "ok", "steady_s": first, "build_s": None}
+            for p, (first, ms) in paths.items()}
+
+
+def test_the_start_up_goal_takes_the_fastest_portable_path_against_the_best_jit_one():
+    reached = _summary("m", eager=(3.0, 2.0), compile_warm=(9.0, 1.0), artifacts=(4.5, 1.04),
+                       aot_load=(6.0, 1.0))
+    line = tables.startup_goal(reached, "m")
+    assert "cache artifacts" in line and "reached: +1.5 s, +4% per call" in line
+    slow = _summary("m", eager=(3.0, 2.0), compile_warm=(9.0, 1.0), artifacts=(4.5, 1.2))
+    assert "missed: +1.5 s, +20% per call" in tables.startup_goal(slow, "m")
+    assert tables.startup_goal(_summary("m", eager=(3.0, 2.0), compile_warm=(9, 1)), "m") == ""
+
+
+def _stream_row(strategy: str, compiles: int, p50: float, p99: float) -> dict:
+    return {"strategy": strategy, "compiles": compiles, "p50_ms": p50, "p99_ms": p99,
+            "max_ms": p99 * 2, "warmup_s": None, "status": "ok", "message": ""}
+
+
+def test_the_stream_reading_sets_each_tail_against_the_goal_and_eager():
+    doc = {"rows": [_stream_row("eager", 0, 1.0, 2.0), _stream_row("no warm-up", 4, 1.0, 9.0),
+                    _stream_row("warm-up", 0, 1.0, 1.4)]}
+    text = tables.stream_reading(doc)
+    assert "warm-up 1.40x (within 1.5x)" in text and "no warm-up" not in text.split("p99")[1]
+    assert "Eager, which compiles nothing, has 2.00x" in text
+
+
+def test_the_hazard_reading_says_which_fix_kept_the_answer():
+    def row(hazard, variant, outcome, **extra):
+        return {"hazard": hazard, "variant": variant, "outcome": outcome, "message": "", **extra}
+
+    doc = {"rows": [row("output read after the next replay", "as written", "error"),
+                    row("output read after the next replay", ".clone()", "correct"),
+                    row("output read after the next replay", "cudagraph_mark_step_begin()",
+                        "error"),
+                    row("graph skipped", "input mutation", "skipped"),
+                    row("graph skipped", "CPU tensor", "not skipped"),
+                    row("memory held between calls", "default", "measured", held_mb=2.0),
+                    row("memory held between calls", "reduce-overhead", "measured",
+                        held_mb=50.0)]}
+    text = tables.hazards_reading(doc)
+    assert "correct with `.clone()`" in text and "Only a copy does." in text
+    assert "skipped: input mutation; not skipped: CPU tensor" in text
+    assert "keeps 50 MB reserved against `default`'s 2 MB" in text
