@@ -98,3 +98,17 @@ def test_compare_names_the_settings_that_differ(cpu_train_run):
     assert compare.compare_title(doc, doc).endswith("same settings")
     assert "dtype: fp32 here, bf16 autocast recorded" in compare.compare_title(doc, other)
     assert len(compare.compare_rows(doc, other)) == len(doc["rows"])
+
+
+def test_the_loss_plot_draws_one_figure_per_model_with_its_text(cpu_train_run):
+    from snippets.train import plots
+
+    doc = results.load(cpu_train_run)
+    html = plots.losses(doc)
+    assert html.count("<figure") == len({r["model"] for r in doc["rows"]}) == 1
+    assert 'role="img" aria-label="Loss per step of tiny-cnn at batch 4' in html
+    drifted = {**doc, "rows": [{**r, "status": "mismatch"} if r["variant"] == "step" else r
+                               for r in doc["rows"]]}
+    # The legend's glyphs are drawn as paths; the text alternative names the drifted variant.
+    assert "Drifted" not in html and "Drifted past the tolerance: step at batch 4" in \
+        plots.losses(drifted)
