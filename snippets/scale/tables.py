@@ -12,6 +12,7 @@ from typing import Any
 
 from snippets.core import render
 from snippets.scale.gather import key
+from snippets.scale.wrap import VARIANTS
 
 Row = dict[str, Any]
 COLUMNS = ("Model", "Strategy", "Variant", "Nodes × procs", "Batch/rank", "Bucket MB",
@@ -137,10 +138,14 @@ def findings(doc: dict[str, Any]) -> str:
 
 # ---- tuning -----------------------------------------------------------------------------------
 
+def _order(row: Row) -> int:
+    return VARIANTS.index(row["variant"]) if row["variant"] in VARIANTS else len(VARIANTS)
+
+
 def buckets(doc: dict[str, Any]) -> str:
     """DDP at each bucket size: the pieces its compiled graph was split into, and the step."""
     rows = sorted((r for r in doc["rows"] if r["strategy"] == "ddp" and r["nodes"] == 1),
-                  key=lambda r: (r["model"], r["variant"], r["bucket_cap_mb"] or 0))
+                  key=lambda r: (r["model"], _order(r), r["bucket_cap_mb"] or 0))
     head = ("Model · variant · bucket MB", "Graphs", "Compile s", "Step ms", "Efficiency",
             "Status")
     return _table(head, rows, lambda r: [
@@ -151,8 +156,8 @@ def buckets(doc: dict[str, Any]) -> str:
 
 def blocks(doc: dict[str, Any]) -> str:
     """FSDP2 compiled whole, per block before sharding, and per block in place."""
-    rows = [r for r in doc["rows"] if r["strategy"] == "fsdp2" and r["nodes"] == 1
-            and r["variant"] != "compiled-autograd"]
+    rows = sorted((r for r in doc["rows"] if r["strategy"] == "fsdp2" and r["nodes"] == 1
+                   and r["variant"] != "compiled-autograd"), key=lambda r: (r["model"], _order(r)))
     head = ("Model · variant", "Graphs", "Ops in graphs", "Breaks", "Compile s", "Step ms",
             "Status")
     return _table(head, rows, lambda r: [

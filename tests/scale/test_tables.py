@@ -27,8 +27,8 @@ def test_the_page_table_shows_the_main_rows_and_every_column_in_its_block(cpu_sc
 
 def test_the_tuning_and_node_tables(cpu_scale_run):
     doc = results.load(cpu_scale_run)
-    assert [r[0] for r in table_rows(tables.buckets(doc))] == [f"{MLP} · compiled · 1",
-                                                               f"{MLP} · eager · 1"]
+    assert [r[0] for r in table_rows(tables.buckets(doc))] == [f"{MLP} · eager · 1",
+                                                               f"{MLP} · compiled · 1"]
     assert [r[0] for r in table_rows(tables.blocks(doc))] == [f"{MLP} · per-block"]
     assert tables.autograd(doc) == "No compiled-autograd run is recorded."
     nodes = tables.nodes(doc)
