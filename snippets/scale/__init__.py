@@ -12,7 +12,6 @@ ranks' records, ``tables`` draws the page's tables, and ``python -m snippets.sca
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -35,8 +34,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "cuda": {"models": ("resnet50", "transformer"), "strategies": STRATEGIES,
              "variants": ("eager", "compiled", "per-block"), "batch_size": 64, "nproc": 2,
              "bucket_caps": (DDP_BUCKET_MB,), "dtype": "bf16", "steps": 30, "rounds": 30,
-             # ResNet-50 compiles for minutes from an empty cache: a configuration past 9
-             # minutes is stuck, and stopping it keeps a command under 10
+             # well past a configuration's compile and steps: one still running then is stuck
+             # (a rank waiting in a collective for a peer that died), and is stopped
              "timeout_s": 540.0},
     # Two CPU processes talking through gloo: the code path in seconds on a two-core machine.
     # 1 MB buckets: the smallest a compiled DDP model accepts (DDP's first bucket is 1 MiB),
@@ -70,23 +69,22 @@ class ScaleConfig:
     # a CPU that alone is some 20 s of one-time work per process); "shared": the cache this
     # process's environment names, so later configurations find what earlier ones compiled.
     inductor_cache: str = "fresh"
-    backends: backends.BackendSettings | None = None  # filled from the device: what ranks use
 
     def resolve(self) -> ScaleConfig:
         """Fill every None with the device's default; strategies and variants in their order
         (the one-process reference first)."""
         cfg = config.resolve(self, DEFAULTS)
         return replace(cfg, strategies=tuple(s for s in STRATEGIES if s in cfg.strategies),
-                       variants=tuple(v for v in VARIANTS if v in cfg.variants),
-                       backends=backends.DEFAULT[config.device_type(cfg.device)])
+                       variants=tuple(v for v in VARIANTS if v in cfg.variants))
 
     @property
     def world(self) -> int:
         return (self.nodes or 1) * (self.nproc or 1)
 
     def settings(self) -> dict[str, Any]:
-        """What the results file records of this run's settings."""
-        b = self.backends or backends.BackendSettings()
+        """What the results file records of this run's settings. The backend switches are the
+        device's defaults (TF32 and cuDNN's autotuner on CUDA), which every rank applies."""
+        b = backends.DEFAULT[config.device_type(self.device)]
         cuda = config.device_type(self.device) == "cuda"
         return {
             "models": list(self.models or ()), "strategies": list(self.strategies or ()),
@@ -121,12 +119,12 @@ def plan(cfg: ScaleConfig) -> list[Job]:
             for variant in cfg.variants:
                 if strategy == "single":
                     out.append(Job(model=model, strategy=strategy, variant=variant,
-                                             batch_size=cfg.batch_size * cfg.world, **common))
+                                   batch_size=cfg.batch_size * cfg.world, **common))
                     continue
                 for cap in cfg.bucket_caps if strategy == "ddp" else (None,):
                     out.append(Job(model=model, strategy=strategy, variant=variant,
-                                             batch_size=cfg.batch_size, nodes=cfg.nodes,
-                                             nproc=cfg.nproc, bucket_cap_mb=cap, **common))
+                                   batch_size=cfg.batch_size, nodes=cfg.nodes, nproc=cfg.nproc,
+                                   bucket_cap_mb=cap, **common))
     return out
 
 
@@ -171,11 +169,6 @@ def document(cfg: ScaleConfig, progress: Callable[[str], None] = lambda _: None,
 def with_derived(doc: dict[str, Any]) -> dict[str, Any]:
     tol = doc["provenance"]["settings"].get("tolerance")
     return {**doc, "rows": scaling.derive(doc["rows"], tol)}
-
-
-def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:
-    """The run on one device type: this device's defaults unless ``fields`` say else."""
-    return functools.partial(document, ScaleConfig(device=device, **fields))
 
 
 # ---- one results file from several commands ----------------------------------------------------

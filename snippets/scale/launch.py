@@ -193,7 +193,8 @@ def run(job: Job) -> dict[str, Any]:
 def exit_reason(logs: list[str], codes: list[int]) -> str:
     """One line on why a launcher failed, from torchrun's report of its first failed rank."""
     for log in logs:
-        found = re.search(r"rank\s*:\s*(\d+).*?\n\s*exitcode\s*:\s*(-?\d+)", log)
+        root = log[max(0, log.find("Root Cause")):]  # torchrun's first observed failure
+        found = re.search(r"rank\s*:\s*(\d+).*?\n\s*exitcode\s*:\s*(-?\d+)", root)
         if found:
             rank, code = int(found.group(1)), int(found.group(2))
             how = f"exited with code {code}"

@@ -81,7 +81,10 @@ def _counts() -> dict[str, Any]:
             "compiled_graphs": int(counters["aot_autograd"]["total"]),
             "compiled_autograd_graphs": int(counters["compiled_autograd"]["compiles"]),
             "graph_breaks": int(sum(reasons.values())),
-            "break_reasons": list(dict.fromkeys(group._reason(r) for r in reasons))}
+            # the first line of each of Dynamo's messages names the cause
+            "break_reasons": list(dict.fromkeys(
+                next((ln.strip() for ln in str(r).splitlines() if ln.strip()), "")
+                for r in reasons))}
 
 
 def train(args: Any, rank: int, local_rank: int, world: int, rec: dict[str, Any]) -> None:
@@ -103,7 +106,7 @@ def train(args: Any, rank: int, local_rank: int, world: int, rec: dict[str, Any]
             mesh = init_device_mesh(device.type, (world,))
         rec["init_s"] = time.perf_counter() - started
     model, x, y = batch(args.model, args.batch_size * world, rank, args.batch_size, args.seed)
-    wrap.check_blocks(model, args.strategy, args.variant)
+    wrap.check_blocks(model, args.variant)
     rec["batch_norm"] = any(isinstance(m, nn.modules.batchnorm._BatchNorm)
                             for m in model.modules())
     model, x, y = model.to(device), x.to(device), y.to(device)

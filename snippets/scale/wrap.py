@@ -18,14 +18,6 @@ from snippets.train.step import train_step
 
 STRATEGIES = ("single", "ddp", "fsdp2")  # single: one process, no wrapper (the reference)
 VARIANTS = ("eager", "compiled", "per-block", "per-block-inplace", "compiled-autograd")
-# What each compiles, as the page's tables and the help text say it.
-COMPILES = {
-    "eager": "nothing",
-    "compiled": "the wrapped model, whole: torch.compile(model)",
-    "per-block": "each block, torch.compile(block), before the model is wrapped",
-    "per-block-inplace": "each block in place, block.compile(), after the model is wrapped",
-    "compiled-autograd": "the wrapped model, and its backward through compiled autograd",
-}
 DDP_BUCKET_MB = 25.0  # DDP's own default bucket_cap_mb
 
 
@@ -110,9 +102,9 @@ def prepare(model, strategy, variant, device, mesh=None,
 # --8<-- [end:prepare]
 
 
-def check_blocks(model: nn.Module, strategy: str, variant: str) -> None:
-    """Raise NoBlocks where the variant compiles blocks and the model has none. FSDP2 still
-    shards a model without blocks, as one unit (the root)."""
+def check_blocks(model: nn.Module, variant: str) -> None:
+    """Raise NoBlocks where the variant compiles blocks and the model has none. (FSDP2 still
+    shards a model without blocks, as one unit: the root.)"""
     if variant.startswith("per-block") and not blocks(model):
         raise NoBlocks(f"no block known in {type(model).__name__} to compile on its own")
 

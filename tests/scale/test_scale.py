@@ -53,7 +53,7 @@ def test_blocks_are_module_list_entries_and_residual_blocks():
     encoder, _ = scale_models.small_transformer(2)
     assert len(wrap.blocks(encoder)) == 2
     with pytest.raises(wrap.NoBlocks):
-        wrap.check_blocks(scale_models.BUILTIN["tiny-cnn"](2)[0], "fsdp2", "per-block")
+        wrap.check_blocks(scale_models.BUILTIN["tiny-cnn"](2)[0], "per-block")
 
 
 def test_ddp_splits_the_compiled_graph_at_its_buckets(cpu_scale_run):
@@ -176,3 +176,12 @@ def test_a_failing_rank_fills_its_configurations_row():
     assert (row["status"], row["message"]) == ("error", "rank 1: RuntimeError: planted")
     row = gather.row(item, [], "rank 0 was killed by SIGKILL")
     assert row["message"] == "rank 0 was killed by SIGKILL" and row["step_ms"] is None
+
+
+def test_a_launcher_that_failed_says_which_rank_failed_first():
+    report = ("Failures:\n[1]:\n  rank      : 1 (local_rank: 1)\n  exitcode  : 1 (pid: 3)\n"
+              "Root Cause (first observed failure):\n[0]:\n  host      : localhost\n"
+              "  rank      : 0 (local_rank: 0)\n  exitcode  : -9 (pid: 2)\n")
+    assert launch.exit_reason([report], [1]) == "rank 0 was killed by SIGKILL"
+    assert launch.exit_reason(["ValueError: boom\n====="], [2]) == (
+        "the launcher exited with code 2: ValueError: boom")
