@@ -3,9 +3,13 @@ configuration kept in its row while the run goes on, and --append's checks."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 import torch
@@ -16,8 +20,10 @@ from snippets.scale import rank
 from snippets.scale.__main__ import main
 
 from .conftest import MLP, ROOT
+from .test_scale import _gone, _running
 
 FAILS = "tests.scale.models:fails_on_rank_1"
+HANGS = "tests.scale.models:hangs_on_rank_1"
 
 
 def run_cli(capsys, *argv: str, entry=main) -> tuple[int, str, str]:
@@ -111,16 +117,39 @@ def test_append_checks_the_file_before_it_runs(cpu_scale_run, tmp_path, capsys):
     assert code == 2 and len(err.strip().splitlines()) == 1
 
 
-def test_a_failing_configuration_is_recorded_and_the_run_goes_on(tmp_path, capsys):
+def _ctrl_c_reaches_the_child() -> None:
+    # A test run started in a shell's background inherits SIGINT ignored, and so would the run
+    # it starts: Python then never turns Ctrl-C into KeyboardInterrupt. Restore the default.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_a_failing_configuration_is_recorded_the_run_goes_on_and_ctrl_c_stops_it(tmp_path):
+    # The first configuration fails on rank 1; the second hangs on rank 1 until Ctrl-C, which
+    # must end the run with the first row kept and leave no rank behind.
     out = tmp_path / "scale.json"
-    code, text, _ = run_cli(capsys, "--device", "cpu", "--model", FAILS, "--model", MLP,
-                            "--strategies", "ddp", "--variants", "eager", "--steps", "2",
-                            "--rounds", "1", "--output", str(out), "--format", "markdown")
-    assert code == 0
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "snippets.scale", "--device", "cpu", "--model", FAILS,
+         "--model", HANGS, "--strategies", "ddp", "--variants", "eager", "--steps", "2",
+         "--rounds", "1", "--output", str(out), "--format", "json"],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, preexec_fn=_ctrl_c_reaches_the_child)
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and proc.poll() is None:
+            if out.exists() and json.loads(out.read_text())["rows"] and _running(HANGS):
+                break
+            time.sleep(0.2)
+        time.sleep(2)  # the hanging configuration's ranks are up
+        proc.send_signal(signal.SIGINT)
+        stdout, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and "Traceback" not in err, err[-2000:]
+    assert "interrupted: 1 finished rows kept" in err
     doc = results.load(out, scale.KIND)
-    failed, ok = doc["rows"]
-    assert (failed["model"], failed["status"]) == (FAILS, "error")
+    assert not doc["complete"] and [r["model"] for r in doc["rows"]] == [FAILS]
+    failed = doc["rows"][0]
+    assert failed["status"] == "error" and failed["step_ms"] is None
     assert failed["message"] == "rank 1: RuntimeError: planted failure on rank 1"
-    assert failed["step_ms"] is None and failed["launch"].startswith("torchrun ")
-    assert (ok["model"], ok["status"]) in ((MLP, "ok"), (MLP, "noisy"))
-    assert doc["complete"] and "planted failure on rank 1" in text
+    assert json.loads(stdout)["rows"] == doc["rows"]  # the table of what was finished
+    assert _gone(HANGS)

@@ -151,17 +151,30 @@ def test_a_configuration_past_its_time_is_stopped_with_its_ranks():
                          rounds=1, timeout_s=15)
     row = launch.run(item)
     assert (row["status"], row["message"]) == ("error", "timed out after 15 s")
-    assert not _running("hangs_on_rank_1")
+    assert _gone(item.model)
 
 
-def _running(marker: str) -> list[int]:
-    """Processes whose command line holds ``marker``: only ones this test started do."""
+def _gone(model: str, within_s: float = 10.0) -> bool:
+    """Whether every launcher and rank of ``model`` has exited, allowing them ``within_s``."""
+    import time
+
+    deadline = time.monotonic() + within_s
+    while _running(model):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
+def _running(model: str) -> list[int]:
+    """The launchers and ranks of ``model`` still running: only ones a test started are."""
     from pathlib import Path
 
-    found = []
+    marker, found = f"-m snippets.scale.rank --model {model}", []
     for proc in Path("/proc").iterdir():
         try:
-            if proc.name.isdigit() and marker.encode() in (proc / "cmdline").read_bytes():
+            if proc.name.isdigit() and marker in (proc / "cmdline").read_bytes().replace(
+                    b"\0", b" ").decode(errors="replace"):
                 found.append(int(proc.name))
         except OSError:
             continue
