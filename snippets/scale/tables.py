@@ -73,10 +73,22 @@ def markdown_table(rows: Iterable[Row]) -> str:
     return render.markdown_table(COLUMNS, (cells(r) for r in rows), left=3, left_last=True)
 
 
-def _table(head: tuple[str, ...], rows: Iterable[Row], cells: Callable[[Row], list[str]],
+def _table(head: tuple[str, ...], rows: list[Row], cells: Callable[[Row], list[str]],
            empty: str) -> str:
-    body = [cells(r) for r in rows]
-    return render.markdown_table(head, body, left_last=True) if body else empty
+    """A table whose last column is each row's status, and under it, what went wrong where
+    something did: a message is too long for a cell of a table that must fit the page."""
+    if not rows:
+        return empty
+    text = render.markdown_table(head, (cells(r) for r in rows), left_last=True)
+    return text + notes(rows)
+
+
+def notes(rows: Iterable[Row]) -> str:
+    said = [f"- {label(r, 'model', 'strategy', 'variant')}"
+            + (f" ({r['bucket_cap_mb']:g} MB buckets)" if r.get("bucket_cap_mb") else "")
+            + (f", {layout(r)}" if r["nodes"] > 1 else "") + f": {r['message']}"
+            for r in rows if r["status"] not in ("ok", "noisy") and r.get("message")]
+    return "\n\nWhat went wrong:\n\n" + "\n".join(said) if said else ""
 
 
 def main_bucket(doc: dict[str, Any]) -> float | None:
@@ -151,7 +163,7 @@ def buckets(doc: dict[str, Any]) -> str:
     return _table(head, rows, lambda r: [
         f"{label(r, 'model', 'variant')} · {r['bucket_cap_mb']:g}", graphs(r),
         render.num(r.get("compile_s"), ".1f"), render.ms(median(r)),
-        pct(r.get("scaling_efficiency")), status(r)], "No DDP run is recorded.")
+        pct(r.get("scaling_efficiency")), r["status"]], "No DDP run is recorded.")
 
 
 def blocks(doc: dict[str, Any]) -> str:
@@ -163,7 +175,7 @@ def blocks(doc: dict[str, Any]) -> str:
     return _table(head, rows, lambda r: [
         label(r, "model", "variant"), graphs(r), render.num(r.get("ops_captured"), "d"),
         render.num(r.get("graph_breaks"), "d"), render.num(r.get("compile_s"), ".1f"),
-        render.ms(median(r)), status(r)], "No FSDP2 run is recorded.")
+        render.ms(median(r)), r["status"]], "No FSDP2 run is recorded.")
 
 
 def autograd(doc: dict[str, Any]) -> str:
@@ -179,7 +191,7 @@ def autograd(doc: dict[str, Any]) -> str:
     return _table(head, rows, lambda r: [
         label(r, "model", "strategy", "variant"), graphs(r),
         render.num(r.get("compiled_autograd_graphs"), "d"),
-        render.num(r.get("compile_s"), ".1f"), render.ms(median(r)), status(r)],
+        render.num(r.get("compile_s"), ".1f"), render.ms(median(r)), r["status"]],
         "No compiled-autograd run is recorded.")
 
 
@@ -198,7 +210,7 @@ def nodes(doc: dict[str, Any]) -> str:
             "Loss gap", "Status")
     body = _table(head, rows, lambda r: [
         label(r, "model", "strategy", "variant"), layout(r), render.ms(median(r)),
-        pct(r.get("scaling_efficiency")), gap(r.get("loss_gap")), status(r)], "")
+        pct(r.get("scaling_efficiency")), gap(r.get("loss_gap")), r["status"]], "")
     return (body + "\n\nThe first node's command line, as the run started it:\n\n```bash\n"
             + multi[0]["launch"] + "\n```")
 
