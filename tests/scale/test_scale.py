@@ -148,9 +148,9 @@ def test_a_broken_row_is_named(cpu_scale_run, tmp_path, row, problem):
 def test_a_configuration_past_its_time_is_stopped_with_its_ranks():
     item = Job(model="tests.scale.models:hangs_on_rank_1", strategy="ddp",
                          variant="eager", batch_size=2, device="cpu", nproc=2, steps=2,
-                         rounds=1, timeout_s=15)
+                         rounds=1, timeout_s=10)
     row = launch.run(item)
-    assert (row["status"], row["message"]) == ("error", "timed out after 15 s")
+    assert (row["status"], row["message"]) == ("error", "timed out after 10 s")
     assert _gone(item.model)
 
 
