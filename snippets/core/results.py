@@ -83,6 +83,15 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
         "tflops": NUM, "peak_mem_mb": NUM, "graph_count": (int, type(None)),
         "graph_breaks": (int, type(None)), "break_reasons": (list,), "losses": (list,),
         "loss_gap": NUM}),
+    # Compile at scale: one row per distributed configuration, its ranks' records inside.
+    Kind("scale", "snippets.scale/1", {
+        "model": (str,), "strategy": (str,), "variant": (str,), "nodes": (int,),
+        "nproc_per_node": (int,), "world_size": (int,), "batch_size": (int,),
+        "global_batch": (int,), "bucket_cap_mb": NUM, "status": (str,), "message": (str,),
+        "compile_s": NUM, "step_ms": (dict, type(None)), "samples_per_s": NUM,
+        "graph_count": (int, type(None)), "compiled_graphs": (int, type(None)),
+        "graph_breaks": (int, type(None)), "peak_mem_mb": NUM, "losses": (list,),
+        "scaling_efficiency": NUM, "loss_gap": NUM, "ranks": (list,)}),
     Kind("debug-minifier", "snippets.debug-minifier/1", {
         "error": (str,), "detect_s": NUM, "minify_s": NUM, "nodes_before": (int, type(None)),
         "nodes_after": (int, type(None)), "queries": (int, type(None)),
@@ -200,6 +209,8 @@ def _settings_words(s: dict[str, Any]) -> list[str]:
         words.append("cudnn.benchmark")
     if s.get("rounds"):
         words.append(f"{s['rounds']} rounds")
+    if s.get("devices"):  # a run over several processes: how many, at most
+        words.append(s["devices"])
     return [", ".join(words)] if words else []
 
 

@@ -207,6 +207,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
     from snippets.dynamic import tables as dynamic_tables
     from snippets.explain import tables as explain_tables
     from snippets.production import tables as production_tables
+    from snippets.scale import tables as scale_tables
     from snippets.site import buildtime
     from snippets.train import tables as train_tables
 
@@ -220,6 +221,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
         **dict.fromkeys(("production-startup", "production-stream", "production-modes",
                          "production-hazards"), production_tables.report),
         "train": train_tables.table,
+        "scale": scale_tables.table,
     }
 
 

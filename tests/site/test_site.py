@@ -33,8 +33,8 @@ SEARCH_WORD = "interleaved"  # said on the benchmark page, and on no other
 PHONE = {"width": 390, "height": 844}
 # The pages with results tables or code, checked for clipping at both widths.
 READ_PAGES = ("", "benchmark/", "noise/", "graph-breaks/", "dynamic-shapes/",
-              "when-not-to-compile/", "production/", "training/", "run-it-yourself/", "results/",
-              "cli/", "contributing/")
+              "when-not-to-compile/", "production/", "training/", "scale/", "run-it-yourself/",
+              "results/", "cli/", "contributing/")
 # Every visible table and code block whose content is wider than its box; a table or code in a
 # closed <details> is not visible and not counted.
 CLIPPED = """() => {

@@ -1,0 +1,235 @@
+"""Compile at scale: the training page's step on several GPUs, with DDP and FSDP2, eager and
+compiled.
+
+Each configuration (a model, a strategy, a way of compiling, a DDP bucket size, a number of nodes
+and processes) runs as a real distributed job: PyTorch's launcher in a subprocess, one process per
+GPU (``launch``), each rank training its slice of one seeded batch (``rank``, ``wrap``). The
+one-process run of the same step over the whole batch (strategy ``single``) is the reference for
+scaling efficiency and for the loss (``scaling``). ``gather`` makes a configuration's row of its
+ranks' records, ``tables`` draws the page's tables, and ``python -m snippets.scale`` runs it
+(``__main__``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+import torch
+import torch._inductor.config
+
+from snippets.core import backends, config, results
+from snippets.scale import gather, launch, scaling
+from snippets.scale.job import Job
+from snippets.scale.wrap import DDP_BUCKET_MB, STRATEGIES, VARIANTS, compiled_autograd_missing
+from snippets.train import DTYPES, LR, SEED, TOLERANCE, group
+
+KIND = "scale"
+
+# The one table of per-device defaults; the command line's help is written from it.
+DEFAULTS: dict[str, dict[str, Any]] = {
+    # Two GPUs of one host; ResNet-50 and the encoder at 64 samples per GPU, in bf16 autocast as
+    # the training page measures them. 30 steps give the loss curves and 30 more the step times.
+    "cuda": {"models": ("resnet50", "transformer"), "strategies": STRATEGIES,
+             "variants": ("eager", "compiled", "per-block"), "batch_size": 64, "nproc": 2,
+             "bucket_caps": (DDP_BUCKET_MB,), "dtype": "bf16", "steps": 30, "rounds": 30,
+             # well past a configuration's compile and steps: one still running then is stuck
+             # (a rank waiting in a collective for a peer that died), and is stopped
+             "timeout_s": 540.0},
+    # Two CPU processes talking through gloo: the code path in seconds on a two-core machine.
+    # 1 MB buckets: the smallest a compiled DDP model accepts (DDP's first bucket is 1 MiB),
+    # and small enough to split the small encoder's 2 MB of weights.
+    "cpu": {"models": ("tiny-cnn", "small-transformer"), "strategies": STRATEGIES,
+            "variants": ("eager", "compiled"), "batch_size": 4, "nproc": 2,
+            "bucket_caps": (1.0,), "dtype": "fp32", "steps": 5, "rounds": 3, "timeout_s": 300.0},
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScaleConfig:
+    """Everything one run needs; None means "the default for the device" (``DEFAULTS``)."""
+
+    models: tuple[str, ...] | None = None  # built-in names (scale.models) or pkg.module:factory
+    strategies: tuple[str, ...] | None = None  # single, ddp, fsdp2
+    variants: tuple[str, ...] | None = None  # wrap.VARIANTS
+    batch_size: int | None = None  # samples per rank; the one-process run trains them all
+    nproc: int | None = None  # processes (GPUs) per node
+    nodes: int = 1  # launchers on this host, each a "node" of nproc processes
+    bucket_caps: tuple[float, ...] | None = None  # DDP's bucket_cap_mb, one configuration each
+    dtype: str | None = None  # "bf16" (autocast) or "fp32"
+    device: str = "auto"
+    steps: int | None = None  # steps whose losses are kept (the first 3 timed whole)
+    rounds: int | None = None  # steady steps timed one by one
+    warmup: int = 2  # untimed steps between them
+    lr: float = LR
+    seed: int = SEED
+    timeout_s: float | None = None  # per configuration
+    # "fresh": every configuration compiles with an empty Inductor cache, as a new job does (on
+    # a CPU that alone is some 20 s of one-time work per process); "shared": the cache this
+    # process's environment names, so later configurations find what earlier ones compiled.
+    inductor_cache: str = "fresh"
+
+    def resolve(self) -> ScaleConfig:
+        """Fill every None with the device's default; strategies and variants in their order
+        (the one-process reference first)."""
+        cfg = config.resolve(self, DEFAULTS)
+        return replace(cfg, strategies=tuple(s for s in STRATEGIES if s in cfg.strategies),
+                       variants=tuple(v for v in VARIANTS if v in cfg.variants))
+
+    @property
+    def world(self) -> int:
+        return (self.nodes or 1) * (self.nproc or 1)
+
+    def settings(self) -> dict[str, Any]:
+        """What the results file records of this run's settings. The backend switches are the
+        device's defaults (TF32 and cuDNN's autotuner on CUDA), which every rank applies."""
+        b = backends.DEFAULT[config.device_type(self.device)]
+        cuda = config.device_type(self.device) == "cuda"
+        return {
+            "models": list(self.models or ()), "strategies": list(self.strategies or ()),
+            "variants": list(self.variants or ()), "batch_size": self.batch_size,
+            "nproc": self.nproc, "nodes": self.nodes, "bucket_caps": list(self.bucket_caps or ()),
+            "devices": f"{self.world} {'GPUs' if cuda else 'processes'}",
+            "backend": "nccl" if cuda else "gloo", "launcher": "torchrun",
+            "nccl_nvls_enable": "0", "omp_threads": "host cores / ranks on the host",
+            "inductor_cache": ("a fresh folder per node and configuration"
+                               if self.inductor_cache == "fresh" else "shared"),
+            "dtype": "bf16 autocast" if self.dtype == "bf16" else self.dtype,
+            "autocast": self.dtype if DTYPES.get(self.dtype or "") else None,
+            "weights": "fp32", "optimizer": f"AdamW(lr={self.lr:g})", "loss": "cross_entropy",
+            "seed": self.seed, "steps": self.steps, "first_steps": group.FIRST_STEPS,
+            "rounds": self.rounds, "warmup": self.warmup, "timeout_s": self.timeout_s,
+            "tolerance": TOLERANCE.get(self.dtype or ""), "tf32": b.tf32,
+            "cudnn_benchmark": b.cudnn_benchmark, "backends": b.as_dict(),
+            "fx_graph_cache": bool(torch._inductor.config.fx_graph_cache),
+            "compiled_autograd": compiled_autograd_missing() or "available",
+        }
+
+
+def plan(cfg: ScaleConfig) -> list[Job]:
+    """Every configuration of a resolved config, in the order it runs: per model, the
+    one-process reference first, then each strategy's variants (DDP's at each bucket size)."""
+    common = {"device": config.device_type(cfg.device), "dtype": cfg.dtype, "steps": cfg.steps,
+              "warmup": cfg.warmup, "rounds": cfg.rounds, "lr": cfg.lr, "seed": cfg.seed,
+              "timeout_s": cfg.timeout_s, "inductor_cache": cfg.inductor_cache}
+    out = []
+    for model in cfg.models:
+        for strategy in cfg.strategies:
+            for variant in cfg.variants:
+                if strategy == "single":
+                    out.append(Job(model=model, strategy=strategy, variant=variant,
+                                   batch_size=cfg.batch_size * cfg.world, **common))
+                    continue
+                for cap in cfg.bucket_caps if strategy == "ddp" else (None,):
+                    out.append(Job(model=model, strategy=strategy, variant=variant,
+                                   batch_size=cfg.batch_size, nodes=cfg.nodes, nproc=cfg.nproc,
+                                   bucket_cap_mb=cap, **common))
+    return out
+
+
+def describe(item: Job) -> str:
+    where = ("one process" if item.strategy == "single" else
+             f"{item.strategy}, {item.nodes} x {item.nproc} processes")
+    bucket = f", {item.bucket_cap_mb:g} MB buckets" if item.bucket_cap_mb is not None else ""
+    return f"{item.model}: {item.variant}, {where}{bucket}"
+
+
+def run(cfg: ScaleConfig, progress: Callable[[str], None] = lambda _: None
+        ) -> Iterator[dict[str, Any]]:
+    """Yield every configuration's row of a resolved config, one launched job after another."""
+    missing = compiled_autograd_missing()
+    for item in plan(cfg):
+        progress(describe(item))
+        if item.variant == "compiled-autograd" and missing:
+            yield gather.new_row(item, run_status="unsupported", run_message=missing,
+                                 status="unsupported", message=missing)
+            continue
+        yield launch.run(item)
+
+
+def document(cfg: ScaleConfig, progress: Callable[[str], None] = lambda _: None,
+             on_row: Callable[[dict[str, Any]], None] = lambda _: None, *,
+             commit: str | None = None, old: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A whole results document, each row added as its job ends (``on_row`` sees the document
+    then, to save it); with ``old``, this run's rows are joined to a recorded run's (--append).
+    Not ``core.runs.document``: that measures a matmul peak in this process first, which would
+    hold a GPU that the ranks need, and the table here has no % of peak."""
+    cfg = cfg.resolve()
+    prov = results.provenance(torch.device(config.device_type(cfg.device)), cfg.settings(),
+                              commit=commit)
+    doc = results.new_document(KIND, prov)
+    for row in run(cfg, progress):
+        doc["rows"].append(row)
+        on_row(join(old, doc) if old else with_derived(doc))
+    doc["complete"] = True
+    return join(old, doc) if old else with_derived(doc)
+
+
+def with_derived(doc: dict[str, Any]) -> dict[str, Any]:
+    tol = doc["provenance"]["settings"].get("tolerance")
+    return {**doc, "rows": scaling.derive(doc["rows"], tol)}
+
+
+# ---- one results file from several commands ----------------------------------------------------
+
+# What must agree for rows of two runs to stand in one table: the device, torch, and every
+# setting that changes what a step time or a loss means. The strategies, variants, bucket sizes
+# and node counts may differ: that is what commands split a run by.
+JOINED_SETTINGS = ("dtype", "optimizer", "seed", "steps", "rounds", "warmup", "batch_size",
+                   "tolerance", "backends", "backend", "inductor_cache")
+
+
+def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
+    """Raise ResultsError, naming the difference, if a run of provenance ``prov`` cannot add its
+    rows to the recorded ``old`` (``--append``)."""
+    theirs = old["provenance"]
+    for key in ("device", "torch"):
+        if prov.get(key) != theirs.get(key):
+            raise results.ResultsError(f"--append: {key} {prov.get(key)!r} here, "
+                                       f"{theirs.get(key)!r} in the file")
+    for key in JOINED_SETTINGS:
+        a, b = prov["settings"].get(key), theirs["settings"].get(key)
+        if a != b:
+            raise results.ResultsError(f"--append: setting {key} is {a!r} here, {b!r} in the file")
+
+
+def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``old`` with ``new``'s rows added; a row of the same configuration is replaced. Each row
+    keeps ``part``, the command that measured it; the provenance stays ``old``'s, with a part per
+    command, and the lists of what was run grow."""
+    parts = old["provenance"].get("parts") or [_part(old["provenance"])]
+    prov = {**old["provenance"], "settings": dict(old["provenance"]["settings"]),
+            "parts": [*parts, _part(new["provenance"])]}
+    for name in ("models", "strategies", "variants", "bucket_caps"):
+        prov["settings"][name] = list(dict.fromkeys(
+            [*prov["settings"].get(name, []), *new["provenance"]["settings"].get(name, [])]))
+    rows = {gather.key(r): {"part": 0, **r} for r in old["rows"]}
+    for r in new["rows"]:
+        rows[gather.key(r)] = {**r, "part": len(parts)}
+    doc = {**old, "provenance": prov, "rows": list(rows.values()),
+           "complete": bool(old.get("complete") and new.get("complete"))}
+    return with_derived(doc)
+
+
+def _part(prov: dict[str, Any]) -> dict[str, Any]:
+    s = prov["settings"]
+    return {"date": prov["date"], "commit": prov["commit"],
+            **{k: s.get(k) for k in ("models", "strategies", "variants", "bucket_caps", "nodes",
+                                     "nproc", "devices")}}
+
+
+
+# ---- the launch line on a cluster --------------------------------------------------------------
+
+def cluster_line(nodes: int = 4, nproc: int = 8, model: str = "transformer",
+                 strategy: str = "fsdp2", variant: str = "per-block") -> str:
+    """What every node of a cluster runs for one configuration at the CUDA defaults: the same
+    launcher line as on one host, with the head node's address and the job's id where the
+    local run has a free port. ``$NODE_RANK`` is each node's own number."""
+    cfg = ScaleConfig(device="cuda", models=(model,), strategies=(strategy,),
+                      variants=(variant,), nproc=nproc, nodes=nodes).resolve()
+    job = plan(cfg)[0]
+    argv = launch.torchrun(nodes, nproc, job.rank_args(launch.RANKS), "$NODE_RANK",
+                           "$HEAD_NODE:29500", "$JOB_ID")
+    return "```bash\n" + launch.shown(argv) + "\n```\n"

@@ -1,0 +1,204 @@
+"""``python -m snippets.scale.rank``: one rank of one configuration, started by PyTorch's launcher.
+
+``torchrun`` (``python -m torch.distributed.run``) starts one of these per GPU (or per CPU process)
+and tells it who it is through ``RANK``, ``LOCAL_RANK`` and ``WORLD_SIZE``. Each rank builds the
+same seeded model and the same whole batch, keeps its own slice of the batch, wraps and compiles
+the model (``wrap``), and trains with the training page's step: the first steps timed whole (they
+compile) with every loss kept, then steady steps timed one by one. It writes what it measured, and
+its faults, to ``<out>/rank<RANK>.json``; the parent that started the launcher gathers the files.
+
+A rank that fails writes its record and exits 1: the launcher then stops the other ranks, which
+would otherwise wait for it in their next collective. A user's mistake (a bad flag, a model that
+cannot be built) is one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.distributed as dist
+from torch import nn
+
+from snippets.core import backends, cli, measure, models
+from snippets.scale import wrap
+from snippets.scale.models import factory
+from snippets.train import DTYPES, group
+from snippets.train.step import optimizer_for
+
+PROG = "python -m snippets.scale.rank"
+
+
+def parser() -> cli.Parser:
+    p = cli.Parser(prog=PROG, description="One rank of a scale configuration (started by "
+                                          "torchrun, which sets RANK, LOCAL_RANK, WORLD_SIZE).")
+    p.add_argument("--model", required=True, help="a built-in model or pkg.module:factory")
+    p.add_argument("--strategy", choices=wrap.STRATEGIES, required=True)
+    p.add_argument("--variant", choices=wrap.VARIANTS, required=True)
+    p.add_argument("--batch-size", type=cli.positive, required=True, help="samples per rank")
+    p.add_argument("--device", choices=("cpu", "cuda"), required=True)
+    p.add_argument("--dtype", choices=list(DTYPES), default="fp32")
+    p.add_argument("--steps", type=cli.positive, default=5, help="steps whose losses are kept")
+    p.add_argument("--warmup", type=cli.non_negative, default=2, help="untimed steps after them")
+    p.add_argument("--rounds", type=cli.positive, default=3, help="steady steps timed one by one")
+    p.add_argument("--bucket-cap-mb", type=float, default=wrap.DDP_BUCKET_MB)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=Path, required=True,
+                   help="folder for rank<RANK>.json, made if missing")
+    return p
+
+
+def batch(spec: str, global_batch: int, rank: int, per_rank: int,
+          seed: int) -> tuple[nn.Module, torch.Tensor, torch.Tensor]:
+    """The seeded model, and this rank's slice of the whole batch and its labels: every rank
+    (and the one-process reference, whose slice is all of it) draws the same whole batch."""
+    torch.manual_seed(seed)
+    model, x = models.build(factory(spec), spec, global_batch)
+    with torch.no_grad():
+        classes = model.eval()(x[:1]).shape[-1]
+    y = torch.randint(0, classes, (global_batch,), generator=torch.Generator().manual_seed(seed))
+    part = slice(rank * per_rank, (rank + 1) * per_rank)
+    return model.train(), x[part], y[part]
+
+
+def _counts() -> dict[str, Any]:
+    """What Dynamo and the compilers made in this process. ``compiled_graphs`` counts the graphs
+    AOTAutograd compiled: a Dynamo graph that DDP split at its buckets is one graph in
+    ``graph_count`` and one per piece here."""
+    from torch._dynamo.utils import counters
+
+    reasons = counters["graph_break"]
+    return {"graph_count": int(counters["stats"]["unique_graphs"]),
+            "ops_captured": int(counters["stats"]["calls_captured"]),
+            "compiled_graphs": int(counters["aot_autograd"]["total"]),
+            "compiled_autograd_graphs": int(counters["compiled_autograd"]["compiles"]),
+            "graph_breaks": int(sum(reasons.values())),
+            # the first line of each of Dynamo's messages names the cause
+            "break_reasons": list(dict.fromkeys(
+                next((ln.strip() for ln in str(r).splitlines() if ln.strip()), "")
+                for r in reasons))}
+
+
+def train(args: Any, rank: int, local_rank: int, world: int, rec: dict[str, Any]) -> None:
+    """Train this rank's configuration, filling ``rec`` as it goes (so a fault keeps what was
+    measured before it)."""
+    cuda = args.device == "cuda"
+    device = torch.device("cuda", local_rank) if cuda else torch.device("cpu")
+    if cuda:
+        torch.cuda.set_device(device)
+        rec["device"] = torch.cuda.get_device_name(device)
+    mesh = None
+    if args.strategy != "single":
+        started = time.perf_counter()
+        # NCCL between GPUs, gloo between CPU processes: PyTorch's two standard backends.
+        dist.init_process_group("nccl" if cuda else "gloo", device_id=device if cuda else None)
+        if args.strategy == "fsdp2":
+            from torch.distributed.device_mesh import init_device_mesh
+
+            mesh = init_device_mesh(device.type, (world,))
+        rec["init_s"] = time.perf_counter() - started
+    model, x, y = batch(args.model, args.batch_size * world, rank, args.batch_size, args.seed)
+    wrap.check_blocks(model, args.variant)
+    rec["batch_norm"] = any(isinstance(m, nn.modules.batchnorm._BatchNorm)
+                            for m in model.modules())
+    model, x, y = model.to(device), x.to(device), y.to(device)
+    model = wrap.prepare(model, args.strategy, args.variant, device, mesh, args.bucket_cap_mb)
+    optimizer = optimizer_for(model, args.lr)  # after wrapping: FSDP2's weights are its shards
+    step = wrap.make_step(args.variant, model, optimizer, DTYPES[args.dtype])
+    for i in range(args.steps):
+        with measure.Stopwatch(device) as watch:
+            loss = step(x, y)
+        if i < group.FIRST_STEPS:
+            rec["first_steps_s"].append(watch.seconds)
+            rec["compile_s"] = sum(rec["first_steps_s"])
+        value = loss.item()
+        rec["losses"].append(value if math.isfinite(value) else None)  # JSON has no NaN
+    for _ in range(args.warmup):
+        step(x, y)
+    if cuda:
+        torch.cuda.reset_peak_memory_stats(device)
+    for _ in range(args.rounds):
+        with measure.Stopwatch(device) as watch:
+            step(x, y)
+        rec["step_ms"].append(watch.seconds * 1e3)
+    if cuda:  # what the rank holds (weights, gradients, optimizer state) and a step's peak
+        rec["peak_mem_mb"] = torch.cuda.max_memory_allocated(device) / 2**20
+
+
+def fault(exc: BaseException) -> tuple[str, str]:
+    """(status, one-line message): Dynamo's Unsupported is what the installed torch cannot
+    compile, as is a model without blocks for a per-block variant; the rest as the training
+    page records its faults."""
+    if isinstance(exc, wrap.NoBlocks):
+        return "unsupported", str(exc)
+    if isinstance(exc, torch._dynamo.exc.Unsupported):
+        return "unsupported", group.fault(exc)[1]
+    return group.fault(exc)
+
+
+def run(args: Any, rank: int, local_rank: int, world: int) -> dict[str, Any]:
+    rec: dict[str, Any] = {
+        "rank": rank, "local_rank": local_rank, "world_size": world,
+        "host": socket.gethostname(), "pid": os.getpid(), "device": "CPU",
+        "threads": torch.get_num_threads(), "status": "ok", "message": "", "init_s": None,
+        "compile_s": None, "first_steps_s": [], "losses": [], "step_ms": [],
+        "peak_mem_mb": None, "batch_norm": None}
+    why = wrap.compiled_autograd_missing() if args.variant == "compiled-autograd" else None
+    if why:
+        return {**rec, "status": "unsupported", "message": why}
+    try:
+        with backends.DEFAULT[args.device].apply():  # TF32 and cuDNN's autotuner on CUDA
+            train(args, rank, local_rank, world, rec)
+    except models.SpecError:
+        raise
+    except Exception as exc:
+        rec["status"], rec["message"] = fault(exc)
+        # When: a rank's fault makes the others fail too (their collective loses its peer), and
+        # the earliest fault is the cause.
+        rec["failed_at"] = time.time()
+    return {**rec, **_counts()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    # Inductor's C++ backend logs "No CUDA runtime is found" on every CPU-only machine: expected.
+    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
+    args = parser().parse_args(argv)
+    # Who this process is: torchrun's environment, read once, here at the edge.
+    try:
+        rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+        local_rank = int(os.environ["LOCAL_RANK"])
+    except (KeyError, ValueError):
+        cli.fail(PROG, "RANK, LOCAL_RANK and WORLD_SIZE are unset: start it with torchrun")
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        cli.fail(PROG, f"--out {args.out}: {exc.strerror}")
+    # The parent stops exactly these processes if the configuration runs past its time.
+    (args.out / f"rank{rank}.pid").write_text(str(os.getpid()))
+    try:
+        rec = run(args, rank, local_rank, world)
+    except models.SpecError as exc:
+        cli.fail(PROG, str(exc))
+    path = args.out / f"rank{rank}.json"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(rec, allow_nan=False))
+    tmp.replace(path)  # the parent never reads half a record
+    if rec["status"] != "ok":
+        # Out now, without a goodbye to the process group: the other ranks may be waiting in a
+        # collective this rank never joins, and the launcher stops them once it sees this exit.
+        os._exit(1)
+    if dist.is_initialized():
+        dist.destroy_process_group()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

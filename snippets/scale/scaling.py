@@ -1,0 +1,83 @@
+"""What a configuration's row is worth against the others: its scaling efficiency against the same
+step in one process, its loss against that process's and against its own strategy's eager run.
+
+The one-process run (strategy ``single``) trains the whole batch that the N ranks of a
+configuration share, so both train the same step on the same samples. Against it:
+
+- **scaling efficiency** is the N ranks' throughput over N times the one process's,
+  ``(B / t_N) / (N * B / t_1) = t_1 / (N * t_N)`` for the whole batch B: 1 where N GPUs take
+  1/N of the time, less for whatever the communication and the smaller slice per GPU cost;
+- **loss gap** is the largest difference of the loss curves, as the training page measures it
+  (``snippets.train.group.loss_gap``), from the one process's eager run.
+
+A model with batch norm normalizes each rank's slice by its own statistics, not the whole batch's,
+so its loss departs from the one-process run's by more than rounding; its rows are held to the
+tolerance against their own strategy's eager run only (``loss_gap_eager``), which any compiled
+variant must match.
+
+Everything here is computed again from the rows whenever rows are added (``derive``), so a run
+split over several commands (``--append``) compares against whichever reference is in the file.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from snippets.train import group
+
+
+def _median(row: dict[str, Any] | None) -> float | None:
+    return ((row or {}).get("step_ms") or {}).get("median")
+
+
+def _gap(row: dict[str, Any], ref: dict[str, Any] | None) -> float | None:
+    if not ref or not ref.get("losses") or not row.get("losses"):
+        return None
+    gap = group.loss_gap(row["losses"], ref["losses"])
+    return gap if math.isfinite(gap) else None
+
+
+def _learned(row: dict[str, Any]) -> bool:
+    return row["run_status"] in ("ok", "noisy") and bool(row.get("losses"))
+
+
+def derive(rows: list[dict[str, Any]], tolerance: float | None) -> list[dict[str, Any]]:
+    """Every row with its efficiency, loss gaps and status computed from the rows given."""
+    single = {(r["model"], r["variant"], r["global_batch"]): r for r in rows
+              if r["strategy"] == "single" and _learned(r)}
+    eager = {(r["model"], r["strategy"], r["nodes"], r["nproc_per_node"], r["global_batch"]): r
+             for r in rows if r["variant"] == "eager" and _learned(r)}
+    out = []
+    for r in rows:
+        r = {**r, "scaling_efficiency": None, "loss_gap": None, "loss_gap_eager": None,
+             "status": r["run_status"], "message": r["run_message"]}
+        if not _learned(r):
+            out.append(r)
+            continue
+        one = single.get((r["model"], r["variant"], r["global_batch"]))
+        if r["strategy"] != "single" and _median(one) and _median(r):
+            r["scaling_efficiency"] = _median(one) / (r["world_size"] * _median(r))
+        if not (r["strategy"] == "single" and r["variant"] == "eager"):  # the reference itself
+            r["loss_gap"] = _gap(r, single.get((r["model"], "eager", r["global_batch"])))
+        if r["variant"] != "eager":
+            r["loss_gap_eager"] = _gap(r, eager.get((r["model"], r["strategy"], r["nodes"],
+                                                      r["nproc_per_node"], r["global_batch"])))
+        wrong = _diverged(r, tolerance)
+        if wrong:
+            r["status"], r["message"] = "mismatch", wrong
+        out.append(r)
+    return out
+
+
+def _diverged(r: dict[str, Any], tolerance: float | None) -> str:
+    """Why a row does not learn as it should, or ""."""
+    if tolerance is None:
+        return ""
+    if r["loss_gap_eager"] is not None and r["loss_gap_eager"] > tolerance:
+        return (f"loss gap {r['loss_gap_eager']:.3g} from its own eager run, above "
+                f"{tolerance:g}: it does not learn the same")
+    if r["loss_gap"] is not None and r["loss_gap"] > tolerance and not r.get("batch_norm"):
+        return (f"loss gap {r['loss_gap']:.3g} from one process, above {tolerance:g}: "
+                "it does not learn the same")
+    return ""
