@@ -208,6 +208,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
     from snippets.explain import tables as explain_tables
     from snippets.production import tables as production_tables
     from snippets.site import buildtime
+    from snippets.speed import tables as speed_tables
     from snippets.train import tables as train_tables
 
     return {
@@ -220,6 +221,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
         **dict.fromkeys(("production-startup", "production-stream", "production-modes",
                          "production-hazards"), production_tables.report),
         "train": train_tables.table,
+        "speed-settings": speed_tables.settings_report,
     }
 
 

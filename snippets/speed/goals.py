@@ -86,6 +86,11 @@ def verdict(doc: dict[str, Any], goal: Goal) -> str:
     return f"- **{goal.words()}**: {head}; {how}{why}."
 
 
+def listing() -> str:
+    """The goals as the page lists them before any run is judged."""
+    return "\n".join(f"- {g.words()}" for g in GOALS)
+
+
 def verdicts(doc: dict[str, Any]) -> str:
     """Every goal against a ladder document; where the run is not an H200 in bf16, why the goals
     are not judged."""

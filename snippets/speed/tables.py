@@ -25,11 +25,6 @@ def _spread(r: dict[str, Any]) -> str:
     return f"{100 * lat['iqr'] / lat['median']:.1f}" if lat.get("median") else "–"
 
 
-def _below(r: dict[str, Any]) -> str:
-    """The speedup over the rung below, naming that rung where a command skipped one."""
-    return render.num(r.get("speedup_prev"), ".2f")
-
-
 def ceilings(doc: dict[str, Any]) -> str:
     """The ceilings the run measured, as a sentence."""
     c = doc["provenance"].get("ceilings")
@@ -49,7 +44,8 @@ def ladder(doc: dict[str, Any]) -> str:
             "Compile s", "% of peak", "Status")
     return render.markdown_table(head, ((
         _label(r), render.ms(_median(r)), _spread(r), render.num(r.get("speedup"), ".2f"),
-        _below(r), render.num(r.get("compile_s"), ".1f"), render.num(r.get("pct_of_peak"), ".1f"),
+        render.num(r.get("speedup_prev"), ".2f"), render.num(r.get("compile_s"), ".1f"),
+        render.num(r.get("pct_of_peak"), ".1f"),
         r["status"] + (f": {r['message']}" if r.get("message") else ""))
         for r in doc["rows"]), left_last=True)
 
@@ -122,8 +118,9 @@ def findings(doc: dict[str, Any]) -> str:
             line += f", {best['speedup']:.2f} times eager's speed"
         if steps:
             top = max(steps, key=lambda r: r["speedup_prev"])
+            below = f"`{top['prev_rung']}`" if top.get("prev_rung") else "the rung below"
             line += (f"; the step that buys most is `{top['mode']}` ({top['speedup_prev']:.2f}× "
-                     f"over `{top.get('prev_rung') or 'the rung below'}`)")
+                     f"over {below})")
         read = roofline.row_reading(best, ceil)
         if read:
             line += (f"; it runs at {100 * read['of_roofline']:.0f} % of its roofline "
@@ -134,11 +131,40 @@ def findings(doc: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def recompiled_note(doc: dict[str, Any]) -> str:
+    """Where a ladder was recorded before each rung had its own compiled entry (its rows carry
+    no rung key), what that means for its freezing rung."""
+    ladder_rows = [r for r in doc["rows"] if r.get("rung")]
+    if not ladder_rows or any("key" in r["rung"] for r in ladder_rows):
+        return ""
+    return ("!!! warning \"Recorded before each rung kept its own compiled code\"\n\n"
+            "    In this run Dynamo was reset after each rung was built, so every rung was "
+            "compiled again at its first timed call, and freezing, then a global switch set "
+            "around the build only, was off by then: its `+ freezing` row times the rung below "
+            "it once more. A run of the current code compiles each rung once, with its own "
+            "options.")
+
+
+def try_first(doc: dict[str, Any]) -> str:
+    """The steps in the order they paid in this run: each step's geometric-mean speedup over
+    the rung below it, across the ladders where it ran and computed eager's answer."""
+    import math
+
+    gains: dict[str, list[float]] = {}
+    for r in doc["rows"]:
+        if r.get("speedup_prev") and r["status"] in ("ok", "noisy"):
+            gains.setdefault(r["mode"], []).append(r["speedup_prev"])
+    ranked = sorted(((math.exp(sum(map(math.log, v)) / len(v)), k, len(v))
+                     for k, v in gains.items()), reverse=True)
+    return "\n".join(f"{i}. `{name}`: {g:.2f}× over the rung below, geometric mean of {n} "
+                     f"ladder{'s' if n > 1 else ''}" for i, (g, name, n) in enumerate(ranked, 1))
+
+
 def ladder_report(doc: dict[str, Any]) -> str:
     """A ladder run as the page shows it: ceilings, ladders, findings, then the roofline, the
     profile and the top kernels in blocks that open."""
-    parts = [ceilings(doc), ladder(doc), "What the ladders say, computed from them:",
-             findings(doc),
+    parts = [p for p in (recompiled_note(doc), ceilings(doc)) if p] + [
+             ladder(doc), "What the ladders say, computed from them:", findings(doc),
              render.details("The roofline of every rung (floors from the ceilings above; bytes "
                             "are a lower bound: weights and input read once, output written "
                             "once)", roofline_table(doc))]
