@@ -83,6 +83,8 @@ class SpeedConfig:
     def settings(self) -> dict[str, Any]:
         """What the results file adds to the benchmark's record of its settings."""
         out: dict[str, Any] = {"run": self.run}
+        if self.run == "settings":  # as swept: the benchmark's own config adds eager to its modes
+            out["modes"] = list(self.modes or ())
         if self.run == "ladder":
             out.update(rungs=list(self.rungs) if self.rungs else None,
                        profile_calls=self.profile_calls,

@@ -152,3 +152,32 @@ def test_append_refuses_another_device_or_setting(ladder_doc):
     other = {**doc["provenance"], "settings": {**doc["provenance"]["settings"], "dtype": "bf16"}}
     with pytest.raises(results.ResultsError, match="dtype"):
         speed.check_joinable(doc, other)
+
+
+def test_an_image_model_climbs_the_layout_rung_without_compiling_while_timed():
+    from torch._dynamo.utils import counters
+
+    def conv(batch_size):
+        return nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU(),
+                             nn.Conv2d(8, 4, 3)), torch.randn(batch_size, 3, 12, 12)
+
+    timing, seen = ladder.measure.measure_variants, []
+
+    def counted(*args, **kwargs):
+        before = counters["frames"]["ok"]
+        out = timing(*args, **kwargs)
+        seen.append(counters["frames"]["ok"] - before)
+        return out
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(ladder.measure, "measure_variants", counted)
+    try:
+        with torch.no_grad():
+            rows = list(ladder.climb("conv", conv, 2, device=torch.device("cpu"),
+                                     dtype=torch.float32, autotune=False, tolerance=1e-2,
+                                     **QUICK))
+    finally:
+        mp.undo()
+    assert [r["rung"]["key"] for r in rows] == ["eager", "compile", "channels-last", "freezing"]
+    assert all(r["status"] in ("ok", "noisy") for r in rows) and seen == [0]
+    assert rows[3]["rung"]["channels_last"] and rows[3]["rel_err"] < 1e-4
