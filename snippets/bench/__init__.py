@@ -249,33 +249,38 @@ def measure_group(
     yield from _finish(g, timed, evidence, mems, peak_tflops)
 
 
+Group = Callable[[BenchConfig, str, models.Factory, int, "float | None",
+                  Callable[[str], None]], Iterator[dict[str, Any]]]
+
+
 def _climb(cfg: BenchConfig, name: str, factory: models.Factory, bs: int,
            peak: float | None, progress: Callable[[str], None]) -> Iterator[dict[str, Any]]:
-    from snippets.bench import ladder
+    """The speed ladder of one (model, batch size), which ``snippets.speed`` holds."""
+    from snippets.speed.ladder import climb
 
     autotune = any(m.startswith("max-autotune") for m in cfg.modes)
-    return ladder.climb(name, factory, bs, device=torch.device(cfg.device),
-                        dtype=DTYPES[cfg.dtype], autotune=autotune, rounds=cfg.rounds,
-                        warm_rounds=cfg.warm_rounds, sample_ms=cfg.sample_ms,
-                        warmup=cfg.warmup, tolerance=TOLERANCE[cfg.dtype],
-                        peak_tflops=peak, progress=progress)
+    return climb(name, factory, bs, device=torch.device(cfg.device), dtype=DTYPES[cfg.dtype],
+                 autotune=autotune, rounds=cfg.rounds, warm_rounds=cfg.warm_rounds,
+                 sample_ms=cfg.sample_ms, warmup=cfg.warmup, tolerance=TOLERANCE[cfg.dtype],
+                 peak_tflops=peak, progress=progress)
 
 
 def run(cfg: BenchConfig, peak: float | None = None,
-        progress: Callable[[str], None] = lambda _: None) -> Iterator[dict[str, Any]]:
+        progress: Callable[[str], None] = lambda _: None,
+        group: Group | None = None) -> Iterator[dict[str, Any]]:
     """Yield every row of a resolved config, one (model, batch size) group after another, under
-    the config's backend settings. ``peak`` is the device's measured bf16 matmul TFLOP/s."""
+    the config's backend settings. ``peak`` is the device's measured bf16 matmul TFLOP/s;
+    ``group`` measures one (model, batch size) (default: the modes side by side, or the ladder
+    where the config asks for it)."""
     device = torch.device(cfg.device)
+    group = group or (_climb if cfg.ladder else measure_group)
     factories = [(n, models.BUILTIN[n]) for n in cfg.models] + list(cfg.factories)
     with cfg.backends.apply():
         for name, factory in factories:
             for bs in cfg.batch_sizes:
                 try:
                     with torch.no_grad():
-                        if cfg.ladder:
-                            yield from _climb(cfg, name, factory, bs, peak, progress)
-                        else:
-                            yield from measure_group(cfg, name, factory, bs, peak, progress)
+                        yield from group(cfg, name, factory, bs, peak, progress)
                 except models.SpecError:
                     raise
                 except Exception as exc:  # the model itself failed (eager OOM at batch 256, say)
@@ -291,13 +296,17 @@ def run(cfg: BenchConfig, peak: float | None = None,
 
 def document(cfg: BenchConfig, progress: Callable[[str], None] = lambda _: None,
              on_row: Callable[[dict[str, Any]], None] = lambda _: None, *,
-             commit: str | None = None) -> dict[str, Any]:
+             commit: str | None = None, group: Group | None = None,
+             ceilings: Callable[[torch.device], dict[str, Any]] | None = None,
+             kind: str = "bench", settings: dict[str, Any] | None = None) -> dict[str, Any]:
     """A whole results document for a config: provenance, the measured bf16 peak on CUDA, then
     the rows. ``on_row`` sees the document after each row (to save it); an interrupted run
-    leaves it with the finished rows and ``complete`` false."""
+    leaves it with the finished rows and ``complete`` false. ``group``, ``ceilings``, ``kind``
+    and ``settings`` (added to the config's) are for the runs built on the benchmark's."""
     cfg = cfg.resolve()
-    return runs.document("bench", torch.device(cfg.device), cfg.settings(),
-                         lambda peak: run(cfg, peak, progress), progress, on_row, commit=commit)
+    return runs.document(kind, torch.device(cfg.device), {**cfg.settings(), **(settings or {})},
+                         lambda peak: run(cfg, peak, progress, group), progress, on_row,
+                         commit=commit, ceilings=ceilings)
 
 
 def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:

@@ -332,14 +332,3 @@ def crosscheck_findings(doc: dict[str, Any]) -> str:
 def crosscheck_report(doc: dict[str, Any]) -> str:
     return crosscheck_findings(doc) + "\n\n" + crosscheck(doc)
 
-
-def ladder(doc: dict[str, Any]) -> str:
-    """The ladder of each (model, batch): what each rung buys over eager and over the rung below."""
-    head = ("Model · batch · rung", "Median ms", "× eager", "× rung below", "Compile s",
-            "% of peak", "Status")
-    return render.markdown_table(head, (
-        (f"{r['model']} · {r['batch_size']} · {r['mode']}",
-         render.ms((r.get("latency_ms") or {}).get("median")),
-         render.num(r.get("speedup"), ".2f"), render.num(r.get("speedup_prev"), ".2f"),
-         render.num(r.get("compile_s"), ".1f"), render.num(r.get("pct_of_peak"), ".1f"),
-         r["status"]) for r in doc["rows"]), left_last=True)

@@ -6,11 +6,13 @@ parses arguments. Callers (the CLI, the docs) turn what it returns into text.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import math
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -210,6 +212,10 @@ class HostGate:
         return True
 
 
+# A variant's own state, set around each of its samples and outside the timed region.
+Around = Callable[[str], AbstractContextManager]
+
+
 # --8<-- [start:interleave]
 def interleaved(
     fns: dict[str, Callable[[], object]],
@@ -219,6 +225,7 @@ def interleaved(
     warm_rounds: int = 0,
     after_round: Callable[[], None] = lambda: None,
     gate: HostGate | None = None,
+    around: Around = lambda _: contextlib.nullcontext(),
 ) -> dict[str, Measurement]:
     """Time every callable once per round, rotating the order each round.
 
@@ -228,6 +235,8 @@ def interleaved(
     first ``warm_rounds`` are run but not kept: they bring clocks and caches to
     the state the kept rounds see. The garbage collector is off while timing, as
     ``timeit`` does, so a collection does not land in one variant's sample.
+    ``around(name)`` is entered outside each of its samples (backend
+    settings of its own, say).
     """
     names = list(fns)
     samples: dict[str, list[float]] = {name: [] for name in names}
@@ -239,8 +248,10 @@ def interleaved(
             k = attempt % len(names)
             order = names[k:] + names[:k]
             before = gate.canary() if gate else 0.0
-            this_round = {n: time_calls(fns[n], calls[n], device)
-                          for n in order}
+            this_round = {}
+            for n in order:
+                with around(n):
+                    this_round[n] = time_calls(fns[n], calls[n], device)
             after = gate.canary() if gate else 0.0
             after_round()
             attempt += 1
@@ -278,19 +289,22 @@ def measure_variants(
     warm_rounds: int = 0,
     after_round: Callable[[], None] = lambda: None,
     gate: HostGate | None = None,
+    around: Around = lambda _: contextlib.nullcontext(),
 ) -> Timed:
     """Every producer's timing: warm each variant, size its samples, time all in rounds.
 
     ``warmup`` calls of each variant come first (caches, CUDA-graph recording, lazy
     initialisation); then three calls of each estimate how many calls make one sample last
-    ``sample_ms``; then ``interleaved`` takes ``rounds`` samples of each.
+    ``sample_ms``; then ``interleaved`` takes ``rounds`` samples of each. Each
+    variant is warmed, sized and timed inside ``around(name)``.
     """
-    for fn in fns.values():
-        for _ in range(warmup):
-            fn()
-    calls = {name: calls_per_sample(time_calls(fn, 3, device), sample_ms)
-             for name, fn in fns.items()}
-    timed = interleaved(fns, rounds, calls, device, warm_rounds, after_round, gate)
+    calls = {}
+    for name, fn in fns.items():
+        with around(name):
+            for _ in range(warmup):
+                fn()
+            calls[name] = calls_per_sample(time_calls(fn, 3, device), sample_ms)
+    timed = interleaved(fns, rounds, calls, device, warm_rounds, after_round, gate, around)
     return Timed(timed, calls)
 
 

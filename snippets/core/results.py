@@ -63,6 +63,9 @@ _EXPLAINED = {"graph_count": (int,), "graph_break_count": (int,), "break_reasons
 
 KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("bench", "snippets.bench/1", _BENCH_ROW),
+    # The backend settings grid per mode: benchmark rows, each with its ``backends`` and
+    # ``point`` (a row of a model that failed as a whole has neither).
+    Kind("speed-settings", "snippets.speed-settings/1", _BENCH_ROW),
     # The graph-break and fast-path runs were first recorded under explain's schema name.
     Kind("graph-breaks", "snippets.graph-breaks/1", {
         "cause": (str,), "variant": (str,), "kind": (str,), "graph_count": (int,),

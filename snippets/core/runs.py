@@ -1,7 +1,9 @@
 """The results document of a measuring run, built the one way the measuring commands share:
 provenance with the run's settings and the state of Inductor's cache, the bf16 matmul peak
 measured first on CUDA (so every row's % of peak is against this device, this run), then the
-rows as they finish, each one handed to ``on_row`` so that an interrupted run keeps it."""
+rows as they finish, each one handed to ``on_row`` so that an interrupted run keeps it. A run
+that reads its rows against a roofline passes ``ceilings``, which measures the device's matmul
+rate and copy bandwidth for the provenance; its matmul rate is then the peak the rows use."""
 
 from __future__ import annotations
 
@@ -16,15 +18,23 @@ from snippets.core import machine, measure, results
 def document(kind: str, device: torch.device, settings: dict[str, Any],
              rows: Callable[[float | None], Iterable[dict[str, Any]]],
              progress: Callable[[str], None], on_row: Callable[[dict[str, Any]], None], *,
-             commit: str | None = None) -> dict[str, Any]:
+             commit: str | None = None,
+             ceilings: Callable[[torch.device], dict[str, Any]] | None = None) -> dict[str, Any]:
     """``rows(peak_tflops)`` yields the run's rows; the document ends ``complete`` once all
     are in, and stays incomplete with the finished rows if the run stops."""
     settings = {**settings, "inductor_cache": machine.inductor_cache()}
     doc = results.new_document(kind, results.provenance(device, settings, commit=commit))
-    if device.type == "cuda":
+    prov = doc["provenance"]
+    if ceilings is not None:
+        progress("measuring the matmul peak and the copy bandwidth")
+        prov["ceilings"] = ceilings(device)
+        if prov["ceilings"].get("matmul_dtype") == "bf16":  # the field every page reads
+            prov["peak_bf16_tflops"] = prov["ceilings"]["matmul_tflops"]
+    elif device.type == "cuda":
         progress("measuring the bf16 matmul peak")
-        doc["provenance"]["peak_bf16_tflops"] = measure.matmul_peak_tflops(device)
-    for row in rows(doc["provenance"].get("peak_bf16_tflops")):
+        prov["peak_bf16_tflops"] = measure.matmul_peak_tflops(device)
+    peak = prov.get("peak_bf16_tflops") or (prov.get("ceilings") or {}).get("matmul_tflops")
+    for row in rows(peak):
         doc["rows"].append(row)
         on_row(doc)
     doc["complete"] = True

@@ -209,6 +209,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
     from snippets.production import tables as production_tables
     from snippets.scale import tables as scale_tables
     from snippets.site import buildtime
+    from snippets.speed import tables as speed_tables
     from snippets.train import tables as train_tables
 
     return {
@@ -222,6 +223,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
                          "production-hazards"), production_tables.report),
         "train": train_tables.table,
         "scale": scale_tables.table,
+        "speed-settings": speed_tables.settings_report,
     }
 
 

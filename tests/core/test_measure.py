@@ -112,3 +112,23 @@ def test_host_gate_gives_up_when_the_host_stays_slow():
     gate = _ScriptedGate([100, 100] + [300] * 40)
     timed = measure.interleaved({"a": lambda: None}, 3, {"a": 1}, torch.device("cpu"), gate=gate)
     assert len(timed["a"].samples) == 3 and gate.discarded <= 3
+
+
+def test_each_variant_is_timed_inside_its_own_around():
+    """``around(name)`` is entered for a variant's warm-up, sizing and every sample, and only
+    for its own: the state it sets (backend settings, say) never leaks to another variant."""
+    import contextlib
+
+    state, seen = {"now": None}, {"a": set(), "b": set()}
+
+    @contextlib.contextmanager
+    def around(name):
+        state["now"] = name
+        try:
+            yield
+        finally:
+            state["now"] = None
+
+    fns = {n: (lambda n=n: seen[n].add(state["now"])) for n in ("a", "b")}
+    measure.measure_variants(fns, CPU, rounds=3, sample_ms=0.01, around=around)
+    assert seen == {"a": {"a"}, "b": {"b"}}

@@ -1,0 +1,204 @@
+"""How fast can it go: the speed ladder read against the device's own ceilings, and the backend
+settings it runs under measured rather than assumed.
+
+Two runs, both on the benchmark's harness (same models, rows, interleaved rounds and faults):
+
+- ``ladder``: from eager one step at a time (``ladder``), with the device's matmul rate and copy
+  bandwidth measured first (``roofline``), the bytes each call must move recorded per row, and
+  the fastest rung of each (model, batch size) profiled (``profile``);
+- ``settings``: the cuDNN autotuner and TF32, on and off, per mode (``settings``), from which
+  ``settings.chosen`` picks each mode's settings, which a ladder run may then apply.
+
+``python -m snippets.speed`` runs them (``__main__``); ``tables`` and ``plots`` draw them.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import torch
+
+from snippets import bench
+from snippets.core import backends, config, models, results
+from snippets.speed import ladder, roofline, settings
+
+RUNS = ("ladder", "settings")
+LADDER_KIND = "bench"  # a ladder is a benchmark run: its file is read like one (bench-ladder)
+
+# The one table of per-device defaults; the command line's help is written from it. Rounds and
+# sample length are the benchmark's; on a GPU 50 profiled calls span a few milliseconds at
+# batch 1, enough for every kernel of a call to appear fifty times.
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "cuda": {**{k: bench.DEFAULTS["cuda"][k] for k in (
+        "batch_sizes", "dtype", "rounds", "warm_rounds", "sample_ms")},
+        "modes": bench.FAST_MODES, "profile_calls": 50},
+    "cpu": {**{k: bench.DEFAULTS["cpu"][k] for k in (
+        "batch_sizes", "dtype", "rounds", "warm_rounds", "sample_ms")},
+        "modes": ("eager", "default"), "profile_calls": 3},
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpeedConfig:
+    """Everything one run needs; None means "the default for the device" (``DEFAULTS``)."""
+
+    run: str = "ladder"  # one of RUNS
+    models: tuple[str, ...] = ("resnet50", "transformer")
+    batch_sizes: tuple[int, ...] | None = None
+    dtype: str | None = None
+    device: str = "auto"
+    rounds: int | None = None
+    warm_rounds: int | None = None
+    sample_ms: float | None = None
+    warmup: int = 3
+    # settings: the modes whose settings are swept (eager included where listed)
+    modes: tuple[str, ...] | None = None
+    # ladder: the rungs to climb, by key (ladder.KEYS); None is every rung but max-autotune,
+    # which benchmarks kernel choices for minutes and is asked for by name
+    rungs: tuple[str, ...] | None = None
+    profile_calls: int | None = None  # ladder: calls of the fastest rung profiled; 0: none
+    # ladder: each mode's backend settings, as chosen from a settings run (settings.chosen),
+    # and what that run was (settings.evidence); empty: the benchmark's per-device settings
+    mode_backends: tuple[tuple[str, backends.BackendSettings], ...] = ()
+    backends_evidence: dict[str, Any] | None = field(default=None, compare=False)
+    factories: tuple[tuple[str, models.Factory], ...] = field(default=(), compare=False)
+
+    def resolve(self) -> SpeedConfig:
+        if self.run not in RUNS:
+            raise ValueError(f"run {self.run!r}: expected one of {', '.join(RUNS)}")
+        return config.resolve(self, DEFAULTS)
+
+    def bench_config(self) -> bench.BenchConfig:
+        """The benchmark's config for the harness this run shares with it."""
+        modes = self.modes if self.run == "settings" else ("eager",)
+        return bench.BenchConfig(
+            models=self.models, factories=self.factories, batch_sizes=self.batch_sizes,
+            modes=modes, dtype=self.dtype, device=self.device, rounds=self.rounds,
+            warm_rounds=self.warm_rounds, sample_ms=self.sample_ms, warmup=self.warmup,
+            ladder=self.run == "ladder").resolve()
+
+    def settings(self) -> dict[str, Any]:
+        """What the results file adds to the benchmark's record of its settings."""
+        out: dict[str, Any] = {"run": self.run}
+        if self.run == "settings":  # as swept: the benchmark's own config adds eager to its modes
+            out["modes"] = list(self.modes or ())
+        if self.run == "ladder":
+            out.update(rungs=list(self.rungs) if self.rungs else None,
+                       profile_calls=self.profile_calls,
+                       mode_backends={m: b.as_dict() for m, b in self.mode_backends} or None,
+                       backends_evidence=self.backends_evidence)
+        return out
+
+
+def _ladder_group(cfg: SpeedConfig) -> bench.Group:
+    chosen = dict(cfg.mode_backends)
+
+    def backends_for(mode: str | None) -> backends.BackendSettings:
+        return chosen.get(mode or "eager", bench_cfg.backends)
+
+    bench_cfg = cfg.bench_config()
+
+    def group(b: bench.BenchConfig, name: str, factory: models.Factory, bs: int,
+              peak: float | None, progress: Callable[[str], None]) -> Iterator[dict[str, Any]]:
+        return ladder.climb(
+            name, factory, bs, device=torch.device(b.device), dtype=bench.DTYPES[b.dtype],
+            autotune=bool(cfg.rungs and "max-autotune" in cfg.rungs), rounds=b.rounds,
+            warm_rounds=b.warm_rounds, sample_ms=b.sample_ms, warmup=b.warmup,
+            tolerance=bench.TOLERANCE[b.dtype], peak_tflops=peak, only=cfg.rungs,
+            profile_calls=cfg.profile_calls, backends_for=backends_for if chosen else None,
+            progress=progress)
+
+    return group
+
+
+def _settings_group(cfg: SpeedConfig) -> bench.Group:
+    def group(b: bench.BenchConfig, name: str, factory: models.Factory, bs: int,
+              peak: float | None, progress: Callable[[str], None]) -> Iterator[dict[str, Any]]:
+        return settings.sweep(
+            name, factory, bs, device=torch.device(b.device), dtype=b.dtype,
+            torch_dtype=bench.DTYPES[b.dtype], modes=cfg.modes, rounds=b.rounds,
+            warm_rounds=b.warm_rounds, sample_ms=b.sample_ms, warmup=b.warmup,
+            tolerance=bench.TOLERANCE[b.dtype], progress=progress)
+
+    return group
+
+
+def document(cfg: SpeedConfig, progress: Callable[[str], None] = lambda _: None,
+             on_row: Callable[[dict[str, Any]], None] = lambda _: None, *,
+             commit: str | None = None) -> dict[str, Any]:
+    """The results document of a run; an interrupted run keeps its finished rows."""
+    cfg = cfg.resolve()
+    if cfg.run == "ladder":
+        return bench.document(cfg.bench_config(), progress, on_row, commit=commit,
+                              group=_ladder_group(cfg), ceilings=roofline.ceilings,
+                              settings=cfg.settings())
+    return bench.document(cfg.bench_config(), progress, on_row, commit=commit,
+                          group=_settings_group(cfg), kind=settings.KIND,
+                          settings=cfg.settings())
+
+
+def with_evidence(cfg: SpeedConfig, doc: dict[str, Any]) -> SpeedConfig:
+    """``cfg`` running each mode under the settings a settings document chose for it."""
+    results.validate(doc, kind=settings.KIND)
+    return replace(cfg, mode_backends=tuple(settings.chosen(doc).items()),
+                   backends_evidence=settings.evidence(doc))
+
+
+def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:
+    """A run on one device type: that device's defaults unless ``fields`` say else."""
+    return functools.partial(document, SpeedConfig(device=device, **fields))
+
+
+# ---- several commands, one file ------------------------------------------------------------------
+
+JOINED = ("dtype", "rounds", "warm_rounds", "sample_ms", "warmup", "run")
+
+
+def row_key(row: dict[str, Any]) -> tuple:
+    return row["model"], row["batch_size"], row["mode"], row.get("point")
+
+
+def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
+    """Raise ResultsError, naming the difference, where a run of provenance ``prov`` cannot add
+    its rows to the recorded ``old`` (``--append``)."""
+    for key in ("device", "torch"):
+        if prov.get(key) != old["provenance"].get(key):
+            raise results.ResultsError(f"--append: {key} {prov.get(key)!r} here, "
+                                       f"{old['provenance'].get(key)!r} in the file")
+    for key in JOINED:
+        a, b = prov["settings"].get(key), old["provenance"]["settings"].get(key)
+        if a != b:
+            raise results.ResultsError(f"--append: setting {key} is {a!r} here, {b!r} in the file")
+
+
+def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``old`` with the rows of ``new`` that it lacks. A row already recorded stays: a ladder's
+    top rung measured later (max-autotune, in a command of its own) comes with the eager row and
+    the rung below it, timed in its own rounds for its two ratios, and those two stay as the
+    first command recorded them. Each added row keeps ``part``, the command that measured it;
+    the provenance keeps a part per command, with its date, commit and ceilings."""
+    def part(p: dict[str, Any]) -> dict[str, Any]:
+        return {"date": p["date"], "commit": p["commit"], "ceilings": p.get("ceilings"),
+                "peak_bf16_tflops": p.get("peak_bf16_tflops"),
+                **{k: p["settings"].get(k) for k in ("models", "batch_sizes", "rungs", "modes")}}
+
+    parts = old["provenance"].get("parts") or [part(old["provenance"])]
+    have = {row_key(r) for r in old["rows"]}
+    added = [{**r, "part": len(parts)} for r in new["rows"] if row_key(r) not in have]
+    prov = {**old["provenance"], "parts": [*parts, part(new["provenance"])]}
+    rows = [{"part": 0, **r} for r in old["rows"]] + added
+    return {**old, "provenance": prov, "rows": _rung_order(rows),
+            "complete": bool(old.get("complete") and new.get("complete"))}
+
+
+def _rung_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Ladder rows of a group in the ladder's order (an added top rung goes last)."""
+    def rank(r: dict[str, Any]) -> int:
+        key = (r.get("rung") or {}).get("key")
+        return ladder.KEYS.index(key) if key in ladder.KEYS else len(ladder.KEYS)
+
+    groups = list(dict.fromkeys((r["model"], r["batch_size"]) for r in rows))
+    return sorted(rows, key=lambda r: (groups.index((r["model"], r["batch_size"])), rank(r)))

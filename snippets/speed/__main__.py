@@ -1,0 +1,155 @@
+"""``python -m snippets.speed``: flags onto one SpeedConfig, rows onto a file, tables out.
+
+Thin on purpose: the measuring is in ``snippets.speed``, the tables in ``snippets.speed.tables``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+import torch
+
+from snippets import bench, speed
+from snippets.core import cli, config, models, results
+from snippets.speed import ladder, settings, tables
+
+PROG = "python -m snippets.speed"
+
+
+def _choice(allowed: tuple[str, ...], what: str):
+    def parse(text: str) -> str:
+        if text not in allowed:
+            raise ValueError(f"unknown {what} {text!r}; choose from {', '.join(allowed)}")
+        return text
+
+    return cli.csv_of(parse, what)
+
+
+def parser() -> cli.Parser:
+    d = speed.DEFAULTS
+
+    def default(name: str) -> str:
+        return config.help_default(d, name)
+
+    p = cli.Parser(prog=PROG, description="Climb the speed ladder against the device's own "
+                                          "ceilings, or measure the backend settings per mode.")
+    run = p.add_mutually_exclusive_group()
+    run.add_argument("--ladder", action="store_true",
+                     help="eager, then one step at a time, each read against the matmul peak "
+                          "and copy bandwidth measured first; the fastest rung profiled")
+    run.add_argument("--settings", action="store_true",
+                     help="cudnn.benchmark off and on (and TF32, where the dtype is fp32) for "
+                          "each mode, timed together; a verdict per mode")
+    p.add_argument("--models", type=_choice(tuple(models.BUILTIN), "model"),
+                   default=speed.SpeedConfig.models,
+                   help=f"built-in models, comma-separated: {', '.join(models.BUILTIN)} "
+                        "(default: both)")
+    p.add_argument("--model", action="append", default=[], metavar="PKG.MODULE:FACTORY",
+                   help="your own model: factory(batch_size) returns (module, example_input); "
+                        "repeatable; given alone, it replaces the built-in models")
+    p.add_argument("--batch-sizes", type=cli.csv_of(cli.positive_int, "batch size"),
+                   help=f"comma-separated {default('batch_sizes')}")
+    p.add_argument("--dtype", choices=list(bench.DTYPES), help=default("dtype"))
+    p.add_argument("--device", default="auto", help=cli.DEVICE_HELP)
+    p.add_argument("--rounds", type=cli.positive,
+                   help=f"interleaved timing rounds {default('rounds')}")
+    p.add_argument("--warm-rounds", type=cli.non_negative,
+                   help=f"untimed rounds before the timed ones {default('warm_rounds')}")
+    p.add_argument("--modes", type=_choice(bench.MODES, "mode"),
+                   help=f"--settings: the modes whose settings are swept {default('modes')}")
+    p.add_argument("--rungs", type=_choice(ladder.KEYS, "rung"),
+                   help=f"--ladder: the rungs to climb, from {', '.join(ladder.KEYS)}; eager is "
+                        "always climbed (default: all but max-autotune)")
+    p.add_argument("--profile-calls", type=cli.non_negative,
+                   help=f"--ladder: calls of the fastest rung profiled, 0 for none "
+                        f"{default('profile_calls')}")
+    p.add_argument("--backends-from", type=Path, metavar="FILE",
+                   help="--ladder: run each mode under the settings a --settings results file "
+                        "chose for it, and record that choice")
+    p.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    p.add_argument("--output", type=Path, help="write the results file here, row by row")
+    p.add_argument("--append", action="store_true",
+                   help="add this run's rows to --output, a file of the same run, device and "
+                        "torch, keeping every row it already holds")
+    return p
+
+
+def config_from_args(argv: list[str] | None) -> tuple[speed.SpeedConfig, object]:
+    args = parser().parse_args(argv)
+    device = cli.device(PROG, args.device)
+    what = "settings" if args.settings else "ladder" if args.ladder else None
+    if what is None:
+        cli.fail(PROG, "choose one run: --ladder or --settings")
+    wrong = {"ladder": ("modes",), "settings": ("rungs", "profile_calls", "backends_from")}[what]
+    for name in wrong:
+        if getattr(args, name) is not None:
+            cli.fail(PROG, f"--{name.replace('_', '-')} does not apply to --{what}")
+    if args.append and not args.output:
+        cli.fail(PROG, "--append needs --output, the file to add the rows to")
+    try:
+        user = tuple((spec, models.load_factory(spec)) for spec in args.model)
+    except models.SpecError as exc:
+        cli.fail(PROG, str(exc))
+    only_user = user and "--models" not in " ".join(argv if argv is not None else sys.argv)
+    cfg = speed.SpeedConfig(
+        run=what, models=() if only_user else args.models, factories=user,
+        batch_sizes=args.batch_sizes, dtype=args.dtype, device=device, rounds=args.rounds,
+        warm_rounds=args.warm_rounds, modes=args.modes, rungs=args.rungs,
+        profile_calls=args.profile_calls)
+    if args.backends_from:
+        try:
+            cfg = speed.with_evidence(cfg, results.load(args.backends_from, settings.KIND))
+        except results.ResultsError as exc:
+            cli.fail(PROG, str(exc))
+    return cfg.resolve(), args
+
+
+def _appending_to(cfg: speed.SpeedConfig, args) -> dict | None:
+    """The recorded run that --append adds to, checked against this one before it starts."""
+    if not (args.append and args.output.exists()):
+        return None
+    kind = settings.KIND if cfg.run == "settings" else speed.LADDER_KIND
+    try:
+        old = results.load(args.output, kind)
+        b = cfg.bench_config()
+        prov = results.provenance(torch.device(b.device), {**b.settings(), **cfg.settings()},
+                                  commit="-")
+        speed.check_joinable(old, prov)
+    except results.ResultsError as exc:
+        cli.fail(PROG, str(exc))
+    return old
+
+
+def _print(doc: dict, fmt: str) -> None:
+    if fmt == "json":
+        print(json.dumps(doc, indent=1))
+        return
+    report = tables.settings_report if results.kind_of(doc).name == settings.KIND else (
+        tables.ladder_report)
+    print(report(doc) + "\n\n" + results.stamp(doc, "this run"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    # Expected on every CPU-only machine and alarming in a CPU table (see snippets.bench).
+    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
+    cfg, args = config_from_args(argv)
+    cli.check_output(PROG, args.output)
+    old = _appending_to(cfg, args)
+    commit = cli.commit_from_env()
+
+    def write(doc: dict) -> None:
+        if args.output:
+            results.write_atomic(args.output, speed.join(old, doc) if old else doc)
+
+    return cli.run_rows(
+        PROG, lambda progress, on_row: speed.document(cfg, progress, on_row=on_row,
+                                                      commit=commit),
+        lambda doc: _print(speed.join(old, doc) if old else doc, args.format), write=write,
+        output=args.output)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

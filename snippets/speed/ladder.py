@@ -1,0 +1,209 @@
+"""The speed ladder: from eager, one step at a time, each step adding one thing to the one before.
+
+A rung is a way of running the model: a compile mode, a memory layout and Inductor's inference
+freezing. Each rung keeps what the rung before it did and adds one change, so the speedup over the
+rung before is what that one change buys. Every rung runs on its own copy of the same weights,
+and all of them are timed in the same interleaved rounds as the benchmark's modes, so one row of
+the machine's noise falls on all of them alike. Rows use the benchmark's schema (the rung's name
+is the row's ``mode``), with ``speedup_prev`` beside ``speedup``, the bytes a call must move at
+least (``bytes``), and a profile of the fastest rung (``profile``).
+
+The rungs share one process, as the benchmark's modes do, so each is compiled with its own
+options (freezing is one of them, not a global switch): Dynamo keeps one compiled entry per
+rung and none is compiled again while the ladder is timed. ``python -m snippets.speed --ladder``
+runs it, and so does ``python -m snippets.bench --ladder``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+import torch._dynamo.config
+import torch._inductor
+from torch import nn
+
+import snippets.speed.profile as profiler  # the modules, not the package: bench imports this
+import snippets.speed.roofline as roofline
+from snippets.bench.rows import _fault, _or_none, _peak_mem_mb, _row, count_flops
+from snippets.core import backends, measure, models
+
+
+@dataclass(frozen=True)
+class Rung:
+    name: str
+    mode: str | None  # None: eager
+    channels_last: bool = False
+    freezing: bool = False
+
+    @property
+    def key(self) -> str:
+        """The rung's name on a command line: ``+ CUDA graphs`` is ``cuda-graphs``."""
+        return self.name.removeprefix("+ ").replace(" ", "-").replace("_", "-").lower()
+
+
+# --8<-- [start:rungs]
+def rungs_for(device, x, autotune):
+    """Each rung keeps what the one below did and adds one thing."""
+    cuda, image = device.type == "cuda", x.dim() == 4
+    replay = "reduce-overhead" if cuda else "default"  # no CUDA graphs on CPUs
+    rungs = [Rung("eager", None), Rung("compile", "default")]
+    if image:  # convolutions prefer NHWC
+        rungs.append(Rung("+ channels_last", "default", channels_last=True))
+    if cuda:  # one graph replay instead of one launch per kernel
+        rungs.append(Rung("+ CUDA graphs", replay, channels_last=image))
+    # Freezing: the weights become constants of an inference graph, so
+    # Inductor folds them, fuses each batch norm into its convolution, and
+    # on a CPU lets oneDNN prepack them. Inference only; off by default.
+    rungs.append(Rung("+ freezing", replay, channels_last=image,
+                      freezing=True))
+    if autotune:  # minutes of benchmarking kernel choices per shape
+        mode = "max-autotune" if cuda else "max-autotune-no-cudagraphs"
+        rungs.append(Rung("+ max-autotune", mode, channels_last=image,
+                          freezing=True))
+    return rungs
+# --8<-- [end:rungs]
+
+
+KEYS = ("eager", "compile", "channels-last", "cuda-graphs", "freezing", "max-autotune")
+
+
+# --8<-- [start:options]
+def compile_rung(model, rung):
+    """A rung's mode and freezing as one set of Inductor options."""
+    options = dict(torch._inductor.list_mode_options(rung.mode))
+    # As an option of this compile, not a global switch: it then holds
+    # when Dynamo compiles the rung again, and two rungs that differ only
+    # in freezing are two compiled entries, not one.
+    options["freezing"] = rung.freezing
+    return torch.compile(model, options=options)
+# --8<-- [end:options]
+
+
+@dataclass
+class Built:
+    rung: Rung
+    fn: Callable[[], object]
+    compile_s: float | None
+    rel_err: float
+    weights_bytes: int
+    moved: dict[str, int]
+
+
+def build(rung: Rung, model: nn.Module, x: torch.Tensor, ref: torch.Tensor,
+          device: torch.device) -> Built:
+    """One rung on its own copy of the weights: laid out, compiled (its first call timed) and
+    checked against eager's output."""
+    m = copy.deepcopy(model)
+    xi = x
+    if rung.channels_last and x.dim() == 4:
+        m = m.to(memory_format=torch.channels_last)
+        xi = x.contiguous(memory_format=torch.channels_last)
+    weights = sum(t.numel() * t.element_size() for t in (*m.parameters(), *m.buffers()))
+    if rung.mode is None:
+        out = m(xi)
+        return Built(rung, lambda: m(xi), None, measure.relative_error(out.float(), ref),
+                     weights, roofline.min_bytes(weights, xi, out))
+    compiled = compile_rung(m, rung)
+    out, compile_s = measure.time_first_call(lambda: compiled(xi), device)
+    err, moved = measure.relative_error(out.float(), ref), roofline.min_bytes(weights, xi, out)
+    del out  # a CUDA-graph output is overwritten by the next replay
+    return Built(rung, lambda: compiled(xi), compile_s, err, weights, moved)
+
+
+def _best(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    timed = [r for r in rows if r["status"] in ("ok", "noisy") and r.get("latency_ms")]
+    return min(timed, key=lambda r: r["latency_ms"]["median"]) if timed else None
+
+
+def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
+          dtype: torch.dtype, autotune: bool, rounds: int, warm_rounds: int, sample_ms: float,
+          warmup: int, tolerance: float, peak_tflops: float | None = None,
+          only: tuple[str, ...] | None = None, profile_calls: int = 0,
+          backends_for: Callable[[str | None], backends.BackendSettings] | None = None,
+          progress: Callable[[str], None] = lambda _: None) -> Iterator[dict[str, Any]]:
+    """All rungs of one (model, batch size), timed together; a rung that fails is its row.
+    ``only`` keeps the rungs of those keys (eager always: speedups are against it);
+    ``profile_calls`` calls of the fastest rung are profiled; ``backends_for(mode)`` gives a
+    rung its own backend settings (else the run's apply to all)."""
+    model, x = models.build(factory, name, bs)
+    model, x = model.to(device, dtype).eval(), x.to(device, dtype)
+    ref = model(x).float().clone()
+    flops = _or_none(lambda: count_flops(model, x))
+    ladder = [r for r in rungs_for(device, x, autotune)
+              if only is None or r.key in only or r.mode is None]
+
+    def around(rung_name: str) -> contextlib.AbstractContextManager:
+        mode = next(r.mode for r in ladder if r.name == rung_name)
+        return backends_for(mode).apply() if backends_for else contextlib.nullcontext()
+
+    built: dict[str, Built] = {}
+    faults: dict[str, dict[str, Any]] = {}
+    torch._dynamo.reset()  # nothing compiled before the ladder counts towards its entries
+    # Each rung is compiled for its one shape, as a fresh process would: a rung that differs
+    # from the one before only in layout must not be compiled with dynamic strides.
+    with torch._dynamo.config.patch(automatic_dynamic_shapes=False):
+        for rung in ladder:
+            progress(f"{name} bs={bs}: {rung.name}")
+            try:
+                with around(rung.name):
+                    b = build(rung, model, x, ref, device)
+                    for _ in range(warmup):
+                        b.fn()
+                built[rung.name] = b
+            except Exception as exc:  # one rung's fault is its row; the ladder goes on
+                status, msg = _fault(exc)
+                faults[rung.name] = _row(name, bs, rung.name, status=status, message=msg,
+                                         flops=flops)
+        progress(f"{name} bs={bs}: timing {len(built)} rungs together")
+        timed = measure.measure_variants({k: b.fn for k, b in built.items()}, device,
+                                         rounds=rounds, sample_ms=sample_ms, warmup=0,
+                                         warm_rounds=warm_rounds, around=around)
+    rows, prev = [], None
+    for rung in ladder:
+        if rung.name in faults:
+            rows.append(faults[rung.name])
+            continue
+        b, m = built[rung.name], timed[rung.name]
+        ok = b.rel_err <= tolerance
+        row = _row(name, bs, rung.name, compile_s=b.compile_s, rel_err=b.rel_err, flops=flops,
+                   latency_ms=m.as_dict(), calls_per_sample=timed.calls[rung.name],
+                   status="ok" if ok else "mismatch",
+                   message="" if ok else f"rel_err {b.rel_err:.3g} above {tolerance}")
+        row["tflops"] = flops / (m.median * 1e-3) / 1e12 if flops else None
+        if peak_tflops and row["tflops"] is not None:
+            row["pct_of_peak"] = 100 * row["tflops"] / peak_tflops
+        with around(rung.name):
+            row["peak_mem_mb"] = _or_none(
+                lambda b=b: _peak_mem_mb(b.fn, device, b.weights_bytes))
+        if "eager" in built:
+            r = measure.speedup(timed["eager"], m)
+            row["speedup"], row["speedup_iqr"] = r.value, r.iqr
+        row["speedup_prev"] = measure.speedup(timed[prev], m).value if prev else None
+        row["prev_rung"] = prev  # the rung below as measured: --rungs may leave one out
+        row["rung"] = {"mode": rung.mode, "channels_last": rung.channels_last and x.dim() == 4,
+                       "freezing": rung.freezing, "key": rung.key}
+        row["bytes"] = b.moved
+        if backends_for:
+            row["backends"] = backends_for(rung.mode).as_dict()
+        if row["status"] == "ok" and m.noisy:
+            row["status"], row["message"] = "noisy", f"IQR is {100 * m.iqr_ratio:.1f}% of median"
+        prev = rung.name
+        rows.append(row)
+    best = _best(rows)
+    if best is not None and profile_calls:
+        progress(f"{name} bs={bs}: profiling {best['mode']}")
+        with around(best["mode"]):
+            best["profile"] = _profile(built[best["mode"]].fn, device, profile_calls)
+    yield from rows
+
+
+def _profile(fn: Callable[[], object], device: torch.device, calls: int) -> dict[str, Any]:
+    try:
+        return profiler.profile(fn, device, calls)
+    except Exception as exc:  # a profiler that fails leaves the timed row as it was
+        return {"error": _fault(exc)[1]}

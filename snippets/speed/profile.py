@@ -1,0 +1,107 @@
+"""Where a call's time goes, from torch.profiler: the top kernels, the kernels and launches per
+call, and the share of the wall time the device sat idle between kernels.
+
+``collect`` runs the profiler around a few calls and returns plain intervals; ``summarize`` is
+arithmetic on them, so it is tested on made-up intervals. On a GPU the kernels are the CUDA
+activity the profiler records (CUPTI reports the kernels inside a CUDA-graph replay too), and the
+idle share is the wall time no kernel covers: launch gaps, the host issuing work, a
+synchronization. On a CPU there is no device to wait on; the "kernels" are the top-level
+operators the profiler sees (``aten::addmm``, say), and the rest is time outside any recorded
+operator: Python, the dispatcher, and Inductor's generated C++ loops, which the profiler does not
+name unless they were compiled with ``cpp.enable_kernel_profile``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from snippets.core import measure
+
+# The CUDA runtime and driver calls that put work on the device, as the profiler names them.
+LAUNCHES = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
+            "cudaGraphLaunch", "cudaMemcpyAsync", "cudaMemsetAsync")
+TOP = 8  # kernels listed per profile: beyond eight, each holds a percent or two of the time
+NAME_CHARS = 70  # a Triton or cuDNN kernel name runs to hundreds of characters
+
+
+def _top_level_op(event: Any) -> bool:
+    """An operator (``ns::name``) called by no other operator."""
+    if "::" not in event.name:
+        return False
+    parent = event.cpu_parent
+    while parent is not None:
+        if "::" in parent.name:
+            return False
+        parent = parent.cpu_parent
+    return True
+
+
+def collect(fn: Callable[[], object], device: torch.device, calls: int) -> list[dict[str, Any]]:
+    """Profile ``calls`` calls of an already warm ``fn``; one interval (microseconds, on the
+    profiler's clock) per event: ``kernel`` (device work, or a top-level CPU operator),
+    ``launch`` (a CUDA runtime call that queues work) or ``other``."""
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+
+    cuda = device.type == "cuda"
+    activities = [ProfilerActivity.CPU, *([ProfilerActivity.CUDA] if cuda else [])]
+    measure.synchronize(device)
+    with profile(activities=activities) as prof:
+        for _ in range(calls):
+            fn()
+        measure.synchronize(device)
+    out = []
+    for e in prof.events():
+        if cuda:
+            kind = ("kernel" if e.device_type == DeviceType.CUDA
+                    else "launch" if e.name in LAUNCHES else "other")
+        else:
+            kind = "kernel" if _top_level_op(e) else "other"
+        out.append({"name": e.name, "start": float(e.time_range.start),
+                    "end": float(e.time_range.end), "kind": kind})
+    return out
+
+
+def _union_us(spans: list[tuple[float, float]]) -> float:
+    """Total time covered by possibly overlapping spans (kernels on several streams)."""
+    total, end = 0.0, float("-inf")
+    for s, e in sorted(spans):
+        if e > end:
+            total += e - max(s, end)
+            end = e
+    return total
+
+
+def summarize(intervals: list[dict[str, Any]], calls: int, top: int = TOP) -> dict[str, Any]:
+    """Per call: the wall span, the time kernels cover, their count and the launches; the idle
+    share of the span; the ``top`` kernels by total time, each with its share of the span."""
+    if not intervals or calls <= 0:
+        return {"calls": calls, "kernels_per_call": 0.0, "launches_per_call": 0.0,
+                "span_us_per_call": 0.0, "busy_us_per_call": 0.0, "idle_fraction": None,
+                "top": []}
+    span = max(i["end"] for i in intervals) - min(i["start"] for i in intervals)
+    kernels = [i for i in intervals if i["kind"] == "kernel"]
+    busy = _union_us([(k["start"], k["end"]) for k in kernels])
+    by_name: dict[str, list[float]] = {}
+    for k in kernels:
+        by_name.setdefault(k["name"], []).append(k["end"] - k["start"])
+    ranked = sorted(by_name.items(), key=lambda kv: -sum(kv[1]))[:top]
+    return {
+        "calls": calls,
+        "kernels_per_call": len(kernels) / calls,
+        "launches_per_call": sum(i["kind"] == "launch" for i in intervals) / calls,
+        "span_us_per_call": span / calls,
+        "busy_us_per_call": busy / calls,
+        "idle_fraction": 1 - busy / span if span > 0 else None,
+        "top": [{"name": name[:NAME_CHARS], "us_per_call": sum(d) / calls,
+                 "count_per_call": len(d) / calls, "share": sum(d) / span if span else None}
+                for name, d in ranked],
+    }
+
+
+def profile(fn: Callable[[], object], device: torch.device, calls: int) -> dict[str, Any]:
+    """``summarize(collect(...))``: where ``calls`` calls of ``fn`` spend their time."""
+    return {**summarize(collect(fn, device, calls), calls), "device_type": device.type}

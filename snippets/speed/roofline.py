@@ -1,0 +1,108 @@
+"""The ceilings a row is read against, measured in the same run, and the roofline reading of a row.
+
+Two ceilings, both measured on the device the rows ran on, never taken from a datasheet:
+
+- the matrix-product rate: a large square matmul in the run's precision (bf16 on a GPU, fp32 on
+  a CPU, where most cores have no fast bf16), timed after a warm-up;
+- the copy bandwidth: a large device-to-device copy, counted as the bytes it reads plus the bytes
+  it writes.
+
+A row's roofline reading sets its measured time beside two lower bounds: the compute-bound time
+(its FLOPs at the matmul rate) and the memory-bound time (the bytes it must move at least, at the
+copy bandwidth). The bytes are a documented lower bound: the weights read once, the input read
+once, the output written once; every intermediate a real kernel spills is on top. The larger of
+the two bounds is the time no schedule of the same work can beat on this device; the measured
+time over it says how far the row is from that.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from snippets.core import measure
+
+# What each device type measures its ceilings with. On a GPU the matmul is the 8192-square bf16
+# product the benchmark's peak has always been (measure.matmul_peak_tflops), so the two read
+# alike, and the copy is far larger than the L2 cache (50 MiB on an H100 or H200), so it
+# streams from HBM. On a CPU, sizes that take a fraction of a second on a laptop, the copy
+# larger than a server's last-level cache.
+SIZES: dict[str, dict[str, Any]] = {
+    "cuda": {"matmul_n": 8192, "matmul_dtype": "bf16", "copy_mib": 2048, "reps": 10,
+             "repeats": 7},
+    "cpu": {"matmul_n": 1536, "matmul_dtype": "fp32", "copy_mib": 512, "reps": 2, "repeats": 3},
+}
+DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32}
+
+
+# --8<-- [start:ceilings]
+def matmul_tflops(device, n, dtype, reps, repeats):
+    """TFLOP/s of ``reps`` back-to-back n×n products, a sample per repeat."""
+    a = torch.randn(n, n, device=device, dtype=dtype)
+    b = torch.randn(n, n, device=device, dtype=dtype)
+    for _ in range(2):  # cuBLAS picks its kernel, the clocks rise
+        a @ b
+    samples = []
+    for _ in range(repeats):
+        ms = measure.time_calls(lambda: a @ b, reps, device)
+        samples.append(2 * n**3 / (ms * 1e-3) / 1e12)
+    return measure.Measurement(tuple(samples))
+
+
+def copy_gbps(device, mib, reps, repeats):
+    """GB/s of a device-to-device copy, counting reads and writes."""
+    src = torch.ones(mib * 2**20, dtype=torch.uint8, device=device)
+    dst = torch.empty_like(src)
+    dst.copy_(src)
+    samples = []
+    for _ in range(repeats):
+        ms = measure.time_calls(lambda: dst.copy_(src), reps, device)
+        samples.append(2 * src.numel() / (ms * 1e-3) / 1e9)
+    return measure.Measurement(tuple(samples))
+# --8<-- [end:ceilings]
+
+
+def ceilings(device: torch.device, **sizes: Any) -> dict[str, Any]:
+    """Both ceilings of ``device``, with every sample and the sizes they were measured at;
+    ``sizes`` overrides the device type's ``SIZES``."""
+    s = {**SIZES[device.type], **sizes}
+    mm = matmul_tflops(device, s["matmul_n"], DTYPES[s["matmul_dtype"]], s["reps"],
+                       s["repeats"])
+    cp = copy_gbps(device, s["copy_mib"], s["reps"], s["repeats"])
+    return {**s, "matmul_tflops": mm.median, "matmul_samples": list(mm.samples),
+            "copy_gbps": cp.median, "copy_samples": list(cp.samples)}
+
+
+def min_bytes(weights: int, x: torch.Tensor, out: torch.Tensor) -> dict[str, int]:
+    """The lower bound on the bytes one call moves: each weight and the input read once, the
+    output written once."""
+    return {"weights": weights, "input": x.numel() * x.element_size(),
+            "output": out.numel() * out.element_size()}
+
+
+def reading(flops: float | None, moved: dict[str, int] | None, measured_ms: float | None,
+            ceil: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A row's compute-bound and memory-bound times beside its measured one, which bound is
+    larger, and the share of the measured time that bound is (1 would be on the roofline).
+    None where the row lacks what the reading needs."""
+    if not (flops and moved and measured_ms and ceil):
+        return None
+    # --8<-- [start:reading]
+    compute_ms = flops / (ceil["matmul_tflops"] * 1e12) * 1e3
+    memory_ms = sum(moved.values()) / (ceil["copy_gbps"] * 1e9) * 1e3
+    bound_ms = max(compute_ms, memory_ms)  # no schedule beats this floor
+    # --8<-- [end:reading]
+    return {"compute_ms": compute_ms, "memory_ms": memory_ms,
+            "bound": "compute" if compute_ms >= memory_ms else "memory",
+            "bound_ms": bound_ms, "measured_ms": measured_ms,
+            "of_roofline": bound_ms / measured_ms,
+            # FLOPs per byte moved, against the ridge where the two ceilings meet
+            "intensity": flops / sum(moved.values()),
+            "ridge": ceil["matmul_tflops"] * 1e12 / (ceil["copy_gbps"] * 1e9)}
+
+
+def row_reading(row: dict[str, Any], ceil: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``reading`` of a ladder row, from its FLOPs, bytes and median."""
+    return reading(row.get("flops"), row.get("bytes"),
+                   (row.get("latency_ms") or {}).get("median"), ceil)

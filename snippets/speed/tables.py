@@ -1,0 +1,210 @@
+"""The tables and findings of "How fast can it go": each ladder read against the device's measured
+ceilings, the profile of its fastest rung, and the settings grid with a verdict per mode.
+
+Everything here takes a results document and returns Markdown; nothing measures or prints.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from snippets.core import render
+from snippets.speed import goals, roofline, settings
+
+
+def _label(r: dict[str, Any]) -> str:
+    return f"{r['model']} · {r['batch_size']} · {r['mode']}"
+
+
+def _median(r: dict[str, Any]) -> float | None:
+    return (r.get("latency_ms") or {}).get("median")
+
+
+def _spread(r: dict[str, Any]) -> str:
+    lat = r.get("latency_ms") or {}
+    return f"{100 * lat['iqr'] / lat['median']:.1f}" if lat.get("median") else "–"
+
+
+def ceilings(doc: dict[str, Any]) -> str:
+    """The ceilings the run measured, as a sentence."""
+    c = doc["provenance"].get("ceilings")
+    if not c:
+        return "This run measured no ceilings (it predates them), so its rows have no roofline."
+    return (f"Ceilings measured at the start of this run: a {c['matmul_n']}×{c['matmul_n']} "
+            f"{c['matmul_dtype']} matmul at **{c['matmul_tflops']:.4g} TFLOP/s**, and a "
+            f"{c['copy_mib']} MiB device-to-device copy at **{c['copy_gbps']:.4g} GB/s** (bytes "
+            "read plus bytes written); medians of "
+            f"{len(c['matmul_samples'])} samples each.")
+
+
+def ladder(doc: dict[str, Any]) -> str:
+    """The key columns of every ladder: latency and spread, what each rung buys over eager and
+    over the rung below, compile time, share of peak, status."""
+    head = ("Model · batch · rung", "Median ms", "IQR %", "× eager", "× rung below",
+            "Compile s", "% of peak", "Status")
+    return render.markdown_table(head, ((
+        _label(r), render.ms(_median(r)), _spread(r), render.num(r.get("speedup"), ".2f"),
+        render.num(r.get("speedup_prev"), ".2f"), render.num(r.get("compile_s"), ".1f"),
+        render.num(r.get("pct_of_peak"), ".1f"),
+        r["status"] + (f": {r['message']}" if r.get("message") else ""))
+        for r in doc["rows"]), left_last=True)
+
+
+def roofline_table(doc: dict[str, Any]) -> str:
+    """Each row's measured time beside its compute-bound and memory-bound floors."""
+    ceil = doc["provenance"].get("ceilings")
+    head = ("Model · batch · rung", "Measured ms", "Compute ms", "Memory ms", "Bound",
+            "Floor / measured", "MB moved", "Call peak MB", "rel err")
+    rows = []
+    for r in doc["rows"]:
+        read = roofline.row_reading(r, ceil) or {}
+        moved = sum((r.get("bytes") or {}).values()) / 1e6 if r.get("bytes") else None
+        rows.append((_label(r), render.ms(_median(r)), render.num(read.get("compute_ms"), ".3g"),
+                     render.num(read.get("memory_ms"), ".3g"), read.get("bound", "–"),
+                     render.num(100 * read["of_roofline"] if read else None, ".1f") + (
+                         " %" if read else ""),
+                     render.num(moved, ".1f"), render.num(r.get("peak_mem_mb"), ".0f"),
+                     render.num(r.get("rel_err"), ".1e")))
+    return render.markdown_table(head, rows)
+
+
+def _profiled(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    return [r for r in doc["rows"] if r.get("profile") and "error" not in r["profile"]]
+
+
+def profile_table(doc: dict[str, Any]) -> str:
+    """Where the fastest rung of each ladder spends a call, from the profiler."""
+    gpu = any(r["profile"].get("device_type") == "cuda" for r in _profiled(doc))
+    work = "Kernels" if gpu else "Top-level ops"
+    head = ("Model · batch · fastest rung", f"{work} / call", "Launches / call",
+            "Wall µs / call", "Busy µs / call", "Idle %")
+    body = [(_label(r), f"{p['kernels_per_call']:.0f}", f"{p['launches_per_call']:.0f}",
+             f"{p['span_us_per_call']:.0f}", f"{p['busy_us_per_call']:.0f}",
+             render.num(100 * p["idle_fraction"] if p["idle_fraction"] is not None else None,
+                        ".0f"))
+            for r in _profiled(doc) for p in [r["profile"]]]
+    failed = [f"- {_label(r)}: the profiler failed ({r['profile']['error']})"
+              for r in doc["rows"] if (r.get("profile") or {}).get("error")]
+    if not body:
+        return "\n".join(failed) or "No rung of this run was profiled."
+    return "\n".join([render.markdown_table(head, body), *failed])
+
+
+def top_kernels(doc: dict[str, Any]) -> str:
+    """The kernels that hold the most time in each profiled rung."""
+    out = []
+    for r in _profiled(doc):
+        rows = [(f"`{k['name']}`", f"{k['us_per_call']:.1f}", f"{k['count_per_call']:.0f}",
+                 render.num(100 * k["share"] if k["share"] is not None else None, ".1f"))
+                for k in r["profile"]["top"]]
+        out.append(f"**{_label(r)}**\n\n" + render.markdown_table(
+            ("Kernel", "µs / call", "Count / call", "% of wall"), rows))
+    return "\n\n".join(out)
+
+
+def findings(doc: dict[str, Any]) -> str:
+    """What the ladders say, computed from them: per ladder the fastest rung, the step that
+    bought the most, and where the fastest rung stands against its roofline."""
+    ceil = doc["provenance"].get("ceilings")
+    out = []
+    for model, bs in dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]):
+        best = goals.best(doc, model, bs)
+        if best is None:
+            continue
+        steps = [r for r in doc["rows"] if r["model"] == model and r["batch_size"] == bs
+                 and r.get("speedup_prev") and r["status"] in ("ok", "noisy")]
+        line = f"- **{model} at batch {bs}**: fastest is `{best['mode']}`"
+        if best.get("speedup") and best["mode"] != "eager":
+            line += f", {best['speedup']:.2f} times eager's speed"
+        if steps:
+            top = max(steps, key=lambda r: r["speedup_prev"])
+            below = f"`{top['prev_rung']}`" if top.get("prev_rung") else "the rung below"
+            line += (f"; the step that buys most is `{top['mode']}` ({top['speedup_prev']:.2f}× "
+                     f"over {below})")
+        read = roofline.row_reading(best, ceil)
+        if read:
+            line += (f"; it runs at {100 * read['of_roofline']:.0f} % of its roofline "
+                     f"({read['bound']}-bound floor {read['bound_ms']:.3g} ms)")
+        out.append(line + ".")
+    bad = [r for r in doc["rows"] if r["status"] in ("mismatch", "oom", "error")]
+    out.append(f"- {len(bad)} of {len(doc['rows'])} rungs failed or computed another answer.")
+    return "\n".join(out)
+
+
+def recompiled_note(doc: dict[str, Any]) -> str:
+    """Where a ladder was recorded before each rung had its own compiled entry (its rows carry
+    no rung key), what that means for its freezing rung."""
+    ladder_rows = [r for r in doc["rows"] if r.get("rung")]
+    if not ladder_rows or any("key" in r["rung"] for r in ladder_rows):
+        return ""
+    return ("!!! warning \"Recorded before each rung kept its own compiled code\"\n\n"
+            "    In this run Dynamo was reset after each rung was built, so every rung was "
+            "compiled again at its first timed call, and freezing, then a global switch set "
+            "around the build only, was off by then: its `+ freezing` row times the rung below "
+            "it once more. A run of the current code compiles each rung once, with its own "
+            "options.")
+
+
+def try_first(doc: dict[str, Any]) -> str:
+    """The steps in the order they paid in this run: each step's geometric-mean speedup over
+    the rung below it, across the ladders where it ran and computed eager's answer."""
+    import math
+
+    gains: dict[str, list[float]] = {}
+    for r in doc["rows"]:
+        if r.get("speedup_prev") and r["status"] in ("ok", "noisy"):
+            gains.setdefault(r["mode"], []).append(r["speedup_prev"])
+    ranked = sorted(((math.exp(sum(map(math.log, v)) / len(v)), k, len(v))
+                     for k, v in gains.items()), reverse=True)
+    return "\n".join(f"{i}. `{name}`: {g:.2f}× over the rung below, geometric mean of {n} "
+                     f"ladder{'s' if n > 1 else ''}" for i, (g, name, n) in enumerate(ranked, 1))
+
+
+def ladder_report(doc: dict[str, Any]) -> str:
+    """A ladder run as the page shows it: ceilings, ladders, findings, then the roofline, the
+    profile and the top kernels in blocks that open."""
+    parts = [p for p in (recompiled_note(doc), ceilings(doc)) if p] + [
+             ladder(doc), "What the ladders say, computed from them:", findings(doc),
+             render.details("The roofline of every rung (floors from the ceilings above; bytes "
+                            "are a lower bound: weights and input read once, output written "
+                            "once)", roofline_table(doc))]
+    if any(r.get("profile") for r in doc["rows"]):
+        parts += [render.details("Where the fastest rung's time goes (torch.profiler)",
+                                 profile_table(doc) + "\n\n" + top_kernels(doc))]
+    return "\n\n".join(parts)
+
+
+# ---- the settings grid ---------------------------------------------------------------------------
+
+def settings_table(doc: dict[str, Any]) -> str:
+    head = ("Model · batch · mode", "Settings", "Median ms", "IQR %", "× all off", "rel err",
+            "Status")
+    return render.markdown_table(head, ((
+        _label(r), r.get("point", "–"), render.ms(_median(r)), _spread(r),
+        render.num(r.get("speedup"), ".3f"), render.num(r.get("rel_err"), ".1e"), r["status"])
+        for r in doc["rows"]), left=2, left_last=True)
+
+
+SWITCH_WORDS = {"cudnn_benchmark": "cudnn.benchmark", "tf32": "TF32"}
+
+
+def settings_verdicts(doc: dict[str, Any]) -> str:
+    """Per mode and switch: the verdict, how many groups it helped and hurt in, the geometric
+    mean of its speedups, and the setting chosen from that evidence."""
+    chosen = settings.chosen(doc)
+    rows = []
+    for (mode, switch), v in settings.verdicts(doc).items():
+        on = getattr(chosen[mode], switch)
+        rows.append((f"{mode} · {SWITCH_WORDS[switch]}", v["verdict"],
+                     f"{v['helps']} / {v['hurts']} / {v['groups']}", f"{v['gmean']:.3f}",
+                     "on" if on else "off"))
+    if not rows:
+        return "No setting was timed on and off in this run."
+    return render.markdown_table(("Mode · switch", "Verdict", "Helps / hurts / groups",
+                                  "Geometric mean ×", "Chosen"), rows)
+
+
+def settings_report(doc: dict[str, Any]) -> str:
+    return (settings_verdicts(doc) + "\n\n" + render.details(
+        "Every point of the grid (× all off: the speedup over the same mode with every "
+        "switch off, in the same rounds)", settings_table(doc)))

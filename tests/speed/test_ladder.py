@@ -1,0 +1,183 @@
+"""The speed ladder and the settings sweep end to end on the CPU, with a tiny model: rows,
+ceilings, profile, no compile while timing, and --append's join. No timing is asserted."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from snippets import speed
+from snippets.core import backends, results
+from snippets.speed import ladder, roofline, settings
+
+QUICK = {"rounds": 2, "warm_rounds": 0, "sample_ms": 0.01, "warmup": 1}
+
+
+def tiny(batch_size):
+    return nn.Sequential(nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 4)), torch.randn(
+        batch_size, 16)
+
+
+@pytest.fixture(autouse=True)
+def small_ceilings(monkeypatch):
+    monkeypatch.setitem(roofline.SIZES, "cpu", {**roofline.SIZES["cpu"], "matmul_n": 64,
+                                                "copy_mib": 1, "reps": 1, "repeats": 2})
+
+
+@pytest.fixture(scope="module")
+def ladder_doc():
+    from torch._dynamo.utils import counters
+
+    seen = {}
+    timing = ladder.measure.measure_variants
+
+    def counted(*args, **kwargs):  # the frames Dynamo compiled before and after the timing
+        seen["before"] = counters["frames"]["ok"]
+        out = timing(*args, **kwargs)
+        seen["after"] = counters["frames"]["ok"]
+        return out
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(ladder.measure, "measure_variants", counted)
+    mp.setitem(roofline.SIZES, "cpu", {**roofline.SIZES["cpu"], "matmul_n": 64, "copy_mib": 1,
+                                       "reps": 1, "repeats": 2})
+    try:
+        doc = speed.document(speed.SpeedConfig(device="cpu", models=(), profile_calls=2,
+                                               factories=(("tiny", tiny),), **QUICK))
+    finally:
+        mp.undo()
+    return doc, seen
+
+
+def test_the_ladder_climbs_one_step_at_a_time(ladder_doc):
+    doc, _ = ladder_doc
+    assert results.validate(doc, kind="bench") and doc["complete"]
+    rows = doc["rows"]
+    # A 2-D input: no layout step; a CPU: no CUDA graphs; max-autotune not asked for.
+    assert [r["mode"] for r in rows] == ["eager", "compile", "+ freezing"]
+    assert all(r["status"] in ("ok", "noisy") for r in rows)
+    assert rows[0]["speedup_prev"] is None and rows[2]["prev_rung"] == "compile"
+    assert rows[2]["rung"] == {"mode": "default", "channels_last": False, "freezing": True,
+                               "key": "freezing"}
+    assert rows[0]["bytes"] == {"weights": (16 * 16 + 16 + 16 * 4 + 4) * 4, "input": 64,
+                                "output": 16}
+
+
+def test_no_rung_is_compiled_again_while_the_ladder_is_timed(ladder_doc):
+    _, seen = ladder_doc
+    assert seen["before"] == seen["after"]
+
+
+def test_the_run_records_its_ceilings_and_reads_rows_against_them(ladder_doc):
+    doc, _ = ladder_doc
+    c = doc["provenance"]["ceilings"]
+    assert c["matmul_dtype"] == "fp32" and c["matmul_tflops"] > 0 and c["copy_gbps"] > 0
+    assert all(r["pct_of_peak"] > 0 for r in doc["rows"])  # against the fp32 peak on a CPU
+    assert roofline.row_reading(doc["rows"][1], c)["bound"] in ("compute", "memory")
+    assert doc["provenance"]["settings"]["run"] == "ladder"
+
+
+def test_the_fastest_rung_alone_is_profiled(ladder_doc):
+    doc, _ = ladder_doc
+    profiled = [r for r in doc["rows"] if "profile" in r]
+    assert len(profiled) == 1 and profiled[0]["profile"]["calls"] == 2
+    assert profiled[0]["profile"]["device_type"] == "cpu"
+
+
+def test_rungs_by_key_and_freezing_as_a_compile_option():
+    image = torch.ones(1, 3, 8, 8)
+    cuda = ladder.rungs_for(torch.device("cuda"), image, autotune=True)
+    assert [r.name for r in cuda] == ["eager", "compile", "+ channels_last", "+ CUDA graphs",
+                                      "+ freezing", "+ max-autotune"]
+    assert tuple(r.key for r in cuda) == ladder.KEYS
+    calls = []
+    real = torch.compile
+    try:
+        torch.compile = lambda m, **kw: calls.append(kw) or m
+        ladder.compile_rung(nn.Linear(1, 1), cuda[-1])
+    finally:
+        torch.compile = real
+    assert calls[0]["options"]["freezing"] is True and calls[0]["options"]["max_autotune"]
+
+
+def test_the_settings_sweep_times_each_point_of_each_mode():
+    doc = speed.document(speed.SpeedConfig(run="settings", device="cpu", models=(),
+                                           modes=("eager",), factories=(("tiny", tiny),),
+                                           **QUICK))
+    assert results.validate(doc, kind=settings.KIND) and doc["complete"]
+    # fp32: cudnn.benchmark and TF32 off and on, eager's answer checked at each
+    assert [r["point"] for r in doc["rows"]] == [settings.label(b, "fp32")
+                                                 for b in settings.grid("fp32")]
+    assert doc["rows"][0]["speedup"] == 1.0 and all(r["latency_ms"] for r in doc["rows"])
+    assert all(r["rel_err"] < 1e-2 for r in doc["rows"])
+    assert set(settings.chosen(doc)) == {"eager"}
+
+
+def test_a_ladder_applies_the_settings_chosen_per_mode():
+    chosen = backends.BackendSettings(cudnn_benchmark=True)
+    cfg = speed.SpeedConfig(device="cpu", models=(), factories=(("tiny", tiny),),
+                            rungs=("compile",), profile_calls=0,
+                            mode_backends=(("default", chosen),),
+                            backends_evidence={"from": {"date": "d"}}, **QUICK)
+    doc = speed.document(cfg)
+    eager, compiled = doc["rows"]
+    assert compiled["backends"]["cudnn_benchmark"] is True
+    assert eager["backends"]["cudnn_benchmark"] is False  # eager had no evidence: the default
+    assert doc["provenance"]["settings"]["backends_evidence"] == {"from": {"date": "d"}}
+    assert not torch.backends.cudnn.benchmark  # restored after the run
+
+
+def test_append_keeps_recorded_rows_and_adds_the_missing_rung(ladder_doc):
+    doc, _ = ladder_doc
+    later = {**doc, "provenance": {**doc["provenance"], "date": "later"},
+             "rows": [{**r} for r in doc["rows"][::2]]}  # eager and freezing again
+    later["rows"].append({**doc["rows"][1], "mode": "+ max-autotune",
+                          "rung": {**doc["rows"][1]["rung"], "key": "max-autotune"}})
+    first = {**doc, "rows": doc["rows"][:2]}  # as if freezing had not been recorded
+    joined = speed.join(first, later)
+    assert [r["mode"] for r in joined["rows"]] == ["eager", "compile", "+ freezing",
+                                                   "+ max-autotune"]
+    assert [r["part"] for r in joined["rows"]] == [0, 0, 1, 1]
+    assert joined["rows"][0] is not later["rows"][0]  # the first command's eager stays
+    assert [p["date"] for p in joined["provenance"]["parts"]] == [doc["provenance"]["date"],
+                                                                  "later"]
+
+
+def test_append_refuses_another_device_or_setting(ladder_doc):
+    doc, _ = ladder_doc
+    other = {**doc["provenance"], "device": "NVIDIA H200"}
+    with pytest.raises(results.ResultsError, match="device"):
+        speed.check_joinable(doc, other)
+    other = {**doc["provenance"], "settings": {**doc["provenance"]["settings"], "dtype": "bf16"}}
+    with pytest.raises(results.ResultsError, match="dtype"):
+        speed.check_joinable(doc, other)
+
+
+def test_an_image_model_climbs_the_layout_rung_without_compiling_while_timed():
+    from torch._dynamo.utils import counters
+
+    def conv(batch_size):
+        return nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU(),
+                             nn.Conv2d(8, 4, 3)), torch.randn(batch_size, 3, 12, 12)
+
+    timing, seen = ladder.measure.measure_variants, []
+
+    def counted(*args, **kwargs):
+        before = counters["frames"]["ok"]
+        out = timing(*args, **kwargs)
+        seen.append(counters["frames"]["ok"] - before)
+        return out
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(ladder.measure, "measure_variants", counted)
+    try:
+        with torch.no_grad():
+            rows = list(ladder.climb("conv", conv, 2, device=torch.device("cpu"),
+                                     dtype=torch.float32, autotune=False, tolerance=1e-2,
+                                     **QUICK))
+    finally:
+        mp.undo()
+    assert [r["rung"]["key"] for r in rows] == ["eager", "compile", "channels-last", "freezing"]
+    assert all(r["status"] in ("ok", "noisy") for r in rows) and seen == [0]
+    assert rows[3]["rung"]["channels_last"] and rows[3]["rel_err"] < 1e-4

@@ -1,0 +1,53 @@
+"""The profile summary: its arithmetic on made-up intervals, and its counts on a tiny CPU model.
+No timing is asserted."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from snippets.speed import profile
+
+
+def k(name: str, start: float, end: float, kind: str = "kernel") -> dict:
+    return {"name": name, "start": start, "end": end, "kind": kind}
+
+
+def test_summary_of_made_up_intervals():
+    # Two calls over 0..100 µs: kernels a (twice) and b, b overlapping a on another stream.
+    spans = [k("launch", 0, 2, "launch"), k("a", 10, 30), k("b", 20, 40),
+             k("launch", 50, 52, "launch"), k("a", 60, 80), k("host", 0, 100, "other")]
+    s = profile.summarize(spans, calls=2)
+    assert s["kernels_per_call"] == 1.5 and s["launches_per_call"] == 1.0
+    assert s["span_us_per_call"] == 50.0
+    assert s["busy_us_per_call"] == pytest.approx(25.0)  # 10..40 and 60..80
+    assert s["idle_fraction"] == pytest.approx(0.5)
+    assert [t["name"] for t in s["top"]] == ["a", "b"]
+    assert s["top"][0]["us_per_call"] == 20.0 and s["top"][0]["count_per_call"] == 1.0
+    assert s["top"][0]["share"] == pytest.approx(0.4)
+
+
+def test_summary_of_nothing_is_empty_not_an_error():
+    s = profile.summarize([], calls=3)
+    assert s["kernels_per_call"] == 0 and s["idle_fraction"] is None and s["top"] == []
+
+
+def test_top_is_cut_and_names_are_shortened():
+    spans = [k("x" * 500, 0, 1)] + [k(f"k{i}", i, i + 0.5) for i in range(20)]
+    s = profile.summarize(spans, calls=1, top=3)
+    assert len(s["top"]) == 3 and all(len(t["name"]) <= profile.NAME_CHARS for t in s["top"])
+
+
+def test_profile_of_a_tiny_cpu_model_counts_its_operators():
+    model = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 2)).eval()
+    x = torch.randn(1, 8)
+    with torch.no_grad():
+        model(x)
+        s = profile.profile(lambda: model(x), torch.device("cpu"), calls=4)
+    assert s["device_type"] == "cpu" and s["calls"] == 4
+    # linear, relu, linear: the top-level operators of one eager call
+    assert s["kernels_per_call"] == 3 and s["launches_per_call"] == 0
+    assert {t["name"] for t in s["top"]} == {"aten::linear", "aten::relu"}
+    assert s["top"][0]["count_per_call"] in (1, 2)
+    assert 0 <= s["idle_fraction"] <= 1

@@ -1,0 +1,86 @@
+"""What the page computes from a ladder: goal verdicts with their evidence, findings, tables and
+plots, on made-up documents whose arithmetic can be checked by hand."""
+
+from __future__ import annotations
+
+from snippets.speed import goals, plots, settings, tables
+
+from .docs_fixtures import doc, point, row
+
+CEIL = {"matmul_n": 8192, "matmul_dtype": "bf16", "copy_mib": 2048, "matmul_tflops": 800.0,
+        "matmul_samples": [800.0], "copy_gbps": 4000.0, "copy_samples": [4000.0]}
+PROFILE = {"calls": 50, "kernels_per_call": 120.0, "launches_per_call": 1.0,
+           "span_us_per_call": 500.0, "busy_us_per_call": 300.0, "idle_fraction": 0.4,
+           "device_type": "cuda",
+           "top": [{"name": "sm90_gemm", "us_per_call": 100.0, "count_per_call": 20.0,
+                    "share": 0.2}]}
+
+
+def ladder_doc(best_ms: float, pct: float, **prov) -> dict:
+    moved = {"weights": 50_000_000, "input": 300_000, "output": 2_000}
+    rows = []
+    for model, bs in (("resnet50", 1), ("resnet50", 32), ("transformer", 1),
+                      ("transformer", 32)):
+        rows.append(row(model, bs, "eager", (4.0, 4.0, 4.0), speedup=1.0, bytes=moved,
+                        flops=8e9 * bs))
+        rows.append(row(model, bs, "+ CUDA graphs", (best_ms,) * 3, speedup=4.0 / best_ms,
+                        speedup_prev=4.0 / best_ms, prev_rung="eager", bytes=moved,
+                        flops=8e9 * bs, pct_of_peak=pct, profile=PROFILE))
+    return doc("bench", rows, ceilings=CEIL, peak_bf16_tflops=800.0, **prov)
+
+
+def test_goals_reached_say_so():
+    out = goals.verdicts(ladder_doc(0.1, 50.0))
+    assert out.count("reached;") == 4 and "not reached" not in out
+
+
+def test_goals_missed_say_by_how_much_and_why():
+    out = goals.verdicts(ladder_doc(0.5, 20.0))
+    lines = out.splitlines()
+    assert len(lines) == 4 and all("not reached" in line for line in lines)
+    # 0.5 ms against 0.40: 0.1 ms, 1.25 times over; 20 % against 25: 5 points short
+    assert "0.1 ms (1.25 times) over" in lines[0] and "5.0 points short" in lines[1]
+    assert "idle between kernels for 40 %" in lines[0] and "`sm90_gemm`, held 20 %" in lines[0]
+    # floor: 50.3 MB at 4000 GB/s is 0.0126 ms, above 8 GFLOP at 800 TFLOP/s (0.01 ms)
+    assert "0.0126 ms (memory-bound)" in lines[0]
+
+
+def test_goals_are_not_judged_off_an_h200_in_bf16():
+    out = goals.verdicts(ladder_doc(0.1, 50.0, device="CPU: x", dtype="fp32"))
+    assert "not judged" in out and "reached" not in out
+
+
+def test_findings_name_the_fastest_rung_and_the_step_that_buys_most():
+    out = tables.findings(ladder_doc(0.5, 20.0))
+    assert "**resnet50 at batch 1**: fastest is `+ CUDA graphs`, 8.00 times eager's speed" in out
+    assert "(8.00× over `eager`)" in out and "0 of 8 rungs failed" in out
+
+
+def test_the_report_carries_ceilings_roofline_and_profile():
+    out = tables.ladder_report(ladder_doc(0.5, 20.0))
+    assert "800 TFLOP/s" in out and "4000 GB/s" in out
+    assert "| resnet50 · 1 · + CUDA graphs | 0.5 |" in out
+    assert "| memory |" in out and "`sm90_gemm`" in out and "| 120 | 1 | 500 | 300 | 40 |" in out
+
+
+def test_a_ladder_recorded_before_the_ceilings_still_renders():
+    d = ladder_doc(0.5, 20.0)
+    del d["provenance"]["ceilings"]
+    for r in d["rows"]:
+        r.pop("bytes"), r.pop("profile", None)
+    out = tables.ladder_report(d)
+    assert "measured no ceilings" in out and "Where the fastest rung" not in out
+
+
+def test_a_plot_per_ladder_with_its_floor_and_goal():
+    html = plots.ladders(ladder_doc(0.5, 20.0))
+    assert html.count("<figure") == 4 and "roofline floor of 0.0126 ms" in html
+    # 25 % of 800 TFLOP/s is 200; 32 × 8 GFLOP take 1.28 ms at that rate
+    assert "a goal of 0.4 ms" in html and "a goal of 1.28 ms" in html
+
+
+def test_settings_tables_name_each_mode_and_the_setting_chosen():
+    d = doc(settings.KIND, [point("r", 1, "default", (1.0, 1.0, 1.0), benchmark=False),
+                            point("r", 1, "default", (0.5, 0.5, 0.5), benchmark=True)])
+    out = tables.settings_report(d)
+    assert "| default · cudnn.benchmark | helps | 1 / 0 / 1 | 2.000 | on |" in out
