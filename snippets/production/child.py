@@ -16,6 +16,7 @@ import faulthandler
 import json
 import logging
 import os
+import statistics
 import time
 from pathlib import Path
 from typing import Any
@@ -127,8 +128,14 @@ def run(args: Any, t0: float, import_s: float, eager: bool) -> dict[str, Any]:
         rec["ready_s"] = time.time() - t0  # loaded or wrapped, nothing called yet
         first, ms, ends = _timeline(fn, x, args.calls, device, t0)
         steady = production.steady_index(ms)
+        # The host's speed beside the steady rounds, as the benchmark records it: one process's
+        # steady figure moves with the host, cache or not (two OpenMP threads on a 2-core CPU
+        # ran ResNet-50 many times slower beside one busy process; on the GPU host a slow spell
+        # slowed eager and compiled alike), and the canary tells such a process apart. A cold
+        # and a warm process were seen to load byte-identical compiled files.
+        gate = measure.HostGate(enabled=False)
         timed = measure.measure_variants({"call": lambda: fn(x)}, device, rounds=args.rounds,
-                                         sample_ms=args.sample_ms, warmup=0)
+                                         sample_ms=args.sample_ms, warmup=0, gate=gate)
         if model is None:  # the package's weights are the seeded model's: build it to check
             model, _ = _build(args.model, args.batch_size, device, args.dtype)
         torch.compiler.set_stance("force_eager")  # the reference must not compile anything
@@ -139,6 +146,7 @@ def run(args: Any, t0: float, import_s: float, eager: bool) -> dict[str, Any]:
     return {**rec, "first_s": ends[0], "steady_s": ends[steady], "steady_call": steady,
             "calls_ms": ms, "latency_ms": timed["call"].as_dict(),
             "calls_per_sample": timed.calls["call"], "rel_err": err,
+            "host_canary_us": statistics.median(gate.canary_us),
             "graphs_compiled": production.graphs_compiled(), **_cache_counts(),
             "status": "ok" if ok else "mismatch",
             "message": "" if ok else f"rel_err {err:.3g} above tolerance"}

@@ -121,13 +121,16 @@ def startup_goal(summary: dict[tuple[str, str], dict[str, Any]], model: str) -> 
 
 def startup_detail(doc: dict[str, Any]) -> str:
     head = ("Model · path · run", "Import s", "Ready s", "First s", "Steady s", "Build s",
-            "Graph cache hits/misses", "rel err")
+            "ms per call", "Host canary µs", "Graph cache hits/misses", "rel err")
     rows = [(f"{r['model']} · {r['path']} · {r['rep'] + 1}", render.num(r["import_s"], ".1f"),
              render.num(r["ready_s"], ".1f"), render.num(r["first_s"], ".1f"),
              render.num(r["steady_s"], ".1f"), render.num(r["build_s"], ".1f"),
+             render.ms((r["latency_ms"] or {}).get("median")),
+             render.num(r.get("host_canary_us"), ".0f"),
              f"{r.get('fx_cache_hits', '–')}/{r.get('fx_cache_misses', '–')}",
              render.num(r["rel_err"], ".1e")) for r in doc["rows"]]
-    return render.details("Every run (import, ready, cache hits, error against eager)",
+    return render.details("Every run (import, ready, per call, the host's speed, cache hits, "
+                          "error against eager)",
                           render.markdown_table(head, rows))
 
 
