@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from snippets.core import render
+from snippets.core import measure, render
 from snippets.speed import goals, roofline, settings
 
 
@@ -119,8 +119,14 @@ def findings(doc: dict[str, Any]) -> str:
         if steps:
             top = max(steps, key=lambda r: r["speedup_prev"])
             below = f"`{top['prev_rung']}`" if top.get("prev_rung") else "the rung below"
-            line += (f"; the step that buys most is `{top['mode']}` ({top['speedup_prev']:.2f}× "
-                     f"over {below})")
+            # A step "buys" only if it beats the rung below by more than the noise threshold.
+            if top["speedup_prev"] > 1 + measure.NOISY_IQR_RATIO:
+                line += (f"; the step that buys most is `{top['mode']}` "
+                         f"({top['speedup_prev']:.2f}× over {below})")
+            else:
+                line += (f"; no step beats the rung below it by more than "
+                         f"{measure.NOISY_IQR_RATIO:.0%} (the best, `{top['mode']}`, is "
+                         f"{top['speedup_prev']:.2f}× over {below})")
         read = roofline.row_reading(best, ceil)
         if read:
             line += (f"; it runs at {100 * read['of_roofline']:.0f} % of its roofline "
