@@ -39,6 +39,10 @@ def startup_summary(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]
             "status": "ok" if len(good) == len(rows) else
             "; ".join(sorted({f"{r['status']}: {r['message']}" for r in rows
                               if r not in good})),
+            # The table's cell: each failure's first clause (a crash's frame is in the reading).
+            "short": "ok" if len(good) == len(rows) else
+            "; ".join(sorted({f"{r['status']}: {r['message'].split(', File')[0][:60]}"
+                              for r in rows if r not in good})),
         }
     return out
 
@@ -54,7 +58,7 @@ def startup(doc: dict[str, Any]) -> str:
             first = f"built in {render.num(s['build_s'], '.1f')}"
         rows.append((f"{model} · {LABELS.get(path, path)}", first,
                      render.num(s["steady_s"], ".1f"), render.ms(s["ms"]),
-                     f"{s['good']}/{s['runs']}", s["status"]))
+                     f"{s['good']}/{s['runs']}", s["short"]))
     return render.markdown_table(head, rows, left_last=True)
 
 
