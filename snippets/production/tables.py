@@ -240,7 +240,7 @@ def hazards(doc: dict[str, Any]) -> str:
         if r.get("held_mb") is not None:
             outcome = f"holds {r['held_mb']:.0f} MB"
         # torch's message goes on to a stack trace and advice the reading covers: its first part
-        message = r["message"].split(" Stack trace:")[0][:200]
+        message = r["message"].split(" Stack trace:")[0].replace(" Found from :", "")[:200]
         rows.append((f"{r['hazard']} · {r['variant']}", outcome, message))
     return render.markdown_table(head, rows, left_last=True)
 

@@ -40,14 +40,21 @@ def ceilings(doc: dict[str, Any]) -> str:
 def ladder(doc: dict[str, Any]) -> str:
     """The key columns of every ladder: latency and spread, what each rung buys over eager and
     over the rung below, compile time, share of peak, status."""
-    head = ("Model · batch · rung", "Median ms", "IQR %", "× eager", "× rung below",
+    head = ("Model · batch · rung", "Median ms (IQR %)", "× eager", "× below",
             "Compile s", "% of peak", "Status")
     return render.markdown_table(head, ((
-        _label(r), render.ms(_median(r)), _spread(r), render.num(r.get("speedup"), ".2f"),
+        _label(r), f"{render.ms(_median(r))} ({_spread(r)})" if _median(r) else "–",
+        render.num(r.get("speedup"), ".2f"),
         render.num(r.get("speedup_prev"), ".2f"), render.num(r.get("compile_s"), ".1f"),
-        render.num(r.get("pct_of_peak"), ".1f"),
-        r["status"] + (f": {r['message']}" if r.get("message") else ""))
+        render.num(r.get("pct_of_peak"), ".1f"), _status(r))
         for r in doc["rows"]), left_last=True)
+
+
+def _status(row: dict[str, Any]) -> str:
+    # "noisy" alone: the IQR % column beside it already says by how much.
+    if row["status"] == "noisy" or not row.get("message"):
+        return row["status"]
+    return f"{row['status']}: {row['message']}"
 
 
 def roofline_table(doc: dict[str, Any]) -> str:

@@ -32,7 +32,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 SEARCH_WORD = "interleaved"  # said on the benchmark page, and on no other
 PHONE = {"width": 390, "height": 844}
 # The pages with results tables or code, checked for clipping at both widths.
-READ_PAGES = ("", "benchmark/", "noise/", "graph-breaks/", "dynamic-shapes/",
+READ_PAGES = ("", "benchmark/", "noise/", "speed/", "graph-breaks/", "dynamic-shapes/",
               "when-not-to-compile/", "production/", "training/", "scale/", "run-it-yourself/",
               "results/", "cli/", "contributing/")
 # Every visible table and code block whose content is wider than its box; a table or code in a
