@@ -200,6 +200,20 @@ class Interrupt:
             signal.signal(signal.SIGINT, previous)
 
 
+def appending_to(prog: str, output: Path | None, append: bool, kind: str,
+                 check: Callable[[dict], None]) -> dict | None:
+    """The recorded run that ``--append`` adds to, checked (``check(old)`` raises ResultsError)
+    before the run starts, so a file that cannot take its rows is one line, not lost minutes."""
+    if not (append and output is not None and output.exists()):
+        return None
+    try:
+        old = results.load(output, kind)
+        check(old)
+    except results.ResultsError as exc:
+        fail(prog, str(exc))
+    return old
+
+
 def run_rows(prog: str, produce: Callable[..., dict], show: Callable[[dict], None], *,
              write: Callable[[dict], None], output: Path | None) -> int:
     """Run a command's producer of a results document the way the measuring commands do.

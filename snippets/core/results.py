@@ -361,3 +361,18 @@ def newest(results_dir: Path, name: str, device_type: str) -> dict[str, Any] | N
         if device_type_of(doc) == device_type:
             return doc
     return None
+
+
+def check_joinable(old: dict[str, Any], prov: dict[str, Any], settings: tuple[str, ...]) -> None:
+    """Raise ResultsError, naming the difference, where a run of provenance ``prov`` cannot add
+    its rows to the recorded ``old`` (``--append``): another device or torch, or another value of
+    one of ``settings`` (those that change what a row's numbers mean)."""
+    theirs = old["provenance"]
+    for key in ("device", "torch"):
+        if prov.get(key) != theirs.get(key):
+            raise ResultsError(f"--append: {key} {prov.get(key)!r} here, "
+                               f"{theirs.get(key)!r} in the file")
+    for key in settings:
+        a, b = prov["settings"].get(key), theirs["settings"].get(key)
+        if a != b:
+            raise ResultsError(f"--append: setting {key} is {a!r} here, {b!r} in the file")

@@ -183,15 +183,7 @@ JOINED_SETTINGS = ("dtype", "optimizer", "seed", "steps", "rounds", "warmup", "b
 def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
     """Raise ResultsError, naming the difference, if a run of provenance ``prov`` cannot add its
     rows to the recorded ``old`` (``--append``)."""
-    theirs = old["provenance"]
-    for key in ("device", "torch"):
-        if prov.get(key) != theirs.get(key):
-            raise results.ResultsError(f"--append: {key} {prov.get(key)!r} here, "
-                                       f"{theirs.get(key)!r} in the file")
-    for key in JOINED_SETTINGS:
-        a, b = prov["settings"].get(key), theirs["settings"].get(key)
-        if a != b:
-            raise results.ResultsError(f"--append: setting {key} is {a!r} here, {b!r} in the file")
+    results.check_joinable(old, prov, JOINED_SETTINGS)
 
 
 def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:

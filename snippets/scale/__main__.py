@@ -162,18 +162,6 @@ def config_from_args(argv: list[str] | None) -> tuple[scale.ScaleConfig, object]
     return cfg, args
 
 
-def _appending_to(cfg: scale.ScaleConfig, args) -> dict | None:
-    """The recorded run that --append adds to, checked against this one before it starts."""
-    if not (args.append and args.output.exists()):
-        return None
-    try:
-        old = results.load(args.output, scale.KIND)
-        scale.check_joinable(old, results.provenance(torch.device(cfg.device), cfg.settings()))
-    except results.ResultsError as exc:
-        cli.fail(PROG, str(exc))
-    return old
-
-
 def _print(doc: dict, recorded: dict | None, fmt: str) -> None:
     if fmt == "json":
         print(json.dumps(doc, indent=1))
@@ -200,7 +188,10 @@ def main(argv: list[str] | None = None) -> int:
     except results.ResultsError as exc:
         cli.fail(PROG, str(exc))
     cli.check_output(PROG, args.output)
-    old = _appending_to(cfg, args)
+    def joinable(old: dict) -> None:
+        scale.check_joinable(old, results.provenance(torch.device(cfg.device), cfg.settings()))
+
+    old = cli.appending_to(PROG, args.output, args.append, scale.KIND, joinable)
 
     def write(doc: dict) -> None:
         if args.output:

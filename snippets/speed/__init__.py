@@ -164,14 +164,7 @@ def row_key(row: dict[str, Any]) -> tuple:
 def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
     """Raise ResultsError, naming the difference, where a run of provenance ``prov`` cannot add
     its rows to the recorded ``old`` (``--append``)."""
-    for key in ("device", "torch"):
-        if prov.get(key) != old["provenance"].get(key):
-            raise results.ResultsError(f"--append: {key} {prov.get(key)!r} here, "
-                                       f"{old['provenance'].get(key)!r} in the file")
-    for key in JOINED:
-        a, b = prov["settings"].get(key), old["provenance"]["settings"].get(key)
-        if a != b:
-            raise results.ResultsError(f"--append: setting {key} is {a!r} here, {b!r} in the file")
+    results.check_joinable(old, prov, JOINED)
 
 
 def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:

@@ -107,22 +107,6 @@ def config_from_args(argv: list[str] | None) -> tuple[speed.SpeedConfig, object]
     return cfg.resolve(), args
 
 
-def _appending_to(cfg: speed.SpeedConfig, args) -> dict | None:
-    """The recorded run that --append adds to, checked against this one before it starts."""
-    if not (args.append and args.output.exists()):
-        return None
-    kind = settings.KIND if cfg.run == "settings" else speed.LADDER_KIND
-    try:
-        old = results.load(args.output, kind)
-        b = cfg.bench_config()
-        prov = results.provenance(torch.device(b.device), {**b.settings(), **cfg.settings()},
-                                  commit="-")
-        speed.check_joinable(old, prov)
-    except results.ResultsError as exc:
-        cli.fail(PROG, str(exc))
-    return old
-
-
 def _print(doc: dict, fmt: str) -> None:
     if fmt == "json":
         print(json.dumps(doc, indent=1))
@@ -137,7 +121,14 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
     cfg, args = config_from_args(argv)
     cli.check_output(PROG, args.output)
-    old = _appending_to(cfg, args)
+
+    def joinable(old: dict) -> None:
+        b = cfg.bench_config()
+        speed.check_joinable(old, results.provenance(
+            torch.device(b.device), {**b.settings(), **cfg.settings()}, commit="-"))
+
+    kind = settings.KIND if cfg.run == "settings" else speed.LADDER_KIND
+    old = cli.appending_to(PROG, args.output, args.append, kind, joinable)
     commit = cli.commit_from_env()
 
     def write(doc: dict) -> None:

@@ -200,15 +200,7 @@ JOINED_SETTINGS = ("dtype", "optimizer", "seed", "steps", "tolerance", "rounds",
 def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
     """Raise ResultsError, naming the difference, if a run of provenance ``prov`` cannot add
     its rows to the recorded ``old`` (``--append``)."""
-    mine, theirs = prov, old["provenance"]
-    for key in ("device", "torch"):
-        if mine.get(key) != theirs.get(key):
-            raise results.ResultsError(f"--append: {key} {mine.get(key)!r} here, "
-                                       f"{theirs.get(key)!r} in the file")
-    for key in JOINED_SETTINGS:
-        a, b = mine["settings"].get(key), theirs["settings"].get(key)
-        if a != b:
-            raise results.ResultsError(f"--append: setting {key} is {a!r} here, {b!r} in the file")
+    results.check_joinable(old, prov, JOINED_SETTINGS)
 
 
 def _part(prov: dict[str, Any]) -> dict[str, Any]:

@@ -99,18 +99,6 @@ def config_from_args(argv: list[str] | None) -> tuple[train.TrainConfig, object]
     return cfg, args
 
 
-def _appending_to(cfg: train.TrainConfig, args) -> dict | None:
-    """The recorded run that --append adds to, checked against this one before it starts."""
-    if not (args.append and args.output.exists()):
-        return None
-    try:
-        old = results.load(args.output, train.KIND)
-        train.check_joinable(old, results.provenance(torch.device(cfg.device), cfg.settings()))
-    except results.ResultsError as exc:
-        cli.fail(PROG, str(exc))
-    return old
-
-
 def _print(doc: dict, recorded: dict | None, fmt: str) -> None:
     if fmt == "json":
         print(json.dumps(doc, indent=1))
@@ -136,7 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     except results.ResultsError as exc:
         cli.fail(PROG, str(exc))
     cli.check_output(PROG, args.output)
-    old = _appending_to(cfg, args)
+    def joinable(old: dict) -> None:
+        train.check_joinable(old, results.provenance(torch.device(cfg.device), cfg.settings()))
+
+    old = cli.appending_to(PROG, args.output, args.append, train.KIND, joinable)
 
     def write(doc: dict) -> None:
         if args.output:
