@@ -174,11 +174,18 @@ def _alive(pid: int) -> bool:
     return True
 
 
+# How long a process waits for an entry another live process holds before executing it itself:
+# longer than any live section takes on a busy 2-core machine, so only a holder that hangs (or a
+# process that reused a dead holder's pid) is overtaken.
+WAIT_S = 900.0
+
+
 def _claim(path: Path, build: Build) -> Path | None:
     """Take the entry's lock, or wait while another process (the build's prefetcher) holds it and
     return None once that process is gone: its entry is then there, or the caller computes it."""
     lock = path.with_suffix(".lock")
     lock.parent.mkdir(parents=True, exist_ok=True)
+    waited_since = time.monotonic()
     while True:
         try:
             fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
@@ -187,7 +194,8 @@ def _claim(path: Path, build: Build) -> Path | None:
                 holder = int(lock.read_text() or "0")
             except (OSError, ValueError):
                 holder = 0  # written between our open and its write: look again
-            if holder and not _alive(holder):  # a killed holder leaves its lock: take it over
+            overdue = time.monotonic() - waited_since > WAIT_S
+            if (holder and not _alive(holder)) or overdue:  # a killed or hung holder: take over
                 lock.unlink(missing_ok=True)
                 continue
             if path.exists() and not build.refresh:

@@ -67,6 +67,21 @@ def test_a_lock_left_by_a_killed_process_is_taken_over(tmp_path: Path):
     assert value == {} and not meta["hit"] and not path.with_suffix(".lock").exists()
 
 
+def test_a_holder_that_hangs_is_overtaken_after_the_wait(tmp_path: Path, monkeypatch):
+    b = build.Build(docs_dir=tmp_path, cache_dir=tmp_path / "cache")
+    monkeypatch.setattr(cache, "WAIT_S", 0.3)
+    path = cache.entry_path("h", dict, b)
+    path.parent.mkdir(parents=True)
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        path.with_suffix(".lock").write_text(str(holder.pid))  # alive, and never finishing
+        value, meta = cache.cached("h", dict, b)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert value == {} and not meta["hit"]
+
+
 def test_a_waiting_process_reads_what_the_holder_wrote(tmp_path: Path):
     b = build.Build(docs_dir=tmp_path, cache_dir=tmp_path / "cache")
     calls = []
