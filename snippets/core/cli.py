@@ -40,6 +40,15 @@ def fail(prog: str, message: str) -> NoReturn:
     raise SystemExit(USAGE_EXIT)
 
 
+def one_of(options: tuple[str, ...], what: str) -> Callable[[str], str]:
+    """A flag's value that must be one of ``options``; anything else is named, with the choices."""
+    def parse(text: str) -> str:
+        if text not in options:
+            raise ValueError(f"unknown {what} {text!r}; choose from {', '.join(options)}")
+        return text
+    return parse
+
+
 def csv_of(item: Callable[[str], T], what: str) -> Callable[[str], tuple[T, ...]]:
     """An argparse type for comma-separated lists, e.g. ``--batch-sizes 1,32``."""
 

@@ -34,14 +34,6 @@ def _model(text: str) -> str:
     return text
 
 
-def _choice(options: tuple[str, ...], what: str):
-    def check(text: str) -> str:
-        if text not in options:
-            raise ValueError(f"unknown {what} {text!r}; choose from {', '.join(options)}")
-        return text
-    return cli.csv_of(check, what)
-
-
 def parser() -> cli.Parser:
     d = startup.DEFAULTS
     p = cli.Parser(prog=PROG, description="Start-up paths, a request stream, the compile modes "
@@ -61,7 +53,7 @@ def parser() -> cli.Parser:
     p.add_argument("--models", type=cli.csv_of(_model, "model"),
                    help="resnet50, transformer or pkg.module:factory, comma-separated "
                         "(default: resnet50,transformer)")
-    p.add_argument("--paths", type=_choice(startup.PATHS, "path"),
+    p.add_argument("--paths", type=cli.csv_of(cli.one_of(startup.PATHS, "path"), "path"),
                    help=f"--startup: from {', '.join(startup.PATHS)} (default: all)")
     p.add_argument("--repetitions", type=cli.positive,
                    help="--startup: fresh processes per path "
@@ -73,7 +65,7 @@ def parser() -> cli.Parser:
                         + "; --modes: the benchmark's rounds")
     p.add_argument("--batch-sizes", type=cli.csv_of(cli.positive_int, "batch size"),
                    help="--modes: " + config.help_default(modes.DEFAULTS, "batch_sizes"))
-    p.add_argument("--compile-modes", type=_choice(MODES[1:], "mode"),
+    p.add_argument("--compile-modes", type=cli.csv_of(cli.one_of(MODES[1:], "mode"), "mode"),
                    help="--modes: " + config.help_default(modes.DEFAULTS, "modes"))
     p.add_argument("--requests", type=cli.positive,
                    help="--stream: " + config.help_default(stream.DEFAULTS, "requests"))

@@ -28,14 +28,6 @@ from snippets.train import DTYPES
 PROG = "python -m snippets.scale"
 
 
-def _one_of(choices: tuple[str, ...], what: str):
-    def parse(text: str) -> str:
-        if text not in choices:
-            raise ValueError(f"unknown {what} {text!r}; choose from {', '.join(choices)}")
-        return text
-    return parse
-
-
 def _model(text: str) -> str:
     if text not in scale_models.BUILTIN:
         raise ValueError(f"unknown model {text!r}; choose from "
@@ -47,7 +39,7 @@ def _model(text: str) -> str:
 def _variants(text: str) -> tuple[str, ...]:
     if text.strip() == "all":
         return VARIANTS
-    return cli.csv_of(_one_of(VARIANTS, "variant"), "variant")(text)
+    return cli.csv_of(cli.one_of(VARIANTS, "variant"), "variant")(text)
 
 
 def _megabytes(text: str) -> float:
@@ -86,7 +78,7 @@ def parser() -> cli.Parser:
                    help="your own model: factory(batch_size) returns (module, example_input), "
                         "the module returning class logits; repeatable; given alone, it "
                         "replaces the built-in models")
-    p.add_argument("--strategies", type=cli.csv_of(_one_of(STRATEGIES, "strategy"), "strategy"),
+    p.add_argument("--strategies", type=cli.csv_of(cli.one_of(STRATEGIES, "strategy"), "strategy"),
                    help=f"comma-separated from {', '.join(STRATEGIES)}; single is one process "
                         f"over the whole batch, the reference {default('strategies')}")
     p.add_argument("--variants", type=_variants,
@@ -188,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     except results.ResultsError as exc:
         cli.fail(PROG, str(exc))
     cli.check_output(PROG, args.output)
+
     def joinable(old: dict) -> None:
         scale.check_joinable(old, results.provenance(torch.device(cfg.device), cfg.settings()))
 

@@ -19,15 +19,6 @@ from snippets.speed import ladder, settings, tables
 PROG = "python -m snippets.speed"
 
 
-def _choice(allowed: tuple[str, ...], what: str):
-    def parse(text: str) -> str:
-        if text not in allowed:
-            raise ValueError(f"unknown {what} {text!r}; choose from {', '.join(allowed)}")
-        return text
-
-    return cli.csv_of(parse, what)
-
-
 def parser() -> cli.Parser:
     d = speed.DEFAULTS
 
@@ -43,7 +34,7 @@ def parser() -> cli.Parser:
     run.add_argument("--settings", action="store_true",
                      help="cudnn.benchmark off and on (and TF32, where the dtype is fp32) for "
                           "each mode, timed together; a verdict per mode")
-    p.add_argument("--models", type=_choice(tuple(models.BUILTIN), "model"),
+    p.add_argument("--models", type=cli.csv_of(cli.one_of(tuple(models.BUILTIN), "model"), "model"),
                    default=speed.SpeedConfig.models,
                    help=f"built-in models, comma-separated: {', '.join(models.BUILTIN)} "
                         "(default: both)")
@@ -58,9 +49,9 @@ def parser() -> cli.Parser:
                    help=f"interleaved timing rounds {default('rounds')}")
     p.add_argument("--warm-rounds", type=cli.non_negative,
                    help=f"untimed rounds before the timed ones {default('warm_rounds')}")
-    p.add_argument("--modes", type=_choice(bench.MODES, "mode"),
+    p.add_argument("--modes", type=cli.csv_of(cli.one_of(bench.MODES, "mode"), "mode"),
                    help=f"--settings: the modes whose settings are swept {default('modes')}")
-    p.add_argument("--rungs", type=_choice(ladder.KEYS, "rung"),
+    p.add_argument("--rungs", type=cli.csv_of(cli.one_of(ladder.KEYS, "rung"), "rung"),
                    help=f"--ladder: the rungs to climb, from {', '.join(ladder.KEYS)}; eager is "
                         "always climbed (default: all but max-autotune)")
     p.add_argument("--profile-calls", type=cli.non_negative,

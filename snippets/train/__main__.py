@@ -124,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     except results.ResultsError as exc:
         cli.fail(PROG, str(exc))
     cli.check_output(PROG, args.output)
+
     def joinable(old: dict) -> None:
         train.check_joinable(old, results.provenance(torch.device(cfg.device), cfg.settings()))
 
