@@ -44,11 +44,46 @@ def section(body: str, stamp: str) -> str:
             f'<p class="stamp">{html.escape(stamp)}</p>\n\n</div>\n')
 
 
-def no_run_yet(kind: str, device: str) -> str:
+# What a reader calls each recorded results file, and where the site lists the commands that
+# record it: a placeholder names the data as its page does and links those commands. Targets are
+# written as served (exec output is HTML by the time MkDocs sees it, so it rewrites no link here),
+# relative to the site's root; ``no_run_yet`` puts the page's way back to the root before them.
+RECORDED_BY = {
+    "bench": ("benchmark", "cli/#python-m-snippetsbench"),
+    "bench-ladder": ("speed-ladder", "cli/#python-m-snippetsspeed"),
+    "speed-settings": ("backend-settings", "cli/#python-m-snippetsspeed"),
+    "graph-breaks": ("graph-break cost", "cli/#python-m-snippetsexplain"),
+    "transformer-fastpath": ("transformer fast-path", "cli/#python-m-snippetsexplain"),
+    "dynamic-shapes": ("dynamic-shapes", "cli/#python-m-snippetsdynamic"),
+    "debug-minifier": ("minifier", "cli/#python-m-snippetsdebug"),
+    "production-startup": ("start-up", "cli/#python-m-snippetsproduction"),
+    "production-stream": ("request-stream", "cli/#python-m-snippetsproduction"),
+    "production-modes": ("compile-mode", "cli/#python-m-snippetsproduction"),
+    "production-hazards": ("CUDA-graph hazard", "cli/#python-m-snippetsproduction"),
+    "train": ("training", "cli/#python-m-snippetstrain"),
+    "scale": ("DDP and FSDP", "cli/#python-m-snippetsscale"),
+    "site-build": ("build-time", "contributing/#speed-targets"),
+}
+RECORDING_CLI = "cli/"  # a kind not listed above: the CLI reference as a whole
+
+
+def recording_link(kind: str, root: str = "../") -> str:
+    """A Markdown link to where the site lists the commands that record ``kind``, from a page
+    whose way back to the site's root is ``root`` (``"../"`` for every page but the home page)."""
+    target = RECORDED_BY.get(kind, (kind, RECORDING_CLI))[1]
+    where = "Contributing" if target.startswith("contributing/") else "CLI reference"
+    return f"[{where}]({root}{target})"
+
+
+def no_run_yet(kind: str, device: str, *, root: str = "../") -> str:
+    """The note where a results section has no recorded file: what is missing, in the words of
+    the page, and a link to the commands that record it."""
     where = "a CUDA GPU" if device == "cuda" else "a CPU"
+    words = RECORDED_BY.get(kind, (kind, RECORDING_CLI))[0]
     return (f'!!! note "No recorded run yet"\n\n'
-            f"    No `{kind}` results from {where} are in `docs/results/` yet, so there is no "
-            "table here. The Contributing page says how a run is recorded.\n")
+            f"    No {words} run on {where} is recorded in this version of the site yet, so "
+            f"there is no table here. The {recording_link(kind, root)} lists the commands "
+            "that record one.\n")
 
 
 def show(kind: str, produce: Callable[..., dict], render: Callable[[dict], str], *,
@@ -174,7 +209,7 @@ def home(device: str, *, build: Build | None = None) -> str:
 
     doc = results.newest((build or current()).results_dir, "bench", device)
     if doc is None:
-        return no_run_yet("bench", device)
+        return no_run_yet("bench", device, root="")  # the home page is the site's root
     where = doc["provenance"]["device"] + (" (GPU)" if device == "cuda" else "")
     body = f"**{where}**, {doc['provenance']['settings'].get('dtype')}:\n\n" + tables.headline(doc)
     return section(body, results.stamp(doc, "recorded"))
@@ -191,6 +226,22 @@ def versions(*, build: Build | None = None) -> str:
              for (device, torch), date in sorted(seen.items(), key=lambda kv: kv[1],
                                                  reverse=True)]
     return "\n".join(lines) or "No run is recorded yet."
+
+
+def runs_timing(kind: str, modes: tuple[str, ...], *, build: Build | None = None) -> str:
+    """Which recorded runs of ``kind`` timed any of ``modes``, each linked to its section of the
+    Results page; a sentence that says so where none did."""
+    root = (build or current()).results_dir
+    found = []
+    for path in sorted(root.rglob("*.json")):
+        doc = results.load(path)
+        if results.kind_of(doc).name == kind and any(r.get("mode") in modes for r in doc["rows"]):
+            folder = path.relative_to(root).parts[0]
+            name = path.relative_to(root / folder).with_suffix("").as_posix()
+            found.append(f"[{_run_title(doc['provenance'])}, {_date(doc)[:10]}]"
+                         f"(../results/#{folder}--{name.replace('/', '-')})")
+    return ("Recorded so far: " + "; ".join(found) + ".") if found else \
+        "No such run is recorded yet."
 
 
 # ---- the Results and CLI pages ----------------------------------------------------------------
@@ -240,7 +291,7 @@ def results_index(*, build: Build | None = None) -> str:
     folders = [p for p in build.results_dir.glob("*") if p.is_dir() and any(p.glob("*.json"))]
     if not folders:
         return ('!!! note "No recorded run yet"\n\n    `docs/results/` holds no run yet; the '
-                "Contributing page says how one is recorded.\n")
+                f"[CLI reference](../{RECORDING_CLI}) lists the commands that record one.\n")
     runs = []
     for folder in folders:
         docs = sorted(((p, results.load(p)) for p in folder.rglob("*.json")),
