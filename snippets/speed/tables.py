@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from snippets.core import measure, render
-from snippets.speed import goals, roofline, settings
+from snippets.speed import evidence, goals, roofline, settings
 
 
 def _label(r: dict[str, Any]) -> str:
@@ -30,9 +30,11 @@ def ceilings(doc: dict[str, Any]) -> str:
     c = doc["provenance"].get("ceilings")
     if not c:
         return "This run measured no ceilings (it predates them), so its rows have no roofline."
+    # A CPU copies main memory to main memory: "device-to-device" would name a GPU's copy.
+    copy = "device-to-device" if doc["provenance"].get("device_type") == "cuda" else "memory"
     return (f"Ceilings measured at the start of this run: a {c['matmul_n']}×{c['matmul_n']} "
             f"{c['matmul_dtype']} matmul at **{c['matmul_tflops']:.4g} TFLOP/s**, and a "
-            f"{c['copy_mib']} MiB device-to-device copy at **{c['copy_gbps']:.4g} GB/s** (bytes "
+            f"{c['copy_mib']} MiB {copy} copy at **{c['copy_gbps']:.4g} GB/s** (bytes "
             "read plus bytes written); medians of "
             f"{len(c['matmul_samples'])} samples each.")
 
@@ -111,7 +113,9 @@ def top_kernels(doc: dict[str, Any]) -> str:
 
 def findings(doc: dict[str, Any]) -> str:
     """What the ladders say, computed from them: per ladder the fastest rung, the step that
-    bought the most, and where the fastest rung stands against its roofline."""
+    bought the most (hedged where its gain is within the spread of its rows), and where the
+    fastest rung stands against its roofline; where eager is fastest or freezing was profiled,
+    what the profile shows."""
     ceil = doc["provenance"].get("ceilings")
     out = []
     for model, bs in dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]):
@@ -123,13 +127,15 @@ def findings(doc: dict[str, Any]) -> str:
         line = f"- **{model} at batch {bs}**: fastest is `{best['mode']}`"
         if best.get("speedup") and best["mode"] != "eager":
             line += f", {best['speedup']:.2f} times eager's speed"
+        line += evidence.eager_fastest(doc, best) + evidence.freezing_profile(best)
         if steps:
             top = max(steps, key=lambda r: r["speedup_prev"])
             below = f"`{top['prev_rung']}`" if top.get("prev_rung") else "the rung below"
             # A step "buys" only if it beats the rung below by more than the noise threshold.
             if top["speedup_prev"] > 1 + measure.NOISY_IQR_RATIO:
                 line += (f"; the step that buys most is `{top['mode']}` "
-                         f"({top['speedup_prev']:.2f}× over {below})")
+                         f"({top['speedup_prev']:.2f}× over {below})"
+                         + evidence.within_noise(doc, top))
             else:
                 line += (f"; no step beats the rung below it by more than "
                          f"{measure.NOISY_IQR_RATIO:.0%} (the best, `{top['mode']}`, is "
@@ -177,7 +183,8 @@ def ladder_report(doc: dict[str, Any]) -> str:
     """A ladder run as the page shows it: ceilings, ladders, findings, then the roofline, the
     profile and the top kernels in blocks that open."""
     parts = [p for p in (recompiled_note(doc), ceilings(doc)) if p] + [
-             ladder(doc), "What the ladders say, computed from them:", findings(doc),
+             ladder(doc), "What the ladders say, computed from them:", findings(doc)]
+    parts += [p for p in (evidence.first_compile(doc),) if p] + [
              render.details("The roofline of every rung (floors from the ceilings above; bytes "
                             "are a lower bound: weights and input read once, output written "
                             "once)", roofline_table(doc))]

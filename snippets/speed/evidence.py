@@ -1,0 +1,122 @@
+"""The sentences that explain a surprising ladder row from the evidence its results file holds:
+a step whose gain is within the spread of its rows, an eager rung that no compiled rung beats, a
+freezing rung whose profile names no prepacked operator, and a first compile that takes longer
+than the ones after it.
+
+Each takes a results document (and a row of it) and returns a clause or "" where the evidence is
+not there; ``snippets.speed.tables`` puts them into the page's findings. Nothing here measures.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# The fused native call nn.TransformerEncoderLayer makes in eval mode without grad (its "fast
+# path"): Dynamo records it as one opaque call per layer, so a compiled rung runs the same kernel.
+FASTPATH_OP = "aten::_transformer_encoder_layer_fwd"
+FASTPATH_PAGE = "../graph-breaks/#what-the-one-graph-contains-the-fast-path"  # as served
+# Operators of oneDNN that take weights packed ahead of the call: what Inductor's freezing passes
+# put in place of a convolution or linear layer on a CPU when they prepack its weights.
+PACKED_PREFIX = "mkldnn::"
+# A first compile counts as "longer" when it takes more than this many times the slowest later
+# one: a ratio, not a timing, so the sentence is written only where the gap is plain.
+FIRST_COMPILE_RATIO = 1.5
+
+
+def spread_pct(row: dict[str, Any] | None) -> float | None:
+    """A row's IQR as a percentage of its median."""
+    lat = (row or {}).get("latency_ms") or {}
+    return 100 * lat["iqr"] / lat["median"] if lat.get("median") else None
+
+
+def _rung(doc: dict[str, Any], like: dict[str, Any], mode: str | None) -> dict[str, Any] | None:
+    return next((r for r in doc["rows"] if r["model"] == like["model"]
+                 and r["batch_size"] == like["batch_size"] and r["mode"] == mode), None)
+
+
+def within_noise(doc: dict[str, Any], row: dict[str, Any]) -> str:
+    """Where a step's gain over the rung below is no larger than the spread of either row, the
+    clause that says so; "" where the gain stands out of the spread."""
+    gain = 100 * (row["speedup_prev"] - 1)
+    spreads = [s for s in (spread_pct(row), spread_pct(_rung(doc, row, row.get("prev_rung"))))
+               if s is not None]
+    if not spreads or abs(gain) > max(spreads):
+        return ""
+    iqr = " % and ".join(f"{s:.1f}" for s in spreads)
+    return (f", a gain within the spread of the two rows (IQR {iqr} % of their medians), so "
+            "this run does not settle it")
+
+
+def eager_fastest(doc: dict[str, Any], best: dict[str, Any]) -> str:
+    """Where eager is the fastest rung, what its profile shows it runs and what the compiled
+    rungs returned; "" where eager is not the fastest or was not profiled."""
+    top = ((best.get("profile") or {}).get("top") or [None])[0]
+    if best["mode"] != "eager" or top is None:
+        return ""
+    share = 100 * (top["share"] or 0)
+    out = (f"; eager's profile: `{top['name']}` holds {share:.0f} % of the wall time, "
+           f"{top['count_per_call']:.0f} calls a call")
+    if top["name"] != FASTPATH_OP:
+        return out
+    compiled = [r for r in doc["rows"] if r["model"] == best["model"]
+                and r["batch_size"] == best["batch_size"] and r["mode"] != "eager"
+                and r.get("speedup") is not None]
+    out += (f": the fused [fast path]({FASTPATH_PAGE}) of each encoder layer, which Dynamo "
+            "records as it is, so the compiled rungs run the same kernel")
+    if compiled and all(r.get("rel_err") == 0 for r in compiled):
+        out += ", return eager's output bit for bit (rel err 0)"
+    if compiled:
+        # The range as the page prints it: two speedups that round alike are one figure.
+        lo, hi = (f"{f(r['speedup'] for r in compiled):.2f}" for f in (min, max))
+        out += f" and run at {lo if lo == hi else f'{lo}–{hi}'}× eager's speed"
+    return out
+
+
+def freezing_profile(row: dict[str, Any]) -> str:
+    """Where a profiled rung on a CPU runs with freezing, whether its profile shows oneDNN's
+    prepacked operators or plain convolutions; "" where there is no such profile."""
+    prof = row.get("profile") or {}
+    if not (row.get("rung") or {}).get("freezing") or prof.get("device_type") != "cpu":
+        return ""
+    top = prof.get("top") or []
+    packed = [k for k in top if k["name"].startswith(PACKED_PREFIX)]
+    if packed:
+        k = packed[0]
+        return (f"; its profile shows oneDNN's prepacked `{k['name']}`, "
+                f"{100 * (k['share'] or 0):.0f} % of the wall time")
+    conv = next((k for k in top if k["name"] == "aten::convolution"), None)
+    if conv is None:
+        return ""
+    return (f"; its profile names no prepacked `{PACKED_PREFIX}` operator: `aten::convolution` "
+            f"holds {100 * (conv['share'] or 0):.0f} % of the wall time, "
+            f"{conv['count_per_call']:.0f} calls a call, so in this run the frozen graph still "
+            "called the plain convolutions, and what freezing bought cannot be put down to "
+            "weights packed once")
+
+
+def first_compile(doc: dict[str, Any]) -> str:
+    """Where the first rung compiled in a ladder takes plainly longer to compile than the later
+    ones, what is known of why, as a sentence; "" where it does not."""
+    found = []
+    for model, bs in dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]):
+        timed = [r for r in doc["rows"] if r["model"] == model and r["batch_size"] == bs
+                 and r.get("compile_s") is not None]
+        if len(timed) < 2:
+            continue
+        first, later = timed[0], [r["compile_s"] for r in timed[1:]]
+        if first["compile_s"] > FIRST_COMPILE_RATIO * max(later):
+            lo, hi = f"{min(later):.1f}", f"{max(later):.1f}"
+            found.append(f"{model} at batch {bs}, `{first['mode']}` {first['compile_s']:.1f} s "
+                         f"against {lo if lo == hi else f'{lo}–{hi}'} s for the rungs after it")
+    if not found:
+        return ""
+    cache = doc["provenance"].get("settings", {}).get("inductor_cache") or {}
+    before = cache.get("fx_graphs_before")
+    empty = (" Inductor's FX graph cache held no graph when the run began, so no rung was "
+             "served from an earlier run." if before == 0 else "")
+    return ("The first rung compiled in a ladder takes longest (" + "; ".join(found) + "). "
+            "The rungs of a ladder are compiled one after another in one process: a later rung "
+            "finds Dynamo and Inductor imported and initialised, and reuses the kernels "
+            "Inductor generated and compiled for an earlier rung wherever its code is the "
+            "same." + empty + " This run does not measure how much each of these saves; the "
+            "first rung's compile time is the nearer to what a fresh process pays.")

@@ -1,0 +1,81 @@
+"""The sentences that explain a surprising ladder row, on made-up documents: a gain within the
+spread, an eager rung that runs the transformer's fast path, a frozen rung that calls plain
+convolutions, and a first compile longer than the rest."""
+
+from __future__ import annotations
+
+from snippets.speed import evidence, tables
+
+from .docs_fixtures import doc, row
+
+CPU = {"device": "CPU: x", "dtype": "fp32"}
+
+
+def _profile(name: str, share: float, count: float) -> dict:
+    return {"calls": 3, "kernels_per_call": count, "launches_per_call": 0.0,
+            "span_us_per_call": 100.0, "busy_us_per_call": 90.0, "idle_fraction": 0.1,
+            "device_type": "cpu",
+            "top": [{"name": name, "us_per_call": 90.0, "count_per_call": count,
+                     "share": share}]}
+
+
+def _ladder(step_ms: tuple[float, ...], **best: object) -> dict:
+    """eager at 10 ms (IQR 0), compile at 10 ms, then '+ channels_last' at ``step_ms``."""
+    rungs = [row("resnet50", 1, "eager", (10.0, 10.0, 10.0), speedup=1.0),
+             row("resnet50", 1, "compile", (10.0, 10.0, 10.0), speedup=1.0, speedup_prev=1.0,
+                 prev_rung="eager", compile_s=30.0, rel_err=1e-7),
+             row("resnet50", 1, "+ channels_last", step_ms, speedup=10 / sorted(step_ms)[1],
+                 speedup_prev=10 / sorted(step_ms)[1], prev_rung="compile", compile_s=5.0,
+                 rel_err=1e-7, **best)]
+    return doc("bench", rungs, **CPU)
+
+
+def test_a_gain_within_the_spread_of_its_rows_is_hedged() -> None:
+    # 8 ms against 10: a 25 % gain; its samples 6..10 ms are an IQR of 50 % of the median
+    wide = tables.findings(_ladder((6.0, 8.0, 10.0)))
+    assert "the step that buys most is `+ channels_last` (1.25× over `compile`)" in wide
+    assert "within the spread of the two rows (IQR 50.0 % and 0.0 %" in wide
+    narrow = tables.findings(_ladder((8.0, 8.0, 8.0)))
+    assert "(1.25× over `compile`)" in narrow and "within the spread" not in narrow
+
+
+def test_an_eager_fast_path_is_named_with_what_the_compiled_rungs_returned() -> None:
+    rows = [row("transformer", 1, "eager", (10.0, 10.0, 10.0), speedup=1.0,
+                profile=_profile(evidence.FASTPATH_OP, 0.9, 6.0)),
+            row("transformer", 1, "compile", (11.0, 11.0, 11.0), speedup=10 / 11,
+                speedup_prev=10 / 11, prev_rung="eager", compile_s=1.0, rel_err=0.0)]
+    out = tables.findings(doc("bench", rows, **CPU))
+    assert "fastest is `eager`; eager's profile: `aten::_transformer_encoder_layer_fwd` " \
+           "holds 90 % of the wall time, 6 calls a call" in out
+    assert "(../graph-breaks/#what-the-one-graph-contains-the-fast-path)" in out
+    assert "bit for bit (rel err 0) and run at 0.91× eager's speed" in out
+
+
+def test_a_frozen_rung_that_calls_plain_convolutions_says_so() -> None:
+    frozen = {"mode": "default", "channels_last": True, "freezing": True, "key": "freezing"}
+    plain = _ladder((8.0, 8.0, 8.0), rung=frozen,
+                    profile=_profile("aten::convolution", 0.8, 53.0))
+    assert "no prepacked `mkldnn::` operator: `aten::convolution` holds 80 %" in \
+        tables.findings(plain)
+    packed = _ladder((8.0, 8.0, 8.0), rung=frozen,
+                     profile=_profile("mkldnn::_convolution_pointwise", 0.8, 53.0))
+    assert "oneDNN's prepacked `mkldnn::_convolution_pointwise`, 80 %" in tables.findings(packed)
+
+
+def test_a_first_compile_longer_than_the_rest_is_explained_once() -> None:
+    out = evidence.first_compile(_ladder((8.0, 8.0, 8.0)))
+    assert "(resnet50 at batch 1, `compile` 30.0 s against 5.0 s for the rungs after it" in out
+    assert "one process" in out
+    d = _ladder((8.0, 8.0, 8.0))
+    d["rows"][2]["compile_s"] = 25.0  # within 1.5 times: nothing to explain
+    assert evidence.first_compile(d) == ""
+
+
+def test_a_cpu_ceiling_is_a_memory_copy() -> None:
+    ceil = {"matmul_n": 8, "matmul_dtype": "fp32", "copy_mib": 4, "matmul_tflops": 1.0,
+            "matmul_samples": [1.0], "copy_gbps": 2.0, "copy_samples": [2.0]}
+    d = _ladder((8.0, 8.0, 8.0))
+    d["provenance"]["ceilings"] = ceil
+    assert "4 MiB memory copy" in tables.ceilings(d)
+    d["provenance"]["device_type"] = "cuda"
+    assert "4 MiB device-to-device copy" in tables.ceilings(d)
