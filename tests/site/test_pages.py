@@ -204,3 +204,51 @@ def test_compare_sets_two_recorded_files_side_by_side_stamped(recorded: build.Bu
     assert '<p class="stamp">recorded: CPU: Intel' in out
     assert ", compared with recorded: CPU: AMD" in out
     assert sitecheck.check_html(out.replace(" markdown>", ">")) == []
+
+
+def _cli_anchors() -> set[str]:
+    """The ids MkDocs gives the CLI reference's headings ("python -m snippets.speed" becomes
+    "python-m-snippetsspeed"), by the toc extension's own slugify."""
+    from markdown.extensions.toc import slugify
+
+    root = Path(__file__).resolve().parents[2]
+    heads = [line[3:].strip() for line in (root / "docs" / "cli.md").read_text().splitlines()
+             if line.startswith("## ")]
+    return {"cli/#" + slugify(h, "-") for h in heads}
+
+
+def test_a_missing_run_names_its_data_and_links_the_commands_that_record_it() -> None:
+    out = pages.no_run_yet("bench-ladder", "cuda")
+    assert "No speed-ladder run on a CUDA GPU is recorded" in out
+    assert "[CLI reference](../cli/#python-m-snippetsspeed)" in out
+    assert "bench-ladder" not in out and "Contributing page says" not in out
+    # The home page is the site's root: its link has no way back to take.
+    assert "(cli/#python-m-snippetsbench)" in pages.no_run_yet("bench", "cpu", root="")
+    # Every CLI section a note links to is a heading of the CLI reference.
+    cli = {t for _words, t in pages.RECORDED_BY.values() if t.startswith("cli/")}
+    assert cli <= _cli_anchors()
+
+
+def test_a_debug_section_prints_the_minifier_command_help() -> None:
+    assert "cli/#python-m-snippetsdebug" in _cli_anchors()
+    assert "--minify" in pages.cli_help("debug")
+
+
+def test_runs_timing_lists_the_runs_of_those_modes_or_says_there_is_none(
+        recorded: build.Build) -> None:
+    from tests.speed.docs_fixtures import doc, row
+
+    modes = ("max-autotune", "max-autotune-no-cudagraphs")
+    assert pages.runs_timing("bench", modes, build=recorded) == "No such run is recorded yet."
+    folder = recorded.results_dir / "cpu-x_torch-2.11.0"
+    folder.mkdir()
+    plain = doc("bench", [row("r", 1, "eager", (1.0,)), row("r", 1, "default", (1.0,))],
+                device="CPU: x")
+    results.write_atomic(folder / "bench.json", plain)
+    assert pages.runs_timing("bench", modes, build=recorded) == "No such run is recorded yet."
+    tuned = doc("bench", [row("r", 1, "eager", (1.0,)), row("r", 1, "max-autotune", (1.0,))],
+                device="CPU: x")
+    results.write_atomic(folder / "bench-autotune.json", tuned)
+    out = pages.runs_timing("bench", modes, build=recorded)
+    assert out.startswith("Recorded so far: [CPU: x (CPU), torch 2.11.0, 2026-01-01]")
+    assert "(../results/#cpu-x_torch-2.11.0--bench-autotune)" in out and "--bench)" not in out
