@@ -2,9 +2,11 @@
 to a page or file of the site, and every link to an anchor to an element with that id.
 
 ``mkdocs build --strict`` already fails on an exec block that raised, but only through a warning,
-and a quiet build (``-q``) hides that warning and exits 0 with the traceback printed into the page.
-This check reads the built HTML instead, so it holds however the build was run. The MkDocs hook
-runs it after every build; run it by hand with ``python -m snippets.site.sitecheck [site-dir]``.
+and a quiet build (``-q``) drops that warning before strict mode counts it: without this check it
+would exit 0 with the traceback printed into the page. This check reads the built HTML instead,
+so it holds however the build was run: the MkDocs hook runs it as the build's last step and a
+problem makes the build exit 1. Run by hand, ``python -m snippets.site.sitecheck [site-dir]``
+exits 0 on a clean site, 1 on any problem and 2 where the folder holds no site.
 
 Links are checked here too because MkDocs validates only the links it rewrites, and the Markdown an
 exec block prints (or a notebook's cells) reaches MkDocs as finished HTML: a link in it, to a
