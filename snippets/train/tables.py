@@ -83,8 +83,16 @@ KEY_COLUMNS = ("Model · batch · variant", "Step ms", "Speedup", "First steps s
 def key_cells(row: dict[str, Any]) -> list[str]:
     return [f"{row['model']} · {row['batch_size']} · {row['variant']}",
             render.ms(step_median(row)), speed(row), first_steps(row.get("compile_s")),
-            gap(row), row["status"] + (f": {row['message']}" if row["status"] == "noisy"
-                                       and row.get("message") else "")]
+            gap(row), key_status(row)]
+
+
+def key_status(row: dict[str, Any]) -> str:
+    """A noisy row's reason in the key table, as short as a cell of a table that fits the page:
+    its IQR's share of the median (the full message is in the detail block)."""
+    step = row.get("step_ms") or {}
+    if row["status"] == "noisy" and step.get("median") and step.get("iqr") is not None:
+        return f"noisy: IQR {step['iqr'] / step['median']:.0%}"
+    return row["status"]
 
 
 def table(doc: dict[str, Any]) -> str:

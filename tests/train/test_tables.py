@@ -68,6 +68,12 @@ def test_the_hot_spot_share_is_what_compiling_the_optimizer_saves_of_eager():
     assert claims.hot_share({}, "m", 1) is None
 
 
+def test_a_noisy_row_says_its_iqr_in_the_key_table():
+    row = {"status": "noisy", "step_ms": {"median": 10.0, "iqr": 1.5}}
+    assert tables.key_status(row) == "noisy: IQR 15%"
+    assert tables.key_status({"status": "ok", "step_ms": {}}) == "ok"
+
+
 def test_eager_first_steps_keep_their_milliseconds():
     assert tables.first_steps(0.017) == "0.017" and tables.first_steps(7.71) == "7.7"
 
