@@ -131,8 +131,9 @@ def run(args: Any, t0: float, import_s: float, eager: bool) -> dict[str, Any]:
         # The host's speed beside the steady rounds, as the benchmark records it: one process's
         # steady figure moves with the host, cache or not (two OpenMP threads on a 2-core CPU
         # ran ResNet-50 many times slower beside one busy process; on the GPU host a slow spell
-        # slowed eager and compiled alike), and the canary tells such a process apart. A cold
-        # and a warm process were seen to load byte-identical compiled files.
+        # slowed eager and compiled alike), and the canary tells such a process apart. A warm
+        # process runs the graph the cold one compiled (its FX-graph cache hits the entry the
+        # cold one missed), so a gap between their figures is the host's.
         gate = measure.HostGate(enabled=False)
         timed = measure.measure_variants({"call": lambda: fn(x)}, device, rounds=args.rounds,
                                          sample_ms=args.sample_ms, warmup=0, gate=gate)

@@ -65,9 +65,10 @@ def blocks(model: nn.Module) -> list[nn.Module]:
 
 # --8<-- [start:regional]
 def compile_regions(model: nn.Module) -> nn.Module:
-    """Compile each repeated block in place, not the whole model. Identical
-    blocks share one compiled graph (their weights are inputs to it, not
-    constants), so the compile costs about one block instead of all."""
+    """Compile each repeated block in place, not the whole model. Blocks
+    that are identical share one compiled graph (their weights are inputs
+    to it, not constants), so they cost about one block's compile; blocks
+    that differ in layers or shapes are each compiled on their own."""
     for block in blocks(model):
         block.compile()
     return model

@@ -23,7 +23,9 @@ def _median(values: list[float | None]) -> float | None:
 
 
 def startup_summary(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
-    """Per (model, path): the median over repetitions of each time, and every status seen."""
+    """Per (model, path): the median over repetitions of each time, every run's own per-call
+    figure (a median of two is their mean, so the reading shows the spread), the Inductor
+    cache's misses and the package's load time, and every status seen."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in doc["rows"]:
         groups.setdefault((row["model"], row["path"]), []).append(row)
@@ -36,6 +38,15 @@ def startup_summary(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]
             "steady_s": _median([r["steady_s"] for r in good]),
             "build_s": _median([r["build_s"] for r in good]),
             "ms": _median([(r["latency_ms"] or {}).get("median") for r in good]),
+            "ms_runs": [(r["latency_ms"] or {}).get("median") for r in good
+                        if (r["latency_ms"] or {}).get("median") is not None],
+            # Graphs Inductor compiled (its FX-graph cache missed): what regional compile saves
+            # when blocks are identical, and what it does not when they differ.
+            "misses": _median([r.get("fx_cache_misses") for r in good]),
+            # Loading alone: the process was ready (package loaded) this long after its import.
+            "load_s": _median([r["ready_s"] - r["import_s"] for r in good
+                               if r.get("ready_s") is not None
+                               and r.get("import_s") is not None]),
             "status": "ok" if len(good) == len(rows) else
             "; ".join(sorted({f"{r['status']}: {r['message']}" for r in rows
                               if r not in good})),
@@ -91,10 +102,60 @@ def startup_reading(doc: dict[str, Any]) -> str:
                          + "; ".join(parts) + ".")
         if failed:
             lines.append(f"- **{model}**, failed in every run: " + "; ".join(failed) + ".")
-        goal = startup_goal(summary, model)
-        if goal:
-            lines.append(goal)
+        lines += [line for line in (_regional(summary, model), _aot(summary, model),
+                                    startup_goal(summary, model)) if line]
+    lines += _spreads(summary)
+    if doc["rows"] and all(r.get("host_canary_us") is None for r in doc["rows"]):
+        lines.append("- Host canary: not recorded in this file (its runs predate it), so the "
+                     "detail block cannot tell a process on a slow host apart.")
     return "\n".join(lines) or "No model has both an eager row and a compiled one yet."
+
+
+def _regional(summary: dict[tuple[str, str], dict[str, Any]], model: str) -> str:
+    """Regional against whole-model compile, with the graphs each compiled: blocks share one
+    compiled graph only when they are identical, so the count says whether they did."""
+    whole, regional = summary.get((model, "compile-empty")), summary.get((model, "regional"))
+    if not whole or not regional or None in (whole["first_s"], regional["first_s"]):
+        return ""
+    late = regional["first_s"] - whole["first_s"]
+    if None in (whole["misses"], regional["misses"]):
+        graphs = ""
+    elif not regional["misses"]:
+        graphs = ("; Inductor's graph cache counted no miss for it, so this file does not show "
+                  "how many graphs it compiled")
+    else:
+        graphs = (f"; Inductor compiled {regional['misses']:g} graph(s) for it (cache misses) "
+                  f"against {whole['misses']:g} for the whole model")
+    why = (": its blocks are not identical (a ResNet's stages differ in channels and stride), "
+           "so each compiled on its own" if (regional["misses"] or 0) > 1 else "")
+    return (f"- **{model}**, regional compile answered first {abs(late):.1f} s "
+            f"{'later' if late > 0 else 'sooner'} than whole-model compile{graphs}{why}.")
+
+
+def _aot(summary: dict[tuple[str, str], dict[str, Any]], model: str) -> str:
+    """Where an AOTInductor package's first answer went: loading it, after the import."""
+    load, build = summary.get((model, "aot-load")), summary.get((model, "aot-build"))
+    if not load or load["load_s"] is None or load["first_s"] is None:
+        return ""
+    built = (f", building it {build['build_s']:.1f} s in a process of its own"
+             if build and build["build_s"] is not None else "")
+    return (f"- **{model}**, AOTInductor package: loading it took {load['load_s']:.1f} s of its "
+            f"{load['first_s']:.1f} s to a first answer (ready minus import){built}. Loading "
+            "is not free: this file does not say which part of it takes the time.")
+
+
+# Runs of one path whose per-call figures differ more than this factor are shown: the
+# "ms per call" cell is their median (with two runs, their mean) and hides the spread.
+SPREAD = 1.5
+
+
+def _spreads(summary: dict[tuple[str, str], dict[str, Any]]) -> list[str]:
+    wide = [(m, p, s["ms_runs"]) for (m, p), s in summary.items()
+            if len(s["ms_runs"]) > 1 and max(s["ms_runs"]) > SPREAD * min(s["ms_runs"])]
+    return [f"- **{m}**, {LABELS.get(p, p)}: its runs' per-call figures differ "
+            f"{max(runs) / min(runs):.1f}x ({' and '.join(render.ms(v) for v in runs)} ms); "
+            "its \"ms per call\" and catch-up count rest on a run that was slower than the "
+            "others, not on a steady figure." for m, p, runs in wide]
 
 
 # The start-up goal this guide set itself (record, do not assert): a path that moves the
@@ -117,10 +178,12 @@ def startup_goal(summary: dict[tuple[str, str], dict[str, Any]], model: str) -> 
     path, best = min(portable.items(), key=lambda kv: kv[1]["first_s"])
     late, slower = best["first_s"] - eager["first_s"], best["ms"] / min(jit) - 1
     met = late <= GOAL_S and slower <= GOAL_SLOWER
+    pace = (f"{abs(slower):.0%} {'slower' if slower > 0 else 'faster'} per call"
+            if round(slower, 2) else "as fast per call")
     return (f"- **{model}**, goal ({LABELS[path]}, the fastest portable path, within "
-            f"{GOAL_S:.0f} s of eager's first answer at most {GOAL_SLOWER:.0%} slower per call "
-            f"than the best just-in-time path): {'reached' if met else 'missed'}: "
-            f"{late:+.1f} s, {slower:+.0%} per call.")
+            f"{GOAL_S:.0f} s of eager's first answer and at most {GOAL_SLOWER:.0%} slower per "
+            f"call than the best just-in-time path): {'reached' if met else 'missed'}: "
+            f"{late:.1f} s {'after' if late > 0 else 'before'} eager, {pace}.")
 
 
 def startup_detail(doc: dict[str, Any]) -> str:
@@ -154,14 +217,16 @@ def stream_reading(doc: dict[str, Any]) -> str:
         return "No strategy finished its stream."
     calm = min(done, key=lambda r: r["max_ms"])
     clean = [r for r in done if r["compiles"] == 0 and r["strategy"] != "eager"]
+    # Quoted one by one: a strategy's name may hold a comma ("warm-up, buckets").
+    names = ", ".join(f"`{r['strategy']}`" for r in clean)
     tails = "; ".join(
-        f"{r['strategy']} {r['p99_ms'] / r['p50_ms']:.2f}x "
+        f"`{r['strategy']}` {r['p99_ms'] / r['p50_ms']:.2f}x "
         f"({'within' if r['p99_ms'] <= STREAM_GOAL * r['p50_ms'] else 'above'} "
         f"{STREAM_GOAL}x)" for r in clean if r["p50_ms"])
     return (f"- Slowest single request is shortest with **{calm['strategy']}** "
             f"({render.ms(calm['max_ms'])} ms).\n"
             "- Compiled nothing during the stream: "
-            f"{', '.join(r['strategy'] for r in clean) or 'no compiled strategy'}"
+            f"{names or 'no compiled strategy'}"
             " (after a warm-up, under `fail_on_recompile`: a compile would have raised).\n"
             f"- p99 over p50 for those (the goal: at most {STREAM_GOAL}x, with no compile): "
             f"{tails or 'none to compare'}." + _eager_tail(done))

@@ -126,8 +126,11 @@ def make_step(variant: str, model: nn.Module, optimizer: torch.optim.Optimizer,
         return step
 
     def with_compiled_backward(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        # torch's own switch, as torchtitan uses it: the backward run inside the block is traced
-        # by compiled autograd and compiled with Inductor, whole (fullgraph=True).
+        # A private Dynamo helper, as torchtitan uses it: the backward run inside the block is
+        # traced by compiled autograd and compiled with Inductor, whole (fullgraph=True,
+        # dynamic=True, fixed by the helper). The documented switch,
+        # torch._dynamo.config.compiled_autograd = True, acts only on a backward inside a
+        # torch.compile'd function, and this step (loss.backward() included) stays eager.
         with torch._dynamo.utils.maybe_enable_compiled_autograd(True):
             return step(x, y)
 

@@ -18,6 +18,10 @@ AUTOTUNED = ("max-autotune-no-cudagraphs", "max-autotune")
 # Autotuning that compiles within this factor of the default mode's first steps would be cheap
 # enough to use from the start, shapes stable or not: the claim says it is not.
 CHEAP_COMPILE = 1.5
+# The optimizer is a "hot spot" when compiling it saves at least this share of eager's step. The
+# rows hold no timing of the optimizer alone, so the time compiling it saves (``model`` against
+# ``model+optimizer``) stands for its share: a lower bound, measured apart from the whole step.
+HOT_SPOT = 0.10
 
 
 def ratio(base: dict[str, Any] | None, other: dict[str, Any] | None) -> measure.Ratio | None:
@@ -46,16 +50,31 @@ def _show(r: measure.Ratio | None) -> str:
     return "–" if r is None else f"{r.value:.2f}x ± {r.iqr / 2:.2f}"
 
 
-def optimizer_verdict(opt: measure.Ratio | None, whole: measure.Ratio | None) -> str:
+def hot_share(rows: dict, model: str, bs: int) -> float | None:
+    """The share of eager's step that compiling the optimizer saves: ``model``'s step less
+    ``model+optimizer``'s, over eager's."""
+    eager, base, opt = (tables.step_median(rows.get((model, bs, v)))
+                        for v in ("eager", "model", "model+optimizer"))
+    return None if not (eager and base and opt) else (base - opt) / eager
+
+
+def optimizer_verdict(opt: measure.Ratio | None, whole: measure.Ratio | None,
+                      share: float | None) -> str:
     """``opt``: the optimizer compiled too, over the model alone; ``whole``: the whole step over
-    the model alone."""
-    if opt is None or whole is None:
+    the model alone; ``share``: what compiling the optimizer saves of eager's step
+    (``hot_share``). The hot spot is decided from ``opt`` and ``share`` alone, never from the
+    whole step, so the verdict cannot hold merely because the whole step won."""
+    if opt is None or whole is None or share is None:
         return NO_VERDICT
     if not faster(whole):
         return "holds: the whole step is no faster than the model alone"
-    if faster(opt):
-        return "holds: the whole step is faster, as is compiling the optimizer: it is a hot spot"
-    return "does not hold: the whole step is faster, though the optimizer is no hot spot"
+    hot = faster(opt) and share >= HOT_SPOT
+    saves = f"compiling it saves {share:.0%} of eager's step, the mark is {HOT_SPOT:.0%}"
+    if hot:
+        return f"holds by its exception: the whole step is faster, and the optimizer is a hot " \
+               f"spot ({saves})"
+    return f"does not hold: the whole step is faster, though the optimizer is no hot spot " \
+           f"({saves})"
 
 
 def optimizer_claim(doc: dict[str, Any]) -> str:
@@ -66,7 +85,8 @@ def optimizer_claim(doc: dict[str, Any]) -> str:
         base = rows.get((model, bs, "model"))
         opt = ratio(base, rows.get((model, bs, "model+optimizer")))
         whole = ratio(base, rows.get((model, bs, "step")))
-        body.append([f"{model} · {bs}", _show(opt), _show(whole), optimizer_verdict(opt, whole)])
+        body.append([f"{model} · {bs}", _show(opt), _show(whole),
+                     optimizer_verdict(opt, whole, hot_share(rows, model, bs))])
     head = ("Model · batch", "Optimizer compiled too, over `model`", "Whole step, over `model`",
             "Verdict")
     return render.markdown_table(head, body, align="lrrl")

@@ -51,6 +51,12 @@ def gap(row: dict[str, Any]) -> str:
     return f"{100 * row['loss_gap']:.2g} %"
 
 
+def first_steps(seconds: float | None) -> str:
+    """Eager's first steps take milliseconds, a compiled variant's seconds: tenths of a second
+    would show eager's as 0.0, which reads as a missing value."""
+    return render.num(seconds, ".1f" if seconds is None or seconds >= 1 else ".2g")
+
+
 def row_cells(row: dict[str, Any]) -> list[str]:
     step, num = row.get("step_ms") or {}, render.num
     status = row["status"] + (f": {row['message']}" if row.get("message") else "")
@@ -58,7 +64,7 @@ def row_cells(row: dict[str, Any]) -> list[str]:
     if row["variant"] in CUDA_GRAPHS and row.get("peak_mem_mb") is not None:
         peak += " (no pool)"  # the graph's pool is taken when it is recorded, not by the step
     return [row["model"], str(row["batch_size"]), row["variant"],
-            num(row.get("compile_s"), ".1f"), render.ms(step.get("median")),
+            first_steps(row.get("compile_s")), render.ms(step.get("median")),
             render.ms(step.get("iqr")), speed(row), num(row.get("samples_per_s"), ".0f"),
             num(row.get("tflops"), ".3g"), num(row.get("pct_of_peak"), ".1f"), peak,
             num(row.get("graph_count"), "d"), num(row.get("graph_breaks"), "d"), gap(row),
@@ -76,8 +82,17 @@ KEY_COLUMNS = ("Model · batch · variant", "Step ms", "Speedup", "First steps s
 
 def key_cells(row: dict[str, Any]) -> list[str]:
     return [f"{row['model']} · {row['batch_size']} · {row['variant']}",
-            render.ms(step_median(row)), speed(row), render.num(row.get("compile_s"), ".1f"),
-            gap(row), row["status"]]
+            render.ms(step_median(row)), speed(row), first_steps(row.get("compile_s")),
+            gap(row), key_status(row)]
+
+
+def key_status(row: dict[str, Any]) -> str:
+    """A noisy row's reason in the key table, as short as a cell of a table that fits the page:
+    its IQR's share of the median (the full message is in the detail block)."""
+    step = row.get("step_ms") or {}
+    if row["status"] == "noisy" and step.get("median") and step.get("iqr") is not None:
+        return f"noisy: IQR {step['iqr'] / step['median']:.0%}"
+    return row["status"]
 
 
 def table(doc: dict[str, Any]) -> str:
@@ -159,8 +174,25 @@ def findings(doc: dict[str, Any]) -> str:
     wrong = [r for r in bad if r["status"] == "mismatch"]
     noisy = sum(r["status"] == "noisy" for r in doc["rows"])
     out.append(f"- Of {len(doc['rows'])} rows, {len(wrong)} learn differently from eager, "
-               f"{len(bad) - len(wrong)} failed and {noisy} are marked noisy.")
+               f"{len(bad) - len(wrong)} failed and {noisy} are marked noisy."
+               + (" " + noise_evidence(doc) if noisy else ""))
     return "\n".join(out)
+
+
+def noise_evidence(doc: dict[str, Any]) -> str:
+    """What the file says about the noisy rows' cause: the host's CPU steal during the rounds
+    (a hypervisor taking the cores) is recorded; other processes on the host are not."""
+    noisy = [r for r in doc["rows"] if r["status"] == "noisy"]
+    iqr = [r["step_ms"]["iqr"] / r["step_ms"]["median"] for r in noisy
+           if (r.get("step_ms") or {}).get("median")]
+    spread = f"their IQR is {min(iqr):.0%} to {max(iqr):.0%} of the median" if iqr else ""
+    steal = [r["cpu_steal_pct"] for r in noisy if r.get("cpu_steal_pct") is not None]
+    if not steal:
+        return f"Of the noisy rows, {spread}; the file records nothing on their cause." \
+            if spread else "The file records nothing on the noisy rows' cause."
+    return (f"Of the noisy rows, {spread + '; ' if spread else ''}CPU steal during their rounds "
+            f"was at most {max(steal):.1f} %, so a hypervisor did not take the cores; whether "
+            "other processes on the host lengthened some rounds, the file does not record.")
 
 
 # ---- learning the same ------------------------------------------------------------------------

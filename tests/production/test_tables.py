@@ -15,9 +15,12 @@ def test_the_start_up_goal_takes_the_fastest_portable_path_against_the_best_jit_
     reached = _summary("m", eager=(3.0, 2.0), compile_warm=(9.0, 1.0), artifacts=(4.5, 1.04),
                        aot_load=(6.0, 1.0))
     line = tables.startup_goal(reached, "m")
-    assert "cache artifacts" in line and "reached: +1.5 s, +4% per call" in line
+    assert "cache artifacts" in line and "reached: 1.5 s after eager, 4% slower per call" in line
+    assert "first answer and at most" in line
     slow = _summary("m", eager=(3.0, 2.0), compile_warm=(9.0, 1.0), artifacts=(4.5, 1.2))
-    assert "missed: +1.5 s, +20% per call" in tables.startup_goal(slow, "m")
+    assert "missed: 1.5 s after eager, 20% slower per call" in tables.startup_goal(slow, "m")
+    fast = _summary("m", eager=(3.0, 2.0), compile_warm=(9.0, 1.0), artifacts=(4.5, 0.9))
+    assert "10% faster per call" in tables.startup_goal(fast, "m")
     assert tables.startup_goal(_summary("m", eager=(3.0, 2.0), compile_warm=(9, 1)), "m") == ""
 
 
@@ -30,8 +33,35 @@ def test_the_stream_reading_sets_each_tail_against_the_goal_and_eager():
     doc = {"rows": [_stream_row("eager", 0, 1.0, 2.0), _stream_row("no warm-up", 4, 1.0, 9.0),
                     _stream_row("warm-up", 0, 1.0, 1.4)]}
     text = tables.stream_reading(doc)
-    assert "warm-up 1.40x (within 1.5x)" in text and "no warm-up" not in text.split("p99")[1]
+    assert "`warm-up` 1.40x (within 1.5x)" in text and "no warm-up" not in text.split("p99")[1]
     assert "Eager, which compiles nothing, has 2.00x" in text
+
+
+def _run(model, path, rep, ms, misses=1, canary=None):
+    return {"model": model, "path": path, "rep": rep, "status": "ok", "message": "",
+            "import_s": 2.0, "ready_s": 5.0, "first_s": 6.0 + rep, "steady_s": 6.0,
+            "build_s": None, "latency_ms": {"median": ms}, "fx_cache_misses": misses,
+            "host_canary_us": canary}
+
+
+def test_the_start_up_reading_explains_regional_spread_load_and_a_missing_canary():
+    doc = {"rows": [_run("m", "eager", 0, 10.0, 0), _run("m", "eager", 1, 10.0, 0),
+                    _run("m", "compile-empty", 0, 5.0), _run("m", "compile-empty", 1, 50.0),
+                    _run("m", "regional", 0, 6.0, misses=4), _run("m", "aot-load", 0, 5.0, 0)]}
+    text = tables.startup_reading(doc)
+    assert "4 graph(s) for it (cache misses) against 1 for the whole model" in text
+    assert "its blocks are not identical" in text
+    assert "compile, empty cache: its runs' per-call figures differ 10.0x" in text
+    assert "loading it took 3.0 s" in text
+    assert "Host canary: not recorded in this file" in text
+    doc["rows"][0]["host_canary_us"] = 50.0
+    assert "Host canary" not in tables.startup_reading(doc)
+
+
+def test_a_quoted_strategy_name_keeps_its_comma():
+    doc = {"rows": [_stream_row("warm-up", 0, 1.0, 1.4),
+                    _stream_row("warm-up, buckets", 0, 1.0, 1.2)]}
+    assert "`warm-up`, `warm-up, buckets`" in tables.stream_reading(doc)
 
 
 def test_the_hazard_reading_says_which_fix_kept_the_answer():

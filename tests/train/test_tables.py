@@ -46,15 +46,36 @@ def test_memory_says_when_none_was_measured(cpu_train_run):
 R = measure.Ratio
 
 
-@pytest.mark.parametrize(("opt", "whole", "expect"), [
-    (R(1.0, 0.1), R(1.0, 0.1), "holds: the whole step is no faster"),
-    (R(1.2, 0.1), R(1.2, 0.1), "holds: the whole step is faster, as is compiling the optimizer"),
-    (R(1.0, 0.1), R(1.3, 0.1), "does not hold"),
-    (R(1.0, 0.1), R(1.04, 0.1), "holds: the whole step is no faster"),  # within its spread
-    (None, R(1.3, 0.1), "no verdict"),
+@pytest.mark.parametrize(("opt", "whole", "share", "expect"), [
+    (R(1.0, 0.1), R(1.0, 0.1), 0.0, "holds: the whole step is no faster"),
+    (R(1.2, 0.1), R(1.2, 0.1), 0.15, "holds by its exception: the whole step is faster, and "
+                                     "the optimizer is a hot spot"),
+    # Measurably faster, but saving less than the mark: no hot spot, so the whole step's win
+    # contradicts the advice.
+    (R(1.2, 0.1), R(1.3, 0.1), 0.05, "does not hold"),
+    (R(1.0, 0.1), R(1.3, 0.1), 0.0, "does not hold"),
+    (R(1.0, 0.1), R(1.04, 0.1), 0.0, "holds: the whole step is no faster"),  # within its spread
+    (None, R(1.3, 0.1), 0.1, "no verdict"),
 ])
-def test_optimizer_verdict(opt, whole, expect):
-    assert claims.optimizer_verdict(opt, whole).startswith(expect)
+def test_optimizer_verdict(opt, whole, share, expect):
+    assert claims.optimizer_verdict(opt, whole, share).startswith(expect)
+
+
+def test_the_hot_spot_share_is_what_compiling_the_optimizer_saves_of_eager():
+    rows = {("m", 1, v): {"step_ms": {"median": ms}}
+            for v, ms in (("eager", 10.0), ("model", 8.0), ("model+optimizer", 6.5))}
+    assert claims.hot_share(rows, "m", 1) == pytest.approx(0.15)
+    assert claims.hot_share({}, "m", 1) is None
+
+
+def test_a_noisy_row_says_its_iqr_in_the_key_table():
+    row = {"status": "noisy", "step_ms": {"median": 10.0, "iqr": 1.5}}
+    assert tables.key_status(row) == "noisy: IQR 15%"
+    assert tables.key_status({"status": "ok", "step_ms": {}}) == "ok"
+
+
+def test_eager_first_steps_keep_their_milliseconds():
+    assert tables.first_steps(0.017) == "0.017" and tables.first_steps(7.71) == "7.7"
 
 
 def test_verdicts_over_a_real_run(cpu_train_run):
@@ -112,3 +133,13 @@ def test_the_loss_plot_draws_one_figure_per_model_with_its_text(cpu_train_run):
     # The legend's glyphs are drawn as paths; the text alternative names the drifted variant.
     assert "Drifted" not in html and "Drifted past the tolerance: step at batch 4" in \
         plots.losses(drifted)
+
+
+def test_the_noisy_rows_get_what_the_file_says_of_their_cause():
+    def row(status, steal):
+        return {"status": status, "step_ms": {"median": 10.0, "iqr": 1.5},
+                "cpu_steal_pct": steal}
+
+    text = tables.noise_evidence({"rows": [row("noisy", 0.0), row("ok", 9.0)]})
+    assert "IQR is 15% to 15% of the median" in text and "at most 0.0 %" in text
+    assert "the file records nothing" in tables.noise_evidence({"rows": [row("noisy", None)]})
