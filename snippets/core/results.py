@@ -376,3 +376,27 @@ def check_joinable(old: dict[str, Any], prov: dict[str, Any], settings: tuple[st
         a, b = prov["settings"].get(key), theirs["settings"].get(key)
         if a != b:
             raise ResultsError(f"--append: setting {key} is {a!r} here, {b!r} in the file")
+
+
+def add_part(old: dict[str, Any], new: dict[str, Any], *, ran: tuple[str, ...],
+             measured: tuple[str, ...] = ()) -> tuple[dict[str, Any], int]:
+    """The provenance of a file that ``--append`` adds a command's rows to, and the index of that
+    command's part, for its rows to name as ``part``.
+
+    ``old`` and ``new`` are the two provenances. The file keeps ``old``'s, with ``parts``: one
+    entry per command, its date and commit, the settings ``ran`` (what it ran: models, batch
+    sizes, modes...) and the provenance keys ``measured`` (what it measured of the machine, such
+    as its peak). The list-valued settings in ``ran`` become the union over the commands, so they
+    describe the whole file, not its last command; a row whose date or commit matters reads its
+    part's."""
+    def part(p: dict[str, Any]) -> dict[str, Any]:
+        return {"date": p["date"], "commit": p["commit"], **{k: p.get(k) for k in measured},
+                **{k: p["settings"].get(k) for k in ran}}
+
+    parts = old.get("parts") or [part(old)]
+    prov = {**old, "settings": dict(old["settings"]), "parts": [*parts, part(new)]}
+    for key in ran:
+        a, b = old["settings"].get(key), new["settings"].get(key)
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):  # names or sizes
+            prov["settings"][key] = list(dict.fromkeys([*a, *b]))
+    return prov, len(parts)

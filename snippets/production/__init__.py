@@ -16,6 +16,8 @@ from typing import Any
 
 import torch
 
+from snippets.core import results
+
 # The variable a service reads once, at its start, to serve eager (see ``serve``).
 EAGER_ENV = "SNIPPETS_EAGER"
 
@@ -98,14 +100,20 @@ def merge(previous: dict[str, Any] | None, doc: dict[str, Any],
           key: Callable[[dict[str, Any]], tuple]) -> dict[str, Any]:
     """``doc`` with the rows of an earlier file of the same kind, device and torch that this run
     did not measure again: one results file can be filled by several commands, each short
-    enough for a machine's time limit. Each kept row keeps the date of the run that made it."""
+    enough for a machine's time limit. The file keeps the first command's provenance with a
+    part per command (``results.add_part``: its date, commit and what it ran), and each row names
+    its command's part."""
     if previous is None:
         return doc
     same = ("device", "torch")
     if previous.get("kind") != doc["kind"] or any(
             previous["provenance"].get(k) != doc["provenance"].get(k) for k in same):
         raise MergeError("--append: the file holds another kind, device or torch release")
+    prov, part = results.add_part(
+        previous["provenance"], doc["provenance"],
+        ran=("models", "batch_sizes", "modes", "paths", "repetitions"))
     fresh = {key(r) for r in doc["rows"]}
-    kept = [r for r in previous["rows"] if key(r) not in fresh]
-    dates = sorted({*previous.get("merged", []), previous["provenance"]["date"]})
-    return {**doc, "rows": kept + doc["rows"], "merged": dates}
+    kept = [{"part": 0, **r} for r in previous["rows"] if key(r) not in fresh]
+    return {**previous, "provenance": prov, "rows": kept + [{**r, "part": part}
+                                                           for r in doc["rows"]],
+            "complete": bool(previous.get("complete") and doc.get("complete"))}

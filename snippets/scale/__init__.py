@@ -190,25 +190,15 @@ def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """``old`` with ``new``'s rows added; a row of the same configuration is replaced. Each row
     keeps ``part``, the command that measured it; the provenance stays ``old``'s, with a part per
     command, and the lists of what was run grow."""
-    parts = old["provenance"].get("parts") or [_part(old["provenance"])]
-    prov = {**old["provenance"], "settings": dict(old["provenance"]["settings"]),
-            "parts": [*parts, _part(new["provenance"])]}
-    for name in ("models", "strategies", "variants", "bucket_caps"):
-        prov["settings"][name] = list(dict.fromkeys(
-            [*prov["settings"].get(name, []), *new["provenance"]["settings"].get(name, [])]))
+    prov, part = results.add_part(
+        old["provenance"], new["provenance"],
+        ran=("models", "strategies", "variants", "bucket_caps", "nodes", "nproc", "devices"))
     rows = {gather.key(r): {"part": 0, **r} for r in old["rows"]}
     for r in new["rows"]:
-        rows[gather.key(r)] = {**r, "part": len(parts)}
+        rows[gather.key(r)] = {**r, "part": part}
     doc = {**old, "provenance": prov, "rows": list(rows.values()),
            "complete": bool(old.get("complete") and new.get("complete"))}
     return with_derived(doc)
-
-
-def _part(prov: dict[str, Any]) -> dict[str, Any]:
-    s = prov["settings"]
-    return {"date": prov["date"], "commit": prov["commit"],
-            **{k: s.get(k) for k in ("models", "strategies", "variants", "bucket_caps", "nodes",
-                                     "nproc", "devices")}}
 
 
 

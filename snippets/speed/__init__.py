@@ -173,15 +173,11 @@ def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     the rung below it, timed in its own rounds for its two ratios, and those two stay as the
     first command recorded them. Each added row keeps ``part``, the command that measured it;
     the provenance keeps a part per command, with its date, commit and ceilings."""
-    def part(p: dict[str, Any]) -> dict[str, Any]:
-        return {"date": p["date"], "commit": p["commit"], "ceilings": p.get("ceilings"),
-                "peak_bf16_tflops": p.get("peak_bf16_tflops"),
-                **{k: p["settings"].get(k) for k in ("models", "batch_sizes", "rungs", "modes")}}
-
-    parts = old["provenance"].get("parts") or [part(old["provenance"])]
+    prov, part = results.add_part(old["provenance"], new["provenance"],
+                                  measured=("ceilings", "peak_bf16_tflops"),
+                                  ran=("models", "batch_sizes", "rungs", "modes"))
     have = {row_key(r) for r in old["rows"]}
-    added = [{**r, "part": len(parts)} for r in new["rows"] if row_key(r) not in have]
-    prov = {**old["provenance"], "parts": [*parts, part(new["provenance"])]}
+    added = [{**r, "part": part} for r in new["rows"] if row_key(r) not in have]
     rows = [{"part": 0, **r} for r in old["rows"]] + added
     return {**old, "provenance": prov, "rows": _rung_order(rows),
             "complete": bool(old.get("complete") and new.get("complete"))}

@@ -203,28 +203,18 @@ def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
     results.check_joinable(old, prov, JOINED_SETTINGS)
 
 
-def _part(prov: dict[str, Any]) -> dict[str, Any]:
-    s = prov["settings"]
-    return {"date": prov["date"], "commit": prov["commit"],
-            "peak_bf16_tflops": prov.get("peak_bf16_tflops"),
-            **{k: s.get(k) for k in ("models", "batch_sizes", "variants", "inductor_cache")}}
-
-
 def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """``old`` with ``new``'s rows added. A row of the same model, batch size and variant is
     replaced, except eager's: a group's first recorded eager row stays. Each row keeps ``part``,
     the command that measured it, since its speedup and loss gap are against the eager row of
     that command's own rounds. The provenance stays ``old``'s, with a part per command."""
-    parts = old["provenance"].get("parts") or [_part(old["provenance"])]
-    prov = {**old["provenance"], "settings": dict(old["provenance"]["settings"]),
-            "parts": [*parts, _part(new["provenance"])]}
-    for key in ("models", "batch_sizes", "variants"):
-        prov["settings"][key] = list(dict.fromkeys(
-            [*prov["settings"].get(key, []), *new["provenance"]["settings"].get(key, [])]))
+    prov, part = results.add_part(
+        old["provenance"], new["provenance"], measured=("peak_bf16_tflops",),
+        ran=("models", "batch_sizes", "variants", "inductor_cache"))
     rows = {_key(r): {"part": 0, **r} for r in old["rows"]}
     for r in new["rows"]:
         if r["variant"] != "eager" or _key(r) not in rows:
-            rows[_key(r)] = {**r, "part": len(parts)}
+            rows[_key(r)] = {**r, "part": part}
     groups = list(dict.fromkeys(k[:2] for k in rows))  # in the order they were first run
     order = sorted(rows, key=lambda k: (groups.index(k[:2]), VARIANTS.index(k[2])
                                         if k[2] in VARIANTS else len(VARIANTS)))

@@ -137,13 +137,18 @@ def test_a_path_torch_lacks_is_a_row_not_a_crash(monkeypatch):
 
 
 def test_merge_keeps_earlier_rows_and_refuses_another_device():
-    prov = results.provenance(torch.device("cpu"), {}, commit="x")
+    prov = results.provenance(torch.device("cpu"), {"models": ["a"]}, commit="x")
     old = results.new_document(startup.KIND, prov)
     old["rows"] = [{"date": "d1", "model": "m", "path": "eager", "rep": 0}]
-    new = results.new_document(startup.KIND, {**prov, "date": "d2"})
+    new = results.new_document(startup.KIND, {**prov, "date": "d2", "commit": "y",
+                                              "settings": {"models": ["b"]}})
     new["rows"] = [{"date": "d2", "model": "m", "path": "eager", "rep": 0}]
     merged = production.merge(old, new, startup.row_key)
     assert [r["date"] for r in merged["rows"]] == ["d1", "d2"]
+    # Each command's commit and what it ran stay in the file, not only the last command's.
+    assert [p["commit"] for p in merged["provenance"]["parts"]] == ["x", "y"]
+    assert [r["part"] for r in merged["rows"]] == [0, 1]
+    assert merged["provenance"]["settings"]["models"] == ["a", "b"]
     other = {**old, "provenance": {**prov, "device": "NVIDIA H200"}}
     with pytest.raises(production.MergeError):
         production.merge(other, new, startup.row_key)
