@@ -149,9 +149,17 @@ def _version(dist: str) -> str | None:
         return None
 
 
+COMMIT_FILE = "COMMIT"  # what the site's download of the code names its commit in
+
+
 def git_commit(root: Path = ROOT) -> str | None:
-    """The checkout's commit, ``-dirty`` if code differs from it; None without git (a copy of
-    the tree elsewhere passes its commit in, read once where the run starts)."""
+    """The checkout's commit, ``-dirty`` if code differs from it. A tree without git: the commit
+    its ``COMMIT`` file names (the site's download writes one), else None (a copy of the tree
+    elsewhere passes its commit in, read once where the run starts)."""
+    named = root / COMMIT_FILE
+    if not (root / ".git").exists() and named.is_file():
+        # Not git's word: an unzipped copy may have been edited since, which no file can tell.
+        return named.read_text().strip() or None
     try:
         out = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"],
