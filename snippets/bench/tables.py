@@ -110,15 +110,15 @@ def setting_differences(doc: dict[str, Any], other: dict[str, Any]) -> list[str]
 
 def bound_by(doc: dict[str, Any]) -> dict[Key, str]:
     """What each row's latency waits on, read from the run itself. On a CPU the host does all
-    the work ("CPU run"). On a GPU a CUDA-graph replay waits on the GPU; eager and the default
-    mode wait on the host where eager hardly grows with the batch (the rule ``findings``
-    states), else on the GPU; "–" where the run has one batch size and cannot tell."""
+    the work ("host (CPU run)"). On a GPU a CUDA-graph replay waits on the GPU; eager and the
+    default mode wait on the host where eager hardly grows with the batch (the rule
+    ``findings`` states), else on the GPU; "–" where the run has one batch size and cannot tell."""
     cpu = results.device_type_of(doc) == "cpu"
     out = {}
     for key in _by_key(doc):
         growth = _eager_growth(doc, key[0])
         if cpu:
-            out[key] = "CPU run"
+            out[key] = "host (CPU run)"
         elif key[2] in CUDA_GRAPH_MODES:
             out[key] = "GPU (replay)"
         elif growth is None:
@@ -157,10 +157,13 @@ def compare_title(doc: dict[str, Any], other: dict[str, Any]) -> str:
 
 
 def compare_page(doc: dict[str, Any], other: dict[str, Any]) -> str:
-    """The comparison as a page shows it: the row label in one column, so it fits the page."""
+    """The comparison as a page shows it: the row label in one column and the two latencies in
+    a block that opens, so the ratios and the bound fit a desktop page without scrolling."""
     rows = compare_rows(doc, other)
-    head = ("Model · batch · mode", *COMPARE_COLUMNS[3:])
-    body = ([" · ".join(cells[:3]), *cells[3:]] for cells in rows)
+    head = ("Model · batch · mode", *COMPARE_COLUMNS[5:])
+    body = ([" · ".join(cells[:3]), *cells[5:]] for cells in rows)
+    latencies = render.markdown_table(("Model · batch · mode", *COMPARE_COLUMNS[3:5]),
+                                      ([" · ".join(cells[:3]), *cells[3:5]] for cells in rows))
     spans: dict[str, list[float]] = {}
     for cells in rows:  # the ratio's range per kind of bound, read from the table
         if cells[5] != "–":
@@ -168,7 +171,9 @@ def compare_page(doc: dict[str, Any], other: dict[str, Any]) -> str:
     summary = "\n".join(f"- bound by {bound}: this/recorded from {min(v):.2f} to {max(v):.2f}"
                         for bound, v in spans.items())
     return (f"{compare_title(doc, other)}:\n\n"
-            + render.markdown_table(head, body, left_last=True) + "\n\n" + summary)
+            + render.markdown_table(head, body, left_last=True) + "\n\n"
+            + render.details("The median latencies behind the ratio (This ms, Recorded ms)",
+                             latencies) + "\n\n" + summary)
 
 
 def compare_markdown(doc: dict[str, Any], other: dict[str, Any]) -> str:
@@ -242,6 +247,13 @@ def findings(doc: dict[str, Any]) -> str:
             e = eager.get(bs)
             gain = f", {e / best_ms:.2f} times eager's speed" if e and best != "eager" else ""
             out.append(f"- {model} at batch {bs}: fastest is `{best}`{gain}.")
+    even = [f"{r['model']} · {r['batch_size']} · `{r['mode']}`" for r in doc["rows"]
+            if r["mode"] != "eager" and r["status"] in ("ok", "noisy")
+            and r.get("speedup") is not None and r.get("speedup_iqr") is not None
+            and abs(r["speedup"] - 1) <= r["speedup_iqr"] / 2]
+    if even:  # the verdict's own rule (claims.verdict): half the IQR either side of the ratio
+        out.append(f"- {', '.join(even)}: the speedup, give or take half its interquartile "
+                   "range, includes 1.00x, so this run cannot tell compiled from eager there.")
     bad = [r for r in doc["rows"] if r["status"] in ("mismatch", "oom", "error")]
     noisy = [r for r in doc["rows"] if r["status"] == "noisy"]
     out.append(f"- {len(noisy)} of {len(doc['rows'])} rows are marked noisy, "
@@ -261,12 +273,11 @@ def headline(doc: dict[str, Any]) -> str:
                          and r["mode"] == mode and r.get("speedup") is not None
                          and r["status"] in ("ok", "noisy"))
             if got:
-                span = f"{got[0]:.2f}x" if len(got) == 1 else f"{got[0]:.2f}x to {got[-1]:.2f}x"
-                parts.append(f"`{mode}` {span}")
+                parts.append(f"`{mode}` {render.span(got, '.2f', 'x')}")
         if parts:
             out.append(f"- **{model}**: " + ", ".join(parts) + " the speed of eager")
-    batch = ", ".join(map(str, sizes))
-    return "\n".join(out) + f"\n\nBatch sizes {batch}; only rows that computed eager's answer."
+    batch = ("Batch size " if len(sizes) == 1 else "Batch sizes ") + ", ".join(map(str, sizes))
+    return "\n".join(out) + f"\n\n{batch}; only rows that computed eager's answer."
 
 
 def crosscheck(doc: dict[str, Any]) -> str:

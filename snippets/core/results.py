@@ -225,6 +225,15 @@ def _settings_words(s: dict[str, Any]) -> list[str]:
     return [", ".join(words)] if words else []
 
 
+def short_commit(commit: str | None) -> str:
+    """A commit as every stamp shows it: its first 12 hex digits (what ``git_commit`` records),
+    ``-dirty`` kept. Runs recorded with a shorter one keep it: no digits are made up."""
+    if not commit:
+        return "unknown"
+    head, dirty, _ = commit.partition("-dirty")
+    return head[:12] + dirty
+
+
 def stamp(doc: dict[str, Any], how: str = "recorded") -> str:
     """The line under every results block: where, on which host, with what and under which
     settings, when, from which commit, and how it came (``recorded``, ``fresh``, ``this run``)."""
@@ -244,7 +253,7 @@ def stamp(doc: dict[str, Any], how: str = "recorded") -> str:
         parts.append(cores)
     parts += _settings_words(p.get("settings", {}))
     parts.append(f"{(p.get('date') or '')[:10]}")
-    parts.append(f"commit {p.get('commit') or 'unknown'}")
+    parts.append(f"commit {short_commit(p.get('commit'))}")
     incomplete = "" if doc.get("complete") else " (incomplete run)"
     return f"{how}{incomplete}: " + " · ".join(parts)
 
