@@ -84,3 +84,11 @@ def test_headline_names_one_figure_once():
     doc["rows"] = [r for r in doc["rows"] if r["batch_size"] == 1]
     text = tables.headline(doc)
     assert " to " not in text and "Batch size 1;" in text
+
+
+def test_crosscheck_findings_say_the_timer_gap_is_open_without_the_held_column():
+    doc = results.load(H200 / "bench-crosscheck.json")
+    held = any(r.get("crosscheck", {}).get("timer_harness_blocks_ms") for r in doc["rows"])
+    text = tables.crosscheck_findings(doc)
+    assert ("This run does not say why" in text) != held
+    assert ("Timer, long blocks ms" in tables.crosscheck(doc)) == held
