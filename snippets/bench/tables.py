@@ -254,11 +254,36 @@ def findings(doc: dict[str, Any]) -> str:
     if even:  # the verdict's own rule (claims.verdict): half the IQR either side of the ratio
         out.append(f"- {', '.join(even)}: the speedup, give or take half its interquartile "
                    "range, includes 1.00x, so this run cannot tell compiled from eager there.")
+    out += _later_compiles(doc)
     bad = [r for r in doc["rows"] if r["status"] in ("mismatch", "oom", "error")]
     noisy = [r for r in doc["rows"] if r["status"] == "noisy"]
     out.append(f"- {len(noisy)} of {len(doc['rows'])} rows are marked noisy, "
                f"{len(bad)} failed or mismatched.")
     return "\n".join(out)
+
+
+def _later_compiles(doc: dict[str, Any]) -> list[str]:
+    """In a run that began with an empty cache, how long each later mode of a group took to
+    compile against the group's first: one process compiles the modes in turn, and a later one
+    reuses what an earlier one left in the cache (generated kernels, autotuning results), so
+    "empty" is true of the first compile only."""
+    if bench.cache_state(doc["provenance"].get("settings", {})) != "empty":
+        return []
+    first: dict[tuple[str, int], float] = {}
+    later: dict[str, list[float]] = {}
+    for r in doc["rows"]:
+        if r.get("compile_s") is None:
+            continue
+        group = (r["model"], r["batch_size"])
+        if group not in first:
+            first[group] = r["compile_s"]
+        elif first[group] > 0:
+            later.setdefault(r["mode"], []).append(r["compile_s"] / first[group])
+    return [f"- The run began with an empty Inductor cache, yet `{mode}`, compiled after the "
+            f"first mode of each group in the same process, took {render.span(v, '.2f')} times "
+            "that mode's compile time: a later compile reuses what earlier ones cached (generated "
+            "kernels, autotuning results), so only the first compile of a process is fully cold."
+            for mode, v in later.items()]
 
 
 def headline(doc: dict[str, Any]) -> str:

@@ -92,3 +92,9 @@ def test_crosscheck_findings_say_the_timer_gap_is_open_without_the_held_column()
     text = tables.crosscheck_findings(doc)
     assert ("This run does not say why" in text) != held
     assert ("Timer, long blocks ms" in tables.crosscheck(doc)) == held
+
+
+def test_findings_of_an_empty_cache_run_say_later_compiles_reuse_the_cache():
+    doc = results.load(H200 / "bench.json")
+    said = "The run began with an empty Inductor cache" in tables.findings(doc)
+    assert said == (tables.bench.cache_state(doc["provenance"]["settings"]) == "empty")
