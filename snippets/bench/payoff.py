@@ -96,3 +96,19 @@ def slower_to_pay(cold_rows: dict[tuple[str, int, str], dict[str, Any]],
 def cold_warm_stamp(cold: dict[str, Any], warm: dict[str, Any]) -> str:
     return (f"{results.stamp(cold, 'recorded')} (first benchmark process on a fresh machine); "
             f"next process {warm['provenance']['date']}, same machine")
+
+
+def tiny_work(doc: dict[str, Any]) -> str:
+    """The graph-breaks page's small blocks, eager against compiled: how many ran slower
+    compiled, and how long eager took on them, computed from a ``graph-breaks`` document."""
+    rows = doc["rows"]
+    head = ("Block: written as", "Eager ms", "Compiled ms", "Speedup")
+    body = [(f"{r['cause']}: {r['variant']}", render.ms(r["eager_ms"]["median"]),
+             render.ms(r["compiled_ms"]["median"]), f"{r['speedup']:.2f}x") for r in rows]
+    slower = sum(r["speedup"] < 1 for r in rows)
+    faster = [f"{r['cause']}: {r['variant']}" for r in rows if r["speedup"] >= 1]
+    eager = [r["eager_ms"]["median"] for r in rows]
+    rest = f" The others: {'; '.join(faster)}." if faster else ""
+    return (f"{slower} of {len(rows)} blocks ran slower compiled than eager; eager took "
+            f"{render.span(eager, '.3g', ' ms')} per call on them.{rest}\n\n"
+            + render.markdown_table(head, body))

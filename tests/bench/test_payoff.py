@@ -48,3 +48,11 @@ def test_a_row_slower_to_pay_in_the_next_process_is_explained():
               and int(r[4].replace(",", "")) > int(r[3].replace(",", ""))]
     for label in slower:
         assert f"- {label} compiled faster in the next process but needs more calls" in text
+
+
+def test_tiny_work_counts_every_block_once():
+    doc = results.load(H200 / "graph-breaks.json")
+    text = payoff.tiny_work(doc)
+    slower = sum(r["speedup"] < 1 for r in doc["rows"])
+    assert text.startswith(f"{slower} of {len(doc['rows'])} blocks ran slower compiled")
+    assert len(table_rows(text)) == len(doc["rows"])
