@@ -225,6 +225,14 @@ def _settings_words(s: dict[str, Any]) -> list[str]:
     return [", ".join(words)] if words else []
 
 
+def device_label(prov: dict[str, Any]) -> str:
+    """The device as a heading or a list item names it, where the text around it says CPU or GPU
+    already: a CPU's recorded name without its "CPU: " prefix ("AMD EPYC", not "CPU: AMD EPYC:
+    torch ..."). Stamps keep the recorded name, which says CPU on its own."""
+    name = prov.get("device") or "unknown device"
+    return name.removeprefix("CPU: ") if prov.get("device_type") == "cpu" else name
+
+
 def short_commit(commit: str | None) -> str:
     """A commit as every stamp shows it: its first 12 hex digits (what ``git_commit`` records),
     ``-dirty`` kept. Runs recorded with a shorter one keep it: no digits are made up."""

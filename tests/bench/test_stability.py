@@ -44,7 +44,7 @@ def test_spells_account_for_every_round_once():
 
 
 def test_every_evidence_section_is_stamped():
-    for which in ("spread", "host", "spells"):
+    for which in ("spread", "host", "spells", "claims"):
         section = pages.evidence(which, build=Build(docs_dir=ROOT / "docs"))
         assert '<p class="stamp">recorded: NVIDIA H200' in section
 

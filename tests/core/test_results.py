@@ -100,3 +100,8 @@ def test_stamps_show_a_commit_at_twelve_digits_and_keep_dirty():
     assert results.short_commit("0123456789abcdef0123") == "0123456789ab"
     assert results.short_commit("0123456789ab-dirty") == "0123456789ab-dirty"
     assert results.short_commit(None) == "unknown"
+
+
+def test_device_label_drops_the_cpu_prefix_only_on_a_cpu():
+    assert results.device_label({"device": "CPU: AMD EPYC", "device_type": "cpu"}) == "AMD EPYC"
+    assert results.device_label({"device": "NVIDIA H200", "device_type": "cuda"}) == "NVIDIA H200"
