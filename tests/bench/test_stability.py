@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from snippets.bench import stability, tables
+from snippets.bench import crosscheck_tables, stability, tables
 from snippets.core import results
 from snippets.site import pages
 from snippets.site.build import Build
@@ -89,9 +89,9 @@ def test_headline_names_one_figure_once():
 def test_crosscheck_findings_say_the_timer_gap_is_open_without_the_held_column():
     doc = results.load(H200 / "bench-crosscheck.json")
     held = any(r.get("crosscheck", {}).get("timer_harness_blocks_ms") for r in doc["rows"])
-    text = tables.crosscheck_findings(doc)
+    text = crosscheck_tables.crosscheck_findings(doc)
     assert ("This run does not say why" in text) != held
-    assert ("Timer, long blocks ms" in tables.crosscheck(doc)) == held
+    assert ("Timer, long blocks ms" in crosscheck_tables.crosscheck(doc)) == held
 
 
 def test_findings_of_an_empty_cache_run_say_later_compiles_reuse_the_cache():
