@@ -54,7 +54,8 @@ def speedup(doc: dict[str, Any]) -> str:
 
 def break_even(cold: dict[str, Any], warm: dict[str, Any]) -> str:
     """Compile time against the calls that earn it back, one panel per model: each
-    configuration's cold-cache point joined to its warm-cache point."""
+    configuration's point in the first process on a fresh machine joined to its point in the
+    next process (which could reuse what the first one cached)."""
     cold_rows, warm_rows = payoff.rows_by_key(cold), payoff.rows_by_key(warm)
     keys = [k for k, r in cold_rows.items() if k[2] != "eager" and r.get("compile_s")]
     models = list(dict.fromkeys(k[0] for k in keys))
@@ -84,7 +85,9 @@ def break_even(cold: dict[str, Any], warm: dict[str, Any]) -> str:
         plots.legend_below(fig, 2)
         svg = plots.svg(fig, "break-even")
     alt = (f"Compile time against calls to break even for {len(points)} configurations of "
-           f"{' and '.join(models)}, each with an empty and a warm compile cache; "
+           f"{' and '.join(models)}, each in the first process on a fresh machine and in the "
+           "next; "
            "the table below gives every value.")
-    return plots.html_figure(svg, alt, "Filled: an empty compile cache (first process); hollow: "
-                                       "the warm cache of the next process. Calls on a log scale.")
+    return plots.html_figure(svg, alt, "Filled: the first process on a fresh machine; hollow: "
+                                       "the next process, which could reuse the first one's "
+                                       "compile cache. Calls on a log scale.")

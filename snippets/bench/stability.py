@@ -10,6 +10,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+from snippets.bench.tables import CUDA_GRAPH_MODES
 from snippets.core import render, results
 
 Key = tuple[str, int, str]
@@ -44,15 +45,27 @@ def speedup_spread(runs: list[tuple[str, dict[str, Any]]]) -> str:
     tables = [_rows(doc) for _, doc in runs]
     keys = [k for k in tables[0] if k[2] != "eager"] if tables else []
     head = ("Model · batch · mode", "Runs", "Lowest", "Median", "Highest", "Highest/lowest")
-    body = []
+    body, widest = [], {}
     for key in keys:
         present = sorted(v for t in tables if (v := t.get(key, {}).get("speedup")))
         spread = f"{present[-1] / present[0]:.2f}" if len(present) > 1 else "–"
         body.append([" · ".join(map(str, key)), len(present),
                      *(f"{v:.2f}x" for v in (present[0], statistics.median(present),
                                              present[-1])), spread])
-    return (render.markdown_table(head, body) + "\n\n"
+        if len(present) > 1 and present[-1] / present[0] > widest.get(key[2], (0,))[0]:
+            widest[key[2]] = (present[-1] / present[0], key, present)
+    return (render.markdown_table(head, body) + "\n\n" + _widest(widest, len(runs)) + "\n\n"
             + render.details("The speedup in every run", _per_run(runs, keys)))
+
+
+def _widest(widest: dict[str, tuple[float, Key, list[float]]], n: int) -> str:
+    """Per mode, the configuration whose speedup moved most from run to run: how far a single
+    run's figure, the benchmark table's included, can be trusted."""
+    lines = [f"- `{mode}`: highest over lowest up to {ratio:.2f} "
+             f"across the {n} runs, widest for {' · '.join(map(str, key[:2]))}, "
+             f"{present[0]:.2f}x to {present[-1]:.2f}x."
+             for mode, (ratio, key, present) in widest.items()]
+    return "\n".join(lines)
 
 
 def _pct(row: dict[str, Any]) -> str:
@@ -60,14 +73,36 @@ def _pct(row: dict[str, Any]) -> str:
     return f"{100 * lat['iqr'] / lat['median']:.1f}" if lat else "–"
 
 
-def _corr(row: dict[str, Any]) -> str:
+def _corr_value(row: dict[str, Any]) -> float | None:
     """Pearson correlation of a row's samples with the host canary of the same rounds: near 1,
-    the row's latency moved with the host CPU's speed."""
+    the row's latency moved with the host CPU's speed. None where the run kept no canary
+    sample per round (the gated runs kept only its median and best)."""
     samples = (row.get("latency_ms") or {}).get("samples")
     canary = (row.get("host_canary_us") or {}).get("samples")
     if not samples or not canary or len(samples) != len(canary) or len(set(canary)) < 2:
-        return "–"
-    return f"{statistics.correlation(samples, canary):.2f}"
+        return None
+    return statistics.correlation(samples, canary)
+
+
+def _corr(row: dict[str, Any]) -> str:
+    return render.num(_corr_value(row), ".2f")
+
+
+def _corr_summary(runs: list[tuple[str, dict[str, Any]]]) -> str:
+    """Eager's correlation with the canary per model, over the runs that kept both: the range
+    the prose may lean on, and what a "–" in the column means."""
+    by_model: dict[str, list[float]] = {}
+    for _, doc in runs:
+        for row in doc["rows"]:
+            if row["mode"] == "eager" and (c := _corr_value(row)) is not None:
+                by_model.setdefault(row["model"], []).append(c)
+    if not by_model:
+        return ""
+    spans = "; ".join(f"{model} rows {render.span(v, '.2f')}" for model, v in by_model.items())
+    return (f"Eager's correlation with the canary, over the rows that kept both per round: "
+            f"{spans}. A \"–\" marks a run that kept no canary sample per round (a gated run "
+            "kept only its median and best; the earliest runs had no canary), so no "
+            "correlation can be computed there.")
 
 
 def host_evidence(runs: list[tuple[str, dict[str, Any]]]) -> str:
@@ -96,32 +131,54 @@ def host_evidence(runs: list[tuple[str, dict[str, Any]]]) -> str:
                          render.num(steal, ".2f"),
                          f"{clock['min']}–{clock['max']}" if clock else "–",
                          _corr(rows.get((model, bs, "default"), {}))])
-    return (render.markdown_table(key_head, key) + "\n\n"
+    return (render.markdown_table(key_head, key) + "\n\n" + _corr_summary(runs) + "\n\n"
             + render.details("The default mode, hypervisor steal and the SM clock",
                              render.markdown_table(full_head, full)))
 
 
+SLOW = 1.5  # a sample this many times its variant's fastest is a slow one (a spell ~doubles)
+
+
+def _round_states(rows: dict[Key, dict[str, Any]], modes: list[str], model: str,
+                  batch_size: int) -> list[str]:
+    """Each round's host state, from every variant the host sets the pace of (not the CUDA-graph
+    replays): "slow spell" where all of them ran slow, "normal" where none did, "partly slow"
+    where some did. The variants take turns within a round, so a spell that starts or ends
+    during a round reaches only those timed after or before it."""
+    host = [rows[(model, batch_size, m)]["latency_ms"]["samples"] for m in modes
+            if m not in CUDA_GRAPH_MODES]
+    states = []
+    for i in range(len(host[0])):
+        slow = [s[i] > SLOW * min(s) for s in host]
+        states.append("slow spell" if all(slow) else "partly slow" if any(slow) else "normal")
+    return states
+
+
 def spells(doc: dict[str, Any], model: str, batch_size: int) -> str:
-    """The samples of one group, round by round, summarised as runs of slow and normal rounds:
-    a spell shows as a stretch where every variant without CUDA graphs slows down together."""
+    """The samples of one group, round by round, summarised as stretches of rounds in one host
+    state: a spell shows as a stretch where every variant without CUDA graphs slows down
+    together and the replay does not."""
     rows = _rows(doc)
-    eager = rows[(model, batch_size, "eager")]["latency_ms"]["samples"]
-    fastest = min(eager)
-    slow = [s > 1.5 * fastest for s in eager]
-    stretches, start = [], 0
-    for i in range(1, len(slow) + 1):
-        if i == len(slow) or slow[i] != slow[start]:
-            stretches.append((start, i - 1, slow[start]))
-            start = i
     modes = [m for (mm, b, m) in rows if mm == model and b == batch_size]
+    states = _round_states(rows, modes, model, batch_size)
+    stretches, start = [], 0
+    for i in range(1, len(states) + 1):
+        if i == len(states) or states[i] != states[start]:
+            stretches.append((start, i - 1, states[start]))
+            start = i
     body = []
-    for first, last, is_slow in stretches:
-        cells = [f"{first + 1}–{last + 1} · {'slow spell' if is_slow else 'normal'}"]
+    for first, last, state in stretches:
+        where = f"{first + 1}" if first == last else f"{first + 1}–{last + 1}"
+        cells = [f"{where} · {state}"]
         for mode in modes:
             part = rows[(model, batch_size, mode)]["latency_ms"]["samples"][first:last + 1]
             cells.append(f"{statistics.median(part):.3g} ms")
         body.append(cells)
-    return render.markdown_table(("Rounds · host state", *modes), body)
+    return (render.markdown_table(("Rounds · host state", *modes), body) + "\n\n"
+            f"A round is slow where every variant without CUDA graphs took more than {SLOW:g} "
+            "times its own fastest sample, and partly slow where only some did: the variants "
+            "take turns within a round, so a spell that begins or ends mid-round reaches only "
+            "some of them.")
 
 
 # ---- which runs ---------------------------------------------------------------------------------
@@ -143,23 +200,30 @@ def runs_stamp(runs: list[tuple[str, dict[str, Any]]]) -> str:
     """One stamp for a block drawn from several runs: the device, the dates and the commits."""
     prov = runs[0][1]["provenance"]
     dates = sorted(d["provenance"]["date"][:10] for _, d in runs)
-    commits = ", ".join(dict.fromkeys(d["provenance"]["commit"] or "unknown" for _, d in runs))
-    return (f"recorded: {prov['device']} · torch {prov['torch']} · {len(runs)} runs, "
-            f"{dates[0]} to {dates[-1]} · commits {commits}")
+    when = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
+    commits = list(dict.fromkeys(results.short_commit(d["provenance"]["commit"])
+                                 for _, d in runs))
+    return (f"recorded: {prov['device']} · torch {prov['torch']} · "
+            f"{render.count(len(runs), 'run')}, {when} · "
+            f"{'commit' if len(commits) == 1 else 'commits'} {', '.join(commits)}")
 
 
 def evidence(which: str, runs: list[tuple[str, dict[str, Any]]]
              ) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
-    """One evidence block of the benchmark page, "spread", "host" or "spells": its Markdown and
-    the runs it was drawn from (for its stamp)."""
+    """One evidence block of the benchmark page, "spread", "host", "spells" or "claims": its
+    Markdown and the runs it was drawn from (for its stamp)."""
     if which == "spread":
         return speedup_spread(runs), runs
     if which == "host":
         shown = [r for r in runs if r[1]["rows"][0].get("host_canary_us")
                  or r[1]["rows"][0].get("cpu_steal_pct") is not None]
-        return host_evidence(shown), runs
+        return host_evidence(shown), shown
+    if which == "claims":
+        from snippets.bench import claims  # the tutorial's claims, held to every run
+
+        return claims.verdicts_over_runs(runs), runs
     if which != "spells":
-        raise ValueError(f"evidence {which!r}: expected spread, host or spells")
+        raise ValueError(f"evidence {which!r}: expected spread, host, spells or claims")
     # The noisiest eager group of all runs, round by round.
     label, doc, row = max(
         ((label, doc, r) for label, doc in runs for r in doc["rows"]

@@ -110,15 +110,15 @@ def setting_differences(doc: dict[str, Any], other: dict[str, Any]) -> list[str]
 
 def bound_by(doc: dict[str, Any]) -> dict[Key, str]:
     """What each row's latency waits on, read from the run itself. On a CPU the host does all
-    the work ("CPU run"). On a GPU a CUDA-graph replay waits on the GPU; eager and the default
-    mode wait on the host where eager hardly grows with the batch (the rule ``findings``
-    states), else on the GPU; "–" where the run has one batch size and cannot tell."""
+    the work ("host (CPU run)"). On a GPU a CUDA-graph replay waits on the GPU; eager and the
+    default mode wait on the host where eager hardly grows with the batch (the rule
+    ``findings`` states), else on the GPU; "–" where the run has one batch size and cannot tell."""
     cpu = results.device_type_of(doc) == "cpu"
     out = {}
     for key in _by_key(doc):
         growth = _eager_growth(doc, key[0])
         if cpu:
-            out[key] = "CPU run"
+            out[key] = "host (CPU run)"
         elif key[2] in CUDA_GRAPH_MODES:
             out[key] = "GPU (replay)"
         elif growth is None:
@@ -157,10 +157,13 @@ def compare_title(doc: dict[str, Any], other: dict[str, Any]) -> str:
 
 
 def compare_page(doc: dict[str, Any], other: dict[str, Any]) -> str:
-    """The comparison as a page shows it: the row label in one column, so it fits the page."""
+    """The comparison as a page shows it: the row label in one column and the two latencies in
+    a block that opens, so the ratios and the bound fit a desktop page without scrolling."""
     rows = compare_rows(doc, other)
-    head = ("Model · batch · mode", *COMPARE_COLUMNS[3:])
-    body = ([" · ".join(cells[:3]), *cells[3:]] for cells in rows)
+    head = ("Model · batch · mode", *COMPARE_COLUMNS[5:])
+    body = ([" · ".join(cells[:3]), *cells[5:]] for cells in rows)
+    latencies = render.markdown_table(("Model · batch · mode", *COMPARE_COLUMNS[3:5]),
+                                      ([" · ".join(cells[:3]), *cells[3:5]] for cells in rows))
     spans: dict[str, list[float]] = {}
     for cells in rows:  # the ratio's range per kind of bound, read from the table
         if cells[5] != "–":
@@ -168,7 +171,9 @@ def compare_page(doc: dict[str, Any], other: dict[str, Any]) -> str:
     summary = "\n".join(f"- bound by {bound}: this/recorded from {min(v):.2f} to {max(v):.2f}"
                         for bound, v in spans.items())
     return (f"{compare_title(doc, other)}:\n\n"
-            + render.markdown_table(head, body, left_last=True) + "\n\n" + summary)
+            + render.markdown_table(head, body, left_last=True) + "\n\n"
+            + render.details("The median latencies behind the ratio (This ms, Recorded ms)",
+                             latencies) + "\n\n" + summary)
 
 
 def compare_markdown(doc: dict[str, Any], other: dict[str, Any]) -> str:
@@ -242,11 +247,43 @@ def findings(doc: dict[str, Any]) -> str:
             e = eager.get(bs)
             gain = f", {e / best_ms:.2f} times eager's speed" if e and best != "eager" else ""
             out.append(f"- {model} at batch {bs}: fastest is `{best}`{gain}.")
+    even = [f"{r['model']} · {r['batch_size']} · `{r['mode']}`" for r in doc["rows"]
+            if r["mode"] != "eager" and r["status"] in ("ok", "noisy")
+            and r.get("speedup") is not None and r.get("speedup_iqr") is not None
+            and abs(r["speedup"] - 1) <= r["speedup_iqr"] / 2]
+    if even:  # the verdict's own rule (claims.verdict): half the IQR either side of the ratio
+        out.append(f"- {', '.join(even)}: the speedup, give or take half its interquartile "
+                   "range, includes 1.00x, so this run cannot tell compiled from eager there.")
+    out += _later_compiles(doc)
     bad = [r for r in doc["rows"] if r["status"] in ("mismatch", "oom", "error")]
     noisy = [r for r in doc["rows"] if r["status"] == "noisy"]
     out.append(f"- {len(noisy)} of {len(doc['rows'])} rows are marked noisy, "
                f"{len(bad)} failed or mismatched.")
     return "\n".join(out)
+
+
+def _later_compiles(doc: dict[str, Any]) -> list[str]:
+    """In a run that began with an empty cache, how long each later mode of a group took to
+    compile against the group's first: one process compiles the modes in turn, and a later one
+    reuses what an earlier one left in the cache (generated kernels, autotuning results), so
+    "empty" is true of the first compile only."""
+    if bench.cache_state(doc["provenance"].get("settings", {})) != "empty":
+        return []
+    first: dict[tuple[str, int], float] = {}
+    later: dict[str, list[float]] = {}
+    for r in doc["rows"]:
+        if r.get("compile_s") is None:
+            continue
+        group = (r["model"], r["batch_size"])
+        if group not in first:
+            first[group] = r["compile_s"]
+        elif first[group] > 0:
+            later.setdefault(r["mode"], []).append(r["compile_s"] / first[group])
+    return [f"- The run began with an empty Inductor cache, yet `{mode}`, compiled after the "
+            f"first mode of each group in the same process, took {render.span(v, '.2f')} times "
+            "that mode's compile time: a later compile reuses what earlier ones cached (generated "
+            "kernels, autotuning results), so only the first compile of a process is fully cold."
+            for mode, v in later.items()]
 
 
 def headline(doc: dict[str, Any]) -> str:
@@ -261,74 +298,8 @@ def headline(doc: dict[str, Any]) -> str:
                          and r["mode"] == mode and r.get("speedup") is not None
                          and r["status"] in ("ok", "noisy"))
             if got:
-                span = f"{got[0]:.2f}x" if len(got) == 1 else f"{got[0]:.2f}x to {got[-1]:.2f}x"
-                parts.append(f"`{mode}` {span}")
+                parts.append(f"`{mode}` {render.span(got, '.2f', 'x')}")
         if parts:
             out.append(f"- **{model}**: " + ", ".join(parts) + " the speed of eager")
-    batch = ", ".join(map(str, sizes))
-    return "\n".join(out) + f"\n\nBatch sizes {batch}; only rows that computed eager's answer."
-
-
-def crosscheck(doc: dict[str, Any]) -> str:
-    """The harness's median beside torch.utils.benchmark.Timer's and a wall clock's, per row; the
-    Timer held to the harness's block length where the run measured it."""
-    from snippets.bench import crosscheck as cc
-
-    checked = [r for r in doc["rows"] if cc.ratios(r)]
-    blocks = any(r["crosscheck"].get("timer_harness_blocks_ms") for r in checked)
-    head = ("Model · batch · mode", "Harness ms", "Timer ms",
-            *(("Timer, long blocks ms",) if blocks else ()), "Wall ms", "Timer / harness",
-            "Wall / harness")
-    rows = []
-    for r in checked:
-        timer, wall = cc.ratios(r)
-        long_blocks = (r["crosscheck"].get("timer_harness_blocks_ms") or {}).get("median")
-        rows.append((f"{r['model']} · {r['batch_size']} · {r['mode']}",
-                     render.ms(r["latency_ms"]["median"]),
-                     render.ms(r["crosscheck"]["timer_ms"]["median"]),
-                     *((render.ms(long_blocks),) if blocks else ()),
-                     render.ms(r["crosscheck"]["wall_ms"]["median"]),
-                     f"{timer:.3f}", f"{wall:.3f}"))
-    return render.markdown_table(head, rows)
-
-
-def crosscheck_findings(doc: dict[str, Any]) -> str:
-    """What the cross-check shows, computed from its rows: the CUDA-graph rows (the device sets
-    their time) against the 3 % bar, and the others' spread."""
-    from snippets.bench import crosscheck as cc
-
-    rows = [r for r in doc["rows"] if cc.ratios(r)]
-    graphs = [r for r in rows if r["mode"] == "reduce-overhead"]
-    out = []
-    if graphs:
-        wall = [cc.ratios(r)[1] for r in graphs]
-        timer = [cc.ratios(r)[0] for r in graphs]
-        worst = max(abs(w - 1) for w in wall)
-        verdict = "within" if worst <= cc.AGREE_WITHIN else "outside"
-        out.append(f"- CUDA-graph rows: the wall clock reads {min(wall):.3f} to {max(wall):.3f} "
-                   f"of the harness's median, {verdict} the {cc.AGREE_WITHIN:.0%} bar; "
-                   f"`blocked_autorange` reads {min(timer):.3f} to {max(timer):.3f}.")
-        long_blocks = [r["crosscheck"].get("timer_harness_blocks_ms") for r in graphs]
-        if all(long_blocks):
-            held = [b["median"] / r["latency_ms"]["median"]
-                    for b, r in zip(long_blocks, graphs, strict=True)]
-            own = [r["crosscheck"]["timer_block_calls"] for r in graphs]
-            harness = [r["calls_per_sample"] for r in graphs]
-            out.append(f"- The same Timer held to the harness's block length reads "
-                       f"{min(held):.3f} to {max(held):.3f} of the harness on those rows (its "
-                       f"own blocks held {min(own)} to {max(own)} calls, the harness's "
-                       f"{min(harness)} to {max(harness)}).")
-    others = [r for r in rows if r["mode"] != "reduce-overhead"]
-    if others:
-        wall = [cc.ratios(r)[1] for r in others]
-        noisy = [r for r in others if r["status"] == "noisy"]
-        out.append(f"- The other rows: the wall clock reads {min(wall):.3f} to {max(wall):.3f} of "
-                   f"the harness; {len(noisy)} of {len(others)} are marked noisy, the host-bound "
-                   "ones whose time moves with the host's spells (above), measured minutes apart "
-                   "by the three timers.")
-    return "\n".join(out)
-
-
-def crosscheck_report(doc: dict[str, Any]) -> str:
-    return crosscheck_findings(doc) + "\n\n" + crosscheck(doc)
-
+    batch = ("Batch size " if len(sizes) == 1 else "Batch sizes ") + ", ".join(map(str, sizes))
+    return "\n".join(out) + f"\n\n{batch}; only rows that computed eager's answer."

@@ -40,3 +40,15 @@ def details(summary: str, body: str) -> str:
     """A block that opens on a click (``<details>``), for the columns a reader rarely needs."""
     return (f'<details class="more" markdown="1">\n<summary>{summary}</summary>\n\n{body}\n\n'
             "</details>")
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 run``, ``11 runs``: a count with its noun in the right number."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+def span(values: Sequence[float], fmt: str, suffix: str = "") -> str:
+    """The range of ``values`` as text, one number where they are all equal once formatted:
+    ``1.92x`` rather than ``1.92x to 1.92x``."""
+    low, high = format(min(values), fmt) + suffix, format(max(values), fmt) + suffix
+    return low if low == high else f"{low} to {high}"

@@ -149,9 +149,17 @@ def _version(dist: str) -> str | None:
         return None
 
 
+COMMIT_FILE = "COMMIT"  # what the site's download of the code names its commit in
+
+
 def git_commit(root: Path = ROOT) -> str | None:
-    """The checkout's commit, ``-dirty`` if code differs from it; None without git (a copy of
-    the tree elsewhere passes its commit in, read once where the run starts)."""
+    """The checkout's commit, ``-dirty`` if code differs from it. A tree without git: the commit
+    its ``COMMIT`` file names (the site's download writes one), else None (a copy of the tree
+    elsewhere passes its commit in, read once where the run starts)."""
+    named = root / COMMIT_FILE
+    if not (root / ".git").exists() and named.is_file():
+        # Not git's word: an unzipped copy may have been edited since, which no file can tell.
+        return named.read_text().strip() or None
     try:
         out = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"],
@@ -217,6 +225,23 @@ def _settings_words(s: dict[str, Any]) -> list[str]:
     return [", ".join(words)] if words else []
 
 
+def device_label(prov: dict[str, Any]) -> str:
+    """The device as a heading or a list item names it, where the text around it says CPU or GPU
+    already: a CPU's recorded name without its "CPU: " prefix ("AMD EPYC", not "CPU: AMD EPYC:
+    torch ..."). Stamps keep the recorded name, which says CPU on its own."""
+    name = prov.get("device") or "unknown device"
+    return name.removeprefix("CPU: ") if prov.get("device_type") == "cpu" else name
+
+
+def short_commit(commit: str | None) -> str:
+    """A commit as every stamp shows it: its first 12 hex digits (what ``git_commit`` records),
+    ``-dirty`` kept. Runs recorded with a shorter one keep it: no digits are made up."""
+    if not commit:
+        return "unknown"
+    head, dirty, _ = commit.partition("-dirty")
+    return head[:12] + dirty
+
+
 def stamp(doc: dict[str, Any], how: str = "recorded") -> str:
     """The line under every results block: where, on which host, with what and under which
     settings, when, from which commit, and how it came (``recorded``, ``fresh``, ``this run``)."""
@@ -236,7 +261,7 @@ def stamp(doc: dict[str, Any], how: str = "recorded") -> str:
         parts.append(cores)
     parts += _settings_words(p.get("settings", {}))
     parts.append(f"{(p.get('date') or '')[:10]}")
-    parts.append(f"commit {p.get('commit') or 'unknown'}")
+    parts.append(f"commit {short_commit(p.get('commit'))}")
     incomplete = "" if doc.get("complete") else " (incomplete run)"
     return f"{how}{incomplete}: " + " · ".join(parts)
 

@@ -3,7 +3,9 @@ version they are reading without leaving it.
 
 It holds what the README's two commands need: the package, its tests, the pages and their results
 files, and the project files. Entries are sorted and dated alike, so an unchanged tree gives the
-same bytes at every build.
+same bytes at every build. Each keeps its executable bit (``.ci/run`` is run as a program), and a
+``COMMIT`` file names the commit the site was built from: an unzipped copy has no git, and
+``snippets.core.results.git_commit`` reads that file so its runs record the commit too.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import io
 import zipfile
 from pathlib import Path
+
+from snippets.core import results
 
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "download/torch-compile-in-practice.zip"
@@ -28,12 +32,27 @@ def files(root: Path = ROOT) -> list[Path]:
     return sorted(found)
 
 
-def source_zip(root: Path = ROOT) -> bytes:
+def _entry(name: str, mode: int) -> zipfile.ZipInfo:
+    entry = zipfile.ZipInfo(f"torch-compile-in-practice/{name}", EPOCH)
+    entry.compress_type = zipfile.ZIP_DEFLATED
+    entry.external_attr = (0o100000 | mode) << 16  # a regular file, with its permission bits
+    return entry
+
+
+def mode_of(path: Path) -> int:
+    """0o755 for a file its owner may run, else 0o644: the executable bit is kept, the rest of
+    the mode (the builder's umask) is not, so the bytes do not depend on the machine."""
+    return 0o755 if path.stat().st_mode & 0o100 else 0o644
+
+
+def source_zip(root: Path = ROOT, commit: str | None = None) -> bytes:
+    """The zip's bytes; ``commit`` None asks git (through the results layer, as a run would)."""
+    commit = commit or results.git_commit(root)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in files(root):
-            entry = zipfile.ZipInfo(f"torch-compile-in-practice/{path.relative_to(root)}", EPOCH)
-            entry.compress_type = zipfile.ZIP_DEFLATED
-            entry.external_attr = 0o644 << 16
-            archive.writestr(entry, path.read_bytes())
+            archive.writestr(_entry(path.relative_to(root).as_posix(), mode_of(path)),
+                             path.read_bytes())
+        if commit:
+            archive.writestr(_entry(results.COMMIT_FILE, 0o644), commit + "\n")
     return buffer.getvalue()

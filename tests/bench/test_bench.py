@@ -112,7 +112,7 @@ def test_a_cuda_run_records_the_gpu_and_every_fast_mode():
 
 
 def test_crosscheck_times_every_variant_with_two_independent_timers(monkeypatch):
-    from snippets.bench import crosscheck, tables
+    from snippets.bench import crosscheck, crosscheck_tables
 
     monkeypatch.setattr(crosscheck, "MIN_RUN_S", 0.01)  # counts, not timings, are asserted
     cfg = bench.BenchConfig(device="cpu", models=(), factories=(("tiny", _tiny),),
@@ -124,7 +124,7 @@ def test_crosscheck_times_every_variant_with_two_independent_timers(monkeypatch)
     assert len(row["crosscheck"]["wall_ms"]["samples"]) == crosscheck.WALL_REPEATS
     assert row["crosscheck"]["timer_ms"]["samples"]
     assert all(r > 0 for r in crosscheck.ratios(row))
-    assert "| tiny · 1 · eager |" in tables.crosscheck(doc)
+    assert "| tiny · 1 · eager |" in crosscheck_tables.crosscheck(doc)
 
 
 def test_bench_ladder_still_climbs_with_the_speed_ladder():

@@ -31,3 +31,17 @@ def test_a_row_per_claim_and_the_tutorials_mode_last():
     assert [r[0] for r in rows] == [f"{m} · {b}" for m, b in claims.CLAIMED]
     assert all(r[-1] == "not measured" for r in rows)  # no max-autotune run is recorded yet
     assert all(r[2].endswith((": holds", ": higher", ": lower")) for r in rows)
+
+
+def test_verdicts_over_runs_count_every_run_in_every_cell():
+    from snippets.bench import stability
+
+    runs = stability.recorded_gpu_runs(ROOT / "docs" / "results")
+    rows = table_rows(claims.verdicts_over_runs(runs))
+    assert [r[0] for r in rows] == [f"{m} · {b}" for m, b in claims.CLAIMED]
+    measured = [c for r in rows for c in r[2:] if c != "not measured"]
+    assert measured and all(f"of {len(runs)} runs within): " in c for c in measured)
+    # no max-autotune run is recorded yet: a line says so instead of a column
+    text = claims.verdicts_over_runs(runs)
+    assert f"`{claims.TUTORIAL_MODE}`: not measured in any recorded run." in text
+    assert f"| `{claims.TUTORIAL_MODE}` |" not in text

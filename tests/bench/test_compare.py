@@ -19,7 +19,7 @@ def test_bound_by_reads_each_row_from_its_run() -> None:
     assert {bound[k] for k in bound if k[2] == "reduce-overhead"} == {"GPU (replay)"}
     assert {bound[k] for k in bound if k[2] in ("eager", "default")} <= {"host", "GPU"}
     cpu = results.load(RESULTS / "cpu-amd-epyc_torch-2.14.1/bench.json")
-    assert set(tables.bound_by(cpu).values()) == {"CPU run"}
+    assert set(tables.bound_by(cpu).values()) == {"host (CPU run)"}
 
 
 def test_one_batch_size_cannot_tell_what_eager_waits_on() -> None:
@@ -35,5 +35,5 @@ def test_compare_page_has_a_row_per_run_row_and_a_range_per_bound() -> None:
     out = tables.compare_page(mine, other)
     assert out.startswith("This run against a recorded one, same settings:")
     rows = table_rows(out)
-    assert len(rows) == len(mine["rows"]) and {r[-1] for r in rows} == {"CPU run"}
-    assert "- bound by CPU run: this/recorded from " in out
+    assert len(rows) == len(mine["rows"]) and {r[-1] for r in rows} == {"host (CPU run)"}
+    assert "- bound by host (CPU run): this/recorded from " in out

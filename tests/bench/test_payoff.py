@@ -36,3 +36,23 @@ def test_break_even_of_each_run_uses_that_runs_own_eager():
                                        w[key[:2] + ("eager",)]["latency_ms"]["median"],
                                        w[key]["latency_ms"]["median"])
     assert rows["resnet50 · 1 · default"][4] == f"{expected:,.0f}"
+
+
+def test_a_row_slower_to_pay_in_the_next_process_is_explained():
+    cold = results.load(H200 / "noise/first-1.json")
+    warm = results.load(H200 / "noise/first-2.json")
+    text = payoff.cold_warm_markdown(cold, warm)
+    slower = [r[0] for r in table_rows(text)
+              if "never" not in r[3:] and "–" not in r[3:]
+              and float(r[2]) <= float(r[1])
+              and int(r[4].replace(",", "")) > int(r[3].replace(",", ""))]
+    for label in slower:
+        assert f"- {label} compiled faster in the next process but needs more calls" in text
+
+
+def test_tiny_work_counts_every_block_once():
+    doc = results.load(H200 / "graph-breaks.json")
+    text = payoff.tiny_work(doc)
+    slower = sum(r["speedup"] < 1 for r in doc["rows"])
+    assert text.startswith(f"{slower} of {len(doc['rows'])} blocks ran slower compiled")
+    assert len(table_rows(text)) == len(doc["rows"])

@@ -94,3 +94,14 @@ def test_stamp_says_where_with_what_and_how():
     assert "torch " in text and "fp32" in text and "commit abc123" in text
     doc["complete"] = True
     assert results.stamp(doc).startswith("recorded: CPU: ")
+
+
+def test_stamps_show_a_commit_at_twelve_digits_and_keep_dirty():
+    assert results.short_commit("0123456789abcdef0123") == "0123456789ab"
+    assert results.short_commit("0123456789ab-dirty") == "0123456789ab-dirty"
+    assert results.short_commit(None) == "unknown"
+
+
+def test_device_label_drops_the_cpu_prefix_only_on_a_cpu():
+    assert results.device_label({"device": "CPU: AMD EPYC", "device_type": "cpu"}) == "AMD EPYC"
+    assert results.device_label({"device": "NVIDIA H200", "device_type": "cuda"}) == "NVIDIA H200"
