@@ -47,7 +47,9 @@ def on_files(files, config):
         files.remove(page)
         files.append(page)
     # The code of this version of the site, for readers to download (linked from the home page).
-    files.append(File.generated(config, download.NAME, content=download.source_zip(),
+    # The build's own commit: a tree built from SNIPPETS_COMMIT alone has no git to ask.
+    code = download.source_zip(commit=build.current().commit)
+    files.append(File.generated(config, download.NAME, content=code,
                                 inclusion=InclusionLevel.NOT_IN_NAV))
     return files
 

@@ -17,7 +17,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from snippets.core import config, results
+from snippets.core import config, render, results
 from snippets.site import cache
 from snippets.site import live as live_sections
 from snippets.site.build import Build, current
@@ -220,7 +220,7 @@ def versions(*, build: Build | None = None) -> str:
     seen: dict[tuple[str, str], str] = {}
     for path in sorted((build or current()).results_dir.rglob("*.json")):
         prov = results.load(path)["provenance"]
-        key = (prov["device"], prov["torch"])
+        key = (_run_device(prov), prov["torch"])
         seen[key] = max(seen.get(key, ""), prov["date"] or "")
     lines = [f"- {device}: torch {torch} (newest run {date[:10]})"
              for (device, torch), date in sorted(seen.items(), key=lambda kv: kv[1],
@@ -246,9 +246,15 @@ def runs_timing(kind: str, modes: tuple[str, ...], *, build: Build | None = None
 
 # ---- the Results and CLI pages ----------------------------------------------------------------
 
-def _run_title(prov: dict[str, Any]) -> str:
+def _run_device(prov: dict[str, Any]) -> str:
+    """"Intel(R) Xeon(R) Processor (CPU)", "NVIDIA H200 (GPU)": the recorded name says CPU on
+    its own ("CPU: ..."), and would say it twice."""
     kind = "GPU" if prov.get("device_type") == "cuda" else "CPU"
-    return f"{prov.get('device')} ({kind}), torch {prov.get('torch')}"
+    return f"{results.device_label(prov)} ({kind})"
+
+
+def _run_title(prov: dict[str, Any]) -> str:
+    return f"{_run_device(prov)}, torch {prov.get('torch')}"
 
 
 def renderers() -> dict[str, Callable[[dict], str]]:
@@ -309,7 +315,7 @@ def results_index(*, build: Build | None = None) -> str:
             anchor = f"{folder.name}--{name.replace('/', '-')}"
             out.append(f"### {name} {{#{anchor}}}\n\n{_date(doc)[:10]}, "
                        f"{results.kind_of(doc).name}: raw results in [{path.name}]({link}) "
-                       f"(schema `{doc['schema']}`, {len(doc['rows'])} rows).\n")
+                       f"(schema `{doc['schema']}`, {render.count(len(doc['rows']), 'row')}).\n")
             how = "fresh" if path.resolve() in build.written else "recorded"
             out.append(section(draw[results.kind_of(doc).name](doc), results.stamp(doc, how)))
     return "\n".join(out)

@@ -250,5 +250,5 @@ def test_runs_timing_lists_the_runs_of_those_modes_or_says_there_is_none(
                 device="CPU: x")
     results.write_atomic(folder / "bench-autotune.json", tuned)
     out = pages.runs_timing("bench", modes, build=recorded)
-    assert out.startswith("Recorded so far: [CPU: x (CPU), torch 2.11.0, 2026-01-01]")
+    assert out.startswith("Recorded so far: [x (CPU), torch 2.11.0, 2026-01-01]")
     assert "(../results/#cpu-x_torch-2.11.0--bench-autotune)" in out and "--bench)" not in out
