@@ -63,12 +63,9 @@ cfg = bench.BenchConfig(
     rounds=5,
 )
 doc = bench.document(cfg)
-rows = map(tables.key_cells, doc["rows"])
-display(Markdown(render.markdown_table(tables.key_columns(doc), rows)))
-display(Markdown(tables.findings(doc)))
 
 # %% [markdown]
-# The same run as the pages draw it: a dot per mode, its bar the speedup's spread.
+# The run as the pages draw it: a dot per mode, its bar the speedup's spread.
 
 # %%
 from IPython.display import HTML
@@ -76,6 +73,25 @@ from IPython.display import HTML
 from snippets.bench import plots
 
 HTML(plots.speedup(doc))
+
+# %% [markdown]
+# The same run as a table, and what it says, computed from its rows:
+
+# %%
+rows = map(tables.key_cells, doc["rows"])
+display(Markdown(render.markdown_table(tables.key_columns(doc), rows)))
+display(Markdown(tables.findings(doc)))
+
+# %% [markdown]
+# Expect the compiled model to lose here, at both batch sizes. A two-layer perceptron is a few
+# microseconds of arithmetic, and a compiled call adds a fixed cost of its own on every call:
+# checking Dynamo's guards and entering the generated code. On a CPU there are no kernel
+# launches for compilation to save, so where the findings above speak of the host issuing
+# kernels, read it as this per-call overhead of Python and the dispatcher, which grows little
+# with the batch. [When compile does not pay](when-not-to-compile.md) measures the same on the
+# guide's other pages. A laptop or a shared machine also runs other work between the rounds,
+# which is what the "noisy" mark (a wide interquartile range) says: compare your runs by the
+# median and its spread, not by one number.
 
 # %% [markdown]
 # `doc` is a whole results document, raw samples and provenance included: save it with
@@ -116,13 +132,24 @@ logging.getLogger("torch._dynamo").setLevel(logging.ERROR)
 display(Markdown(dynamic_tables.counts(dynamic.counts_doc())))
 
 # %% [markdown]
-# With Inductor, a call that compiles stalls its caller. Three shapes, compiled for each
-# shape (`dynamic=False`) and compiled once for all of them (`dynamic=True`):
+# With Inductor, a call that compiles stalls its caller. Three shapes, the last one repeated,
+# compiled for each shape (`dynamic=False`) and compiled once for all of them (`dynamic=True`):
 
 # %%
-shapes = ((2, 16), (4, 16), (4, 24))  # (batch, sequence length)
+# (batch, sequence length); the last shape twice, to show a repeat
+shapes = ((2, 16), (4, 16), (4, 24), (4, 24))
 for strategy in ("dynamic=False", "dynamic=True"):
     print(strategy)
     for call in dynamic.run_schedule(strategy, schedule=shapes):
         compiled = "compiled" if call["compiled"] else "reused"
         print(f"  {call['batch']}×{call['seq']}: {call['ms']:8.1f} ms  {compiled}")
+
+# %% [markdown]
+# Each call above is timed once, whole, so a compile shows as a stall. A "reused" call compiled
+# nothing, yet the first call at a size the compiled code has not run at before can still take
+# many times longer than a warm call: the repeated last shape shows the same call again, back
+# at a warm call's time. This notebook does not split that first-call cost apart (one call
+# is one sample, on a machine doing other work), so read those rows as "no compile", not as the
+# speed of a dynamic kernel. [Dynamic shapes](dynamic-shapes.md#dynamic-kernels-against-specialized-ones)
+# times dynamic and specialized kernels at one shape after warm-up, and [When compile does not
+# pay](when-not-to-compile.md) says when a model this small is better left eager.
