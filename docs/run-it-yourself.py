@@ -83,9 +83,9 @@ display(Markdown(render.markdown_table(tables.key_columns(doc), rows)))
 display(Markdown(tables.findings(doc)))
 
 # %% [markdown]
-# Expect the compiled model to lose here, at both batch sizes. A two-layer perceptron is a few
-# microseconds of arithmetic, and a compiled call adds a fixed cost of its own on every call:
-# checking Dynamo's guards and entering the generated code. On a CPU there are no kernel
+# Expect the compiled model to lose here, surely at batch 1. A two-layer perceptron is little
+# arithmetic, and a compiled call adds a fixed cost of its own on every call: checking
+# Dynamo's guards and entering the generated code. On a CPU there are no kernel
 # launches for compilation to save, so where the findings above speak of the host issuing
 # kernels, read it as this per-call overhead of Python and the dispatcher, which grows little
 # with the batch. [When compile does not pay](when-not-to-compile.md) measures the same on the
@@ -145,11 +145,11 @@ for strategy in ("dynamic=False", "dynamic=True"):
         print(f"  {call['batch']}×{call['seq']}: {call['ms']:8.1f} ms  {compiled}")
 
 # %% [markdown]
-# Each call above is timed once, whole, so a compile shows as a stall. A "reused" call compiled
-# nothing, yet the first call at a size the compiled code has not run at before can still take
-# many times longer than a warm call: the repeated last shape shows the same call again, back
-# at a warm call's time. This notebook does not split that first-call cost apart (one call
-# is one sample, on a machine doing other work), so read those rows as "no compile", not as the
-# speed of a dynamic kernel. [Dynamic shapes](dynamic-shapes.md#dynamic-kernels-against-specialized-ones)
-# times dynamic and specialized kernels at one shape after warm-up, and [When compile does not
-# pay](when-not-to-compile.md) says when a model this small is better left eager.
+# A "reused" call compiled nothing, but that does not make it fast. The first call at a size
+# the compiled code has not run at before can take longer than a warm call, which the repeated
+# last shape is there to compare against. And each call is timed once, whole, on a machine that
+# may be doing other work, so a single slow call can also be noise; this notebook does not
+# split the two apart. Read those rows as "no compile", not as the speed of a dynamic kernel:
+# [Dynamic shapes](dynamic-shapes.md#dynamic-kernels-against-specialized-ones) times dynamic and
+# specialized kernels at one shape after warm-up, in interleaved rounds, and [When compile does
+# not pay](when-not-to-compile.md) says when a model this small is better left eager.
