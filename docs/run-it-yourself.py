@@ -48,10 +48,10 @@ print(machine.device_name(torch.device("cpu")), "· torch", torch.__version__)
 # the [benchmark page](benchmark.md) the same code times ResNet-50 and a transformer encoder.
 
 # %%
-from IPython.display import Markdown, display
+from IPython.display import HTML, Markdown, display
 
 from snippets import bench
-from snippets.bench import tables
+from snippets.bench import plots, tables
 from snippets.core import models, render
 
 cfg = bench.BenchConfig(
@@ -64,14 +64,7 @@ cfg = bench.BenchConfig(
 )
 doc = bench.document(cfg)
 
-# %% [markdown]
 # The run as the pages draw it: a dot per mode, its bar the speedup's spread.
-
-# %%
-from IPython.display import HTML
-
-from snippets.bench import plots
-
 HTML(plots.speedup(doc))
 
 # %% [markdown]
@@ -90,8 +83,8 @@ display(Markdown(tables.findings(doc)))
 # kernels, read it as this per-call overhead of Python and the dispatcher, which grows little
 # with the batch. [When compile does not pay](when-not-to-compile.md) measures the same on the
 # guide's other pages. A laptop or a shared machine also runs other work between the rounds,
-# which is what the "noisy" mark (a wide interquartile range) says: compare your runs by the
-# median and its spread, not by one number.
+# and a row marked "noisy" has a wide interquartile range: compare runs by the median and its
+# spread, not by one number.
 
 # %% [markdown]
 # `doc` is a whole results document, raw samples and provenance included: save it with
