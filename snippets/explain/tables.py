@@ -8,6 +8,14 @@ from snippets.core import render
 from snippets.explain import fastpath, logs
 
 
+def _prose(text: str) -> str:
+    """A reason as Markdown: Dynamo quotes Python's reprs (``<function f>``, ``<class 'x'>``),
+    which outside a code span the page would take for HTML tags and drop."""
+    parts = text.split("`")  # even parts are prose, odd ones inside code
+    return "`".join(p if i % 2 else p.replace("<", "&lt;").replace(">", "&gt;")
+                    for i, p in enumerate(parts))
+
+
 def _first_break(row: dict[str, Any]) -> str:
     first = row["break_reasons"][0] if row["break_reasons"] else None
     if not first:
@@ -15,7 +23,7 @@ def _first_break(row: dict[str, Any]) -> str:
     # Every example lives in breaks.py, shown above: its name and line are enough, and the
     # shorter cell keeps the table within a desktop page.
     where = first["location"].rsplit("/", 1)[-1]
-    return f"{first['reason']}<br>`{where}`"
+    return f"{_prose(first['reason'])}<br>`{where}`"
 
 
 def causes(doc: dict[str, Any]) -> str:
@@ -132,7 +140,7 @@ def explanation(exp: Any) -> str:
     """``python -m snippets.explain --format markdown``: one row per break."""
     head = ("#", "Reason", "Where", "Hint")
     table = render.markdown_table(head, (
-        (i, r.reason + (f" ({r.skipped})" if r.skipped else ""),
+        (i, _prose(r.reason) + (f" ({r.skipped})" if r.skipped else ""),
          f"`{r.location}`" + (f" ({r.times}×)" if r.times > 1 else ""),
          r.hint or "–") for i, r in enumerate(exp.break_reasons, 1)), left=4)
     return f"Graphs: {exp.graph_count} · graph breaks: {exp.graph_break_count}\n\n{table}"
