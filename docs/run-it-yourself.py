@@ -48,10 +48,10 @@ print(machine.device_name(torch.device("cpu")), "· torch", torch.__version__)
 # the [benchmark page](benchmark.md) the same code times ResNet-50 and a transformer encoder.
 
 # %%
-from IPython.display import Markdown, display
+from IPython.display import HTML, Markdown, display
 
 from snippets import bench
-from snippets.bench import tables
+from snippets.bench import plots, tables
 from snippets.core import models, render
 
 cfg = bench.BenchConfig(
@@ -63,19 +63,28 @@ cfg = bench.BenchConfig(
     rounds=5,
 )
 doc = bench.document(cfg)
+
+# The run as the pages draw it: a dot per mode, its bar the speedup's spread.
+HTML(plots.speedup(doc))
+
+# %% [markdown]
+# The same run as a table, and what it says, computed from its rows:
+
+# %%
 rows = map(tables.key_cells, doc["rows"])
 display(Markdown(render.markdown_table(tables.key_columns(doc), rows)))
 display(Markdown(tables.findings(doc)))
 
 # %% [markdown]
-# The same run as the pages draw it: a dot per mode, its bar the speedup's spread.
-
-# %%
-from IPython.display import HTML
-
-from snippets.bench import plots
-
-HTML(plots.speedup(doc))
+# Expect the compiled model to lose here, surely at batch 1. A two-layer perceptron is little
+# arithmetic, and a compiled call adds a fixed cost of its own on every call: checking
+# Dynamo's guards and entering the generated code. On a CPU there are no kernel
+# launches for compilation to save, so where the findings above speak of the host issuing
+# kernels, read it as this per-call overhead of Python and the dispatcher, which grows little
+# with the batch. [When compile does not pay](when-not-to-compile.md) measures the same on the
+# guide's other pages. A laptop or a shared machine also runs other work between the rounds,
+# and a row marked "noisy" has a wide interquartile range: compare runs by the median and its
+# spread, not by one number.
 
 # %% [markdown]
 # `doc` is a whole results document, raw samples and provenance included: save it with
@@ -116,13 +125,24 @@ logging.getLogger("torch._dynamo").setLevel(logging.ERROR)
 display(Markdown(dynamic_tables.counts(dynamic.counts_doc())))
 
 # %% [markdown]
-# With Inductor, a call that compiles stalls its caller. Three shapes, compiled for each
-# shape (`dynamic=False`) and compiled once for all of them (`dynamic=True`):
+# With Inductor, a call that compiles stalls its caller. Three shapes, the last one repeated,
+# compiled for each shape (`dynamic=False`) and compiled once for all of them (`dynamic=True`):
 
 # %%
-shapes = ((2, 16), (4, 16), (4, 24))  # (batch, sequence length)
+# (batch, sequence length); the last shape twice, to show a repeat
+shapes = ((2, 16), (4, 16), (4, 24), (4, 24))
 for strategy in ("dynamic=False", "dynamic=True"):
     print(strategy)
     for call in dynamic.run_schedule(strategy, schedule=shapes):
         compiled = "compiled" if call["compiled"] else "reused"
         print(f"  {call['batch']}×{call['seq']}: {call['ms']:8.1f} ms  {compiled}")
+
+# %% [markdown]
+# A "reused" call compiled nothing, but that does not make it fast. The first call at a size
+# the compiled code has not run at before can take longer than a warm call, which the repeated
+# last shape is there to compare against. And each call is timed once, whole, on a machine that
+# may be doing other work, so a single slow call can also be noise; this notebook does not
+# split the two apart. Read those rows as "no compile", not as the speed of a dynamic kernel:
+# [Dynamic shapes](dynamic-shapes.md#dynamic-kernels-against-specialized-ones) times dynamic and
+# specialized kernels at one shape after warm-up, in interleaved rounds, and [When compile does
+# not pay](when-not-to-compile.md) says when a model this small is better left eager.

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+import torch._inductor.config
 from torch import nn
 
 from snippets.core import torch_logs
@@ -88,7 +89,7 @@ def _run_demo(demo: str) -> tuple[str, str | None]:
     if demo == "compile":
         trace = tempfile.mkdtemp(prefix="torch-trace-")
         atexit.register(shutil.rmtree, trace, ignore_errors=True)
-        env = {"TORCH_TRACE": trace}
+        env = {"TORCH_TRACE": trace, **NO_CACHES}
     return torch_logs.capture(names, DEMOS[demo], keep=None, max_lines=100_000, env=env), trace
 
 
@@ -104,15 +105,22 @@ def log(logs: str) -> str:
 
 # ---- TORCH_TRACE and tlparse --------------------------------------------------------------------
 
-TRACE_COMMAND = (f'TORCH_TRACE=/tmp/trace python -c "{DEMOS["compile"]}"\n'
-                 "tlparse /tmp/trace/*.log -o tl_out --no-browser")
+# With Inductor's caches off, the compile demo compiles in full wherever it runs: a warm cache
+# would turn the trace (and the output code log) into a story of cache hits that differs from
+# one machine to the next.
+NO_CACHES = {"TORCHINDUCTOR_FORCE_DISABLE_CACHES": "1"}
+# tlparse reads one log file, and the folder holds one per process that compiled: the newest is
+# the run just made. (tlparse's --latest wants a folder of folders, not this one.)
+TRACE_COMMAND = (f'TORCH_TRACE=/tmp/trace TORCHINDUCTOR_FORCE_DISABLE_CACHES=1 \\\n'
+                 f'  python -c "{DEMOS["compile"]}"\n'
+                 'tlparse "$(ls -t /tmp/trace/*.log | head -n 1)" -o tl_out --no-browser')
 
 
 def trace_report() -> dict[str, Any]:
     """Run the compile demo under ``TORCH_TRACE``, count the trace's records by kind, and list
     the files ``tlparse`` makes of it (None where tlparse is not installed)."""
     trace = Path(_run_demo("compile")[1])
-    logs = sorted(trace.glob("*.log"))
+    logs = sorted(trace.glob("*.log"), key=lambda p: p.stat().st_mtime, reverse=True)  # newest
     kinds: Counter[str] = Counter()
     for line in logs[0].read_text().splitlines() if logs else []:
         record = _record(line)
@@ -122,6 +130,7 @@ def trace_report() -> dict[str, Any]:
     if tlparse and logs:
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "tl_out"
+            # As TRACE_COMMAND runs it: the newest log of the folder.
             subprocess.run([tlparse, str(logs[0]), "-o", str(out), "--no-browser"],
                            capture_output=True, timeout=120, check=True)
             files = sorted(_generic(p.relative_to(out).as_posix()) for p in out.rglob("*")
@@ -157,14 +166,17 @@ def _record(line: str) -> dict[str, Any]:
 
 # --8<-- [start:profile]
 def profile_compiled() -> torch.profiler.profile:
-    compiled = torch.compile(small_model())
-    x = torch.randn(4, 16)
-    with torch.no_grad():
-        compiled(x)  # compile outside the profile: only steady calls in it
-        cpu = [torch.profiler.ProfilerActivity.CPU]
-        with torch.profiler.profile(activities=cpu) as prof:
-            for _ in range(3):
-                compiled(x)
+    # On a CPU, Inductor's C++ kernels are invisible to the profiler unless
+    # it is asked to name them (a GPU profile lists Triton kernels anyway).
+    with torch._inductor.config.patch({"cpp.enable_kernel_profile": True}):
+        compiled = torch.compile(small_model())
+        x = torch.randn(4, 16)
+        with torch.no_grad():
+            compiled(x)  # compile outside the profile: only steady calls in it
+            cpu = [torch.profiler.ProfilerActivity.CPU]
+            with torch.profiler.profile(activities=cpu) as prof:
+                for _ in range(3):
+                    compiled(x)
     return prof
 # --8<-- [end:profile]
 
@@ -180,7 +192,7 @@ def profile_events() -> list[dict[str, Any]]:
 
 def _generic(name: str) -> str:
     """A kernel's name without its hash, so the page does not change with every build."""
-    return re.sub(r"\b[0-9a-z]{32,}\b", "<hash>", name)
+    return re.sub(r"\b[0-9a-z]{32,}\b|(?<=CompiledFxGraph )None\b", "<hash>", name)
 
 
 # ---- the graph-break registry --------------------------------------------------------------------
@@ -190,8 +202,8 @@ def registry_path() -> Path:
 
 
 def registry() -> dict[str, dict[str, Any]]:
-    """Dynamo's registry of graph breaks, by id (``GB0000``...), as the installed torch has it
-    (torch 2.7 and later); empty before."""
+    """Dynamo's registry of graph breaks, by id (``GB0000``...), as the installed torch has it;
+    empty for a torch that ships no registry file."""
     path = registry_path()
     if not path.is_file():
         return {}
@@ -208,7 +220,7 @@ def registry_for(reason: str) -> tuple[str, dict[str, Any]] | None:
 
 def registry_rows() -> list[dict[str, Any]]:
     """Each broken example of the graph-breaks page, the registry entry of every break it hits,
-    and what the registry says of it."""
+    and what the registry says of it (its templates, placeholders and all)."""
     from snippets.explain import breaks, explain_quietly
 
     rows = []

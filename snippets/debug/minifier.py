@@ -25,27 +25,18 @@ from snippets.core import measure, results
 
 KIND = "debug-minifier"
 
-# --8<-- [start:wrong]
-WRONG_ANSWER = '''
-import torch
-import torch._inductor.config
-from snippets import debug
+# The script run, as a file a user would run: its shown part is on the page.
+WRONG_ANSWER = Path(__file__).with_name("wrong_answer.py")
 
-# A bug planted in Inductor's C++ code for ReLU: the compiled model now
-# computes something else than eager.
-torch._inductor.config.cpp.inject_relu_bug_TESTING_ONLY = "accuracy"
-model, x = debug.small_model(), torch.randn(8, 16)
-with torch.no_grad():
-    out = torch.compile(model)(x)
-'''
-# --8<-- [end:wrong]
+# What to set before running it, and why: the page shows these as export lines.
+MINIFY_ENV = {"TORCHDYNAMO_REPRO_AFTER": "aot", "TORCHDYNAMO_REPRO_LEVEL": "4"}
+WHY = {"TORCHDYNAMO_REPRO_AFTER": "check each graph after AOTAutograd",
+       "TORCHDYNAMO_REPRO_LEVEL": "4: compare with eager, minify on a mismatch"}
 
-# --8<-- [start:env]
-MINIFY_ENV = {
-    "TORCHDYNAMO_REPRO_AFTER": "aot",  # check each graph after AOTAutograd
-    "TORCHDYNAMO_REPRO_LEVEL": "4",  # 4: compare with eager, minify on mismatch
-}
-# --8<-- [end:env]
+
+def exports() -> str:
+    """The variables as a shell sets them, for the page."""
+    return "\n".join(f"export {k}={v}  # {WHY[k]}" for k, v in MINIFY_ENV.items())
 
 
 def _run(args: list[str], cwd: Path, timeout: float) -> tuple[subprocess.CompletedProcess, float]:
@@ -69,7 +60,7 @@ def run(*, timeout: float = 900) -> dict[str, Any]:
     """Detect, then minify, in a scratch folder; one row with what each step found."""
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        detect, detect_s = _run([sys.executable, "-c", WRONG_ANSWER], work, timeout)
+        detect, detect_s = _run([sys.executable, str(WRONG_ANSWER)], work, timeout)
         # The last error the compile raised, by its class name: AccuracyError, on a mismatch.
         errors = re.findall(r"^(?:[\w.]+\.)?(\w+Error: .*)$", detect.stderr, flags=re.M)
         launchers = sorted(work.glob("torch_compile_debug/*/minifier/minifier_launcher.py"))

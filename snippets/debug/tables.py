@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from typing import Any
 
 from snippets import debug
 from snippets.core import render
+from snippets.debug import minifier as minify
 
 
 def log(logs: str):
@@ -24,8 +26,12 @@ def trace(report: dict[str, Any]) -> str:
     files = report["tlparse_files"]
     listing = ("tlparse is not installed here, so there is no report to list."
                if files is None else
-               "What `tlparse` wrote, one folder per compiled frame (`-_0_0_0` is frame 0, "
-               "compile 0):\n\n```text\n" + "\n".join(files) + "\n```")
+               "What `tlparse` wrote, one folder per compile. A folder's name is the compile's "
+               "id in four fields: the compiled-autograd id (`-`: none, as in any forward-only "
+               "run), the frame, the compile of that frame, and the attempt (one more each time "
+               "Dynamo restarts its analysis). `-_0_0_0` is frame 0, compile 0, first attempt; "
+               "`-_-_-_-` holds what belongs to no compile:\n\n```text\n"
+               + "\n".join(files) + "\n```")
     return f"```console\n$ {debug.TRACE_COMMAND}\n```\n\n{table}\n\n{listing}"
 
 
@@ -34,11 +40,43 @@ def events(rows: list[dict[str, Any]]) -> str:
                                  ((r["name"], r["count"]) for r in rows), left_last=False)
 
 
+# A registry entry is a template: Dynamo fills "{fn.__name__}" in when it reports the break.
+_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
+
+
+def template(text: str) -> str:
+    """A registry template as Markdown: each placeholder shown as ``<name>`` in code, so that it
+    reads as a blank to fill in (raw, ``{value_type}`` at the end of a cell is taken by the
+    attribute-list extension and vanishes, and ``{self.value}`` reads as a typo)."""
+    def blank(expr: str) -> str:
+        # "fn.__name__" -> "name", "cause.func" -> "func": the part that says what goes there.
+        return "<" + expr.split(".")[-1].strip("_") + ">"
+
+    parts = text.split("`")  # even parts are prose, odd ones already inside code
+    return "`".join(
+        _PLACEHOLDER.sub(lambda m: blank(m[1]), part) if i % 2
+        else _PLACEHOLDER.sub(lambda m: f"`{blank(m[1])}`", part)
+        for i, part in enumerate(parts))
+
+
+def _hints(hints: list[str]) -> str:
+    """The registry's hints are one text cut into lines; joined, without the standing request
+    to report an issue, which every entry carries."""
+    text = " ".join(h.strip() for h in hints)
+    text = re.sub(r"\s*Please report an issue to PyTorch\.", "", text).strip()
+    return template(text) or "–"
+
+
 def registry(rows: list[dict[str, Any]]) -> str:
-    head = ("Example", "Registry id", "What Dynamo says it is", "What it suggests")
+    head = ("Example", "Registry id", "Dynamo's explanation (template)", "Its hints (template)")
     return render.markdown_table(head, (
-        (r["example"], r["id"], r["explanation"], "<br>".join(r["hints"][:2]) or "–")
+        (r["example"], r["id"], template(r["explanation"]), _hints(r["hints"]))
         for r in rows), left_last=True, align="llll")
+
+
+def minify_commands() -> str:
+    """The shell lines that run the demo's script with the minifier on."""
+    return f"```bash\n{minify.exports()}\npython {minify.WRONG_ANSWER.name}\n```"
 
 
 def minifier(doc: dict[str, Any]) -> str:

@@ -68,7 +68,9 @@ def recompile_limit() -> int:
 
 # --8<-- [start:strategies]
 def mark_both(x: torch.Tensor) -> torch.Tensor:
-    torch._dynamo.mark_dynamic(x, 0)  # batch: an error if it ever specializes
+    # An error if the traced code forces either size to a constant; a size
+    # of 1 still gets a graph of its own, without an error.
+    torch._dynamo.mark_dynamic(x, 0)  # batch
     torch._dynamo.mark_dynamic(x, 1)  # sequence length
     return x
 
@@ -77,6 +79,14 @@ def maybe_mark_both(x: torch.Tensor) -> torch.Tensor:
     # A hint: the batch may still specialize (for size 1, say).
     torch._dynamo.maybe_mark_dynamic(x, 0)
     torch._dynamo.maybe_mark_dynamic(x, 1)
+    return x
+
+
+def mark_batch_unbacked(x: torch.Tensor) -> torch.Tensor:
+    # Unbacked: a size the compiler assumes nothing about, 1 included, so a
+    # batch of 1 needs no graph of its own (code that branches on it breaks).
+    torch._dynamo.decorators.mark_unbacked(x, 0)
+    torch._dynamo.mark_dynamic(x, 1)
     return x
 
 
@@ -91,6 +101,12 @@ def pad_to_bucket(x: torch.Tensor) -> torch.Tensor:
     # Zeros at the end of each sequence and extra rows: causal attention keeps
     # the real rows exact.
     return F.pad(x, (0, 0, 0, extra_s, 0, extra_b))
+
+
+def run_padded(compiled: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    b, s, _ = x.shape
+    # The padding's rows and positions are not the caller's: cut them off.
+    return compiled(pad_to_bucket(x))[:b, :s]
 
 
 # What is done to an input first.
@@ -108,6 +124,8 @@ STRATEGIES: dict[str, tuple[dict[str, Any], Prepare]] = {
     "pad to buckets": ({"dynamic": False}, pad_to_bucket),
 }
 # --8<-- [end:strategies]
+if hasattr(torch._dynamo.decorators, "mark_unbacked"):  # not in every release this guide covers
+    STRATEGIES["mark_unbacked"] = ({}, mark_batch_unbacked)
 
 
 def graphs_compiled() -> int:
@@ -133,10 +151,10 @@ def run_schedule(strategy: str, *, backend: str = "inductor", device: str = "cpu
         out, error = None, ""
         watch = measure.Stopwatch(dev)  # a call that compiles is a stall: time every call whole
         try:
+            ran_as = list(prepare(x).shape[:2])  # the shape the compiled model is given
             with watch:
-                xp = prepare(x)
-                ran_as = list(xp.shape[:2])
-                out = compiled(xp)[:batch, :seq]
+                out = (run_padded(compiled, x) if prepare is pad_to_bucket
+                       else compiled(prepare(x)))
         except Exception as exc:  # mark_dynamic on a size that must specialize raises
             error = f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
         ms = watch.seconds * 1e3

@@ -44,6 +44,30 @@ def steady(doc: dict[str, Any]) -> str:
         left=2)
 
 
+def steady_findings(doc: dict[str, Any]) -> str:
+    """What the steady-state rows say, computed from them: each compiled kernel against eager,
+    dynamic against specialized, and whether the differences stand out of the rounds' spread."""
+    rows = {r["variant"]: r for r in doc["steady"]}
+    eager, dyn, static = (rows.get(v) for v in ("eager", "dynamic=True", "dynamic=False"))
+    if not (eager and dyn and static):
+        return ""
+    ms = {v: r["latency_ms"]["median"] for v, r in rows.items()}
+    iqr = max(r["latency_ms"]["iqr"] for r in rows.values())
+    span = max(ms.values()) - min(ms.values())
+    spread = (f"All three medians lie within {span:.2g} ms of each other, less than the widest "
+              f"interquartile range ({iqr:.2g} ms): this run cannot rank them."
+              if span < iqr else
+              f"The medians differ by up to {span:.2g} ms, more than the widest interquartile "
+              f"range ({iqr:.2g} ms).")
+    ratio = ms["dynamic=True"] / ms["dynamic=False"]
+    return "\n".join([
+        f"- Eager takes {ms['eager']:.3g} ms a call at {eager['batch']}×{eager['seq']}. The "
+        f"specialized kernel runs at {static['speedup']:.2f}x of eager's speed, the dynamic one "
+        f"at {dyn['speedup']:.2f}x; the dynamic one takes {ratio:.2f} of the specialized "
+        "one's time.",
+        f"- {spread}"])
+
+
 def log(text: str) -> str:
     return f"```console\n$ {recompiles.LOG_COMMAND}\n{text}\n```"
 

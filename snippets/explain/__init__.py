@@ -102,7 +102,7 @@ def explain(fn: Callable[..., object], *args: object) -> Explanation:
     ``TORCH_LOGS=graph_breaks`` prints, so none is invented and none is lost:
     a break before any graph, a break in a function Dynamo then skipped, a
     ``print`` as the last line. ``torch._dynamo.explain`` counts
-    ``graphs - 1`` instead, which misses some and invents others.
+    ``graphs - 1`` instead, which misses some.
     """
     graphs: list[torch.fx.GraphModule] = []
 

@@ -99,8 +99,8 @@ class TorchClip(Block):
     def middle(self, h):
         flat = h.flatten()
         # The 99th percentile as the k-th smallest value (nearest rank; NumPy
-        # interpolates between two neighbours). Not torch.quantile: on the CPU,
-        # torch 2.11's quantile breaks the graph.
+        # interpolates between two neighbours). torch.quantile traces as one
+        # graph on torch 2.14, but broke the graph on the CPU under 2.11.
         high = torch.kthvalue(flat, max(1, round(0.99 * flat.numel()))).values
         return torch.minimum(h, high)  # the limit stays a tensor on the device
 # --8<-- [end:numpy_torch]
@@ -184,7 +184,9 @@ def _chunks(x: torch.Tensor) -> list[torch.Tensor]:
 
 # --8<-- [start:container_calls]
 def generator_args(x, chunks):
-    return x, (c for c in chunks)  # what the model is called with
+    # What the model is called with. The generator holds an iterator over
+    # chunks (a list_iterator), made here, outside the trace.
+    return x, (c for c in chunks)
 
 
 def list_args(x, chunks):

@@ -3,6 +3,8 @@ turning a break into an error. Both run Dynamo only, so the page executes them a
 
 from __future__ import annotations
 
+import re
+
 import torch
 
 from snippets.core import torch_logs
@@ -40,9 +42,14 @@ def fullgraph_error() -> str:
 # --8<-- [end:fullgraph]
 
 
+# A traceback line of the user's code, 'File "/any/where/snippets/explain/breaks.py"': the folder
+# it was run from (a test's temporary copy of the repository, say) is not one clean_path knows.
+_USER_FILE = re.compile(r'File "[^"]*?/(?=snippets/)')
+
+
 def fullgraph_text() -> str:
     """The error's head, cleaned for the page; the full text runs to a traceback of Dynamo."""
     torch._dynamo.reset()
-    lines = torch_logs.clean_path(fullgraph_error()).splitlines()
+    text = _USER_FILE.sub('File "', torch_logs.clean_path(fullgraph_error()))
     torch._dynamo.reset()
-    return "\n".join(lines[:12])
+    return "\n".join(text.splitlines()[:12])

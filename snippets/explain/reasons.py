@@ -75,7 +75,17 @@ def plain(text: str, source_line: str = "") -> Plain:
         reason = ("a tensor used where Python needs a number (an index, a slice bound, int(), "
                   "range()) is read with Tensor.item(), which copies its value into Python")
     reason = reason.removesuffix(" Message: None")  # graph_break() called without a message
-    return Plain(reason.rstrip("."), hints[0] if hints else "", kind)
+    hint = hints[0] if hints else ""
+    return Plain(_no_address(reason.rstrip(".")), _no_address(hint), _no_address(kind))
+
+
+# Dynamo names a function by its repr, "<function f at 0x7f38a0809260>": the address differs in
+# every process, so a page built twice would differ; the name is what a reader needs.
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+(?=>)")
+
+
+def _no_address(text: str) -> str:
+    return _ADDRESS.sub("", text)
 
 
 @dataclass(frozen=True)

@@ -8,17 +8,30 @@ from snippets.core import render
 from snippets.explain import fastpath, logs
 
 
+def _prose(text: str) -> str:
+    """A reason as Markdown: Dynamo quotes Python's reprs (``<function f>``, ``<class 'x'>``),
+    which outside a code span the page would take for HTML tags and drop."""
+    parts = text.split("`")  # even parts are prose, odd ones inside code
+    return "`".join(p if i % 2 else p.replace("<", "&lt;").replace(">", "&gt;")
+                    for i, p in enumerate(parts))
+
+
 def _first_break(row: dict[str, Any]) -> str:
     first = row["break_reasons"][0] if row["break_reasons"] else None
-    return f"{first['reason']}<br>`{first['location']}`" if first else "–"
+    if not first:
+        return "–"
+    # Every example lives in breaks.py, shown above: its name and line are enough, and the
+    # shorter cell keeps the table within a desktop page.
+    where = first["location"].rsplit("/", 1)[-1]
+    return f"{_prose(first['reason'])}<br>`{where}`"
 
 
 def causes(doc: dict[str, Any]) -> str:
     """Graphs and breaks of every example, and the first break with where it happened."""
-    head = ("Cause", "Written as", "Graphs", "Breaks", "First break, and where")
+    head = ("Cause: written as", "Graphs", "Breaks", "First break, and where")
     return render.markdown_table(head, (
-        (r["cause"], f"{r['kind']}: {r['variant']}", r["graph_count"], r["graph_break_count"],
-         _first_break(r)) for r in doc["rows"]), left=2, left_last=True)
+        (f"{r['cause']}: {r['kind']}, {r['variant']}", r["graph_count"], r["graph_break_count"],
+         _first_break(r)) for r in doc["rows"]), left=1, left_last=True)
 
 
 def models(doc: dict[str, Any]) -> str:
@@ -29,12 +42,32 @@ def models(doc: dict[str, Any]) -> str:
 
 def costs(doc: dict[str, Any]) -> str:
     """What each break costs: eager and compiled latency of every example, a row per way of
-    writing it, labelled by its cause."""
-    head = ("Cause: written as", "Graphs", "Breaks", "Eager ms", "Compiled ms", "Speedup")
+    writing it, labelled by its cause.
+
+    Graphs only, no break count: the graph count means the same in every recorded file, while
+    files recorded before the explainer read Dynamo's own graph-break records (commit e01dde6)
+    hold graphs - 1 as their break count, which disagrees with the live table of causes."""
+    head = ("Cause: written as", "Graphs", "Eager ms", "Compiled ms", "Speedup")
     return render.markdown_table(head, (
-        (f"{r['cause']}: {r['kind']}, {r['variant']}", r["graph_count"], r["graph_break_count"],
+        (f"{r['cause']}: {r['kind']}, {r['variant']}", r["graph_count"],
          format(r["eager_ms"]["median"], ".3g"), format(r["compiled_ms"]["median"], ".3g"),
          f"{r['speedup']:.2f}x") for r in doc["rows"]))
+
+
+def costs_findings(doc: dict[str, Any]) -> str:
+    """How many variants ran slower compiled than eager, and the NumPy rows, computed from the
+    rows, so the sentences under a table agree with it on every machine and every run."""
+    rows = doc["rows"]
+    slower = [r for r in rows if r["speedup"] < 1]
+    fixed_slower = [r for r in slower if r["kind"] == "fixed"]
+    numpy = [r for r in rows if "NumPy" in r["variant"]]
+    out = [f"- {len(slower)} of {len(rows)} variants run slower compiled than eager, "
+           f"{len(fixed_slower)} of them fixed versions."]
+    if numpy:
+        speeds = " and ".join(f"{r['speedup']:.2f}x" for r in numpy)
+        out.append(f"- The NumPy variants ({', '.join(r['variant'] for r in numpy)}) run at "
+                   f"{speeds} of eager's speed compiled.")
+    return "\n".join(out)
 
 
 def log(text: str) -> str:
@@ -81,13 +114,33 @@ def fastpath_findings(doc: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def fastpath_spread(doc: dict[str, Any]) -> str:
+    """Per batch, how far apart the variants' medians are against the widest IQR among them:
+    a difference smaller than the spread is one the run cannot rank."""
+    out = []
+    rounds = doc["provenance"].get("settings", {}).get("rounds")
+    for bs in dict.fromkeys(r["batch_size"] for r in doc["rows"]):
+        rows = [r for r in doc["rows"] if r["batch_size"] == bs]
+        medians = [r["latency_ms"]["median"] for r in rows]
+        span = max(medians) - min(medians)
+        widest = max(rows, key=lambda r: r["latency_ms"]["iqr"])
+        iqr = widest["latency_ms"]["iqr"]
+        over = f" over {rounds} rounds" if rounds else ""
+        close = span < iqr
+        out.append(f"- Batch {bs}: the {len(rows)} medians lie within {span:.3g} ms of each "
+                   f"other, {'less' if close else 'more'} than the widest interquartile "
+                   f"range{over} ({iqr:.3g} ms, *{widest['variant']}*)"
+                   + (": the run cannot tell these variants apart." if close else "."))
+    return "\n".join(out)
+
+
 # ---- one function explained, and the explainer against Dynamo's log ---------------------------
 
 def explanation(exp: Any) -> str:
     """``python -m snippets.explain --format markdown``: one row per break."""
     head = ("#", "Reason", "Where", "Hint")
     table = render.markdown_table(head, (
-        (i, r.reason + (f" ({r.skipped})" if r.skipped else ""),
+        (i, _prose(r.reason) + (f" ({r.skipped})" if r.skipped else ""),
          f"`{r.location}`" + (f" ({r.times}×)" if r.times > 1 else ""),
          r.hint or "–") for i, r in enumerate(exp.break_reasons, 1)), left=4)
     return f"Graphs: {exp.graph_count} · graph breaks: {exp.graph_break_count}\n\n{table}"

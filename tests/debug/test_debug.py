@@ -37,13 +37,18 @@ def test_the_trace_has_the_compile_and_tlparse_reports_it():
         pytest.skip("tlparse is not installed (it comes with the docs extra)")
     assert "index.html" in report["tlparse_files"]
     assert any(f.startswith("-_0_0_0/dynamo_output_graph") for f in report["tlparse_files"])
+    # Caches off: a full compile, whatever this machine's cache holds.
+    assert not any("cache_hit" in f for f in report["tlparse_files"])
     assert "| dynamo_start | 1 |" in tables.trace(report)
+    assert 'tlparse "$(ls -t /tmp/trace/*.log | head -n 1)"' in tables.trace(report)
 
 
 def test_the_profile_shows_one_compiled_region_per_call():
     counts = {e["name"]: e["count"] for e in debug.profile_events()}
     assert counts["Torch-Compiled Region: 0/0"] == 3
     assert counts["TorchDynamo Cache Lookup"] == 3
+    # The fused C++ kernel has a row of its own, as the page says.
+    assert [n for n in counts if "cpp_fused_relu" in n]
 
 
 def test_every_broken_example_has_its_registry_entry():
@@ -51,9 +56,23 @@ def test_every_broken_example_has_its_registry_entry():
     assert {r["example"].split(":")[0] for r in rows} >= {"Data-dependent control flow",
                                                           "Printing in forward"}
     if not debug.registry():
-        pytest.skip("this torch has no graph-break registry (added in 2.7)")
+        pytest.skip("this torch ships no graph-break registry")
     assert all(r["id"].startswith("GB") for r in rows)
     assert "| Data-dependent control flow: if .item() | GB" in tables.registry(rows)
+    assert "{" not in tables.registry(rows)  # every placeholder shown as a blank to fill in
+
+
+def test_a_registry_template_shows_its_placeholders_as_blanks_in_code():
+    assert tables.template("cannot wrap {value_type}") == "cannot wrap `<value_type>`"
+    assert (tables.template("operator `{fn.__name__}` with {real_arg_types}")
+            == "operator `<name>` with `<real_arg_types>`")
+
+
+def test_the_minifier_is_shown_as_export_lines_and_a_script_that_runs():
+    shell = tables.minify_commands()
+    assert "export TORCHDYNAMO_REPRO_AFTER=aot" in shell and "python wrong_answer.py" in shell
+    source = minifier.WRONG_ANSWER.read_text()
+    assert "inject_relu_bug_TESTING_ONLY" in source and 'if __name__ == "__main__":' in source
 
 
 @pytest.mark.slow

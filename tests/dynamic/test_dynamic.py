@@ -37,6 +37,21 @@ def test_dynamic_true_and_marking_compile_once_plus_size_one(summaries):
         assert summaries[s]["compiled_at"] in ([[4, 32]], [[4, 32], [1, 40]]), s
 
 
+def test_an_unbacked_batch_compiles_once_for_the_whole_schedule(summaries):
+    if "mark_unbacked" not in summaries:
+        pytest.skip("this torch has no mark_unbacked")
+    # batch 1 included: an unbacked size is not specialized at 0 or 1
+    assert summaries["mark_unbacked"]["compiled_at"] == [[4, 32]]
+
+
+def test_padded_output_is_cut_back_to_the_callers_shape():
+    model = dynamic.TinyEncoder().eval()
+    x = torch.randn(3, 40, 64)
+    with torch.no_grad():
+        out = dynamic.run_padded(model, x)
+        torch.testing.assert_close(out, model(x), atol=1e-5, rtol=1e-4)
+
+
 def test_dynamic_false_stops_at_the_recompile_limit(summaries):
     limit = dynamic.recompile_limit()
     distinct = len(set(dynamic.SCHEDULE))
@@ -110,3 +125,19 @@ def test_stalls_with_inductor_on_the_cpu():
 @pytest.mark.gpu
 def test_stalls_with_inductor_on_the_gpu():
     assert _inductor_run("cuda")["provenance"]["device_type"] == "cuda"
+
+
+def test_steady_findings_compare_each_kernel_and_say_when_the_spread_decides():
+    def row(variant, median, iqr, speedup):
+        return {"variant": variant, "batch": 8, "seq": 64, "speedup": speedup,
+                "latency_ms": {"median": median, "iqr": iqr}}
+
+    doc = {"steady": [row("eager", 1.0, 0.1, 1.0), row("dynamic=True", 1.05, 0.02, 0.95),
+                      row("dynamic=False", 0.98, 0.05, 1.02)]}
+    lines = tables.steady_findings(doc).splitlines()
+    assert lines[0] == ("- Eager takes 1 ms a call at 8×64. The specialized kernel runs at 1.02x "
+                        "of eager's speed, the dynamic one at 0.95x; the dynamic one takes 1.07 "
+                        "of the specialized one's time.")
+    assert lines[1].endswith("less than the widest interquartile range (0.1 ms): this run "
+                             "cannot rank them.")
+    assert tables.steady_findings({"steady": []}) == ""

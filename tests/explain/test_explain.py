@@ -78,6 +78,19 @@ def test_causes_doc_schema_and_table():
         for k, v in [("broken", c.broken)] + [("fixed", f) for f in c.fixes]]
     table = tables.causes(doc)
     assert table.count("\n") == len(doc["rows"]) + 1
+    # No address of a function object: it differs in every process, so every build would differ.
+    assert " at 0x" not in table and "`<function calibrate_eagerly>`" in table
+    # A repr outside code would read as an HTML tag and vanish from the page.
+    assert "&lt;class 'list_iterator'&gt;" in table and "<class" not in table
+    assert "snippets/explain/" not in table and "`breaks.py:" in table  # short locations
+
+
+def test_a_reason_loses_the_address_python_prints_with_a_function():
+    from snippets.explain import reasons
+
+    said = reasons.plain("Unsupported function\n  Explanation: Can't find numpy function "
+                         "<function interp at 0x7f8714f294e0> in torch._numpy.\n")
+    assert said.reason == "Can't find numpy function <function interp> in torch._numpy"
 
 
 def test_models_doc_counts_one_graph_per_benchmark_model():
@@ -93,12 +106,33 @@ def test_latency_markdown_renders_a_results_row():
     doc = {"rows": [{"cause": "c", "variant": "v", "kind": "broken", "graph_count": 2,
                      "graph_break_count": 1, "eager_ms": lat, "compiled_ms": lat,
                      "speedup": 1.0}]}
-    assert "| c: broken, v | 2 | 1 | 1.5 | 1.5 | 1.00x |" in tables.costs(doc)
+    # Graphs, no break count: files recorded before e01dde6 hold graphs - 1 there.
+    assert "| c: broken, v | 2 | 1.5 | 1.5 | 1.00x |" in tables.costs(doc)
+    assert "Breaks" not in tables.costs(doc)
+
+
+def test_costs_findings_count_the_rows_slower_compiled_and_name_the_numpy_ones():
+    lat = {"median": 1.0, "iqr": 0.1, "samples": [1.0]}
+    rows = [{"cause": "c", "variant": v, "kind": k, "graph_count": 1, "graph_break_count": 0,
+             "eager_ms": lat, "compiled_ms": lat, "speedup": x}
+            for v, k, x in (("a", "broken", 0.5), ("NumPy b", "fixed", 0.25), ("c", "fixed", 2))]
+    lines = tables.costs_findings({"rows": rows}).splitlines()
+    assert lines[0] == "- 2 of 3 variants run slower compiled than eager, 1 of them fixed versions."
+    assert lines[1] == "- The NumPy variants (NumPy b) run at 0.25x of eager's speed compiled."
 
 
 def test_fullgraph_turns_the_break_into_an_error():
     text = logs.fullgraph_text()
     assert "no error" not in text and "print" in text and str(results.ROOT) not in text
+    assert 'File "snippets/explain/breaks.py"' in text
+
+
+def test_fullgraph_text_drops_any_folder_before_the_package(monkeypatch):
+    # As when the site is built from a test's temporary copy of the repository.
+    monkeypatch.setattr(logs, "fullgraph_error", lambda: (
+        'from user code:\n   File "/tmp/pytest-of-root/p-1/site0/snippets/explain/breaks.py", '
+        'line 35, in forward'))
+    assert logs.fullgraph_text().endswith('File "snippets/explain/breaks.py", line 35, in forward')
 
 
 def test_graph_break_log_names_the_line():

@@ -58,6 +58,25 @@ def test_findings_one_line_per_batch_from_a_real_cpu_run():
     lines = tables.fastpath_findings(doc).splitlines()
     assert len(lines) == 1 and lines[0].startswith("- Batch 1: ")
     assert tables.fastpath_latency(doc).count("\n") == 1 + len(doc["rows"])
+    spread = tables.fastpath_spread(doc).splitlines()
+    assert len(spread) == 1 and spread[0].startswith("- Batch 1: the 4 medians lie within ")
+    assert "over 2 rounds" in spread[0]
+
+
+def test_spread_says_when_the_rows_cannot_be_told_apart():
+    def row(variant, median, iqr):
+        return {"batch_size": 1, "variant": variant, "latency_ms": {"median": median, "iqr": iqr}}
+
+    doc = {"provenance": {"settings": {"rounds": 5}},
+           "rows": [row("eager, fast path", 50.0, 8.0), row("compiled, fast path", 55.0, 2.0)]}
+    assert tables.fastpath_spread(doc) == (
+        "- Batch 1: the 2 medians lie within 5 ms of each other, less than the widest "
+        "interquartile range over 5 rounds (8 ms, *eager, fast path*): the run cannot tell "
+        "these variants apart.")
+    doc["rows"][1]["latency_ms"]["median"] = 60.0
+    assert tables.fastpath_spread(doc).endswith(
+        "10 ms of each other, more than the widest interquartile range over 5 rounds (8 ms, "
+        "*eager, fast path*).")
 
 
 @pytest.mark.gpu
