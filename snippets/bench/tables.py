@@ -233,8 +233,15 @@ def findings(doc: dict[str, Any]) -> str:
         growth = _eager_growth(doc, model)
         if growth:
             grow, work = growth
-            verdict = ("so eager is bound by the host, issuing kernels, not by the device doing "
-                       "them" if _host_bound(growth) else "so the device's work dominates eager")
+            if not _host_bound(growth):
+                verdict = "so the device's work dominates eager"
+            elif results.device_type_of(doc) == "cuda":
+                verdict = ("so eager is bound by the host, issuing kernels, not by the device "
+                           "doing them")
+            else:  # host and device are one machine: nothing is issued, the overhead is per call
+                verdict = ("so most of eager's time is a fixed cost per call (Python, the "
+                           "dispatcher, each operator's setup), not arithmetic that grows with "
+                           "the batch")
             out.append(f"- **{model}**: eager takes {grow:.2f} times as long at batch "
                        f"{sizes[-1]} as at batch {sizes[0]}, for {work:g} times the work; "
                        f"{verdict}.")
