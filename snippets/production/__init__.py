@@ -97,12 +97,19 @@ class MergeError(ValueError):
 
 
 def merge(previous: dict[str, Any] | None, doc: dict[str, Any],
-          key: Callable[[dict[str, Any]], tuple]) -> dict[str, Any]:
+          key: Callable[[dict[str, Any]], tuple], *,
+          first_stays: Callable[[dict[str, Any]], bool] = lambda row: False,
+          arrange: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] = list,
+          ) -> dict[str, Any]:
     """``doc`` with the rows of an earlier file of the same kind, device and torch that this run
     did not measure again: one results file can be filled by several commands, each short
     enough for a machine's time limit. The file keeps the first command's provenance with a
     part per command (``results.add_part``: its date, commit and what it ran), and each row names
-    its command's part."""
+    its command's part.
+
+    A row measured again replaces the earlier one, except where ``first_stays``: a reference row
+    (eager, which every command of a group times again beside its own mode) stays as first
+    recorded. ``arrange`` puts the joined rows in the order the tables show them."""
     if previous is None:
         return doc
     same = ("device", "torch")
@@ -112,8 +119,10 @@ def merge(previous: dict[str, Any] | None, doc: dict[str, Any],
     prov, part = results.add_part(
         previous["provenance"], doc["provenance"],
         ran=("models", "batch_sizes", "modes", "paths", "repetitions"))
-    fresh = {key(r) for r in doc["rows"]}
+    had = {key(r) for r in previous["rows"]}
+    new = [{**r, "part": part} for r in doc["rows"]
+           if not (first_stays(r) and key(r) in had)]
+    fresh = {key(r) for r in new}
     kept = [{"part": 0, **r} for r in previous["rows"] if key(r) not in fresh]
-    return {**previous, "provenance": prov, "rows": kept + [{**r, "part": part}
-                                                           for r in doc["rows"]],
+    return {**previous, "provenance": prov, "rows": arrange(kept + new),
             "complete": bool(previous.get("complete") and doc.get("complete"))}

@@ -79,7 +79,8 @@ def parser() -> cli.Parser:
 
 
 def _job(args: Any, device: str) -> tuple[str, Any, Any]:
-    """(kind, make the document, key of a row for --append) for the run the flags ask for."""
+    """(kind, make the document, how --append joins its rows to the file's) for the run the
+    flags ask for."""
     picked = [r for r in RUNS if getattr(args, r)]
     if not picked:
         cli.fail(PROG, f"choose one run: {', '.join('--' + r for r in RUNS)}")
@@ -89,13 +90,17 @@ def _job(args: Any, device: str) -> tuple[str, Any, Any]:
         cfg = startup.StartupConfig(device=device, paths=args.paths or startup.PATHS,
                                     repetitions=args.repetitions, calls=args.calls,
                                     rounds=args.rounds, **chosen_models)
-        return startup.KIND, lambda **kw: startup.document(cfg, **kw), startup.row_key
+        return (startup.KIND, lambda **kw: startup.document(cfg, **kw),
+                lambda old, doc: production.merge(old, doc, startup.row_key))
     if what == "modes":
         if any(m not in models.BUILTIN for m in args.models or ()):
             cli.fail(PROG, "--modes runs the built-in models only")
         cfg = modes.ModesConfig(device=device, batch_sizes=args.batch_sizes,
                                 modes=args.compile_modes, rounds=args.rounds, **chosen_models)
-        return modes.KIND, lambda **kw: modes.document(cfg, **kw), modes.row_key
+        return (modes.KIND, lambda **kw: modes.document(cfg, **kw),
+                lambda old, doc: production.merge(old, doc, modes.row_key,
+                                                  first_stays=modes.is_reference,
+                                                  arrange=modes.arrange))
     if args.append:
         cli.fail(PROG, f"--append applies to --startup and --modes, not --{what}")
     if what == "stream":
@@ -111,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
     args = parser().parse_args(argv)
     device = cli.device(PROG, args.device)
-    kind, make, key = _job(args, device)
+    kind, make, join = _job(args, device)
     cli.check_output(PROG, args.output)
     previous = None
     if args.append and not args.output:
@@ -127,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def save(current: dict) -> None:
         interrupt.check()  # between rows: a Ctrl-C that torch swallowed stops the run here
-        merged = production.merge(previous, current, key) if key else current
+        merged = join(previous, current) if join else current
         doc.update(merged)
         if args.output:
             results.write_atomic(args.output, merged)

@@ -156,5 +156,19 @@ def row_key(row: dict[str, Any]) -> tuple:
     return (row["model"], row["batch_size"], row["mode"])
 
 
+def is_reference(row: dict[str, Any]) -> bool:
+    """Eager: each command times it again beside its own mode, and the group keeps the first."""
+    return row["mode"] == "eager"
+
+
+def arrange(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each (model, batch size) together, in the order first run, its modes in the benchmark's
+    order: a mode added by a later command joins its group instead of trailing the file."""
+    groups = list(dict.fromkeys((r["model"], r["batch_size"]) for r in rows))
+    return sorted(rows, key=lambda r: (groups.index((r["model"], r["batch_size"])),
+                                       MODES.index(r["mode"]) if r["mode"] in MODES
+                                       else len(MODES)))
+
+
 def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:
     return functools.partial(document, ModesConfig(device=device, **fields))

@@ -10,7 +10,7 @@ from torch import nn
 from snippets import production
 from snippets.core import results
 from snippets.dynamic import TinyEncoder
-from snippets.production import paths, pinning, startup, stream, tables
+from snippets.production import modes, paths, pinning, startup, stream, tables
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
@@ -161,3 +161,22 @@ def test_a_crashed_child_is_named_by_its_signal_and_innermost_frame():
     message = startup._died(-11, stderr)
     assert message.startswith("crashed with SIGSEGV") and "line 106 in aot_load" in message
     assert startup._died(1, "Traceback\nValueError: bad\n") == "ValueError: bad"
+
+
+def test_a_mode_added_later_joins_its_group_and_the_first_eager_stays():
+    prov = results.provenance(torch.device("cpu"), {"modes": ["default"]}, commit="x")
+    old = results.new_document(modes.KIND, prov)
+    old["rows"] = [{"model": m, "batch_size": 1, "mode": mode, "date": "d1"}
+                   for m in ("resnet50", "transformer") for mode in ("eager", "default")]
+    new = results.new_document(modes.KIND, {**prov, "date": "d2", "commit": "y",
+                                            "settings": {"modes": ["max-autotune"]}})
+    new["rows"] = [{"model": "resnet50", "batch_size": 1, "mode": mode, "date": "d2"}
+                   for mode in ("eager", "max-autotune")]
+    joined = production.merge(old, new, modes.row_key, first_stays=modes.is_reference,
+                              arrange=modes.arrange)
+    # The default row's speedup was taken against the first eager: that eager stays.
+    assert [(r["model"], r["mode"], r["date"]) for r in joined["rows"]] == [
+        ("resnet50", "eager", "d1"), ("resnet50", "default", "d1"),
+        ("resnet50", "max-autotune", "d2"),
+        ("transformer", "eager", "d1"), ("transformer", "default", "d1")]
+    assert joined["provenance"]["settings"]["modes"] == ["default", "max-autotune"]
