@@ -16,6 +16,7 @@ import torch
 
 from snippets.bench.__main__ import main
 from snippets.core import results
+from tests import cli_run
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = "snippets.core.models:tiny_mlp"
@@ -25,12 +26,7 @@ QUICK = ["--device", "cpu", "--rounds", "3", "--warm-rounds", "0"]
 
 
 def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
+    return cli_run.run(main, capsys, *argv)
 
 
 @pytest.mark.parametrize("argv, expect", [
@@ -51,11 +47,7 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     (["--compare", "/no/such/file.json"], "no such file"),
 ])
 def test_bad_input_gets_one_line_and_exit_2(capsys, argv, expect):
-    code, out, err = run_cli(capsys, *argv)
-    assert code == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and expect in lines[0], err
-    assert "Traceback" not in err + out
+    cli_run.assert_one_line_error(*run_cli(capsys, *argv), expect)
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")

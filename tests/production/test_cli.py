@@ -15,18 +15,14 @@ import torch
 from snippets.core import results
 from snippets.production import pinning, startup
 from snippets.production.__main__ import main
+from tests import cli_run
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = "snippets.core.models:tiny_mlp"
 
 
 def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
+    return cli_run.run(main, capsys, *argv)
 
 
 @pytest.mark.parametrize(("argv", "expect"), [
@@ -44,10 +40,7 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     (["--startup", "--output", "/no/such/dir/r.json"], "does not exist"),
 ])
 def test_bad_input_gets_one_line_and_exit_2(capsys, argv, expect):
-    code, out, err = run_cli(capsys, *argv)
-    lines = err.strip().splitlines()
-    assert code == 2 and len(lines) == 1 and expect in lines[0], err
-    assert "Traceback" not in err + out
+    cli_run.assert_one_line_error(*run_cli(capsys, *argv), expect)
 
 
 def test_merge_into_a_file_of_another_kind_is_one_line(capsys, cpu_bench_run):

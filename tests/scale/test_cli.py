@@ -18,6 +18,7 @@ from snippets import scale
 from snippets.core import results
 from snippets.scale import rank
 from snippets.scale.__main__ import main
+from tests import cli_run
 
 from .conftest import MLP, ROOT
 from .test_scale import _gone, _running
@@ -27,12 +28,7 @@ HANGS = "tests.scale.models:hangs_on_rank_1"
 
 
 def run_cli(capsys, *argv: str, entry=main) -> tuple[int, str, str]:
-    try:
-        code = entry(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
+    return cli_run.run(entry, capsys, *argv)
 
 
 NO_CUDA = [] if torch.cuda.is_available() else [
@@ -59,11 +55,7 @@ NO_CUDA = [] if torch.cuda.is_available() else [
     *NO_CUDA,
 ])
 def test_bad_input_gets_one_line_and_exit_2(capsys, argv, expect):
-    code, out, err = run_cli(capsys, *argv)
-    assert code == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and expect in lines[0], err
-    assert "Traceback" not in err + out
+    cli_run.assert_one_line_error(*run_cli(capsys, *argv), expect)
 
 
 def test_no_traceback_from_a_real_process():

@@ -6,18 +6,14 @@ import pytest
 
 from snippets.core import results
 from snippets.speed.__main__ import main
+from tests import cli_run
 
 TINY = "snippets.core.models:tiny_mlp"
 QUICK = ["--device", "cpu", "--rounds", "2", "--warm-rounds", "0"]
 
 
 def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
+    return cli_run.run(main, capsys, *argv)
 
 
 @pytest.mark.parametrize("argv, expect", [
@@ -37,11 +33,7 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     (["--ladder", "--model", "no_such_pkg.mod:f"], "cannot import 'no_such_pkg.mod'"),
 ])
 def test_bad_input_gets_one_line_and_exit_2(capsys, argv, expect):
-    code, out, err = run_cli(capsys, *argv)
-    assert code == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and expect in lines[0], err
-    assert "Traceback" not in err + out
+    cli_run.assert_one_line_error(*run_cli(capsys, *argv), expect)
 
 
 def test_backends_from_a_file_of_another_kind_is_one_line(capsys, tmp_path, cpu_bench_run):

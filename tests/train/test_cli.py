@@ -15,6 +15,7 @@ import pytest
 from snippets import train
 from snippets.core import results
 from snippets.train.__main__ import main
+from tests import cli_run
 
 from .conftest import QUICK, ROOT
 
@@ -23,12 +24,7 @@ FAULTS = "tests.fault_models"
 
 
 def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
+    return cli_run.run(main, capsys, *argv)
 
 
 @pytest.mark.parametrize("argv, expect", [
@@ -49,11 +45,7 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     (["--append"], "--append needs --output"),
 ])
 def test_bad_input_gets_one_line_and_exit_2(capsys, argv, expect):
-    code, out, err = run_cli(capsys, *argv)
-    assert code == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and expect in lines[0], err
-    assert "Traceback" not in err + out
+    cli_run.assert_one_line_error(*run_cli(capsys, *argv), expect)
 
 
 def test_a_bench_file_is_no_training_file(cpu_bench_run, capsys):

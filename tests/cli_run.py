@@ -1,0 +1,24 @@
+"""Calling a command's ``main`` in the test's process, as its user would from a shell: the exit
+code (an argparse or ``cli.fail`` exit included), what it printed, and the one-line-error rule."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+
+def run(main: Callable[[list[str]], int], capsys, *argv: str) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of ``main(argv)``."""
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(code: int, out: str, err: str, expect: str) -> None:
+    """A user's mistake: exit code 2, one line on stderr that says ``expect``, no traceback."""
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and expect in lines[0], err
+    assert "Traceback" not in err + out
