@@ -19,13 +19,6 @@ from snippets.core import cli, config, models, results
 PROG = "python -m snippets.bench"
 
 
-def _model_name(text: str) -> str:
-    if text not in models.BUILTIN:
-        raise ValueError(f"unknown model {text!r}; choose from {', '.join(models.BUILTIN)}, "
-                         f"or pass your own with --model pkg.module:factory")
-    return text
-
-
 def _mode(text: str) -> str:
     if text not in bench.MODES:
         raise ValueError(f"unknown mode {text!r}; choose from {', '.join(bench.MODES)} or all")
@@ -43,7 +36,8 @@ def parser() -> cli.Parser:
         return config.help_default(d, name, unit)
 
     p = cli.Parser(prog=PROG, description="Time eager against torch.compile, honestly.")
-    p.add_argument("--models", type=cli.csv_of(_model_name, "model"),
+    builtin = cli.builtin_model(tuple(models.BUILTIN))
+    p.add_argument("--models", type=cli.csv_of(builtin, "model"),
                    default=bench.BenchConfig.models,
                    help=f"built-in models, comma-separated: {', '.join(models.BUILTIN)} "
                         "(default: both)")

@@ -49,6 +49,19 @@ def one_of(options: tuple[str, ...], what: str) -> Callable[[str], str]:
     return parse
 
 
+def builtin_model(names: tuple[str, ...]) -> Callable[[str], str]:
+    """``--models``: one of the built-in ``names``; anything else is named, with the built-ins and
+    the way to pass one's own model."""
+    pick = one_of(names, "model")
+
+    def parse(text: str) -> str:
+        try:
+            return pick(text)
+        except ValueError as exc:
+            raise ValueError(f"{exc}, or pass your own with --model pkg.module:factory") from None
+    return parse
+
+
 def csv_of(item: Callable[[str], T], what: str) -> Callable[[str], tuple[T, ...]]:
     """An argparse type for comma-separated lists, e.g. ``--batch-sizes 1,32``."""
 

@@ -28,14 +28,6 @@ from snippets.train import DTYPES
 PROG = "python -m snippets.scale"
 
 
-def _model(text: str) -> str:
-    if text not in scale_models.BUILTIN:
-        raise ValueError(f"unknown model {text!r}; choose from "
-                         f"{', '.join(scale_models.BUILTIN)}, or pass your own with "
-                         "--model pkg.module:factory")
-    return text
-
-
 def _variants(text: str) -> tuple[str, ...]:
     if text.strip() == "all":
         return VARIANTS
@@ -71,7 +63,8 @@ def parser() -> cli.Parser:
     p = cli.Parser(prog=PROG, description="Train a step with DDP and FSDP2 over several "
                                           "processes, launched with torchrun, eager and "
                                           "compiled, against the same step in one process.")
-    p.add_argument("--models", type=cli.csv_of(_model, "model"),
+    builtin = cli.builtin_model(tuple(scale_models.BUILTIN))
+    p.add_argument("--models", type=cli.csv_of(builtin, "model"),
                    help=f"built-in models, comma-separated: {', '.join(scale_models.BUILTIN)} "
                         f"{default('models')}")
     p.add_argument("--model", action="append", default=[], metavar="PKG.MODULE:FACTORY",

@@ -22,13 +22,6 @@ from snippets.train.step import VARIANTS
 PROG = "python -m snippets.train"
 
 
-def _model_name(text: str) -> str:
-    if text not in classifiers.BUILTIN:
-        raise ValueError(f"unknown model {text!r}; choose from {', '.join(classifiers.BUILTIN)}, "
-                         f"or pass your own with --model pkg.module:factory")
-    return text
-
-
 def _variant(text: str) -> str:
     if text not in VARIANTS:
         raise ValueError(f"unknown variant {text!r}; choose from {', '.join(VARIANTS)} or all")
@@ -47,7 +40,8 @@ def parser() -> cli.Parser:
 
     p = cli.Parser(prog=PROG, description="Time a training step, eager against torch.compile, "
                                           "and check that each variant learns as eager does.")
-    p.add_argument("--models", type=cli.csv_of(_model_name, "model"),
+    builtin = cli.builtin_model(tuple(classifiers.BUILTIN))
+    p.add_argument("--models", type=cli.csv_of(builtin, "model"),
                    help=f"built-in models, comma-separated: {', '.join(classifiers.BUILTIN)} "
                         f"{default('models')}")
     p.add_argument("--model", action="append", default=[], metavar="PKG.MODULE:FACTORY",
