@@ -8,6 +8,7 @@ Recording both beside each row lets a noisy row be explained with evidence inste
 
 from __future__ import annotations
 
+import os
 import platform
 import statistics
 import subprocess
@@ -32,6 +33,14 @@ def cuda_index(device: torch.device) -> int:
     return device.index if device.index is not None else torch.cuda.current_device()
 
 
+def gpu_uuid(device: torch.device) -> str | None:
+    """The GPU's ``GPU-<uuid>``, the name nvidia-smi and NVML know it by. Their indices count
+    every GPU of the host, while torch's count only those ``CUDA_VISIBLE_DEVICES`` shows: with
+    ``CUDA_VISIBLE_DEVICES=1``, torch's GPU 0 is their GPU 1."""
+    uuid = getattr(torch.cuda.get_device_properties(cuda_index(device)), "uuid", None)
+    return f"GPU-{uuid}" if uuid else None
+
+
 def device_name(device: torch.device) -> str:
     """``NVIDIA H200`` for a GPU, ``CPU: <model name>`` for the host."""
     if device.type == "cuda":
@@ -50,18 +59,29 @@ def inductor_cache() -> dict[str, Any]:
     return {"dir": str(folder), "fx_graphs_before": count}
 
 
-def nvidia_smi(index: int) -> dict[str, str]:
-    """Driver, power limit and clocks of GPU ``index`` as nvidia-smi reports them; empty where
-    it is absent."""
+def nvidia_smi(*ids: str | int | None) -> dict[str, str]:
+    """Driver, power limit and clocks of a GPU as nvidia-smi reports them, asked by the first of
+    ``ids`` (a ``GPU-<uuid>``, then an index) that it answers for; empty where it is absent."""
     fields = "driver_version,power.limit,clocks.sm,clocks.max.sm,clocks.mem"
+    for gpu in (i for i in ids if i is not None):
+        try:
+            line = subprocess.run(
+                ["nvidia-smi", f"--query-gpu={fields}", "--format=csv,noheader", f"--id={gpu}"],
+                capture_output=True, text=True, timeout=20, check=True,
+            ).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            continue
+        return dict(zip(fields.split(","), (v.strip() for v in line.split(",")), strict=False))
+    return {}
+
+
+def usable_cores() -> int | None:
+    """The cores this process may run on (a ``taskset`` or a container limits them), not every
+    core of the host that ``os.cpu_count()`` names."""
     try:
-        line = subprocess.run(
-            ["nvidia-smi", f"--query-gpu={fields}", "--format=csv,noheader", f"--id={index}"],
-            capture_output=True, text=True, timeout=20, check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return {}
-    return dict(zip(fields.split(","), (v.strip() for v in line.split(",")), strict=False))
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        return os.cpu_count()
 
 
 def _cpu_times() -> tuple[int, int] | None:
@@ -77,12 +97,14 @@ def _cpu_times() -> tuple[int, int] | None:
 class _Clock:
     """The SM clock through NVML, which answers in microseconds; absent without nvidia-ml-py."""
 
-    def __init__(self, index: int) -> None:
+    def __init__(self, device: torch.device) -> None:
         import pynvml
 
         pynvml.nvmlInit()
         self._nvml = pynvml
-        self._handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+        uuid = gpu_uuid(device)  # NVML's indices ignore CUDA_VISIBLE_DEVICES (see gpu_uuid)
+        self._handle = (pynvml.nvmlDeviceGetHandleByUUID(uuid) if uuid
+                        else pynvml.nvmlDeviceGetHandleByIndex(cuda_index(device)))
 
     def read(self) -> int:
         return self._nvml.nvmlDeviceGetClockInfo(self._handle, self._nvml.NVML_CLOCK_SM)
@@ -97,7 +119,7 @@ class Monitor:
         self._clock = None
         if device.type == "cuda":
             try:
-                self._clock = _Clock(cuda_index(device))
+                self._clock = _Clock(device)
             except Exception:  # no NVML here: the row simply lacks clock evidence
                 self._clock = None
 

@@ -38,6 +38,11 @@ PROVENANCE_FIELDS = ("device", "device_type", "driver", "cuda", "torch", "torchv
 OPTIONAL_BEFORE = {"host_cpu", "cpu_count", "device_type"}
 
 
+# How a run was made where its settings cannot say (say, two runs at once on one host, each on
+# a GPU and cores of its own): kept in the provenance and shown in the stamp.
+NOTE_ENV = "SNIPPETS_RUN_NOTE"
+
+
 class ResultsError(ValueError):
     """A results file that cannot be used; the message names the file and the problem."""
 
@@ -189,16 +194,18 @@ def provenance(device: torch.device, settings: dict[str, Any], *,
         "python": platform.python_version(),
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "commit": commit or git_commit(), "host_cpu": machine.cpu_name(),
-        "cpu_count": os.cpu_count(), "settings": settings,
+        "cpu_count": machine.usable_cores(), "settings": settings,
     }
     if device.type == "cuda":
         index = machine.cuda_index(device)
-        smi = machine.nvidia_smi(index)
+        smi = machine.nvidia_smi(machine.gpu_uuid(device), index)
         prov["device_index"] = index
         prov["driver"] = smi.get("driver_version")
         prov["gpu_power_limit"] = smi.get("power.limit")
         prov["gpu_clocks"] = {k: smi[k] for k in ("clocks.sm", "clocks.max.sm", "clocks.mem")
                               if k in smi}
+    if os.environ.get(NOTE_ENV):
+        prov["note"] = os.environ[NOTE_ENV]
     return prov
 
 
@@ -262,6 +269,9 @@ def stamp(doc: dict[str, Any], how: str = "recorded") -> str:
     parts += _settings_words(p.get("settings", {}))
     parts.append(f"{(p.get('date') or '')[:10]}")
     parts.append(f"commit {short_commit(p.get('commit'))}")
+    notes = [n for n in dict.fromkeys([p.get("note"), *(q.get("note") for q in p.get("parts", []))])
+             if n]
+    parts += [f"note: {n}" for n in notes]
     incomplete = "" if doc.get("complete") else " (incomplete run)"
     return f"{how}{incomplete}: " + " · ".join(parts)
 
@@ -416,6 +426,7 @@ def add_part(old: dict[str, Any], new: dict[str, Any], *, ran: tuple[str, ...],
     part's."""
     def part(p: dict[str, Any]) -> dict[str, Any]:
         return {"date": p["date"], "commit": p["commit"], **{k: p.get(k) for k in measured},
+                **({"note": p["note"]} if p.get("note") else {}),
                 **{k: p["settings"].get(k) for k in ran}}
 
     parts = old.get("parts") or [part(old)]

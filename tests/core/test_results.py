@@ -96,6 +96,25 @@ def test_stamp_says_where_with_what_and_how():
     assert results.stamp(doc).startswith("recorded: CPU: ")
 
 
+def test_a_run_note_is_kept_in_the_provenance_its_part_and_the_stamp(monkeypatch):
+    monkeypatch.setenv(results.NOTE_ENV, "two runs at once, a GPU and 16 cores each")
+    noted = results.provenance(torch.device("cpu"), {"models": ["b"]}, commit="b")
+    monkeypatch.delenv(results.NOTE_ENV)
+    plain = results.provenance(torch.device("cpu"), {"models": ["a"]}, commit="a")
+    assert "note" not in plain and noted["note"].startswith("two runs at once")
+    prov, part = results.add_part(plain, noted, ran=("models",))
+    assert "note" not in prov["parts"][0] and prov["parts"][part]["note"] == noted["note"]
+    doc = {**results.new_document("bench", prov), "complete": True}
+    assert results.stamp(doc).endswith("note: two runs at once, a GPU and 16 cores each")
+
+
+def test_the_cores_recorded_are_those_the_run_may_use():
+    import os
+
+    from snippets.core import machine
+    assert machine.usable_cores() == len(os.sched_getaffinity(0))
+
+
 def test_stamps_show_a_commit_at_twelve_digits_and_keep_dirty():
     assert results.short_commit("0123456789abcdef0123") == "0123456789ab"
     assert results.short_commit("0123456789ab-dirty") == "0123456789ab-dirty"
