@@ -124,5 +124,13 @@ def merge(previous: dict[str, Any] | None, doc: dict[str, Any],
            if not (first_stays(r) and key(r) in had)]
     fresh = {key(r) for r in new}
     kept = [{"part": 0, **r} for r in previous["rows"] if key(r) not in fresh]
-    return {**previous, "provenance": prov, "rows": arrange(kept + new),
-            "complete": bool(previous.get("complete") and doc.get("complete"))}
+    rows = arrange(kept + new)
+    # Each part says whether its command finished. The file is complete when every part that
+    # still has rows did: an interrupted command's rows, all measured again later, leave none.
+    # Parts recorded before they said so take the earlier file's word for it.
+    parts = prov["parts"] = [{"complete": bool(previous.get("complete")), **p}
+                             for p in prov["parts"]]
+    parts[part]["complete"] = bool(doc.get("complete"))
+    shown = {r["part"] for r in rows}
+    return {**previous, "provenance": prov, "rows": rows,
+            "complete": all(parts[i].get("complete", True) for i in shown)}

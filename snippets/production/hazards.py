@@ -23,10 +23,22 @@ import torch
 from torch import nn
 
 from snippets import production
-from snippets.core import results, torch_logs
+from snippets.core import backends, results, torch_logs
 
 KIND = "production-hazards"
 ROOT = Path(__file__).resolve().parents[2]
+# The guide's CUDA settings, TF32 among them, as every other CUDA run uses; applied in this
+# process and in each child. Under torch's own "highest", Inductor warns about the fp32 model's
+# matrix products, which is an error where warnings are (the test suite).
+SWITCHES = backends.DEFAULT["cuda"]
+
+
+def _with_switches(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with SWITCHES.apply():
+            return fn(*args, **kwargs)
+    return run
 
 
 def _model(device: torch.device) -> nn.Module:
@@ -61,6 +73,7 @@ VARIANTS = {"as written": as_written, ".clone()": with_clone,
             "cudagraph_mark_step_begin()": with_step_marks}
 
 
+@_with_switches
 def overwritten(device: torch.device) -> list[dict[str, Any]]:
     """Read the first output after the second call, for each variant; compare with eager."""
     rows = []
@@ -102,6 +115,7 @@ def any_length(x):  # compiled with dynamic=True, called at several lengths
 # --8<-- [end:skips]
 
 
+@_with_switches
 def skip_demo(case: str) -> None:
     """One skip case under reduce-overhead; run in a child with ``TORCH_LOGS=perf_hints``. Its
     last line on stderr says whether the last output matched eager's: a graph that was recorded
@@ -151,6 +165,7 @@ def skipped(case: str) -> dict[str, Any]:
             "message": f"{message}; {verdict}" if verdict else message}
 
 
+@_with_switches
 def held_in_this_process(mode: str) -> dict[str, float]:
     """What a compiled transformer keeps on the GPU between calls, in this (fresh) process: the
     memory reserved after its calls, less what the model and input held before compiling. The
@@ -202,7 +217,8 @@ def document(device: str = "cuda", *, commit: str | None = None,
     dev = torch.device(device)
     if dev.type != "cuda":
         raise ValueError("the CUDA-graph hazards need a CUDA device")
-    settings = {"modes": ["reduce-overhead"], "logs": "perf_hints", "dtype": "fp32, bf16"}
+    settings = {"modes": ["reduce-overhead"], "logs": "perf_hints", "dtype": "fp32, bf16",
+                "backends": SWITCHES.as_dict(), "tf32": SWITCHES.tf32}
     doc = results.new_document(KIND, results.provenance(dev, settings, commit=commit))
     steps: list[tuple[str, Callable[[], list[dict[str, Any]]]]] = [
         ("outputs overwritten", lambda: overwritten(dev)),

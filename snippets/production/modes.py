@@ -95,6 +95,7 @@ def _bench(cfg: BenchConfig, cache: Path, output: Path, timeout: float) -> dict[
 def _rows(model: str, bs: int, empty: dict[str, Any], warm: dict[str, Any] | None,
           date: str) -> list[dict[str, Any]]:
     later = {r["mode"]: r for r in (warm or {}).get("rows", [])}
+    beside = next((r for r in empty["rows"] if r["mode"] == "eager"), {})
     out = []
     for row in empty["rows"]:
         again = later.get(row["mode"], {})
@@ -103,6 +104,9 @@ def _rows(model: str, bs: int, empty: dict[str, Any], warm: dict[str, Any] | Non
                     "compile_empty_s": row["compile_s"],
                     "compile_warm_s": again.get("compile_s"),
                     "latency_ms": row["latency_ms"], "speedup": row["speedup"],
+                    # the eager median its speedup is over: only the group's first eager row
+                    # stays in the file (see is_reference)
+                    "eager_median_ms": (beside.get("latency_ms") or {}).get("median"),
                     "empty": row, "warm": again or None})
     return out
 

@@ -265,6 +265,11 @@ def modes(doc: dict[str, Any]) -> str:
     return render.markdown_table(head, rows, left_last=True)
 
 
+# max-autotune benchmarks candidate kernels for each matrix product and convolution it owns, which
+# takes minutes; a compile under this many times default's did no such search.
+UNTUNED = 1.5
+
+
 def modes_reading(doc: dict[str, Any]) -> str:
     """Per model and batch: the fastest mode, and whether max-autotune-no-cudagraphs pays."""
     groups: dict[tuple[str, int], dict[str, dict[str, Any]]] = {}
@@ -287,6 +292,9 @@ def modes_reading(doc: dict[str, Any]) -> str:
             line += (f"; `max-autotune-no-cudagraphs` {verdict} ({ratio:.2f}x default's speed,"
                      f" compiling in {render.num(tuned['compile_empty_s'], '.0f')} s against "
                      f"{render.num(default['compile_empty_s'], '.0f')} s with an empty cache)")
+            t, d = tuned["compile_empty_s"], default["compile_empty_s"]
+            if t is not None and d is not None and t < UNTUNED * d:
+                line += ": it compiled about as fast as `default`, so it found little to tune"
         lines.append(line + ".")
     seen = {r["mode"] for r in doc["rows"]}
     absent = [m for m in MODE_ORDER if m not in seen]

@@ -154,6 +154,23 @@ def test_merge_keeps_earlier_rows_and_refuses_another_device():
         production.merge(other, new, startup.row_key)
 
 
+def test_a_file_is_complete_once_no_row_comes_from_an_interrupted_command():
+    prov = results.provenance(torch.device("cpu"), {"modes": ["default"]}, commit="x")
+
+    def command(date: str, batch_sizes: tuple[int, ...], complete: bool) -> dict:
+        doc = results.new_document(modes.KIND, {**prov, "date": date})
+        doc["rows"] = [{"model": "m", "batch_size": b, "mode": "max-autotune", "date": date}
+                       for b in batch_sizes]
+        return {**doc, "complete": complete}
+
+    first = command("d1", (1, 32), True)
+    cut = production.merge(first, command("d2", (1,), False), modes.row_key)
+    assert not cut["complete"]  # its batch 32 never ran
+    again = production.merge(cut, command("d3", (1, 32), True), modes.row_key)
+    assert again["complete"] and {r["part"] for r in again["rows"]} == {2}
+    assert [p["complete"] for p in again["provenance"]["parts"]] == [True, False, True]
+
+
 def test_a_crashed_child_is_named_by_its_signal_and_innermost_frame():
     stderr = ("Fatal Python error: Segmentation fault\n\nCurrent thread 0x1 (most recent call "
               "first):\n  File \"/x/snippets/production/paths.py\", line 106 in aot_load\n"
