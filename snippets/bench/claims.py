@@ -99,6 +99,20 @@ def verdicts_over_runs(runs: list[tuple[str, dict[str, Any]]]) -> str:
             + "\n".join([summary(body, shown), *missing]))
 
 
+def tutorial_mode(doc: dict[str, Any]) -> str:
+    """The tutorial's own mode against its claims, from a production modes run (a
+    ``production-modes`` document: each mode timed in fresh processes beside an eager run of its
+    own). One run, so each cell is its speedup give or take half its IQR, as ``verdicts``."""
+    rows = {(r["model"], r["batch_size"]): r.get("empty") for r in doc["rows"]
+            if r["mode"] == TUTORIAL_MODE}
+    if not rows:
+        return f"`{TUTORIAL_MODE}` is not in the recorded modes run yet."
+    body = [[f"{model} · {bs}", f"{low:g}x to {high:g}x", cell(rows.get((model, bs)), low, high)]
+            for (model, bs), (low, high) in CLAIMED.items()]
+    head = ("Model · batch", "Claimed", f"`{TUTORIAL_MODE}`")
+    return render.markdown_table(head, body) + "\n\n" + summary(body, [TUTORIAL_MODE])
+
+
 def summary(body: list[list[str]], modes: list[str]) -> str:
     """One line per mode: where its measured speedups meet, beat or miss the claimed ranges."""
     out = []

@@ -30,10 +30,11 @@ def num(value: float | None, fmt: str) -> str:
 
 
 def ms(value: float | None) -> str:
-    """Latencies span 0.1 ms to seconds; three significant figures read well across that."""
+    """Latencies span 0.1 ms to seconds; three significant figures read well across that, kept
+    when they are zeros (2.00 beside 1.78, not 2)."""
     if value is None:
         return "–"
-    return format(value, ".3g") if value < 100 else format(value, ".0f")
+    return format(value, "#.3g").removesuffix(".") if value < 100 else format(value, ".0f")
 
 
 def details(summary: str, body: str) -> str:

@@ -45,3 +45,12 @@ def test_verdicts_over_runs_count_every_run_in_every_cell():
     text = claims.verdicts_over_runs(runs)
     assert f"`{claims.TUTORIAL_MODE}`: not measured in any recorded run." in text
     assert f"| `{claims.TUTORIAL_MODE}` |" not in text
+
+
+def test_the_tutorials_mode_is_held_to_its_claims_from_the_modes_run():
+    doc = results.load(H200 / "production-modes.json")
+    rows = table_rows(claims.tutorial_mode(doc))
+    assert [r[0] for r in rows] == [f"{m} · {b}" for m, b in claims.CLAIMED]
+    assert all(r[2].endswith((": holds", ": higher", ": lower")) for r in rows)
+    without = {**doc, "rows": [r for r in doc["rows"] if r["mode"] != claims.TUTORIAL_MODE]}
+    assert claims.tutorial_mode(without).endswith("not in the recorded modes run yet.")
