@@ -90,7 +90,7 @@ def verdicts_over_runs(runs: list[tuple[str, dict[str, Any]]]) -> str:
     body = [[f"{model} · {bs}", f"{low:g}x to {high:g}x",
              *(cell_of(seen.get((model, bs, m)), low, high) for m in shown)]
             for (model, bs), (low, high) in CLAIMED.items()]
-    missing = [f"- `{m}`: not measured in any recorded run." for m in modes if m not in shown]
+    missing = [f"- `{m}`: not in any recorded run of this matrix." for m in modes if m not in shown]
     # Left-aligned: the cells are sentences that wrap (a right-aligned cell stays on one line).
     return (render.markdown_table(head, body, align="l" * len(head))
             + "\n\nEach cell: the median speedup over the "

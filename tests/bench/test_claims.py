@@ -43,7 +43,7 @@ def test_verdicts_over_runs_count_every_run_in_every_cell():
     assert measured and all(f"of {len(runs)} runs within): " in c for c in measured)
     # no max-autotune run is recorded yet: a line says so instead of a column
     text = claims.verdicts_over_runs(runs)
-    assert f"`{claims.TUTORIAL_MODE}`: not measured in any recorded run." in text
+    assert f"`{claims.TUTORIAL_MODE}`: not in any recorded run of this matrix." in text
     assert f"| `{claims.TUTORIAL_MODE}` |" not in text
 
 
