@@ -267,8 +267,12 @@ def stamp(doc: dict[str, Any], how: str = "recorded") -> str:
     elif cores:
         parts.append(cores)
     parts += _settings_words(p.get("settings", {}))
-    parts.append(f"{(p.get('date') or '')[:10]}")
-    parts.append(f"commit {short_commit(p.get('commit'))}")
+    # A file filled by several commands (--append) names each one's day and commit.
+    runs = p.get("parts") or [p]
+    days = list(dict.fromkeys((q.get("date") or "")[:10] for q in runs))
+    parts.append(" to ".join([days[0], days[-1]] if len(days) > 1 else days))
+    commits = list(dict.fromkeys(short_commit(q.get("commit")) for q in runs))
+    parts.append(("commits " if len(commits) > 1 else "commit ") + ", ".join(commits))
     notes = [n for n in dict.fromkeys([p.get("note"), *(q.get("note") for q in p.get("parts", []))])
              if n]
     parts += [f"note: {n}" for n in notes]

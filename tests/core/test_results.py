@@ -106,6 +106,7 @@ def test_a_run_note_is_kept_in_the_provenance_its_part_and_the_stamp(monkeypatch
     assert "note" not in prov["parts"][0] and prov["parts"][part]["note"] == noted["note"]
     doc = {**results.new_document("bench", prov), "complete": True}
     assert results.stamp(doc).endswith("note: two runs at once, a GPU and 16 cores each")
+    assert " · commits a, b · " in results.stamp(doc)  # each command's commit, not the first's
 
 
 def test_the_cores_recorded_are_those_the_run_may_use():
