@@ -59,7 +59,7 @@ def test_findings_name_the_fastest_rung_and_the_step_that_buys_most():
 def test_the_report_carries_ceilings_roofline_and_profile():
     out = tables.ladder_report(ladder_doc(0.5, 20.0))
     assert "800 TFLOP/s" in out and "4000 GB/s" in out
-    assert "| resnet50 · 1 · + CUDA graphs | 0.5 |" in out
+    assert "| resnet50 · 1 · + CUDA graphs | 0.500 |" in out
     assert "| memory |" in out and "`sm90_gemm`" in out and "| 120 | 1 | 500 | 300 | 40 |" in out
 
 
