@@ -228,14 +228,17 @@ def versions(*, build: Build | None = None) -> str:
     return "\n".join(lines) or "No run is recorded yet."
 
 
-def runs_timing(kind: str, modes: tuple[str, ...], *, build: Build | None = None) -> str:
-    """Which recorded runs of ``kind`` timed any of ``modes``, each linked to its section of the
+def runs_timing(kinds: str | tuple[str, ...], modes: tuple[str, ...], *,
+                build: Build | None = None) -> str:
+    """Which recorded runs of ``kinds`` timed any of ``modes``, each linked to its section of the
     Results page; a sentence that says so where none did."""
+    kinds = (kinds,) if isinstance(kinds, str) else kinds
     root = (build or current()).results_dir
     found = []
     for path in sorted(root.rglob("*.json")):
         doc = results.load(path)
-        if results.kind_of(doc).name == kind and any(r.get("mode") in modes for r in doc["rows"]):
+        if results.kind_of(doc).name in kinds and any(r.get("mode") in modes
+                                                       for r in doc["rows"]):
             folder = path.relative_to(root).parts[0]
             name = path.relative_to(root / folder).with_suffix("").as_posix()
             found.append(f"[{_run_title(doc['provenance'])}, {_date(doc)[:10]}]"
