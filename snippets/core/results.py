@@ -273,8 +273,7 @@ def stamp(doc: dict[str, Any], how: str = "recorded") -> str:
     parts.append(" to ".join([days[0], days[-1]] if len(days) > 1 else days))
     commits = list(dict.fromkeys(short_commit(q.get("commit")) for q in runs))
     parts.append(("commits " if len(commits) > 1 else "commit ") + ", ".join(commits))
-    notes = [n for n in dict.fromkeys([p.get("note"), *(q.get("note") for q in p.get("parts", []))])
-             if n]
+    notes = [n for n in dict.fromkeys([p.get("note"), *(q.get("note") for q in runs)]) if n]
     parts += [f"note: {n}" for n in notes]
     incomplete = "" if doc.get("complete") else " (incomplete run)"
     return f"{how}{incomplete}: " + " · ".join(parts)

@@ -92,8 +92,17 @@ def fault(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first}"
 
 
-class MergeError(ValueError):
+class MergeError(results.ResultsError):
     """An earlier results file that cannot take this run's rows; the message is one line."""
+
+
+def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
+    """Raise MergeError, naming the difference, where a run of provenance ``prov`` cannot add its
+    rows to the recorded ``old`` (another device or torch)."""
+    try:
+        results.check_joinable(old, prov, ())
+    except results.ResultsError as exc:
+        raise MergeError(str(exc)) from None
 
 
 def merge(previous: dict[str, Any] | None, doc: dict[str, Any],
@@ -112,10 +121,9 @@ def merge(previous: dict[str, Any] | None, doc: dict[str, Any],
     recorded. ``arrange`` puts the joined rows in the order the tables show them."""
     if previous is None:
         return doc
-    same = ("device", "torch")
-    if previous.get("kind") != doc["kind"] or any(
-            previous["provenance"].get(k) != doc["provenance"].get(k) for k in same):
-        raise MergeError("--append: the file holds another kind, device or torch release")
+    if previous.get("kind") != doc["kind"]:
+        raise MergeError(f"--append: the file holds {previous.get('kind')}, not {doc['kind']}")
+    check_joinable(previous, doc["provenance"])
     prov, part = results.add_part(
         previous["provenance"], doc["provenance"],
         ran=("models", "batch_sizes", "modes", "paths", "repetitions"))
@@ -133,4 +141,4 @@ def merge(previous: dict[str, Any] | None, doc: dict[str, Any],
     parts[part]["complete"] = bool(doc.get("complete"))
     shown = {r["part"] for r in rows}
     return {**previous, "provenance": prov, "rows": rows,
-            "complete": all(parts[i].get("complete", True) for i in shown)}
+            "complete": all(parts[i]["complete"] for i in shown)}

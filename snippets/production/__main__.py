@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import torch
+
 from snippets import production
 from snippets.bench import MODES
 from snippets.core import cli, config, models, results
@@ -118,14 +120,15 @@ def main(argv: list[str] | None = None) -> int:
     device = cli.device(PROG, args.device)
     kind, make, join = _job(args, device)
     cli.check_output(PROG, args.output)
-    previous = None
     if args.append and not args.output:
         cli.fail(PROG, "--append needs --output")
-    if args.append and args.output.exists():  # the first of several commands starts the file
-        try:
-            previous = results.load(args.output, kind)
-        except results.ResultsError as exc:
-            cli.fail(PROG, str(exc))
+
+    def joinable(old: dict) -> None:  # checked before the run, not after its first row
+        here = torch.device(config.resolve_device(device))
+        production.check_joinable(old, results.provenance(here, {}))
+
+    # the first of several commands starts the file
+    previous = cli.appending_to(PROG, args.output, args.append, kind, joinable)
     if production.eager_requested(os.environ):  # read once, here: each child reads it too
         print(f"{production.EAGER_ENV} is set: every compiled path runs eager", file=sys.stderr)
     doc: dict = {}
