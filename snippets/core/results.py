@@ -416,6 +416,17 @@ def check_joinable(old: dict[str, Any], prov: dict[str, Any], settings: tuple[st
             raise ResultsError(f"--append: setting {key} is {a!r} here, {b!r} in the file")
 
 
+def complete_parts(old: dict[str, Any], new: dict[str, Any], parts: list[dict[str, Any]],
+                   part: int, rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
+    """For a file that ``--append`` joined ``new`` to ``old``: its ``parts`` (from ``add_part``),
+    each marked whether its command finished, and whether the file is complete. It is when every
+    part that still has rows finished: an interrupted command's rows, all measured again later,
+    leave none. Parts recorded before they said so take ``old``'s word for it."""
+    marked = [{"complete": bool(old.get("complete")), **p} for p in parts]
+    marked[part]["complete"] = bool(new.get("complete"))
+    return marked, all(marked[r["part"]]["complete"] for r in rows)
+
+
 def add_part(old: dict[str, Any], new: dict[str, Any], *, ran: tuple[str, ...],
              measured: tuple[str, ...] = ()) -> tuple[dict[str, Any], int]:
     """The provenance of a file that ``--append`` adds a command's rows to, and the index of that

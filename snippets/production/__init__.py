@@ -133,12 +133,5 @@ def merge(previous: dict[str, Any] | None, doc: dict[str, Any],
     fresh = {key(r) for r in new}
     kept = [{"part": 0, **r} for r in previous["rows"] if key(r) not in fresh]
     rows = arrange(kept + new)
-    # Each part says whether its command finished. The file is complete when every part that
-    # still has rows did: an interrupted command's rows, all measured again later, leave none.
-    # Parts recorded before they said so take the earlier file's word for it.
-    parts = prov["parts"] = [{"complete": bool(previous.get("complete")), **p}
-                             for p in prov["parts"]]
-    parts[part]["complete"] = bool(doc.get("complete"))
-    shown = {r["part"] for r in rows}
-    return {**previous, "provenance": prov, "rows": rows,
-            "complete": all(parts[i]["complete"] for i in shown)}
+    prov["parts"], complete = results.complete_parts(previous, doc, prov["parts"], part, rows)
+    return {**previous, "provenance": prov, "rows": rows, "complete": complete}

@@ -196,8 +196,9 @@ def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     rows = {gather.key(r): {"part": 0, **r} for r in old["rows"]}
     for r in new["rows"]:
         rows[gather.key(r)] = {**r, "part": part}
-    doc = {**old, "provenance": prov, "rows": list(rows.values()),
-           "complete": bool(old.get("complete") and new.get("complete"))}
+    joined = list(rows.values())
+    prov["parts"], complete = results.complete_parts(old, new, prov["parts"], part, joined)
+    doc = {**old, "provenance": prov, "rows": joined, "complete": complete}
     return with_derived(doc)
 
 

@@ -178,9 +178,9 @@ def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
                                   ran=("models", "batch_sizes", "rungs", "modes"))
     have = {row_key(r) for r in old["rows"]}
     added = [{**r, "part": part} for r in new["rows"] if row_key(r) not in have]
-    rows = [{"part": 0, **r} for r in old["rows"]] + added
-    return {**old, "provenance": prov, "rows": _rung_order(rows),
-            "complete": bool(old.get("complete") and new.get("complete"))}
+    rows = _rung_order([{"part": 0, **r} for r in old["rows"]] + added)
+    prov["parts"], complete = results.complete_parts(old, new, prov["parts"], part, rows)
+    return {**old, "provenance": prov, "rows": rows, "complete": complete}
 
 
 def _rung_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

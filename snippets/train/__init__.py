@@ -218,8 +218,9 @@ def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     groups = list(dict.fromkeys(k[:2] for k in rows))  # in the order they were first run
     order = sorted(rows, key=lambda k: (groups.index(k[:2]), VARIANTS.index(k[2])
                                         if k[2] in VARIANTS else len(VARIANTS)))
-    return {**old, "provenance": prov, "rows": [rows[k] for k in order],
-            "complete": bool(old.get("complete") and new.get("complete"))}
+    joined = [rows[k] for k in order]
+    prov["parts"], complete = results.complete_parts(old, new, prov["parts"], part, joined)
+    return {**old, "provenance": prov, "rows": joined, "complete": complete}
 
 
 def _key(row: dict[str, Any]) -> tuple[str, int, str]:
