@@ -9,6 +9,8 @@ failing on it.
 
 from __future__ import annotations
 
+import ctypes
+import os
 from pathlib import Path
 
 import torch
@@ -104,5 +106,25 @@ def aot_build(model: nn.Module, example: torch.Tensor, package: Path) -> Path:
 
 def aot_load(package: Path):
     """At service start: no Dynamo, no Inductor, only loading compiled code."""
+    share_cxx_runtime()
     return torch._inductor.aoti_load_package(str(package))
+
+
+def share_cxx_runtime() -> str | None:
+    """Let a package's compiled code bind to the C++ runtime this process
+    already runs; its path, or None where there is none to share."""
+    # A package built on an image whose compiler linked libstdc++ into it
+    # statically crashed on load, in std::regex, before any weight was read:
+    # Python loads torch (and torch's libstdc++) privately, so the package's
+    # code used its own copy beside the process's, and the two disagreed.
+    # Made global, the loaded copy is the one the package binds to.
+    if not hasattr(os, "RTLD_NOLOAD"):  # not Linux: no such mix seen
+        return None
+    with open("/proc/self/maps") as maps:
+        loaded = sorted({line.split()[-1] for line in maps
+                         if "/libstdc++.so" in line})
+    if not loaded:
+        return None
+    ctypes.CDLL(loaded[0], mode=os.RTLD_NOLOAD | os.RTLD_GLOBAL)
+    return loaded[0]
 # --8<-- [end:aot]

@@ -125,6 +125,13 @@ def test_every_path_is_available_on_this_torch():
         del paths.NEEDS["future"]
 
 
+@pytest.mark.skipif(not hasattr(__import__("os"), "RTLD_NOLOAD"), reason="Linux's loader only")
+def test_loading_a_package_shares_the_loaded_cxx_runtime():
+    # torch is imported, so its libstdc++ is mapped; sharing it loads nothing new.
+    shared = paths.share_cxx_runtime()
+    assert shared is not None and "libstdc++.so" in shared
+
+
 def test_a_path_torch_lacks_is_a_row_not_a_crash(monkeypatch):
     monkeypatch.setattr(paths, "missing", lambda p: "torch 9 has no x" if p == "aot-build"
                         else None)
