@@ -64,15 +64,35 @@ def _input_path(package: Path) -> Path:
     return package.with_name(package.name + ".input.pt")
 
 
-def _ready(args: Any, device: torch.device, eager: bool, stamp: dict) -> tuple[Any, Any, Any]:
+def _isa_check_s() -> float | None:
+    """Seconds Inductor takes to find the CPU's vector instructions, a part of loading a package.
+
+    ``aoti_load_package`` compares the machine the package was built for with this one, the
+    CPU's vector instruction set included, and Inductor finds that set by compiling a small
+    program per candidate and loading each in a new Python process. The answer is kept for the
+    process (``functools.cache``), so asking first moves that time out of the load, not into
+    it: both stay inside "ready", and this says how much of it was the check."""
+    try:
+        from torch._inductor.cpu_vec_isa import pick_vec_isa
+    except ImportError:  # a torch that does not check this way
+        return None
+    started = time.perf_counter()
+    pick_vec_isa()
+    return time.perf_counter() - started
+
+
+def _ready(args: Any, device: torch.device, eager: bool, stamp: dict,
+           rec: dict[str, Any]) -> tuple[Any, Any, Any]:
     """``(callable, input, model)`` ready along ``args.path``; model None where the path needs
-    none (an AOT package holds its own weights)."""
+    none (an AOT package holds its own weights). What the path's own steps took goes in
+    ``rec``."""
     if args.path == "aot-load":
         pinning.check(args.package, stamp)
         # The request: the build's example input, so no model is built before the first answer.
         # It goes to the device first, as a service's first request would: that also starts
         # the CUDA context the package's kernels are loaded into.
         x = torch.load(_input_path(args.package)).to(device)
+        rec["isa_check_s"] = _isa_check_s()
         return paths.aot_load(args.package), x, None
     if args.path == "artifacts":
         paths.load_artifacts(pinning.read(args.artifacts, stamp))
@@ -124,7 +144,7 @@ def run(args: Any, t0: float, import_s: float, eager: bool) -> dict[str, Any]:
             pinning.write(args.package, None, stamp)
             torch.save(x.cpu(), _input_path(args.package))
             return {**rec, "build_s": watch.seconds, "ready_s": time.time() - t0}
-        fn, x, model = _ready(args, device, eager, stamp)
+        fn, x, model = _ready(args, device, eager, stamp, rec)
         rec["ready_s"] = time.time() - t0  # loaded or wrapped, nothing called yet
         first, ms, ends = _timeline(fn, x, args.calls, device, t0)
         steady = production.steady_index(ms)

@@ -40,6 +40,9 @@ PLAN: dict[str, tuple[str, str, str | None]] = {
     "regional": ("regional", "regional", None),
     "aot-build": ("aot-build", "aot-build", None),
     "aot-load": ("aot-load", "aot-load", "aot-build"),
+    # The same folder again, holding what the first load left there (Inductor's check of the
+    # CPU's vector instructions, which loading a package runs): a restart on the same machine.
+    "aot-load-warm": ("aot-load", "aot-load", "aot-load"),
 }
 PATHS = tuple(PLAN)
 

@@ -14,7 +14,8 @@ from snippets.core import measure, render
 LABELS = {"eager": "eager", "compile-empty": "compile, empty cache",
           "compile-warm": "compile, warm local cache", "artifacts": "compile, cache artifacts",
           "regional": "regional compile, empty cache", "aot-build": "AOTInductor build",
-          "aot-load": "AOTInductor package"}
+          "aot-load": "AOTInductor package, empty cache",
+          "aot-load-warm": "AOTInductor package, warm cache"}
 
 
 def _median(values: list[float | None]) -> float | None:
@@ -47,6 +48,8 @@ def startup_summary(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]
             "load_s": _median([r["ready_s"] - r["import_s"] for r in good
                                if r.get("ready_s") is not None
                                and r.get("import_s") is not None]),
+            # Of that, Inductor's check of the CPU's vector instructions (packages only).
+            "isa_s": _median([r.get("isa_check_s") for r in good]),
             "status": "ok" if len(good) == len(rows) else
             "; ".join(sorted({f"{r['status']}: {r['message']}" for r in rows
                               if r not in good})),
@@ -80,12 +83,12 @@ def startup_reading(doc: dict[str, Any]) -> str:
     lines = []
     for model in dict.fromkeys(m for m, _ in summary):
         eager = summary.get((model, "eager"), {})
-        if eager.get("first_s") is None or eager.get("ms") is None:
-            continue
         parts = []
-        for path in ("compile-empty", "compile-warm", "artifacts", "regional", "aot-load"):
+        for path in ("compile-empty", "compile-warm", "artifacts", "regional", "aot-load",
+                     "aot-load-warm"):
             s = summary.get((model, path))
-            if not s or s["first_s"] is None or s["ms"] is None:
+            if (not s or s["first_s"] is None or s["ms"] is None
+                    or eager.get("first_s") is None or eager.get("ms") is None):
                 continue
             late = s["first_s"] - eager["first_s"]
             saved = (eager["ms"] - s["ms"]) / 1e3
@@ -104,11 +107,11 @@ def startup_reading(doc: dict[str, Any]) -> str:
             lines.append(f"- **{model}**, failed in every run: " + "; ".join(failed) + ".")
         lines += [line for line in (_regional(summary, model), _aot(summary, model),
                                     startup_goal(summary, model)) if line]
-    lines += _spreads(summary)
+    lines += _spreads(summary) + _partly_failed(doc) + _loads_alike(summary)
     if doc["rows"] and all(r.get("host_canary_us") is None for r in doc["rows"]):
         lines.append("- Host canary: not recorded in this file (its runs predate it), so the "
                      "detail block cannot tell a process on a slow host apart.")
-    return "\n".join(lines) or "No model has both an eager row and a compiled one yet."
+    return "\n".join(lines) or "No path finished in this file."
 
 
 def _regional(summary: dict[tuple[str, str], dict[str, Any]], model: str) -> str:
@@ -133,15 +136,29 @@ def _regional(summary: dict[tuple[str, str], dict[str, Any]], model: str) -> str
 
 
 def _aot(summary: dict[tuple[str, str], dict[str, Any]], model: str) -> str:
-    """Where an AOTInductor package's first answer went: loading it, after the import."""
+    """Where an AOTInductor package's first answer went: loading it, after the import, and of
+    that, Inductor's check of the CPU (where the run timed it); and loading it again on the
+    same cache folder."""
     load, build = summary.get((model, "aot-load")), summary.get((model, "aot-build"))
     if not load or load["load_s"] is None or load["first_s"] is None:
         return ""
     built = (f", building it {build['build_s']:.1f} s in a process of its own"
              if build and build["build_s"] is not None else "")
-    return (f"- **{model}**, AOTInductor package: loading it took {load['load_s']:.1f} s of its "
-            f"{load['first_s']:.1f} s to a first answer (ready minus import){built}. Loading "
-            "is not free: this file does not say which part of it takes the time.")
+    line = (f"- **{model}**, AOTInductor package: loading it took {load['load_s']:.1f} s of its "
+            f"{load['first_s']:.1f} s to a first answer (ready minus import){built}.")
+    if load["isa_s"] is None:
+        line += " Loading is not free: this file does not say which part of it takes the time."
+    else:
+        line += (f" Of the loading, {load['isa_s']:.1f} s went to Inductor's check of the CPU's "
+                 "vector instructions, which loading a package runs to compare this machine "
+                 "with the one it was built for.")
+    warm = summary.get((model, "aot-load-warm"))
+    if warm and warm["load_s"] is not None:
+        line += (f" Loaded again on the same cache folder, as after a restart, it took "
+                 f"{warm['load_s']:.1f} s"
+                 + (f" ({warm['isa_s']:.1f} s of it the check)" if warm["isa_s"] is not None
+                    else "") + ".")
+    return line
 
 
 # Runs of one path whose per-call figures differ more than this factor are shown: the
@@ -156,6 +173,57 @@ def _spreads(summary: dict[tuple[str, str], dict[str, Any]]) -> list[str]:
             f"{max(runs) / min(runs):.1f}x ({' and '.join(render.ms(v) for v in runs)} ms); "
             "its \"ms per call\" and catch-up count rest on a run that was slower than the "
             "others, not on a steady figure." for m, p, runs in wide]
+
+
+def _loads_alike(summary: dict[tuple[str, str], dict[str, Any]]) -> list[str]:
+    """Whether loading a package took about as long for every model: a cost that does not
+    follow the model's size is the loader's or the machine's, not the weights'."""
+    loads = [s["load_s"] for (_, p), s in summary.items()
+             if p == "aot-load" and s["load_s"] is not None]
+    if len(loads) < 2 or max(loads) > ALIKE * min(loads):
+        return []
+    return [f"- Loading an AOTInductor package took about as long for every model in this "
+            f"file ({min(loads):.1f} to {max(loads):.1f} s): a cost of loading itself, not of "
+            "the model, which this file cannot break down further."]
+
+
+# Load times within this factor of each other are "about as long".
+ALIKE = 1.1
+
+
+def _partly_failed(doc: dict[str, Any]) -> list[str]:
+    """Paths that failed in some runs and not in others, and in which order: failures that all
+    came before the first good run are a fault fixed since (the commits say between which), not
+    a path that fails now and then; the table's figures are the good runs'."""
+    parts = doc.get("provenance", {}).get("parts") or []
+
+    def commit(row: dict[str, Any]) -> str:
+        i = row.get("part")
+        return (parts[i].get("commit") or "?")[:12] if i is not None and i < len(parts) else "?"
+
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in sorted(doc["rows"], key=lambda r: r.get("date") or ""):  # stable: run order
+        groups.setdefault((row["model"], row["path"]), []).append(row)
+    lines = []
+    for (model, path), rows in groups.items():
+        ok = [r["status"] in ("ok", "noisy") for r in rows]
+        if all(ok) or not any(ok):
+            continue
+        bad = [r for r, good in zip(rows, ok, strict=True) if not good]
+        why = "; ".join(sorted({f"{r['status']}: {r['message'].split(', File')[0][:60]}"
+                                for r in bad}))
+        since = ok.index(True)
+        if all(ok[since:]):
+            first = "its first run" if len(bad) == 1 else f"its first {len(bad)} runs"
+            lines.append(f"- **{model}**, {LABELS.get(path, path)}: {first} failed ({why}), "
+                         f"the last at commit {commit(bad[-1])}; every "
+                         f"run since, from commit {commit(rows[since])} on, was ok, and the "
+                         "table's figures are theirs.")
+        else:
+            lines.append(f"- **{model}**, {LABELS.get(path, path)}: {len(bad)} of {len(rows)} "
+                         f"runs failed ({why}) between runs that were ok: it fails now and "
+                         "then, and the table's figures are the good runs'.")
+    return lines
 
 
 # The start-up goal this guide set itself (record, do not assert): a path that moves the
@@ -189,13 +257,21 @@ def startup_goal(summary: dict[tuple[str, str], dict[str, Any]], model: str) -> 
 def startup_detail(doc: dict[str, Any]) -> str:
     head = ("Model · path · run", "Import s", "Ready s", "First s", "Steady s", "Build s",
             "ms per call", "Host canary µs", "Graph cache hits/misses", "rel err")
-    rows = [(f"{r['model']} · {r['path']} · {r['rep'] + 1}", render.num(r["import_s"], ".1f"),
+    # Runs are numbered per model and path in the order they ran: repetitions of several
+    # commands each count from one in their own command.
+    seen: dict[tuple[str, str], int] = {}
+    number: dict[int, int] = {}
+    ordered = sorted(doc["rows"], key=lambda r: r.get("date") or "")
+    for r in ordered:
+        key = (r["model"], r["path"])
+        seen[key] = number[id(r)] = seen.get(key, 0) + 1
+    rows = [(f"{r['model']} · {r['path']} · {number[id(r)]}", render.num(r["import_s"], ".1f"),
              render.num(r["ready_s"], ".1f"), render.num(r["first_s"], ".1f"),
              render.num(r["steady_s"], ".1f"), render.num(r["build_s"], ".1f"),
              render.ms((r["latency_ms"] or {}).get("median")),
              render.num(r.get("host_canary_us"), ".0f"),
              f"{r.get('fx_cache_hits', '–')}/{r.get('fx_cache_misses', '–')}",
-             render.num(r["rel_err"], ".1e")) for r in doc["rows"]]
+             render.num(r["rel_err"], ".1e")) for r in ordered]
     return render.details("Every run (import, ready, per call, the host's speed, cache hits, "
                           "error against eager)",
                           render.markdown_table(head, rows))
@@ -270,13 +346,63 @@ def modes(doc: dict[str, Any]) -> str:
 UNTUNED = 1.5
 
 
+def _against(mode: dict[str, Any], base: dict[str, Any]) -> tuple[str, str]:
+    """Whether ``mode`` pays over ``base``, and the figures that say so.
+
+    Each mode ran in processes of its own, beside an eager run of its own, so two figures
+    compare them: their medians (as timed, whatever the host did in each process) and their
+    speedups (each over its own eager, which cancels a host that was slower in one process).
+    A verdict needs both to agree; where one says faster and the other slower beyond noise,
+    the file cannot rank the two."""
+    by_median = base["latency_ms"]["median"] / mode["latency_ms"]["median"]
+    by_speedup = (mode["speedup"] / base["speedup"]
+                  if mode.get("speedup") and base.get("speedup") else by_median)
+    both = (by_median, by_speedup)
+    if all(r > 1 + PAYS for r in both):
+        verdict = "pays"
+    elif all(r < 1 - PAYS for r in both):
+        verdict = "slower"
+    elif max(both) > 1 + PAYS and min(both) < 1 - PAYS:
+        verdict = "cannot be ranked from this file"
+    else:
+        verdict = "does not pay"
+    figures = (f"{by_median:.2f}x its speed by medians"
+               + ("" if by_speedup is by_median else f", {by_speedup:.2f}x by speedups"))
+    return verdict, figures
+
+
+# A mode's own eager run this many times faster or slower than the eager row's is named: its
+# speedup is over that eager, not the one in the table.
+EAGER_APART = 1.2
+
+
+def _own_eager(model: str, bs: int, rows: dict[str, dict[str, Any]]) -> list[str]:
+    """Modes whose eager run (timed beside them in their own processes) was far from the eager
+    row's, so that their speedup and their median tell different stories."""
+    eager = rows.get("eager")
+    if not eager:
+        return []
+    ref, lines = eager["latency_ms"]["median"], []
+    for mode, r in rows.items():
+        own = r.get("eager_median_ms") or (r["latency_ms"]["median"] * r["speedup"]
+                                           if r.get("speedup") else None)
+        if mode == "eager" or own is None or 1 / EAGER_APART < own / ref < EAGER_APART:
+            continue
+        lines.append(f"  - `{mode}` ran beside an eager run of {render.ms(own)} ms, against "
+                     f"the eager row's {render.ms(ref)} ms: its {r['speedup']:.2f}x is over "
+                     f"that {'slower' if own > ref else 'faster'} eager, not over the eager row.")
+    return lines
+
+
 def modes_reading(doc: dict[str, Any]) -> str:
-    """Per model and batch: the fastest mode, and whether max-autotune-no-cudagraphs pays."""
+    """Per model and batch: the fastest mode, whether max-autotune-no-cudagraphs pays over
+    default, and whether max-autotune pays over reduce-overhead (both replay CUDA graphs, so
+    what it adds is the tuning)."""
     groups: dict[tuple[str, int], dict[str, dict[str, Any]]] = {}
     for r in doc["rows"]:
         if r["status"] in ("ok", "noisy") and r["latency_ms"]:
             groups.setdefault((r["model"], r["batch_size"]), {})[r["mode"]] = r
-    lines = []
+    lines, split = [], False
     for (model, bs), rows in groups.items():
         compiled = {m: r for m, r in rows.items() if m != "eager"}
         if not compiled:
@@ -284,18 +410,26 @@ def modes_reading(doc: dict[str, Any]) -> str:
         best = min(compiled.values(), key=lambda r: r["latency_ms"]["median"])
         line = (f"- **{model}, batch {bs}**: fastest is `{best['mode']}` "
                 f"({best['speedup']:.2f}x over eager)")
-        tuned, default = rows.get("max-autotune-no-cudagraphs"), rows.get("default")
-        if tuned and default:
-            ratio = default["latency_ms"]["median"] / tuned["latency_ms"]["median"]
-            verdict = ("pays" if ratio > 1 + PAYS else "does not pay" if ratio < 1 - PAYS
-                       else "is within noise of default")
-            line += (f"; `max-autotune-no-cudagraphs` {verdict} ({ratio:.2f}x default's speed,"
-                     f" compiling in {render.num(tuned['compile_empty_s'], '.0f')} s against "
-                     f"{render.num(default['compile_empty_s'], '.0f')} s with an empty cache)")
-            t, d = tuned["compile_empty_s"], default["compile_empty_s"]
+        for tuned_mode, base_mode in (("max-autotune-no-cudagraphs", "default"),
+                                      ("max-autotune", "reduce-overhead")):
+            tuned, base = rows.get(tuned_mode), rows.get(base_mode)
+            if not (tuned and base):
+                continue
+            verdict, figures = _against(tuned, base)
+            split = split or verdict.startswith("cannot")
+            line += (f"; `{tuned_mode}` against `{base_mode}`: {verdict} ({figures}, compiling in "
+                     f"{render.num(tuned['compile_empty_s'], '.0f')} s against "
+                     f"{render.num(base['compile_empty_s'], '.0f')} s with an empty cache)")
+            t, d = tuned["compile_empty_s"], base["compile_empty_s"]
             if t is not None and d is not None and t < UNTUNED * d:
-                line += ": it compiled about as fast as `default`, so it found little to tune"
+                line += ": it compiled about as fast, so it found little to tune"
         lines.append(line + ".")
+        lines += _own_eager(model, bs, rows)
+    if split:
+        lines.append("- Where two modes cannot be ranked, the eager runs beside them ran at "
+                     "different speeds (the eager row and each mode's speedup say how far "
+                     "apart): the host or the GPU was not the same in their processes, and "
+                     "the difference between the two modes is smaller than that.")
     seen = {r["mode"] for r in doc["rows"]}
     absent = [m for m in MODE_ORDER if m not in seen]
     if absent and lines:

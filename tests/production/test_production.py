@@ -136,11 +136,14 @@ def test_a_path_torch_lacks_is_a_row_not_a_crash(monkeypatch):
     monkeypatch.setattr(paths, "missing", lambda p: "torch 9 has no x" if p == "aot-build"
                         else None)
     cfg = startup.StartupConfig(device="cpu", models=("snippets.core.models:tiny_mlp",),
-                                paths=("aot-build", "aot-load"), repetitions=1).resolve()
+                                paths=("aot-build", "aot-load", "aot-load-warm"),
+                                repetitions=1).resolve()
     rows = list(startup.run(cfg, "2026-01-01"))
     assert [(r["path"], r["status"]) for r in rows] == [("aot-build", "unsupported"),
-                                                         ("aot-load", "error")]
+                                                         ("aot-load", "error"),
+                                                         ("aot-load-warm", "error")]
     assert rows[1]["message"] == "needs aot-build, which did not run"
+    assert rows[2]["message"] == "needs aot-load, which did not run"
 
 
 def test_merge_keeps_earlier_rows_and_refuses_another_device():

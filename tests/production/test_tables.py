@@ -58,6 +58,24 @@ def test_the_start_up_reading_explains_regional_spread_load_and_a_missing_canary
     assert "Host canary" not in tables.startup_reading(doc)
 
 
+def test_failures_before_a_fix_are_told_apart_from_a_path_that_fails_now_and_then():
+    def run(part, status, date):
+        return {**_run("m", "aot-load", 0, 5.0, 0), "part": part, "status": status,
+                "message": "" if status == "ok" else "crashed with SIGSEGV, File \"x.py\"",
+                "date": date}
+
+    parts = [{"commit": "a" * 40}, {"commit": "b" * 40}]
+    fixed = {"provenance": {"parts": parts},
+             "rows": [run(0, "error", "1"), run(0, "error", "2"), run(1, "ok", "3")]}
+    line = tables.startup_reading(fixed)
+    assert ("its first 2 runs failed (error: crashed with SIGSEGV), the last at commit "
+            "aaaaaaaaaaaa; every run since, from commit bbbbbbbbbbbb on, was ok") in line
+    flaky = {"provenance": {"parts": parts},
+             "rows": [run(0, "ok", "1"), run(0, "error", "2"), run(1, "ok", "3")]}
+    assert "1 of 3 runs failed (error: crashed with SIGSEGV) between runs that were ok" in (
+        tables.startup_reading(flaky))
+
+
 def test_a_quoted_strategy_name_keeps_its_comma():
     doc = {"rows": [_stream_row("warm-up", 0, 1.0, 1.4),
                     _stream_row("warm-up, buckets", 0, 1.0, 1.2)]}
