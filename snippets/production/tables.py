@@ -48,8 +48,11 @@ def startup_summary(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]
             "load_s": _median([r["ready_s"] - r["import_s"] for r in good
                                if r.get("ready_s") is not None
                                and r.get("import_s") is not None]),
-            # Of that, Inductor's check of the CPU's vector instructions (packages only).
+            # Of that, Inductor's check of the CPU's vector instructions (packages only), and
+            # the loading of the runs that timed it, so the two come from the same runs.
             "isa_s": _median([r.get("isa_check_s") for r in good]),
+            "isa_of_s": _median([r["ready_s"] - r["import_s"] for r in good
+                                 if r.get("isa_check_s") is not None]),
             "status": "ok" if len(good) == len(rows) else
             "; ".join(sorted({f"{r['status']}: {r['message']}" for r in rows
                               if r not in good})),
@@ -149,9 +152,11 @@ def _aot(summary: dict[tuple[str, str], dict[str, Any]], model: str) -> str:
     if load["isa_s"] is None:
         line += " Loading is not free: this file does not say which part of it takes the time."
     else:
+        timed = ("" if load["isa_of_s"] == load["load_s"] else
+                 f" (in the runs that timed it, of {load['isa_of_s']:.1f} s loading)")
         line += (f" Of the loading, {load['isa_s']:.1f} s went to Inductor's check of the CPU's "
-                 "vector instructions, which loading a package runs to compare this machine "
-                 "with the one it was built for.")
+                 f"vector instructions{timed}, which loading a package runs to compare this "
+                 "machine with the one it was built for.")
     warm = summary.get((model, "aot-load-warm"))
     if warm and warm["load_s"] is not None:
         line += (f" Loaded again on the same cache folder, as after a restart, it took "
@@ -178,13 +183,16 @@ def _spreads(summary: dict[tuple[str, str], dict[str, Any]]) -> list[str]:
 def _loads_alike(summary: dict[tuple[str, str], dict[str, Any]]) -> list[str]:
     """Whether loading a package took about as long for every model: a cost that does not
     follow the model's size is the loader's or the machine's, not the weights'."""
-    loads = [s["load_s"] for (_, p), s in summary.items()
-             if p == "aot-load" and s["load_s"] is not None]
+    got = [s for (_, p), s in summary.items() if p == "aot-load" and s["load_s"] is not None]
+    loads = [s["load_s"] for s in got]
     if len(loads) < 2 or max(loads) > ALIKE * min(loads):
         return []
+    why = ("most of it the check of the CPU above" if all(
+        s["isa_s"] is not None and s["isa_s"] > s["isa_of_s"] / 2 for s in got) else
+        "which this file cannot break down further")
     return [f"- Loading an AOTInductor package took about as long for every model in this "
             f"file ({min(loads):.1f} to {max(loads):.1f} s): a cost of loading itself, not of "
-            "the model, which this file cannot break down further."]
+            f"the model, {why}."]
 
 
 # Load times within this factor of each other are "about as long".

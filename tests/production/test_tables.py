@@ -99,3 +99,37 @@ def test_the_hazard_reading_says_which_fix_kept_the_answer():
     assert "correct with `.clone()`" in text and "Only a copy does." in text
     assert "skipped: input mutation; not skipped: CPU tensor" in text
     assert "keeps 50 MB reserved against `default`'s 2 MB" in text
+
+
+def test_a_package_load_is_split_into_the_cpu_check_and_the_rest():
+    def load(model, path, ready, isa):
+        return {**_run(model, path, 0, 5.0, 0), "ready_s": ready, "isa_check_s": isa}
+
+    doc = {"rows": [_run("m", "eager", 0, 10.0, 0), load("m", "aot-load", 12.0, 8.0),
+                    load("m", "aot-load-warm", 3.0, 0.1), _run("n", "eager", 0, 10.0, 0),
+                    load("n", "aot-load", 12.5, 8.5)]}
+    text = tables.startup_reading(doc)
+    assert "loading it took 10.0 s" in text
+    assert "Of the loading, 8.0 s went to Inductor's check of the CPU's vector instructions" in text
+    assert "Loaded again on the same cache folder, as after a restart, it took 1.0 s (0.1 s" in text
+    assert "(10.0 to 10.5 s): a cost of loading itself, not of the model, most of it the check" in (
+        text)
+
+
+def _mode(mode, median, speedup, model="m", bs=1):
+    return {"model": model, "batch_size": bs, "mode": mode, "status": "ok",
+            "latency_ms": {"median": median}, "speedup": speedup, "compile_empty_s": 10.0}
+
+
+def test_two_modes_are_ranked_only_where_medians_and_speedups_agree():
+    agree = {"rows": [_mode("eager", 4.0, None), _mode("reduce-overhead", 0.5, 8.0),
+                      _mode("max-autotune", 0.4, 10.0)]}
+    assert "`max-autotune` against `reduce-overhead`: pays (1.25x its speed by medians" in (
+        tables.modes_reading(agree))
+    # max-autotune beside a slower eager: slower by medians, faster by speedups.
+    split = {"rows": [_mode("eager", 4.0, None), _mode("reduce-overhead", 0.5, 8.0),
+                      _mode("max-autotune", 0.6, 9.0)]}
+    text = tables.modes_reading(split)
+    assert "`max-autotune` against `reduce-overhead`: cannot be ranked from this file" in text
+    assert "`max-autotune` ran beside an eager run of 5.40 ms, against the eager row's 4.00 ms" in (
+        text)
