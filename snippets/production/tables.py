@@ -69,7 +69,11 @@ def startup(doc: dict[str, Any]) -> str:
     head = ("Model · start-up path", "First answer s", "Steady s", "ms per call", "Runs",
             "Status")
     rows = []
-    for (model, path), s in startup_summary(doc).items():
+    summary = startup_summary(doc)
+    models = list(dict.fromkeys(m for m, _ in summary))
+    order = list(LABELS)  # a path added by a later command still sits with its model's
+    for (model, path), s in sorted(summary.items(), key=lambda kv: (
+            models.index(kv[0][0]), order.index(kv[0][1]) if kv[0][1] in order else 99)):
         first = render.num(s["first_s"], ".1f")
         if path == "aot-build":
             first = f"built in {render.num(s['build_s'], '.1f')}"
@@ -396,7 +400,7 @@ def _own_eager(model: str, bs: int, rows: dict[str, dict[str, Any]]) -> list[str
                                            if r.get("speedup") else None)
         if mode == "eager" or own is None or 1 / EAGER_APART < own / ref < EAGER_APART:
             continue
-        lines.append(f"  - `{mode}` ran beside an eager run of {render.ms(own)} ms, against "
+        lines.append(f"    - `{mode}` ran beside an eager run of {render.ms(own)} ms, against "
                      f"the eager row's {render.ms(ref)} ms: its {r['speedup']:.2f}x is over "
                      f"that {'slower' if own > ref else 'faster'} eager, not over the eager row.")
     return lines
