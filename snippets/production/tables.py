@@ -23,16 +23,35 @@ def _median(values: list[float | None]) -> float | None:
     return statistics.median(got) if got else None
 
 
+GOOD = ("ok", "noisy")  # the statuses of a run whose figures count
+
+
+def _by_path(rows: list[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """Rows grouped per (model, path), each group in the order given."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["model"], row["path"]), []).append(row)
+    return groups
+
+
+def _ran(row: dict[str, Any]) -> str:
+    """A row's sort key in run order: its command's start (sorting is stable within one)."""
+    return row.get("date") or ""
+
+
+def _failure(row: dict[str, Any]) -> str:
+    """A failed run in a few words: its status and its message's first clause (a crash's frame
+    follows ", File" and is left to the detail)."""
+    return f"{row['status']}: {row['message'].split(', File')[0][:60]}"
+
+
 def startup_summary(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
     """Per (model, path): the median over repetitions of each time, every run's own per-call
     figure (a median of two is their mean, so the reading shows the spread), the Inductor
     cache's misses and the package's load time, and every status seen."""
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for row in doc["rows"]:
-        groups.setdefault((row["model"], row["path"]), []).append(row)
     out = {}
-    for key, rows in groups.items():
-        good = [r for r in rows if r["status"] in ("ok", "noisy")]
+    for key, rows in _by_path(doc["rows"]).items():
+        good = [r for r in rows if r["status"] in GOOD]
         out[key] = {
             "runs": len(rows), "good": len(good),
             "first_s": _median([r["first_s"] for r in good]),
@@ -58,8 +77,7 @@ def startup_summary(doc: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]
                               if r not in good})),
             # The table's cell: each failure's first clause (a crash's frame is in the reading).
             "short": "ok" if len(good) == len(rows) else
-            "; ".join(sorted({f"{r['status']}: {r['message'].split(', File')[0][:60]}"
-                              for r in rows if r not in good})),
+            "; ".join(sorted({_failure(r) for r in rows if r not in good})),
         }
     return out
 
@@ -213,17 +231,13 @@ def _partly_failed(doc: dict[str, Any]) -> list[str]:
         i = row.get("part")
         return (parts[i].get("commit") or "?")[:12] if i is not None and i < len(parts) else "?"
 
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for row in sorted(doc["rows"], key=lambda r: r.get("date") or ""):  # stable: run order
-        groups.setdefault((row["model"], row["path"]), []).append(row)
     lines = []
-    for (model, path), rows in groups.items():
-        ok = [r["status"] in ("ok", "noisy") for r in rows]
+    for (model, path), rows in _by_path(sorted(doc["rows"], key=_ran)).items():
+        ok = [r["status"] in GOOD for r in rows]
         if all(ok) or not any(ok):
             continue
         bad = [r for r, good in zip(rows, ok, strict=True) if not good]
-        why = "; ".join(sorted({f"{r['status']}: {r['message'].split(', File')[0][:60]}"
-                                for r in bad}))
+        why = "; ".join(sorted({_failure(r) for r in bad}))
         since = ok.index(True)
         if all(ok[since:]):
             first = "its first run" if len(bad) == 1 else f"its first {len(bad)} runs"
@@ -271,12 +285,9 @@ def startup_detail(doc: dict[str, Any]) -> str:
             "ms per call", "Host canary µs", "Graph cache hits/misses", "rel err")
     # Runs are numbered per model and path in the order they ran: repetitions of several
     # commands each count from one in their own command.
-    seen: dict[tuple[str, str], int] = {}
-    number: dict[int, int] = {}
-    ordered = sorted(doc["rows"], key=lambda r: r.get("date") or "")
-    for r in ordered:
-        key = (r["model"], r["path"])
-        seen[key] = number[id(r)] = seen.get(key, 0) + 1
+    ordered = sorted(doc["rows"], key=_ran)
+    number = {id(r): n for group in _by_path(ordered).values()
+              for n, r in enumerate(group, start=1)}
     rows = [(f"{r['model']} · {r['path']} · {number[id(r)]}", render.num(r["import_s"], ".1f"),
              render.num(r["ready_s"], ".1f"), render.num(r["first_s"], ".1f"),
              render.num(r["steady_s"], ".1f"), render.num(r["build_s"], ".1f"),
@@ -367,8 +378,8 @@ def _against(mode: dict[str, Any], base: dict[str, Any]) -> tuple[str, str]:
     A verdict needs both to agree; where one says faster and the other slower beyond noise,
     the file cannot rank the two."""
     by_median = base["latency_ms"]["median"] / mode["latency_ms"]["median"]
-    by_speedup = (mode["speedup"] / base["speedup"]
-                  if mode.get("speedup") and base.get("speedup") else by_median)
+    speedups = bool(mode.get("speedup") and base.get("speedup"))
+    by_speedup = mode["speedup"] / base["speedup"] if speedups else by_median
     both = (by_median, by_speedup)
     if all(r > 1 + PAYS for r in both):
         verdict = "pays"
@@ -379,7 +390,7 @@ def _against(mode: dict[str, Any], base: dict[str, Any]) -> tuple[str, str]:
     else:
         verdict = "does not pay"
     figures = (f"{by_median:.2f}x its speed by medians"
-               + ("" if by_speedup is by_median else f", {by_speedup:.2f}x by speedups"))
+               + (f", {by_speedup:.2f}x by speedups" if speedups else ""))
     return verdict, figures
 
 
@@ -412,7 +423,7 @@ def modes_reading(doc: dict[str, Any]) -> str:
     what it adds is the tuning)."""
     groups: dict[tuple[str, int], dict[str, dict[str, Any]]] = {}
     for r in doc["rows"]:
-        if r["status"] in ("ok", "noisy") and r["latency_ms"]:
+        if r["status"] in GOOD and r["latency_ms"]:
             groups.setdefault((r["model"], r["batch_size"]), {})[r["mode"]] = r
     lines, split = [], False
     for (model, bs), rows in groups.items():
