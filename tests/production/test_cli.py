@@ -64,12 +64,16 @@ def test_the_child_refuses_a_package_of_another_release(tmp_path):
     assert "was made under torch 2.11.0+cu130" in lines[0]
 
 
+def _tiny_startup(capsys, out, paths: str):
+    """One short start-up run of the tiny model on the CPU along ``paths``, into ``out``."""
+    return run_cli(capsys, "--startup", "--device", "cpu", "--models", TINY, "--paths", paths,
+                   "--repetitions", "1", "--calls", "2", "--rounds", "1", "--output", str(out),
+                   "--format", "json")
+
+
 def test_a_tiny_startup_run_is_a_valid_results_file(tmp_path, capsys):
     out = tmp_path / "production-startup.json"
-    code, stdout, _ = run_cli(capsys, "--startup", "--device", "cpu", "--models", TINY,
-                              "--paths", "eager,compile-empty,regional", "--repetitions", "1",
-                              "--calls", "2", "--rounds", "1", "--output", str(out),
-                              "--format", "json")
+    code, stdout, _ = _tiny_startup(capsys, out, "eager,compile-empty,regional")
     assert code == 0
     doc = results.load(out, startup.KIND)
     assert doc["complete"] and json.loads(stdout)["rows"] == doc["rows"]
@@ -85,10 +89,7 @@ def test_a_package_builds_and_loads_in_fresh_processes_cold_and_warm(tmp_path, c
     # The real AOTInductor path end to end: export and compile in one process, load in another
     # with an empty cache folder, and again on that folder, each answer checked against eager.
     out = tmp_path / "production-startup.json"
-    code, _, _ = run_cli(capsys, "--startup", "--device", "cpu", "--models", TINY,
-                         "--paths", "aot-build,aot-load,aot-load-warm", "--repetitions", "1",
-                         "--calls", "2", "--rounds", "1", "--output", str(out),
-                         "--format", "json")
+    code, _, _ = _tiny_startup(capsys, out, "aot-build,aot-load,aot-load-warm")
     assert code == 0
     rows = {r["path"]: r for r in results.load(out, startup.KIND)["rows"]}
     assert [r["status"] for r in rows.values()] == ["ok", "ok", "ok"]
