@@ -93,6 +93,8 @@ def _ready(args: Any, device: torch.device, eager: bool, stamp: dict,
         # the CUDA context the package's kernels are loaded into.
         x = torch.load(_input_path(args.package)).to(device)
         rec["isa_check_s"] = _isa_check_s()
+        # Whether the check was answered from the CPU's flags (TORCHINDUCTOR_VEC_ISA_OK=1).
+        rec["isa_trusted"] = torch._inductor.config.cpp.vec_isa_ok is True
         return paths.aot_load(args.package), x, None
     if args.path == "artifacts":
         paths.load_artifacts(pinning.read(args.artifacts, stamp))

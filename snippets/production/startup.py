@@ -43,8 +43,16 @@ PLAN: dict[str, tuple[str, str, str | None]] = {
     # The same folder again, holding what the first load left there (Inductor's check of the
     # CPU's vector instructions, which loading a package runs): a restart on the same machine.
     "aot-load-warm": ("aot-load", "aot-load", "aot-load"),
+    # An empty folder again, with that check answered from the CPU's own flags (ENV below).
+    "aot-load-trusted": ("aot-load", "aot-trusted", "aot-build"),
 }
 PATHS = tuple(PLAN)
+# What a path sets in its process's environment beside the cache folder. Inductor's check of
+# the CPU compiles a test program per instruction set and loads each in a new Python process;
+# with TORCHINDUCTOR_VEC_ISA_OK=1 it takes the instruction sets /proc/cpuinfo lists as usable
+# (torch/_inductor/cpu_vec_isa.py, VecISA.__bool__). Loading a CUDA package needs the answer
+# only to warn when the building machine differed, so a service that loads one can set it.
+ENV: dict[str, dict[str, str]] = {"aot-load-trusted": {"TORCHINDUCTOR_VEC_ISA_OK": "1"}}
 
 DEFAULTS: dict[str, dict[str, Any]] = {
     "cuda": {"batch_size": 1, "dtype": "bf16", "repetitions": 3, "calls": 20, "rounds": 20,
@@ -85,9 +93,12 @@ class StartupConfig:
                 "steady_factor": production.STEADY_FACTOR}
 
 
-def _env(cache: Path) -> dict[str, str]:
+def _env(cache: Path, path: str) -> dict[str, str]:
     env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(cache),
            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    for name in {n for e in ENV.values() for n in e}:  # a caller's own setting: only where asked
+        env.pop(name, None)
+    env.update(ENV.get(path, {}))
     # Without TRITON_CACHE_DIR, Triton's cache lives inside Inductor's folder
     # (torch/_inductor/runtime/cache_dir_utils.py, triton_cache_dir), so an empty folder is
     # empty for both; a user's own setting would share one Triton cache across every path.
@@ -110,7 +121,7 @@ def _child(cfg: StartupConfig, model: str, path: str, tmp: Path) -> dict[str, An
         argv += ["--package", str(tmp / "model.pt2")]
     started = time.time()
     try:
-        proc = subprocess.run([*argv, "--started-at", repr(started)], env=_env(tmp / cache),
+        proc = subprocess.run([*argv, "--started-at", repr(started)], env=_env(tmp / cache, path),
                               cwd=ROOT, capture_output=True, text=True, timeout=cfg.timeout_s)
     except subprocess.TimeoutExpired:
         return {"status": "error", "message": f"timed out after {cfg.timeout_s:.0f} s"}

@@ -85,17 +85,19 @@ def test_a_tiny_startup_run_is_a_valid_results_file(tmp_path, capsys):
     assert 0 < rows["compile-empty"]["import_s"] < first <= steady
 
 
-def test_a_package_builds_and_loads_in_fresh_processes_cold_and_warm(tmp_path, capsys):
+def test_a_package_builds_and_loads_in_fresh_processes_cold_warm_and_trusted(tmp_path, capsys):
     # The real AOTInductor path end to end: export and compile in one process, load in another
-    # with an empty cache folder, and again on that folder, each answer checked against eager.
+    # with an empty cache folder, again on that folder, and with the CPU check answered from the
+    # CPU's flags, each answer checked against eager.
     out = tmp_path / "production-startup.json"
-    code, _, _ = _tiny_startup(capsys, out, "aot-build,aot-load,aot-load-warm")
+    code, _, _ = _tiny_startup(capsys, out, "aot-build,aot-load,aot-load-warm,aot-load-trusted")
     assert code == 0
     rows = {r["path"]: r for r in results.load(out, startup.KIND)["rows"]}
-    assert [r["status"] for r in rows.values()] == ["ok", "ok", "ok"]
-    for path in ("aot-load", "aot-load-warm"):  # loading compiles nothing, and says what the
-        assert rows[path]["graphs_compiled"] == 0  # CPU check took of the load
+    assert [r["status"] for r in rows.values()] == ["ok", "ok", "ok", "ok"]
+    for path in ("aot-load", "aot-load-warm", "aot-load-trusted"):  # loading compiles nothing,
+        assert rows[path]["graphs_compiled"] == 0  # and says what the CPU check took of it
         assert 0 <= rows[path]["isa_check_s"] <= rows[path]["ready_s"] - rows[path]["import_s"]
+        assert rows[path]["isa_trusted"] == (path == "aot-load-trusted")
 
 
 def test_the_eager_switch_reaches_a_fresh_service():
