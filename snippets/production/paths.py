@@ -106,6 +106,9 @@ def aot_build(model: nn.Module, example: torch.Tensor, package: Path) -> Path:
 
 def aot_load(package: Path):
     """At service start: no Dynamo, no Inductor, only loading compiled code."""
+    # Loading checks the CPU's vector instructions by compiling test
+    # programs; a GPU service can start with TORCHINDUCTOR_VEC_ISA_OK=1 in
+    # its environment to skip part of that (read when torch is imported).
     share_cxx_runtime()
     return torch._inductor.aoti_load_package(str(package))
 

@@ -106,12 +106,15 @@ def test_a_package_load_is_split_into_the_cpu_check_and_the_rest():
         return {**_run(model, path, 0, 5.0, 0), "ready_s": ready, "isa_check_s": isa}
 
     doc = {"rows": [_run("m", "eager", 0, 10.0, 0), load("m", "aot-load", 12.0, 8.0),
-                    load("m", "aot-load-warm", 3.0, 0.1), _run("n", "eager", 0, 10.0, 0),
+                    load("m", "aot-load-warm", 3.0, 0.1), load("m", "aot-load-trusted", 6.0, 3.0),
+                    _run("n", "eager", 0, 10.0, 0),
                     load("n", "aot-load", 12.5, 8.5)]}
     text = tables.startup_reading(doc)
     assert "loading it took 10.0 s" in text
     assert "Of the loading, 8.0 s went to Inductor's check of the CPU's vector instructions" in text
     assert "Loaded again on the same cache folder, as after a restart, it took 1.0 s (0.1 s" in text
+    assert "`TORCHINDUCTOR_VEC_ISA_OK=1`" in text and "took 4.0 s, 3.0 s of it still the check" in (
+        text)
     assert "(10.0 to 10.5 s): a cost of loading itself, not of the model, most of it the check" in (
         text)
 
