@@ -105,9 +105,75 @@ def table(doc: dict[str, Any]) -> str:
 
 
 def report(doc: dict[str, Any]) -> str:
-    """The table, and which variant pays for each model and batch size, under one stamp."""
+    """The table, which variant pays for each model and batch size, where the step's time goes
+    and how near the peak it came, under one stamp."""
+    extra = [t for t in (waiting(doc), peak_goal(doc)) if t]
     return (table(doc) + "\n\nWhich variant pays, computed from the table:\n\n" + findings(doc)
-            + "\n\n" + payoff(doc))
+            + "\n\n" + payoff(doc)
+            + ("\n\nWhere the time goes:\n\n" + "\n".join(extra) if extra else ""))
+
+
+# A compiled step this many times longer than the same graphs replayed as CUDA graphs is said
+# to wait on the host: well past the few percent by which the two can differ on the GPU.
+WAITS = 1.2
+
+
+def waiting(doc: dict[str, Any]) -> str:
+    """How much of a compiled step is the host: `reduce-overhead` runs the graphs `model`
+    compiles, replayed as CUDA graphs, so its step is at least the GPU's time for them, and
+    whatever `model` takes beyond it the GPU spent waiting for the host to launch the work. The
+    same step at a larger batch says it again: a step bound by the host barely lengthens."""
+    rows, out = by_key(doc), []
+    for model, bs in groups(doc):
+        plain, graphs = rows.get((model, bs, "model")), rows.get((model, bs, "reduce-overhead"))
+        if not (plain and graphs and plain["status"] in LEARNS and graphs["status"] in LEARNS
+                and step_median(plain) and step_median(graphs)):
+            continue
+        t, g = step_median(plain), step_median(graphs)
+        if t < WAITS * g:
+            out.append(f"- {model} at batch {bs}: `model` takes {render.ms(t)} ms a step and "
+                       f"`reduce-overhead` {render.ms(g)} ms: the step is the GPU's work, not "
+                       "the host's.")
+            continue
+        larger = [(b, step_median(r)) for (m, b, v), r in rows.items()
+                  if m == model and v == "model" and b > bs and r["status"] in LEARNS
+                  and step_median(r)]
+        grows = ""
+        if larger:
+            b, t2 = min(larger)
+            grows = (f"; at batch {b}, {b / bs:.0f} times the samples, `model`'s step takes "
+                     f"{t2 / t:.2f} times as long")
+        out.append(f"- {model} at batch {bs}: `model` takes {render.ms(t)} ms a step and "
+                   f"`reduce-overhead`, the same graphs replayed as CUDA graphs, {render.ms(g)} "
+                   f"ms: at least {render.ms(t - g)} ms ({(t - g) / t:.0%}) of `model`'s step "
+                   f"the GPU waits for the host to launch its work{grows}.")
+    return "\n".join(out)
+
+
+# The training goals this guide set itself (record, do not assert): at the largest batch, the
+# best variant that learns like eager reaches this share of the bf16 peak measured in the run.
+PEAK_GOALS = {"resnet50": 35.0, "transformer": 40.0}
+
+
+def peak_goal(doc: dict[str, Any]) -> str:
+    """Per model with a goal, at its largest batch: the best variant's share of the peak."""
+    if doc["provenance"].get("device_type") != "cuda":
+        return ""
+    out = []
+    for model, goal in PEAK_GOALS.items():
+        timed = [r for r in doc["rows"] if r["model"] == model and r["status"] in LEARNS
+                 and r.get("pct_of_peak") is not None]
+        if not timed:
+            continue
+        bs = max(r["batch_size"] for r in timed)
+        best = max((r for r in timed if r["batch_size"] == bs), key=lambda r: r["pct_of_peak"])
+        pct = best["pct_of_peak"]
+        verdict = ("reached" if pct >= goal else
+                   f"missed by {goal - pct:.1f} points ({pct / goal:.0%} of the goal)")
+        out.append(f"- {model} at batch {bs}, goal {goal:g} % of the measured bf16 peak: "
+                   f"{verdict}; the best variant, `{best['variant']}`, reaches "
+                   f"{pct:.1f} % ({render.num(best.get('tflops'), '.3g')} TFLOP/s).")
+    return "\n".join(out)
 
 
 # ---- where compiling pays ---------------------------------------------------------------------

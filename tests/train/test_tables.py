@@ -143,3 +143,32 @@ def test_the_noisy_rows_get_what_the_file_says_of_their_cause():
     text = tables.noise_evidence({"rows": [row("noisy", 0.0), row("ok", 9.0)]})
     assert "IQR is 15% to 15% of the median" in text and "at most 0.0 %" in text
     assert "the file records nothing" in tables.noise_evidence({"rows": [row("noisy", None)]})
+
+
+def _timed(model, bs, variant, ms, pct=None):
+    return {"model": model, "batch_size": bs, "variant": variant, "status": "ok",
+            "step_ms": {"median": ms}, "pct_of_peak": pct, "tflops": pct}
+
+
+def test_the_host_s_share_of_a_step_is_what_cuda_graphs_take_off_it():
+    doc = {"provenance": {"device_type": "cuda"},
+           "rows": [_timed("m", 32, "model", 12.0), _timed("m", 32, "reduce-overhead", 4.0),
+                    _timed("m", 128, "model", 12.6), _timed("m", 128, "reduce-overhead", 11.0),
+                    _timed("n", 32, "model", 5.0)]}  # no CUDA-graph row: nothing to say
+    lines = tables.waiting(doc).splitlines()
+    assert len(lines) == 2
+    assert "at least 8.00 ms (67%) of `model`'s step the GPU waits" in lines[0]
+    assert "at batch 128, 4 times the samples, `model`'s step takes 1.05 times as long" in lines[0]
+    assert "the step is the GPU's work, not the host's" in lines[1]
+
+
+def test_the_peak_goal_reads_the_best_variant_at_the_largest_batch_on_a_gpu_only():
+    rows = [_timed("resnet50", 32, "model", 10.0, 50.0),
+            _timed("resnet50", 128, "model", 30.0, 20.0),
+            _timed("resnet50", 128, "reduce-overhead", 25.0, 30.0),
+            _timed("transformer", 128, "model", 5.0, 41.0)]
+    text = tables.peak_goal({"provenance": {"device_type": "cuda"}, "rows": rows})
+    assert "resnet50 at batch 128, goal 35 % of the measured bf16 peak: missed by 5.0 points" in (
+        text) and "`reduce-overhead`, reaches 30.0 %" in text
+    assert "transformer at batch 128, goal 40 % of the measured bf16 peak: reached" in text
+    assert tables.peak_goal({"provenance": {"device_type": "cpu"}, "rows": rows}) == ""
