@@ -339,7 +339,23 @@ def stream_reading(doc: dict[str, Any]) -> str:
             f"{names or 'no compiled strategy'}"
             " (after a warm-up, under `fail_on_recompile`: a compile would have raised).\n"
             f"- p99 over p50 for those (the goal: at most {STREAM_GOAL}x, with no compile): "
-            f"{tails or 'none to compare'}." + _eager_tail(done))
+            f"{tails or 'none to compare'}." + _eager_tail(done) + _against_eager(done))
+
+
+def _against_eager(done: list[dict[str, Any]]) -> str:
+    """The median request of each compiled strategy against eager's: the stream is about stalls,
+    and a reader should not take the warm-up's calm tail for a speedup it did not have."""
+    eager = next((r for r in done if r["strategy"] == "eager" and r["p50_ms"]), None)
+    compiled = [r for r in done if r["strategy"] != "eager" and r["p50_ms"]]
+    if eager is None or not compiled:
+        return ""
+    slower = [r for r in compiled if r["p50_ms"] > eager["p50_ms"]]
+    listed = ", ".join(f"`{r['strategy']}` {render.ms(r['p50_ms'])} ms" for r in compiled)
+    verdict = ("every compiled strategy answers slower than eager" if len(slower) == len(compiled)
+               else "no compiled strategy answers slower than eager" if not slower else
+               "slower than eager: " + ", ".join(f"`{r['strategy']}`" for r in slower))
+    return (f"\n- The median request against eager's {render.ms(eager['p50_ms'])} ms: {listed}; "
+            f"{verdict}.")
 
 
 def _eager_tail(done: list[dict[str, Any]]) -> str:

@@ -33,8 +33,12 @@ def test_the_stream_reading_sets_each_tail_against_the_goal_and_eager():
     doc = {"rows": [_stream_row("eager", 0, 1.0, 2.0), _stream_row("no warm-up", 4, 1.0, 9.0),
                     _stream_row("warm-up", 0, 1.0, 1.4)]}
     text = tables.stream_reading(doc)
-    assert "`warm-up` 1.40x (within 1.5x)" in text and "no warm-up" not in text.split("p99")[1]
+    p99 = next(line for line in text.splitlines() if "p99" in line)
+    assert "`warm-up` 1.40x (within 1.5x)" in p99 and "no warm-up" not in p99
     assert "Eager, which compiles nothing, has 2.00x" in text
+    assert "no compiled strategy answers slower than eager" in text
+    doc["rows"][2]["p50_ms"] = 1.2  # a calm tail is not a speedup: the median says so
+    assert "`warm-up` 1.20 ms; slower than eager: `warm-up`." in tables.stream_reading(doc)
 
 
 def _run(model, path, rep, ms, misses=1, canary=None):
