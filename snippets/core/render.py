@@ -53,3 +53,34 @@ def span(values: Sequence[float], fmt: str, suffix: str = "") -> str:
     ``1.92x`` rather than ``1.92x to 1.92x``."""
     low, high = format(min(values), fmt) + suffix, format(max(values), fmt) + suffix
     return low if low == high else f"{low} to {high}"
+
+
+# ---- profiles (snippets.core.profile) ----------------------------------------------------------
+
+Labelled = Sequence[tuple[str, dict]]  # (a row's label, its profile), profiles that succeeded
+
+
+def profile_table(labelled: Labelled, first: str, unit: str = "call") -> str:
+    """One line per profile: the work per ``unit``, its launches, the wall time, the time the
+    kernels cover and the idle share; ``first`` heads the label column."""
+    gpu = any(p.get("device_type") == "cuda" for _, p in labelled)
+    work = "Kernels" if gpu else "Top-level ops"
+    head = (first, f"{work} / {unit}", f"Launches / {unit}", f"Wall µs / {unit}",
+            f"Busy µs / {unit}", "Idle %")
+    return markdown_table(head, [
+        (label, f"{p['kernels_per_call']:.0f}", f"{p['launches_per_call']:.0f}",
+         f"{p['span_us_per_call']:.0f}", f"{p['busy_us_per_call']:.0f}",
+         num(100 * p["idle_fraction"] if p["idle_fraction"] is not None else None, ".0f"))
+        for label, p in labelled])
+
+
+def top_kernels(labelled: Labelled, unit: str = "call") -> str:
+    """The kernels that hold the most time in each profile."""
+    out = []
+    for label, p in labelled:
+        rows = [(f"`{k['name']}`", f"{k['us_per_call']:.1f}", f"{k['count_per_call']:.0f}",
+                 num(100 * k["share"] if k["share"] is not None else None, ".1f"))
+                for k in p["top"]]
+        out.append(f"**{label}**\n\n" + markdown_table(
+            ("Kernel", f"µs / {unit}", f"Count / {unit}", "% of wall"), rows))
+    return "\n\n".join(out)

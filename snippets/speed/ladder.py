@@ -27,10 +27,10 @@ import torch._dynamo.config
 import torch._inductor
 from torch import nn
 
-import snippets.speed.profile as profiler  # the modules, not the package: bench imports this
-import snippets.speed.roofline as roofline
+import snippets.speed.roofline as roofline  # the module, not the package: bench imports this
 from snippets.bench.rows import _fault, _or_none, _peak_mem_mb, _row, count_flops
 from snippets.core import backends, measure, models
+from snippets.core import profile as profiler
 
 
 @dataclass(frozen=True)

@@ -83,32 +83,17 @@ def _profiled(doc: dict[str, Any]) -> list[dict[str, Any]]:
 
 def profile_table(doc: dict[str, Any]) -> str:
     """Where the fastest rung of each ladder spends a call, from the profiler."""
-    gpu = any(r["profile"].get("device_type") == "cuda" for r in _profiled(doc))
-    work = "Kernels" if gpu else "Top-level ops"
-    head = ("Model · batch · fastest rung", f"{work} / call", "Launches / call",
-            "Wall µs / call", "Busy µs / call", "Idle %")
-    body = [(_label(r), f"{p['kernels_per_call']:.0f}", f"{p['launches_per_call']:.0f}",
-             f"{p['span_us_per_call']:.0f}", f"{p['busy_us_per_call']:.0f}",
-             render.num(100 * p["idle_fraction"] if p["idle_fraction"] is not None else None,
-                        ".0f"))
-            for r in _profiled(doc) for p in [r["profile"]]]
     failed = [f"- {_label(r)}: the profiler failed ({r['profile']['error']})"
               for r in doc["rows"] if (r.get("profile") or {}).get("error")]
-    if not body:
+    labelled = [(_label(r), r["profile"]) for r in _profiled(doc)]
+    if not labelled:
         return "\n".join(failed) or "No rung of this run was profiled."
-    return "\n".join([render.markdown_table(head, body), *failed])
+    return "\n".join([render.profile_table(labelled, "Model · batch · fastest rung"), *failed])
 
 
 def top_kernels(doc: dict[str, Any]) -> str:
     """The kernels that hold the most time in each profiled rung."""
-    out = []
-    for r in _profiled(doc):
-        rows = [(f"`{k['name']}`", f"{k['us_per_call']:.1f}", f"{k['count_per_call']:.0f}",
-                 render.num(100 * k["share"] if k["share"] is not None else None, ".1f"))
-                for k in r["profile"]["top"]]
-        out.append(f"**{_label(r)}**\n\n" + render.markdown_table(
-            ("Kernel", "µs / call", "Count / call", "% of wall"), rows))
-    return "\n\n".join(out)
+    return render.top_kernels([(_label(r), r["profile"]) for r in _profiled(doc)])
 
 
 def findings(doc: dict[str, Any]) -> str:

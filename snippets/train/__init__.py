@@ -4,7 +4,8 @@ For each model and batch size, every variant of the step (``step.VARIANTS``: eag
 compiled, the optimizer's step compiled too, the whole step compiled, other modes) trains a copy
 of the same seeded model on the same batch with AdamW and cross-entropy. Its first steps are
 timed whole (compile included) and its losses set against eager's; then the variants are timed
-in interleaved rounds. ``group`` measures one model and batch size, ``tables`` and ``claims``
+in interleaved rounds, and each is profiled for a few steps after. ``group`` measures one model
+and batch size, ``tables`` and ``claims``
 draw the page's tables and verdicts, ``aot`` shows what AOTAutograd traces, and
 ``python -m snippets.train`` runs it (``__main__``).
 """
@@ -22,7 +23,7 @@ from typing import Any
 import torch
 import torch._inductor.config
 
-from snippets.core import backends, config, machine, measure, models, results, runs
+from snippets.core import backends, config, machine, measure, models, profile, results, runs
 from snippets.train import classifiers, group
 from snippets.train.step import VARIANTS
 
@@ -48,11 +49,13 @@ CPU_VARIANTS = VARIANTS[:4]  # no CUDA graphs on a CPU, and autotuning C++ there
 DEFAULTS: dict[str, dict[str, Any]] = {
     "cuda": {"models": ("resnet50", "transformer"), "batch_sizes": (32, 128),
              "variants": CUDA_VARIANTS, "dtype": "bf16", "steps": 100, "rounds": 30,
-             "warm_rounds": 3, "sample_ms": 50.0, "backends": backends.DEFAULT["cuda"]},
+             "warm_rounds": 3, "sample_ms": 50.0, "profile_steps": 5,
+             "backends": backends.DEFAULT["cuda"]},
     # Small enough for a two-core laptop in about a minute, compiles included.
     "cpu": {"models": ("tiny-cnn", "tiny-transformer"), "batch_sizes": (8,),
             "variants": CPU_VARIANTS, "dtype": "fp32", "steps": 10, "rounds": 10,
-            "warm_rounds": 1, "sample_ms": 50.0, "backends": backends.DEFAULT["cpu"]},
+            "warm_rounds": 1, "sample_ms": 50.0, "profile_steps": 2,
+            "backends": backends.DEFAULT["cpu"]},
 }
 
 
@@ -70,6 +73,7 @@ class TrainConfig:
     warm_rounds: int | None = None  # untimed interleaved rounds first
     sample_ms: float | None = None  # how long one sample lasts
     warmup: int = 2  # steps of each variant before timing: a recompile, CUDA-graph recording
+    profile_steps: int | None = None  # steps of each variant profiled after timing; 0: none
     lr: float = LR
     seed: int = SEED
     backends: backends.BackendSettings | None = None  # TF32, cuDNN autotuner: set for the run
@@ -97,7 +101,8 @@ class TrainConfig:
             "first_steps": group.FIRST_STEPS, "tolerance": TOLERANCE.get(self.dtype or ""),
             "tf32": b.tf32, "cudnn_benchmark": b.cudnn_benchmark, "backends": b.as_dict(),
             "rounds": self.rounds, "warm_rounds": self.warm_rounds,
-            "sample_ms": self.sample_ms, "warmup": self.warmup, "grad": True, "train": True,
+            "sample_ms": self.sample_ms, "warmup": self.warmup,
+            "profile_steps": self.profile_steps, "grad": True, "train": True,
             "fx_graph_cache": bool(torch._inductor.config.fx_graph_cache),
             "inductor_cache_dir": os.environ.get("TORCHINDUCTOR_CACHE_DIR"),
         }
@@ -135,7 +140,22 @@ def measure_group(cfg: TrainConfig, name: str, factory: models.Factory, bs: int,
             yield {**row, "status": status, "message": message} if timed_out else row
         return
     evidence = {**mon.summary(), "host_canary_us": statistics.median(gate.canary_us)}
-    yield from group.timed_rows(g, timed, evidence, flops, peak)
+    rows = list(group.timed_rows(g, timed, evidence, flops, peak))
+    if cfg.profile_steps:  # after the timing, which the profiler would slow
+        progress(f"{name} bs={bs}: profiling {cfg.profile_steps} steps of each variant")
+        for row in rows:
+            if row["variant"] in g.steps:
+                row["profile"] = _profile(g.steps[row["variant"]], device, cfg.profile_steps)
+    yield from rows
+
+
+def _profile(step: Callable[[], object], device: torch.device, steps: int) -> dict[str, Any]:
+    """Where a step's time goes (``core.profile``); a profiler that fails leaves the timed row
+    as it was, with the reason."""
+    try:
+        return profile.profile(step, device, steps)
+    except Exception as exc:
+        return {"error": group.fault(exc)[1]}
 
 
 def warm_up(device: torch.device) -> None:

@@ -64,6 +64,9 @@ def parser() -> cli.Parser:
                    help=f"interleaved timing rounds {default('rounds')}")
     p.add_argument("--warm-rounds", type=cli.non_negative,
                    help=f"untimed rounds before the timed ones {default('warm_rounds')}")
+    p.add_argument("--profile-steps", type=cli.non_negative,
+                   help=f"steps of each variant profiled after the timing, 0 for none "
+                        f"{default('profile_steps')}")
     p.add_argument("--format", choices=("table", "markdown", "json"), default="table")
     p.add_argument("--output", type=Path, help="write the results file here, row by row")
     p.add_argument("--append", action="store_true",
@@ -88,7 +91,7 @@ def config_from_args(argv: list[str] | None) -> tuple[train.TrainConfig, object]
     cfg = train.TrainConfig(
         models=() if only_user else args.models, factories=user, batch_sizes=args.batch_sizes,
         variants=args.variants, dtype=args.dtype, device=device, steps=args.steps,
-        rounds=args.rounds, warm_rounds=args.warm_rounds,
+        rounds=args.rounds, warm_rounds=args.warm_rounds, profile_steps=args.profile_steps,
     ).resolve()
     return cfg, args
 

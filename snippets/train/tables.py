@@ -110,7 +110,39 @@ def report(doc: dict[str, Any]) -> str:
     extra = [t for t in (waiting(doc), peak_goal(doc)) if t]
     return (table(doc) + "\n\nWhich variant pays, computed from the table:\n\n" + findings(doc)
             + "\n\n" + payoff(doc)
-            + ("\n\nWhere the time goes:\n\n" + "\n".join(extra) if extra else ""))
+            + ("\n\nWhere the time goes:\n\n" + "\n".join(extra) if extra else "")
+            + ("\n\n" + profiles(doc) if any(r.get("profile") for r in doc["rows"]) else ""))
+
+
+def _profile(row: dict[str, Any] | None) -> dict[str, Any] | None:
+    p = (row or {}).get("profile")
+    return p if p and "error" not in p else None
+
+
+def _label(row: dict[str, Any]) -> str:
+    return f"{row['model']} · {row['batch_size']} · {row['variant']}"
+
+
+def profiles(doc: dict[str, Any]) -> str:
+    """Every profiled variant's step, and the top kernels of each group's fastest variant, in
+    a block that opens."""
+    labelled = [(_label(r), _profile(r)) for r in doc["rows"] if _profile(r)]
+    failed = [f"- {_label(r)}: the profiler failed ({r['profile']['error']})"
+              for r in doc["rows"] if (r.get("profile") or {}).get("error")]
+    rows = by_key(doc)
+    fastest = []
+    for model, bs in groups(doc):
+        timed = [r for (m, b, _), r in rows.items() if (m, b) == (model, bs)
+                 and r["status"] in LEARNS and step_median(r) and _profile(r)]
+        if timed:
+            best = min(timed, key=step_median)
+            fastest.append((f"{_label(best)} (fastest)", _profile(best)))
+    steps = doc["provenance"]["settings"].get("profile_steps")
+    body = "\n\n".join(t for t in (
+        render.profile_table(labelled, "Model · batch · variant", "step") if labelled else "",
+        "\n".join(failed), render.top_kernels(fastest, "step")) if t)
+    return render.details(f"Where each step's time goes (torch.profiler, {steps} steps of each "
+                          "variant after the timing)", body)
 
 
 # A compiled step this many times longer than the same graphs replayed as CUDA graphs is said
@@ -138,10 +170,15 @@ def waiting(doc: dict[str, Any]) -> str:
         larger = [(b, step_median(r)) for (m, b, v), r in rows.items()
                   if m == model and v == "model" and b > bs and r["status"] in LEARNS
                   and step_median(r)]
-        grows = ""
+        seen = _profile(plain)
+        if seen and seen.get("device_type") == "cuda" and seen["idle_fraction"] is not None:
+            grows = (f" (the profiler finds the GPU idle {seen['idle_fraction']:.0%} of it, "
+                     f"between {seen['kernels_per_call']:.0f} kernels a step)")
+        else:
+            grows = ""
         if larger:
             b, t2 = min(larger)
-            grows = (f"; at batch {b}, {b / bs:.0f} times the samples, `model`'s step takes "
+            grows += (f"; at batch {b}, {b / bs:.0f} times the samples, `model`'s step takes "
                      f"{t2 / t:.2f} times as long")
         out.append(f"- {model} at batch {bs}: `model` takes {render.ms(t)} ms a step and "
                    f"`reduce-overhead`, the same graphs replayed as CUDA graphs, {render.ms(g)} "
@@ -170,9 +207,16 @@ def peak_goal(doc: dict[str, Any]) -> str:
         pct = best["pct_of_peak"]
         verdict = ("reached" if pct >= goal else
                    f"missed by {goal - pct:.1f} points ({pct / goal:.0%} of the goal)")
+        seen, why = _profile(best), ""
+        if pct < goal and seen and seen.get("device_type") == "cuda" and seen["top"]:
+            top = seen["top"][0]
+            idle = (f"the GPU idle {seen['idle_fraction']:.0%} of its step, "
+                    if seen["idle_fraction"] is not None else "")
+            why = (f" Its profile: {idle}the longest kernel `{top['name']}` "
+                   f"{100 * (top['share'] or 0):.0f} % of it (the table of top kernels below).")
         out.append(f"- {model} at batch {bs}, goal {goal:g} % of the measured bf16 peak: "
                    f"{verdict}; the best variant, `{best['variant']}`, reaches "
-                   f"{pct:.1f} % ({render.num(best.get('tflops'), '.3g')} TFLOP/s).")
+                   f"{pct:.1f} % ({render.num(best.get('tflops'), '.3g')} TFLOP/s).{why}")
     return "\n".join(out)
 
 

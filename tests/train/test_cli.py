@@ -35,6 +35,7 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     (["--batch-sizes", "one"], "'one' is not a whole number"),
     (["--steps", "-1"], "not a positive number"),
     (["--rounds", "0"], "0 is not a positive number"),
+    (["--profile-steps", "-1"], "-1 is not"),
     (["--device", "tpu"], "unknown device 'tpu'"),
     (["--model", "no_such_pkg.mod:f"], "cannot import 'no_such_pkg.mod'"),
     (["--model", f"{FAULTS}:missing"], "has no callable 'missing'"),

@@ -20,6 +20,9 @@ def test_the_page_table_has_a_row_per_variant_and_every_column_in_its_block(cpu_
     assert [r[0] for r in rows] == [f"tiny-cnn · 4 · {r['variant']}" for r in doc["rows"]]
     assert "<details" in text and all(c in text for c in tables.COLUMNS)
     assert "Which variant pays, computed from the table:" in text
+    block = text.split("Where each step's time goes (torch.profiler, 2 steps")[1]
+    assert all(f"| tiny-cnn · 4 · {r['variant']} |" in block for r in doc["rows"])
+    assert "(fastest)**" in block and "Top-level ops / step" in block  # a CPU's profile
 
 
 def test_the_loss_table_samples_each_curve(cpu_train_run):
@@ -155,8 +158,11 @@ def test_the_host_s_share_of_a_step_is_what_cuda_graphs_take_off_it():
            "rows": [_timed("m", 32, "model", 12.0), _timed("m", 32, "reduce-overhead", 4.0),
                     _timed("m", 128, "model", 12.6), _timed("m", 128, "reduce-overhead", 11.0),
                     _timed("n", 32, "model", 5.0)]}  # no CUDA-graph row: nothing to say
+    doc["rows"][0]["profile"] = {"device_type": "cuda", "idle_fraction": 0.6,
+                                 "kernels_per_call": 400.0, "top": []}
     lines = tables.waiting(doc).splitlines()
     assert len(lines) == 2
+    assert "(the profiler finds the GPU idle 60% of it, between 400 kernels a step)" in lines[0]
     assert "at least 8.00 ms (67%) of `model`'s step the GPU waits" in lines[0]
     assert "at batch 128, 4 times the samples, `model`'s step takes 1.05 times as long" in lines[0]
     assert "the step is the GPU's work, not the host's" in lines[1]
@@ -171,4 +177,9 @@ def test_the_peak_goal_reads_the_best_variant_at_the_largest_batch_on_a_gpu_only
     assert "resnet50 at batch 128, goal 35 % of the measured bf16 peak: missed by 5.0 points" in (
         text) and "`reduce-overhead`, reaches 30.0 %" in text
     assert "transformer at batch 128, goal 40 % of the measured bf16 peak: reached" in text
+    rows[2]["profile"] = {"device_type": "cuda", "idle_fraction": 0.25,
+                          "top": [{"name": "sm90_xmma_fprop", "share": 0.3}]}
+    text = tables.peak_goal({"provenance": {"device_type": "cuda"}, "rows": rows})
+    said = "Its profile: the GPU idle 25% of its step, the longest kernel `sm90_xmma_fprop` 30 %"
+    assert said in text
     assert tables.peak_goal({"provenance": {"device_type": "cpu"}, "rows": rows}) == ""

@@ -71,6 +71,9 @@ def test_the_results_file_round_trips(cpu_train_run):
         assert row["samples_per_s"] == pytest.approx(4 / (row["step_ms"]["median"] * 1e-3))
         assert len(row["first_steps_s"]) == group.FIRST_STEPS
         assert row["peak_mem_mb"] is None  # memory is read on CUDA only
+        # Profiled after the timing: the step's top-level operators, none of them launches
+        assert row["profile"]["kernels_per_call"] > 0 and row["profile"]["top"]
+        assert row["profile"]["device_type"] == "cpu" and row["profile"]["calls"] == 2
     assert "fp32" in results.stamp(doc) and "3 rounds" in results.stamp(doc)
 
 

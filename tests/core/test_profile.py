@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch import nn
 
-from snippets.speed import profile
+from snippets.core import profile
 
 
 def k(name: str, start: float, end: float, kind: str = "kernel") -> dict:
