@@ -5,7 +5,7 @@ Two runs, both on the benchmark's harness (same models, rows, interleaved rounds
 
 - ``ladder``: from eager one step at a time (``ladder``), with the device's matmul rate and copy
   bandwidth measured first (``roofline``), the bytes each call must move recorded per row, and
-  the fastest rung of each (model, batch size) profiled (``profile``);
+  the fastest rung of each (model, batch size) profiled (``snippets.core.profile``);
 - ``settings``: the cuDNN autotuner and TF32, on and off, per mode (``settings``), from which
   ``settings.chosen`` picks each mode's settings, which a ladder run may then apply.
 
