@@ -61,6 +61,7 @@ RECORDED_BY = {
     "production-modes": ("compile-mode", "cli/#python-m-snippetsproduction"),
     "production-hazards": ("CUDA-graph hazard", "cli/#python-m-snippetsproduction"),
     "train": ("training", "cli/#python-m-snippetstrain"),
+    "train-repeat": ("second training", "cli/#python-m-snippetstrain"),
     "scale": ("DDP and FSDP", "cli/#python-m-snippetsscale"),
     "site-build": ("build-time", "contributing/#speed-targets"),
 }
@@ -164,6 +165,20 @@ def evidence(which: str, *, build: Build | None = None) -> str:
         return no_run_yet("bench", "cuda")
     body, used = stability.evidence(which, runs)
     return section(body, stability.runs_stamp(used))
+
+
+def repeated(kind: str, render: Callable[[dict, dict], str], device: str = "cuda", *,
+             build: Build | None = None) -> str:
+    """Two recorded runs of one kind from the same run folder, ``<kind>.json`` and
+    ``<kind>-repeat.json`` (the same commands run again), rendered together under both stamps."""
+    root = (build or current()).results_dir
+    again = next(((p, d) for p, d in results.recorded_runs(root, f"{kind}-repeat")
+                  if results.device_type_of(d) == device), None)
+    if again is None or not (first := again[0].parent / f"{kind}.json").exists():
+        return no_run_yet(f"{kind}-repeat", device)
+    doc = results.load(first, kind)
+    return section(render(doc, again[1]), f"{results.stamp(doc, 'run 1, recorded')}; "
+                                          f"{results.stamp(again[1], 'run 2, recorded')}")
 
 
 def payoff(*, build: Build | None = None) -> str:

@@ -305,6 +305,35 @@ def noise_evidence(doc: dict[str, Any]) -> str:
             "other processes on the host lengthened some rounds, the file does not record.")
 
 
+# ---- two runs of the same commands ------------------------------------------------------------
+
+# Two runs "agree" on a speedup when they differ by at most this fraction of the first run's.
+AGREE = 0.05
+
+
+def agreement(doc: dict[str, Any], again: dict[str, Any]) -> str:
+    """Every compiled speedup of one run beside the same row of a second run of the same
+    commands, and which differ by more than ``AGREE``."""
+    first, second = by_key(doc), by_key(again)
+    body, apart, both = [], [], 0
+    for key, row in first.items():
+        other = second.get(key)
+        a, b = row.get("speedup"), (other or {}).get("speedup")
+        if key[2] == "eager" or a is None:
+            continue
+        diff = (b - a) / a if b is not None else None
+        if diff is not None:
+            both += 1
+            if abs(diff) > AGREE:
+                apart.append(f"`{key[2]}` ({key[0]} · {key[1]}, {diff:+.0%})")
+        body.append([" · ".join(map(str, key)), render.num(a, ".2f"), render.num(b, ".2f"),
+                     render.num(100 * diff if diff is not None else None, "+.1f")])
+    head = ("Model · batch · variant", "Speedup, run 1", "Speedup, run 2", "Difference %")
+    verdict = (f"{both - len(apart)} of {both} compiled speedups agree within {AGREE:.0%}"
+               + (f"; apart: {', '.join(apart)}." if apart else "."))
+    return render.markdown_table(head, body) + "\n\n" + verdict
+
+
 # ---- learning the same ------------------------------------------------------------------------
 
 def _steps_shown(n: int) -> list[int]:

@@ -3,6 +3,8 @@ never the timings in them."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from snippets.core import measure, results
@@ -183,3 +185,23 @@ def test_the_peak_goal_reads_the_best_variant_at_the_largest_batch_on_a_gpu_only
     said = "Its profile: the GPU idle 25% of its step, the longest kernel `sm90_xmma_fprop` 30 %"
     assert said in text
     assert tables.peak_goal({"provenance": {"device_type": "cpu"}, "rows": rows}) == ""
+
+
+def test_two_runs_of_the_same_commands_are_set_side_by_side(cpu_train_run, tmp_path):
+    from snippets.site import build, pages
+
+    doc = results.load(cpu_train_run)
+    site = build.Build(docs_dir=tmp_path / "docs", cache_dir=tmp_path / "cache")
+    folder = site.results_dir / results.run_folder(doc["provenance"])
+    folder.mkdir(parents=True)
+    (folder / "train.json").write_text(cpu_train_run.read_text())
+    missing = pages.repeated("train", tables.agreement, device="cpu", build=site)
+    assert "No recorded run yet" in missing and "second training" in missing
+    again = json.loads(cpu_train_run.read_text())
+    again["rows"][1]["speedup"] = doc["rows"][1]["speedup"] * 1.2  # `model` 20 % apart
+    (folder / "train-repeat.json").write_text(json.dumps(again))
+    out = pages.repeated("train", tables.agreement, device="cpu", build=site)
+    compiled = sum(r["variant"] != "eager" for r in doc["rows"])
+    assert f"{compiled - 1} of {compiled} compiled speedups agree within 5%; apart: `model` " \
+           "(tiny-cnn · 4, +20%)." in out
+    assert "run 1, recorded: CPU" in out and "; run 2, recorded: CPU" in out
