@@ -13,6 +13,7 @@ name unless they were compiled with ``cpp.enable_kernel_profile``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -46,6 +47,11 @@ def collect(fn: Callable[[], object], device: torch.device, calls: int) -> list[
     from torch.autograd import DeviceType
     from torch.profiler import ProfilerActivity, profile
 
+    # Kineto, the profiler's engine, writes a line to stderr at every start and stop (and on a
+    # CPU-only machine an error about the missing GPU): read once, when the profiler first
+    # starts; a level above its highest (5) keeps a command's output to its own lines. A user's
+    # own setting wins.
+    os.environ.setdefault("KINETO_LOG_LEVEL", "6")
     cuda = device.type == "cuda"
     activities = [ProfilerActivity.CPU, *([ProfilerActivity.CUDA] if cuda else [])]
     measure.synchronize(device)
