@@ -64,11 +64,13 @@ def profile_table(labelled: Labelled, first: str, unit: str = "call") -> str:
     """One line per profile: the work per ``unit``, its launches, the wall time, the time the
     kernels cover and the idle share; ``first`` heads the label column."""
     gpu = any(p.get("device_type") == "cuda" for _, p in labelled)
-    work = "Kernels" if gpu else "Top-level ops"
-    head = (first, f"{work} / {unit}", f"Launches / {unit}", f"Wall µs / {unit}",
-            f"Busy µs / {unit}", "Idle %")
+    # A CPU launches nothing: its column would be zeros.
+    head = (first, f"{'Kernels' if gpu else 'Top-level ops'} / {unit}",
+            *([f"Launches / {unit}"] if gpu else []), f"Wall µs / {unit}", f"Busy µs / {unit}",
+            "Idle %")
     return markdown_table(head, [
-        (label, f"{p['kernels_per_call']:.0f}", f"{p['launches_per_call']:.0f}",
+        (label, f"{p['kernels_per_call']:.0f}",
+         *([f"{p['launches_per_call']:.0f}"] if gpu else []),
          f"{p['span_us_per_call']:.0f}", f"{p['busy_us_per_call']:.0f}",
          num(100 * p["idle_fraction"] if p["idle_fraction"] is not None else None, ".0f"))
         for label, p in labelled])
