@@ -331,7 +331,12 @@ def agreement(doc: dict[str, Any], again: dict[str, Any]) -> str:
     head = ("Model · batch · variant", "Speedup, run 1", "Speedup, run 2", "Difference %")
     verdict = (f"{both - len(apart)} of {both} compiled speedups agree within {AGREE:.0%}"
                + (f"; apart: {', '.join(apart)}." if apart else "."))
-    return render.markdown_table(head, body) + "\n\n" + verdict
+    # Where only the second run was profiled (profiling came after the first), its profile is
+    # the evidence of where the time goes, shown here.
+    shown = (any(r.get("profile") for r in again["rows"])
+             and not any(r.get("profile") for r in doc["rows"]))
+    return (render.markdown_table(head, body) + "\n\n" + verdict
+            + ("\n\nRun 2, profiled:\n\n" + profiles(again) if shown else ""))
 
 
 # ---- learning the same ------------------------------------------------------------------------

@@ -205,3 +205,7 @@ def test_two_runs_of_the_same_commands_are_set_side_by_side(cpu_train_run, tmp_p
     assert f"{compiled - 1} of {compiled} compiled speedups agree within 5%; apart: `model` " \
            "(tiny-cnn · 4, +20%)." in out
     assert "run 1, recorded: CPU" in out and "; run 2, recorded: CPU" in out
+    assert "Run 2, profiled" not in out  # both runs were profiled: each report has its own
+    for row in doc["rows"]:
+        row.pop("profile", None)
+    assert "Run 2, profiled:" in tables.agreement(doc, again)
