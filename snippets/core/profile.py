@@ -111,3 +111,13 @@ def summarize(intervals: list[dict[str, Any]], calls: int, top: int = TOP) -> di
 def profile(fn: Callable[[], object], device: torch.device, calls: int) -> dict[str, Any]:
     """``summarize(collect(...))``: where ``calls`` calls of ``fn`` spend their time."""
     return {**summarize(collect(fn, device, calls), calls), "device_type": device.type}
+
+
+def profile_or_error(fn: Callable[[], object], device: torch.device, calls: int,
+                     fault: Callable[[BaseException], str]) -> dict[str, Any]:
+    """``profile``, or ``{"error": fault(exc)}`` where the profiler failed: a profiler that
+    fails leaves the timed row it would have joined as it was."""
+    try:
+        return profile(fn, device, calls)
+    except Exception as exc:
+        return {"error": fault(exc)}

@@ -4,7 +4,7 @@ and the number formats the pages share. Takes values, returns text; measures and
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 
 def cell(text: object) -> str:
@@ -58,6 +58,15 @@ def span(values: Sequence[float], fmt: str, suffix: str = "") -> str:
 # ---- profiles (snippets.core.profile) ----------------------------------------------------------
 
 Labelled = Sequence[tuple[str, dict]]  # (a row's label, its profile), profiles that succeeded
+
+
+def profiled(rows: Iterable[dict], label: Callable[[dict], str]) -> tuple[list, list[str]]:
+    """(label, profile) of each row whose profiler ran, and a line for each whose profiler
+    failed."""
+    rows = [r for r in rows if r.get("profile")]
+    return ([(label(r), r["profile"]) for r in rows if "error" not in r["profile"]],
+            [f"- {label(r)}: the profiler failed ({r['profile']['error']})"
+             for r in rows if "error" in r["profile"]])
 
 
 def profile_table(labelled: Labelled, first: str, unit: str = "call") -> str:

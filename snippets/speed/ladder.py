@@ -198,12 +198,6 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     if best is not None and profile_calls:
         progress(f"{name} bs={bs}: profiling {best['mode']}")
         with around(best["mode"]):
-            best["profile"] = _profile(built[best["mode"]].fn, device, profile_calls)
+            best["profile"] = profiler.profile_or_error(
+                built[best["mode"]].fn, device, profile_calls, lambda exc: _fault(exc)[1])
     yield from rows
-
-
-def _profile(fn: Callable[[], object], device: torch.device, calls: int) -> dict[str, Any]:
-    try:
-        return profiler.profile(fn, device, calls)
-    except Exception as exc:  # a profiler that fails leaves the timed row as it was
-        return {"error": _fault(exc)[1]}

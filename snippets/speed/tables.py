@@ -77,15 +77,9 @@ def roofline_table(doc: dict[str, Any]) -> str:
     return render.markdown_table(head, rows)
 
 
-def _profiled(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    return [r for r in doc["rows"] if r.get("profile") and "error" not in r["profile"]]
-
-
 def profile_table(doc: dict[str, Any]) -> str:
     """Where the fastest rung of each ladder spends a call, from the profiler."""
-    failed = [f"- {_label(r)}: the profiler failed ({r['profile']['error']})"
-              for r in doc["rows"] if (r.get("profile") or {}).get("error")]
-    labelled = [(_label(r), r["profile"]) for r in _profiled(doc)]
+    labelled, failed = render.profiled(doc["rows"], _label)
     if not labelled:
         return "\n".join(failed) or "No rung of this run was profiled."
     return "\n".join([render.profile_table(labelled, "Model · batch · fastest rung"), *failed])
@@ -93,7 +87,7 @@ def profile_table(doc: dict[str, Any]) -> str:
 
 def top_kernels(doc: dict[str, Any]) -> str:
     """The kernels that hold the most time in each profiled rung."""
-    return render.top_kernels([(_label(r), r["profile"]) for r in _profiled(doc)])
+    return render.top_kernels(render.profiled(doc["rows"], _label)[0])
 
 
 def findings(doc: dict[str, Any]) -> str:

@@ -5,9 +5,8 @@ compiled, the optimizer's step compiled too, the whole step compiled, other mode
 of the same seeded model on the same batch with AdamW and cross-entropy. Its first steps are
 timed whole (compile included) and its losses set against eager's; then the variants are timed
 in interleaved rounds, and each is profiled for a few steps after. ``group`` measures one model
-and batch size, ``tables`` and ``claims``
-draw the page's tables and verdicts, ``aot`` shows what AOTAutograd traces, and
-``python -m snippets.train`` runs it (``__main__``).
+and batch size, ``tables`` and ``claims`` draw the page's tables and verdicts, ``aot`` shows what
+AOTAutograd traces, and ``python -m snippets.train`` runs it (``__main__``).
 """
 
 from __future__ import annotations
@@ -145,17 +144,10 @@ def measure_group(cfg: TrainConfig, name: str, factory: models.Factory, bs: int,
         progress(f"{name} bs={bs}: profiling {cfg.profile_steps} steps of each variant")
         for row in rows:
             if row["variant"] in g.steps:
-                row["profile"] = _profile(g.steps[row["variant"]], device, cfg.profile_steps)
+                row["profile"] = profile.profile_or_error(
+                    g.steps[row["variant"]], device, cfg.profile_steps,
+                    lambda exc: group.fault(exc)[1])
     yield from rows
-
-
-def _profile(step: Callable[[], object], device: torch.device, steps: int) -> dict[str, Any]:
-    """Where a step's time goes (``core.profile``); a profiler that fails leaves the timed row
-    as it was, with the reason."""
-    try:
-        return profile.profile(step, device, steps)
-    except Exception as exc:
-        return {"error": group.fault(exc)[1]}
 
 
 def warm_up(device: torch.device) -> None:

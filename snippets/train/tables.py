@@ -126,14 +126,11 @@ def _label(row: dict[str, Any]) -> str:
 def profiles(doc: dict[str, Any]) -> str:
     """Every profiled variant's step, and the top kernels of each group's fastest variant, in
     a block that opens."""
-    labelled = [(_label(r), _profile(r)) for r in doc["rows"] if _profile(r)]
-    failed = [f"- {_label(r)}: the profiler failed ({r['profile']['error']})"
-              for r in doc["rows"] if (r.get("profile") or {}).get("error")]
+    labelled, failed = render.profiled(doc["rows"], _label)
     rows = by_key(doc)
     fastest = []
     for model, bs in groups(doc):
-        timed = [r for (m, b, _), r in rows.items() if (m, b) == (model, bs)
-                 and r["status"] in LEARNS and step_median(r) and _profile(r)]
+        timed = [r for r in _learned(rows, model, bs) if _profile(r)]
         if timed:
             best = min(timed, key=step_median)
             fastest.append((f"{_label(best)} (fastest)", _profile(best)))
@@ -256,14 +253,19 @@ def payoff(doc: dict[str, Any]) -> str:
     return render.markdown_table(head, body)
 
 
+def _learned(rows: dict[Key, dict[str, Any]], model: str, bs: int) -> list[dict[str, Any]]:
+    """The rows of one model and batch size that learned like eager and were timed."""
+    return [r for (m, b, _), r in rows.items()
+            if (m, b) == (model, bs) and r["status"] in LEARNS and step_median(r)]
+
+
 def findings(doc: dict[str, Any]) -> str:
     """For each model and batch size: the fastest variant that learns like eager, and what
     failed; so the prose under a table cannot disagree with it."""
     rows, out = by_key(doc), []
     for model, bs in groups(doc):
         eager = rows.get((model, bs, "eager"))
-        timed = [r for (m, b, _), r in rows.items()
-                 if (m, b) == (model, bs) and r["status"] in LEARNS and step_median(r)]
+        timed = _learned(rows, model, bs)
         if not eager or not timed:
             out.append(f"- {model} at batch {bs}: nothing was timed.")
             continue
