@@ -14,6 +14,7 @@ name unless they were compiled with ``cpp.enable_kernel_profile``.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +27,22 @@ LAUNCHES = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaun
             "cudaGraphLaunch", "cudaMemcpyAsync", "cudaMemsetAsync")
 TOP = 8  # kernels listed per profile: beyond eight, each holds a percent or two of the time
 NAME_CHARS = 70  # a Triton or cuDNN kernel name runs to hundreds of characters
+
+# What a GPU kernel does, read from its name: the first pattern that matches wins. A step's FLOPs
+# are almost all in the matrix products and convolutions (cuBLAS, cuDNN, CUTLASS, flash
+# attention, and the Triton templates autotuning writes, ``triton_tem_*``); the rest of its
+# kernels move memory: Inductor's fused Triton kernels (whose names can hold "convolution", for
+# the backward of one they fuse around), the layout conversions cuDNN adds around an NCHW tensor,
+# and ATen's own elementwise, normalization and copy kernels.
+CLASSES = (
+    ("layout", re.compile(r"nchwtonhwc|nhwctonchw")),
+    ("matmul", re.compile(r"^triton_(tem|mm)")),
+    ("triton", re.compile(r"^triton_")),
+    ("other", re.compile(r"bn_|batch_?norm|layer_?norm")),  # cuDNN's and ATen's normalizations
+    ("matmul", re.compile(r"gemm|xmma|cutlass|nvjet|sm[89]0_|cublas|sdpa|flash|fprop|dgrad"
+                          r"|wgrad|conv|cudnn")),
+)
+OTHER = "other"
 
 
 def _top_level_op(event: Any) -> bool:
@@ -61,7 +78,11 @@ def collect(fn: Callable[[], object], device: torch.device, calls: int) -> list[
         measure.synchronize(device)
     out = []
     for e in prof.events():
-        if cuda:
+        # A record_function range (``Optimizer.step#AdamW.step``) is mirrored on the GPU's
+        # timeline as an annotation spanning the kernels it launched: not a kernel itself.
+        if getattr(e, "is_user_annotation", False):
+            kind = "other"
+        elif cuda:
             kind = ("kernel" if e.device_type == DeviceType.CUDA
                     else "launch" if e.name in LAUNCHES else "other")
         else:
@@ -79,6 +100,22 @@ def _union_us(spans: list[tuple[float, float]]) -> float:
             total += e - max(s, end)
             end = e
     return total
+
+
+def kernel_class(name: str) -> str:
+    """``CLASSES``' name for what a GPU kernel does, or ``OTHER``."""
+    low = name.lower()
+    return next((c for c, pattern in CLASSES if pattern.search(low)), OTHER)
+
+
+def classes(intervals: list[dict[str, Any]], calls: int) -> dict[str, float]:
+    """Kernel time per call in each of ``CLASSES`` (and ``OTHER``), in microseconds: where the
+    busy time goes, FLOP-heavy or memory-moving. Kernels on two streams at once both count."""
+    out = dict.fromkeys([*(c for c, _ in CLASSES), OTHER], 0.0)
+    for i in intervals:
+        if i["kind"] == "kernel" and calls > 0:
+            out[kernel_class(i["name"])] += (i["end"] - i["start"]) / calls
+    return out
 
 
 def summarize(intervals: list[dict[str, Any]], calls: int, top: int = TOP) -> dict[str, Any]:
@@ -109,8 +146,11 @@ def summarize(intervals: list[dict[str, Any]], calls: int, top: int = TOP) -> di
 
 
 def profile(fn: Callable[[], object], device: torch.device, calls: int) -> dict[str, Any]:
-    """``summarize(collect(...))``: where ``calls`` calls of ``fn`` spend their time."""
-    return {**summarize(collect(fn, device, calls), calls), "device_type": device.type}
+    """``summarize(collect(...))``: where ``calls`` calls of ``fn`` spend their time; on a GPU,
+    with the kernel time of each class (``classes``)."""
+    intervals = collect(fn, device, calls)
+    by_class = {"by_class": classes(intervals, calls)} if device.type == "cuda" else {}
+    return {**summarize(intervals, calls), **by_class, "device_type": device.type}
 
 
 def profile_or_error(fn: Callable[[], object], device: torch.device, calls: int,

@@ -168,17 +168,21 @@ def evidence(which: str, *, build: Build | None = None) -> str:
 
 
 def repeated(kind: str, render: Callable[[dict, dict], str], device: str = "cuda", *,
-             build: Build | None = None) -> str:
+             alone: Callable[[dict], str] | None = None, build: Build | None = None) -> str:
     """Two recorded runs of one kind from the same run folder, ``<kind>.json`` and
-    ``<kind>-repeat.json`` (the same commands run again), rendered together under both stamps."""
+    ``<kind>-repeat.json`` (the same commands run again), rendered together under both stamps;
+    where no second run is recorded, the first alone by ``alone`` if given."""
     root = (build or current()).results_dir
     again = next(((p, d) for p, d in results.recorded_runs(root, f"{kind}-repeat")
                   if results.device_type_of(d) == device), None)
     if again is None or not (first := again[0].parent / f"{kind}.json").exists():
+        if alone is not None:
+            return recorded(kind, alone, device=device, build=build)
         return no_run_yet(f"{kind}-repeat", device)
     doc = results.load(first, kind)
-    return section(render(doc, again[1]), f"{results.stamp(doc, 'run 1, recorded')}; "
-                                          f"{results.stamp(again[1], 'run 2, recorded')}")
+    # A stamp starts with where its numbers came from ("recorded"), as every stamp does.
+    return section(render(doc, again[1]), f"{results.stamp(doc, 'recorded, run 1')}; "
+                                          f"{results.stamp(again[1], 'recorded, run 2')}")
 
 
 def payoff(*, build: Build | None = None) -> str:

@@ -82,7 +82,10 @@ def profile_table(doc: dict[str, Any]) -> str:
     labelled, failed = render.profiled(doc["rows"], _label)
     if not labelled:
         return "\n".join(failed) or "No rung of this run was profiled."
-    return "\n".join([render.profile_table(labelled, "Model · batch · fastest rung"), *failed])
+    first = "Model · batch · fastest rung"
+    split = render.kernel_classes(labelled, first)
+    return "\n".join([render.profile_table(labelled, first), *failed]) + (
+        "\n\nWhat the kernel time is spent on:\n\n" + split if split else "")
 
 
 def top_kernels(doc: dict[str, Any]) -> str:

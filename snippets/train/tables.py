@@ -25,7 +25,32 @@ def step_median(row: dict[str, Any] | None) -> float | None:
 
 
 def by_key(doc: dict[str, Any]) -> dict[Key, dict[str, Any]]:
-    return {(r["model"], r["batch_size"], r["variant"]): r for r in doc["rows"]}
+    """Each row by model, batch size and variant; of a group's eager rows (one per command that
+    added rows to it) the first."""
+    out: dict[Key, dict[str, Any]] = {}
+    for r in doc["rows"]:
+        out.setdefault((r["model"], r["batch_size"], r["variant"]), r)
+    return out
+
+
+def own_eager(doc: dict[str, Any], row: dict[str, Any]) -> dict[str, Any] | None:
+    """The eager row measured in the same command as ``row``, in whose rounds its speedup was
+    taken; None where the file does not hold it (joined before every command's eager row was
+    kept)."""
+    return next((r for r in doc["rows"] if r["variant"] == "eager"
+                 and (r["model"], r["batch_size"]) == (row["model"], row["batch_size"])
+                 and r.get("part", 0) == row.get("part", 0)), None)
+
+
+def saved_ms(row: dict[str, Any], eager: dict[str, Any]) -> float | None:
+    """What one step of ``row`` saves against eager's: from its speedup, which is against the
+    eager rounds of its own command, where it has one; else from the two medians."""
+    step = step_median(row)
+    if not step:
+        return None
+    if row.get("speedup") is not None:
+        return step * (row["speedup"] - 1)
+    return (step_median(eager) or 0.0) - step
 
 
 def groups(doc: dict[str, Any]) -> list[tuple[str, int]]:
@@ -80,10 +105,38 @@ KEY_COLUMNS = ("Model · batch · variant", "Step ms", "Speedup", "First steps s
                "Status")
 
 
-def key_cells(row: dict[str, Any]) -> list[str]:
-    return [f"{row['model']} · {row['batch_size']} · {row['variant']}",
-            render.ms(step_median(row)), speed(row), first_steps(row.get("compile_s")),
-            gap(row), key_status(row)]
+def key_cells(row: dict[str, Any], label: str | None = None) -> list[str]:
+    return [label or _label(row), render.ms(step_median(row)), speed(row),
+            first_steps(row.get("compile_s")), gap(row), key_status(row)]
+
+
+def labels(doc: dict[str, Any]) -> list[str]:
+    """Each row's label; a group's eager rows, where several commands measured one, each with
+    the variants its command timed beside it (their speedups are against it)."""
+    out = []
+    for r in doc["rows"]:
+        group = [e for e in doc["rows"] if e["variant"] == "eager"
+                 and (e["model"], e["batch_size"]) == (r["model"], r["batch_size"])]
+        beside = [x["variant"] for x in doc["rows"] if x["variant"] != "eager"
+                  and own_eager(doc, x) is r]
+        out.append(_label(r) + (f" (beside {', '.join(beside)})"
+                                if r["variant"] == "eager" and len(group) > 1 and beside
+                                else ""))
+    return out
+
+
+def unpaired(doc: dict[str, Any]) -> str:
+    """A sentence naming the rows whose own command's eager row the file does not hold: their
+    speedups cannot be read against the eager row shown."""
+    rows = [r for r in doc["rows"] if r["variant"] != "eager" and r.get("speedup") is not None
+            and own_eager(doc, r) is None]
+    if not rows:
+        return ""
+    return (f"The speedups of {', '.join(f'`{_label(r)}`' for r in rows)} are against the eager "
+            "steps timed in their own commands' rounds, which this file does not hold: it was "
+            "joined from several commands before a joined file kept every command's eager row. "
+            "Set against the eager row shown, measured in another command, their step times "
+            "can disagree with their speedups.")
 
 
 def key_status(row: dict[str, Any]) -> str:
@@ -97,21 +150,55 @@ def key_status(row: dict[str, Any]) -> str:
 
 def table(doc: dict[str, Any]) -> str:
     """The page's view of a run: the key columns, then every column in a block that opens."""
-    key = render.markdown_table(KEY_COLUMNS, (key_cells(r) for r in doc["rows"]),
+    key = render.markdown_table(KEY_COLUMNS, (key_cells(r, label) for r, label
+                                              in zip(doc["rows"], labels(doc), strict=True)),
                                 left_last=True)
-    return key + "\n\n" + render.details(
+    note = unpaired(doc)
+    return key + ("\n\n" + note if note else "") + "\n\n" + render.details(
         "Every column of this run (spread, samples/s, TFLOP/s, memory, graphs, breaks, "
         "messages)", markdown_table(doc["rows"]))
 
 
-def report(doc: dict[str, Any]) -> str:
-    """The table, which variant pays for each model and batch size, where the step's time goes
-    and how near the peak it came, under one stamp."""
-    extra = [t for t in (waiting(doc), peak_goal(doc)) if t]
+def results(doc: dict[str, Any]) -> str:
+    """The table, which variant pays for each model and batch size, and when it pays back."""
     return (table(doc) + "\n\nWhich variant pays, computed from the table:\n\n" + findings(doc)
-            + "\n\n" + payoff(doc)
-            + ("\n\nWhere the time goes:\n\n" + "\n".join(extra) if extra else "")
-            + ("\n\n" + profiles(doc) if any(r.get("profile") for r in doc["rows"]) else ""))
+            + "\n\n" + payoff(doc))
+
+
+def report(doc: dict[str, Any]) -> str:
+    """``results``, then where the step's time goes and how near the peak it came (``where``),
+    under one stamp."""
+    shown = where(doc)
+    return results(doc) + ("\n\n" + shown if shown else "")
+
+
+def where(doc: dict[str, Any], again: dict[str, Any] | None = None) -> str:
+    """Where the step's time goes and how near the peak it came, read from ``doc``'s step
+    times, with the profiles of ``again`` (a second run of the same commands) for the rows
+    ``doc`` did not profile: the second run's profile says where that run's step went, which
+    is evidence for the first's where the two runs agree."""
+    seen = _profiles(doc, again)
+    extra = [t for t in (waiting(doc, seen), peak_goal(doc, seen)) if t]
+    profiled = any(r.get("profile") for r in [*doc["rows"], *(again or {"rows": []})["rows"]])
+    return "\n\n".join(
+        [*(["Where the time goes, read from the step times and the profiles:\n\n"
+            + "\n".join(extra)] if extra else []),
+         *([profiles(doc, again)] if profiled else [])])
+
+
+Seen = dict[Key, tuple[dict[str, Any], str]]  # a row's profile, and which run it came from
+
+
+def _profiles(doc: dict[str, Any], again: dict[str, Any] | None) -> Seen:
+    """Each row's profile: its own, else the same row's in ``again`` (said "run 2")."""
+    seen: Seen = {}
+    for key, row in by_key(again or {"rows": []}).items():
+        if _profile(row):
+            seen[key] = (_profile(row), "run 2's profile")
+    for key, row in by_key(doc).items():
+        if _profile(row):
+            seen[key] = (_profile(row), "the profiler")
+    return seen
 
 
 def _profile(row: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -123,23 +210,41 @@ def _label(row: dict[str, Any]) -> str:
     return f"{row['model']} · {row['batch_size']} · {row['variant']}"
 
 
-def profiles(doc: dict[str, Any]) -> str:
-    """Every profiled variant's step, and the top kernels of each group's fastest variant, in
-    a block that opens."""
-    labelled, failed = render.profiled(doc["rows"], _label)
-    rows = by_key(doc)
+def profiles(doc: dict[str, Any], again: dict[str, Any] | None = None) -> str:
+    """Every profiled variant's step, and the top kernels of each group's fastest profiled
+    variant, in a block that opens; a row ``doc`` did not profile shows the same row's profile
+    in ``again``, a second run of the same commands, so marked."""
+    other, mine, rows = by_key(again) if again is not None else {}, by_key(doc), []
+    for r in doc["rows"]:
+        # A group's later eager rows (one per command) have no twin: run 2's is its first's.
+        twin = other.get(_key(r)) if mine.get(_key(r)) is r else None
+        if not r.get("profile") and twin and twin.get("profile"):
+            r = {**r, "profile": twin["profile"], "profiled_in": "run 2"}
+        rows.append(r)
+    labelled, failed = render.profiled(rows, _profile_label)
     fastest = []
     for model, bs in groups(doc):
-        timed = [r for r in _learned(rows, model, bs) if _profile(r)]
+        timed = [r for r in rows if (r["model"], r["batch_size"]) == (model, bs)
+                 and r["status"] in LEARNS and step_median(r) and _profile(r)]
         if timed:
             best = min(timed, key=step_median)
-            fastest.append((f"{_label(best)} (fastest)", _profile(best)))
-    steps = doc["provenance"]["settings"].get("profile_steps")
+            fastest.append((f"{_profile_label(best)}, the fastest profiled", _profile(best)))
+    first = "Model · batch · variant"
+    split = render.kernel_classes(labelled, first)
     body = "\n\n".join(t for t in (
-        render.profile_table(labelled, "Model · batch · variant", "step") if labelled else "",
-        "\n".join(failed), render.top_kernels(fastest, "step")) if t)
-    return render.details(f"Where each step's time goes (torch.profiler, {steps} steps of each "
+        render.profile_table(labelled, first, "step") if labelled else "", "\n".join(failed),
+        "What each step's kernel time is spent on:\n\n" + split if split else "",
+        render.top_kernels(fastest, "step"), render.annotation_note(fastest)) if t)
+    # The steps each variant was profiled for, as the profiles themselves count them: a file
+    # joined from several commands keeps the settings of its first.
+    steps = sorted({p["calls"] for _, p in labelled})
+    counted = " or ".join(map(str, steps)) if steps else "a few"
+    return render.details(f"Where each step's time goes (torch.profiler, {counted} steps of each "
                           "variant after the timing)", body)
+
+
+def _profile_label(row: dict[str, Any]) -> str:
+    return _label(row) + (f" ({row['profiled_in']})" if row.get("profiled_in") else "")
 
 
 # A compiled step this many times longer than the same graphs replayed as CUDA graphs is said
@@ -147,12 +252,13 @@ def profiles(doc: dict[str, Any]) -> str:
 WAITS = 1.2
 
 
-def waiting(doc: dict[str, Any]) -> str:
+def waiting(doc: dict[str, Any], seen: Seen | None = None) -> str:
     """How much of a compiled step is the host: `reduce-overhead` runs the graphs `model`
     compiles, replayed as CUDA graphs, so its step is at least the GPU's time for them, and
     whatever `model` takes beyond it the GPU spent waiting for the host to launch the work. The
     same step at a larger batch says it again: a step bound by the host barely lengthens."""
     rows, out = by_key(doc), []
+    seen = _profiles(doc, None) if seen is None else seen
     for model, bs in groups(doc):
         plain, graphs = rows.get((model, bs, "model")), rows.get((model, bs, "reduce-overhead"))
         if not (plain and graphs and plain["status"] in LEARNS and graphs["status"] in LEARNS
@@ -167,12 +273,7 @@ def waiting(doc: dict[str, Any]) -> str:
         larger = [(b, step_median(r)) for (m, b, v), r in rows.items()
                   if m == model and v == "model" and b > bs and r["status"] in LEARNS
                   and step_median(r)]
-        seen = _profile(plain)
-        if seen and seen.get("device_type") == "cuda" and seen["idle_fraction"] is not None:
-            grows = (f" (the profiler finds the GPU idle {seen['idle_fraction']:.0%} of it, "
-                     f"between {seen['kernels_per_call']:.0f} kernels a step)")
-        else:
-            grows = ""
+        grows = _idle(seen.get((model, bs, "model")), seen.get((model, bs, "reduce-overhead")))
         if larger:
             b, t2 = min(larger)
             grows += (f"; at batch {b}, {b / bs:.0f} times the samples, `model`'s step takes "
@@ -184,16 +285,60 @@ def waiting(doc: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def _gpu(seen: tuple[dict[str, Any], str] | None) -> tuple[dict[str, Any], str] | None:
+    ok = seen and seen[0].get("device_type") == "cuda" and seen[0]["idle_fraction"] is not None
+    return seen if ok else None
+
+
+def _idle(plain: tuple[dict[str, Any], str] | None,
+          graphs: tuple[dict[str, Any], str] | None) -> str:
+    """`` (the profiler finds the GPU idle 84% of it, between 356 kernels a step, and 56% of
+    the replayed step)``: the two steps' idle shares, from GPU profiles; empty without."""
+    plain, graphs = _gpu(plain), _gpu(graphs)
+    if not plain:
+        return ""
+    p, source = plain
+    text = (f" ({source} finds the GPU idle {p['idle_fraction']:.0%} of it, between "
+            f"{p['kernels_per_call']:.0f} kernels a step")
+    if graphs:
+        text += f", and {graphs[0]['idle_fraction']:.0%} of the replayed step"
+    return text + ")"
+
+
 # The training goals this guide set itself (record, do not assert): at the largest batch, the
 # best variant that learns like eager reaches this share of the bf16 peak measured in the run.
 PEAK_GOALS = {"resnet50": 35.0, "transformer": 40.0}
 
 
-def peak_goal(doc: dict[str, Any]) -> str:
+def _key(row: dict[str, Any]) -> Key:
+    return row["model"], row["batch_size"], row["variant"]
+
+
+def _why_short(seen: tuple[dict[str, Any], str] | None) -> str:
+    """Where a step that fell short of its goal spent its time, from its GPU profile: how long
+    the GPU sat idle, what its kernel time went to where the profile splits it, and how thin
+    its longest kernel's share is."""
+    if not seen or seen[0].get("device_type") != "cuda" or not seen[0].get("top"):
+        return ""
+    p, source = seen
+    idle = (f"the GPU idle {p['idle_fraction']:.0%} of the step, "
+            if p["idle_fraction"] is not None else "")
+    split = p.get("by_class") or {}
+    total = sum(split.values())
+    spent = (f"matrix products and convolutions {split['matmul'] / total:.0%} of the kernel "
+             "time, the rest in kernels that move memory, " if total and "matmul" in split
+             else "")
+    top = next((k for k in p["top"] if render.ANNOTATION not in k["name"]), None)
+    longest = (f"the longest of its {p['kernels_per_call']:.0f} kernels, `{top['name']}`, "
+               f"{100 * (top['share'] or 0):.0f} % of the step" if top else "")
+    return f" {source.capitalize()}: {idle}{spent}{longest} (the top kernels are below)."
+
+
+def peak_goal(doc: dict[str, Any], seen: Seen | None = None) -> str:
     """Per model with a goal, at its largest batch: the best variant's share of the peak."""
     if doc["provenance"].get("device_type") != "cuda":
         return ""
-    out = []
+    out, seen = [], _profiles(doc, None) if seen is None else seen
     for model, goal in PEAK_GOALS.items():
         timed = [r for r in doc["rows"] if r["model"] == model and r["status"] in LEARNS
                  and r.get("pct_of_peak") is not None]
@@ -204,13 +349,7 @@ def peak_goal(doc: dict[str, Any]) -> str:
         pct = best["pct_of_peak"]
         verdict = ("reached" if pct >= goal else
                    f"missed by {goal - pct:.1f} points ({pct / goal:.0%} of the goal)")
-        seen, why = _profile(best), ""
-        if pct < goal and seen and seen.get("device_type") == "cuda" and seen["top"]:
-            top = seen["top"][0]
-            idle = (f"the GPU idle {seen['idle_fraction']:.0%} of its step, "
-                    if seen["idle_fraction"] is not None else "")
-            why = (f" Its profile: {idle}the longest kernel `{top['name']}` "
-                   f"{100 * (top['share'] or 0):.0f} % of it (the table of top kernels below).")
+        why = _why_short(seen.get(_key(best))) if pct < goal else ""
         out.append(f"- {model} at batch {bs}, goal {goal:g} % of the measured bf16 peak: "
                    f"{verdict}; the best variant, `{best['variant']}`, reaches "
                    f"{pct:.1f} % ({render.num(best.get('tflops'), '.3g')} TFLOP/s).{why}")
@@ -222,11 +361,11 @@ def peak_goal(doc: dict[str, Any]) -> str:
 def break_even_steps(row: dict[str, Any], eager: dict[str, Any]) -> float | None:
     """Steps after which a variant's faster steps have paid for its slower first ones (compile
     included), against eager's; None if its steps are not faster."""
-    saved_ms = (step_median(eager) or 0.0) - (step_median(row) or 0.0)
-    if not step_median(row) or saved_ms <= 0 or row.get("compile_s") is None:
+    saved = saved_ms(row, eager)
+    if saved is None or saved <= 0 or row.get("compile_s") is None:
         return None
     extra_s = row["compile_s"] - (eager.get("compile_s") or 0.0)
-    return max(extra_s, 0.0) * 1e3 / saved_ms
+    return max(extra_s, 0.0) * 1e3 / saved
 
 
 def pays(row: dict[str, Any], eager: dict[str, Any]) -> str:
@@ -241,12 +380,12 @@ def payoff(doc: dict[str, Any]) -> str:
     saves, and so when it has paid back."""
     rows, body = by_key(doc), []
     for (model, bs, variant), row in rows.items():
-        eager = rows.get((model, bs, "eager"))
+        eager = own_eager(doc, row) or rows.get((model, bs, "eager"))
         if variant == "eager" or not eager or not step_median(eager):
             continue
         extra = (row["compile_s"] - (eager.get("compile_s") or 0.0)
                  if row.get("compile_s") is not None else None)
-        saved = step_median(eager) - step_median(row) if step_median(row) else None
+        saved = saved_ms(row, eager)
         body.append([f"{model} · {bs} · {variant}", render.num(extra, ".1f"),
                      render.num(saved, ".3g"), pays(row, eager)])
     head = ("Model · batch · variant", "First steps' extra s", "Saved per step ms", "Pays back")
@@ -277,8 +416,8 @@ def findings(doc: dict[str, Any]) -> str:
             out.append(f"- {model} at batch {bs}: eager is fastest of the variants that learn "
                        f"as eager does{but}; compiling does not pay here.")
         else:
-            steps = break_even_steps(best, eager)
-            ratio = step_median(eager) / step_median(best)
+            steps = break_even_steps(best, own_eager(doc, best) or eager)
+            ratio = best.get("speedup") or step_median(eager) / step_median(best)
             out.append(f"- {model} at batch {bs}: fastest is `{best['variant']}`, "
                        f"{ratio:.2f} times eager's speed, which pays for its first steps "
                        f"after {steps:,.0f} steps.")
@@ -327,18 +466,46 @@ def agreement(doc: dict[str, Any], again: dict[str, Any]) -> str:
         if diff is not None:
             both += 1
             if abs(diff) > AGREE:
-                apart.append(f"`{key[2]}` ({key[0]} · {key[1]}, {diff:+.0%})")
+                apart.append((key, diff))
         body.append([" · ".join(map(str, key)), render.num(a, ".2f"), render.num(b, ".2f"),
                      render.num(100 * diff if diff is not None else None, "+.1f")])
-    head = ("Model · batch · variant", "Speedup, run 1", "Speedup, run 2", "Difference %")
-    verdict = (f"{both - len(apart)} of {both} compiled speedups agree within {AGREE:.0%}"
-               + (f"; apart: {', '.join(apart)}." if apart else "."))
-    # Where only the second run was profiled (profiling came after the first), its profile is
-    # the evidence of where the time goes, shown here.
-    shown = (any(r.get("profile") for r in again["rows"])
-             and not any(r.get("profile") for r in doc["rows"]))
-    return (render.markdown_table(head, body) + "\n\n" + verdict
-            + ("\n\nRun 2, profiled:\n\n" + profiles(again) if shown else ""))
+    # Short heads, so that the table fits a phone: the sentence under it says they are speedups.
+    head = ("Model · batch · variant", "Run 1", "Run 2", "Apart %")
+    named = ", ".join(f"`{k[2]}` ({k[0]} · {k[1]}, {d:+.0%})" for k, d in apart)
+    verdict = ("Each row is a compiled variant's speedup over eager in each run, and how far "
+               f"run 2's is from run 1's. {both - len(apart)} of {both} compiled speedups "
+               f"agree within {AGREE:.0%}"
+               + (f"; apart: {named}." if apart else "."))
+    return "\n\n".join([render.markdown_table(head, body), verdict,
+                         *([moved(doc, again, [k for k, _ in apart])] if apart else [])])
+
+
+def moved(doc: dict[str, Any], again: dict[str, Any], keys: list[Key]) -> str:
+    """For speedups that moved between two runs: which of the two steps moved, the variant's
+    or eager's, and how fast the host ran each time (the host canary, a fixed piece of CPU work
+    timed beside the rounds). A step the host bounds moves with the host; a replayed CUDA graph
+    barely does."""
+    first, second, body, eager_more = by_key(doc), by_key(again), [], 0
+    for key in keys:
+        a, b = first[key], second[key]
+        ea, eb = own_eager(doc, a), own_eager(again, b)
+        change = [abs(step_median(y) / step_median(x) - 1) if step_median(x) and step_median(y)
+                  else None for x, y in ((ea, eb), (a, b))]
+        eager_more += None not in change and change[0] > change[1]
+        canary = [r.get("host_canary_us") for r in (a, b)]
+        body.append([_label(a), _then(*(render.ms(step_median(r)) for r in (ea, eb))),
+                     _then(*(render.ms(step_median(r)) for r in (a, b))),
+                     _then(*(render.num(c, ".0f") for c in canary))])
+    head = ("Model · batch · variant", "Eager ms", "Variant ms", "Canary µs")
+    return ("What moved, for each speedup that differs by more than "
+            f"{AGREE:.0%}: eager's step and the variant's, and the host canary (a fixed piece "
+            "of CPU work; higher is a slower host), run 1 → run 2:\n\n"
+            + render.markdown_table(head, body)
+            + f"\n\nIn {eager_more} of {len(keys)}, eager's step moved more than the variant's.")
+
+
+def _then(first: str, second: str) -> str:
+    return f"{first} → {second}"
 
 
 # ---- learning the same ------------------------------------------------------------------------

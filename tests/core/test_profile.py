@@ -51,3 +51,41 @@ def test_profile_of_a_tiny_cpu_model_counts_its_operators():
     assert {t["name"] for t in s["top"]} == {"aten::linear", "aten::relu"}
     assert s["top"][0]["count_per_call"] in (1, 2)
     assert 0 <= s["idle_fraction"] <= 1
+
+
+@pytest.mark.parametrize(("name", "kind"), [
+    ("sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32", "matmul"),
+    ("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", "matmul"),
+    ("cudnn_generated_fort_native_sdpa_sm90_flash_bprop", "matmul"),
+    ("triton_tem_fused_convolution_63", "matmul"),  # an autotuned template
+    ("triton_poi_fused_convolution_backward_0", "triton"),  # fused around a convolution
+    ("triton_red_fused_native_batch_norm_1", "triton"),
+    ("void cudnn::engines_precompiled::nchwToNhwcKernel<__nv_bfloat16", "layout"),
+    ("cudnn::bn_bw_1C11_kernel_new", "other"),  # a normalization, though cuDNN's
+    ("void at::native::batch_norm_backward_kernel<c10::BFloat16", "other"),
+    ("Memcpy DtoD (Device -> Device)", "other"),
+])
+def test_a_kernel_is_classed_by_its_name(name, kind):
+    assert profile.kernel_class(name) == kind
+
+
+def test_kernel_time_per_class_counts_kernels_only():
+    spans = [k("sm90_xmma_gemm", 0, 30), k("triton_poi_fused_relu_0", 30, 40),
+             k("sm90_xmma_gemm", 50, 80), k("cudaLaunchKernel", 0, 1, "launch")]
+    assert profile.classes(spans, calls=2) == {"layout": 0.0, "matmul": 30.0, "triton": 5.0,
+                                               "other": 0.0}
+
+
+def test_a_range_the_code_marks_is_not_a_kernel():
+    model = nn.Linear(8, 2)
+    x = torch.randn(1, 8)
+
+    def marked():
+        with torch.profiler.record_function("Optimizer.step#Mine.step"):
+            return model(x)
+
+    with torch.no_grad():
+        marked()
+        s = profile.profile(marked, torch.device("cpu"), calls=2)
+    assert "Optimizer.step#Mine.step" not in {t["name"] for t in s["top"]}
+    assert "by_class" not in s  # a CPU's operators are not classed

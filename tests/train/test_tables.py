@@ -24,7 +24,8 @@ def test_the_page_table_has_a_row_per_variant_and_every_column_in_its_block(cpu_
     assert "Which variant pays, computed from the table:" in text
     block = text.split("Where each step's time goes (torch.profiler, 2 steps")[1]
     assert all(f"| tiny-cnn · 4 · {r['variant']} |" in block for r in doc["rows"])
-    assert "(fastest)**" in block and "Top-level ops / step" in block  # a CPU's profile
+    assert ", the fastest profiled**" in block and "Top-level ops / step" in block  # a CPU's
+    assert "What each step's kernel time is spent on" not in block  # no split on a CPU
 
 
 def test_the_loss_table_samples_each_curve(cpu_train_run):
@@ -179,11 +180,15 @@ def test_the_peak_goal_reads_the_best_variant_at_the_largest_batch_on_a_gpu_only
     assert "resnet50 at batch 128, goal 35 % of the measured bf16 peak: missed by 5.0 points" in (
         text) and "`reduce-overhead`, reaches 30.0 %" in text
     assert "transformer at batch 128, goal 40 % of the measured bf16 peak: reached" in text
-    rows[2]["profile"] = {"device_type": "cuda", "idle_fraction": 0.25,
+    rows[2]["profile"] = {"device_type": "cuda", "idle_fraction": 0.25, "kernels_per_call": 900.0,
                           "top": [{"name": "sm90_xmma_fprop", "share": 0.3}]}
+    said = ("The profiler: the GPU idle 25% of the step, the longest of its 900 kernels, "
+            "`sm90_xmma_fprop`, 30 % of the step")
     text = tables.peak_goal({"provenance": {"device_type": "cuda"}, "rows": rows})
-    said = "Its profile: the GPU idle 25% of its step, the longest kernel `sm90_xmma_fprop` 30 %"
     assert said in text
+    rows[2]["profile"]["by_class"] = {"matmul": 60.0, "triton": 30.0, "layout": 0.0, "other": 10}
+    text = tables.peak_goal({"provenance": {"device_type": "cuda"}, "rows": rows})
+    assert "matrix products and convolutions 60% of the kernel time" in text
     assert tables.peak_goal({"provenance": {"device_type": "cpu"}, "rows": rows}) == ""
 
 
@@ -204,8 +209,55 @@ def test_two_runs_of_the_same_commands_are_set_side_by_side(cpu_train_run, tmp_p
     compiled = sum(r["variant"] != "eager" for r in doc["rows"])
     assert f"{compiled - 1} of {compiled} compiled speedups agree within 5%; apart: `model` " \
            "(tiny-cnn · 4, +20%)." in out
-    assert "run 1, recorded: CPU" in out and "; run 2, recorded: CPU" in out
-    assert "Run 2, profiled" not in out  # both runs were profiled: each report has its own
-    for row in doc["rows"]:
-        row.pop("profile", None)
-    assert "Run 2, profiled:" in tables.agreement(doc, again)
+    assert "recorded, run 1: CPU" in out and "; recorded, run 2: CPU" in out
+    assert "What moved" in out and "| tiny-cnn · 4 · model |" in out.split("What moved")[1]
+    assert "eager's step moved more than the variant's" in out
+
+
+def _pair(variant, eager_ms, ms, speedup, part=0, canary=400.0):
+    return [{**_timed("m", 32, "eager", eager_ms), "part": part, "host_canary_us": canary},
+            {**_timed("m", 32, variant, ms), "part": part, "speedup": speedup,
+             "host_canary_us": canary}]
+
+
+def test_what_moved_between_two_runs_is_read_against_each_run_s_own_eager():
+    doc = {"rows": _pair("reduce-overhead", 20.0, 5.0, 4.0)}
+    again = {"rows": _pair("reduce-overhead", 25.0, 5.1, 4.9, canary=500.0)}
+    text = tables.moved(doc, again, [("m", 32, "reduce-overhead")])
+    assert table_rows(text)[0] == ["m · 32 · reduce-overhead", "20.0 → 25.0", "5.00 → 5.10",
+                                   "400 → 500"]
+    assert "In 1 of 1, eager's step moved more than the variant's." in text
+
+
+def test_each_command_s_eager_row_is_shown_and_its_rows_read_against_it():
+    rows = [*_pair("model", 20.0, 10.0, 2.0), *_pair("max-autotune-no-cudagraphs", 30.0, 12.0,
+                                                     2.5, part=1)]
+    rows = [rows[0], rows[2], rows[1], rows[3]]
+    doc = {"provenance": {"device_type": "cuda"}, "rows": rows}
+    labels = tables.labels(doc)
+    assert labels[:2] == ["m · 32 · eager (beside model)",
+                          "m · 32 · eager (beside max-autotune-no-cudagraphs)"]
+    assert tables.by_key(doc)[("m", 32, "eager")] is rows[0]  # a group's first eager row
+    assert tables.own_eager(doc, rows[3]) is rows[1]
+    # Saved per step from the row's own speedup: 12 ms at 2.5x is 18 ms saved, not 30 - 12.
+    assert tables.saved_ms(rows[3], rows[0]) == pytest.approx(18.0)
+    assert tables.unpaired(doc) == ""
+    legacy = {**doc, "rows": [rows[0], rows[2], rows[3]]}  # the second eager row not kept
+    assert "`m · 32 · max-autotune-no-cudagraphs` are against" in tables.unpaired(legacy)
+
+
+def test_where_the_time_goes_takes_run_2_s_profile_for_a_row_run_1_did_not_profile():
+    doc = {"provenance": {"device_type": "cuda"},
+           "rows": [_timed("m", 32, "model", 12.0), _timed("m", 32, "reduce-overhead", 4.0)]}
+    again = json.loads(json.dumps(doc))
+    again["rows"][0]["profile"] = {"device_type": "cuda", "idle_fraction": 0.6, "calls": 5,
+                                   "kernels_per_call": 400.0, "launches_per_call": 399.0,
+                                   "span_us_per_call": 10.0, "busy_us_per_call": 4.0,
+                                   "top": [{"name": "Optimizer.step#AdamW.step",
+                                            "us_per_call": 1.0, "count_per_call": 1.0,
+                                            "share": 0.1}]}
+    text = tables.where(doc, again)
+    assert "(run 2's profile finds the GPU idle 60% of it, between 400 kernels" in text
+    assert "| m · 32 · model (run 2) |" in text and "5 steps of each variant" in text
+    assert "`Optimizer.step#AdamW.step` is not a kernel" in text  # a profile of before the fix
+    assert "run 2" not in tables.where(doc)

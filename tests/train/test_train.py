@@ -124,11 +124,28 @@ def test_joining_a_run_split_over_commands(cpu_train_run):
     second["provenance"]["settings"]["variants"] = ["eager", "reduce-overhead"]
     second["rows"] = [second["rows"][0], {**second["rows"][1], "variant": "reduce-overhead"}]
     joined = results.validate(train.join(first, second), kind=train.KIND)
-    variants = [r["variant"] for r in joined["rows"]]
-    assert variants == [*train.CPU_VARIANTS, "reduce-overhead"]  # one eager row, the first's
-    assert [r["part"] for r in joined["rows"]] == [0, 0, 0, 0, 1]
+    seen = [(r["variant"], r["part"]) for r in joined["rows"]]
+    # The second command's eager row stays beside the first's: its reduce-overhead row's
+    # speedup is against it.
+    assert seen == [("eager", 0), ("eager", 1), *((v, 0) for v in train.CPU_VARIANTS[1:]),
+                    ("reduce-overhead", 1)]
     assert len(joined["provenance"]["parts"]) == 2
     assert joined["provenance"]["settings"]["variants"][-1] == "reduce-overhead"
+
+
+def test_a_command_run_again_replaces_its_rows_and_drops_an_eager_row_left_alone(
+        cpu_train_run):
+    first = results.load(cpu_train_run)
+    again = json.loads(json.dumps(first))
+    joined = train.join(first, again)
+    # Every compiled row is the second command's; the first command's eager row went with them.
+    assert [(r["variant"], r["part"]) for r in joined["rows"]] == [
+        (v, 1) for v in train.CPU_VARIANTS]
+    only_eager = {**again, "rows": again["rows"][:1]}
+    kept = train.join(first, only_eager)
+    # A command of eager alone leaves the group's eager row that the compiled rows refer to.
+    assert [(r["variant"], r["part"]) for r in kept["rows"]] == [
+        (v, 0) for v in train.CPU_VARIANTS]
 
 
 def test_a_run_of_other_settings_cannot_join(cpu_train_run):
