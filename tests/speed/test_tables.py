@@ -84,3 +84,4 @@ def test_settings_tables_name_each_mode_and_the_setting_chosen():
                             point("r", 1, "default", (0.5, 0.5, 0.5), benchmark=True)])
     out = tables.settings_report(d)
     assert "| default · cudnn.benchmark | helps | 1 / 0 / 1 | 2.000 | on |" in out
+    assert "The groups are each model and batch size measured: r at batch 1." in out
