@@ -319,6 +319,25 @@ def matmul_peak_tflops(device: torch.device, n: int = 8192, reps: int = 10) -> f
     return 2 * n**3 / (ms * 1e-3) / 1e12
 
 
+def graph_pool_mb(device: torch.device) -> float | None:
+    """The memory CUDA graphs hold on ``device``, in MiB; None off CUDA or where the allocator
+    cannot say. A CUDA graph allocates from a private pool of the caching allocator, taken when
+    it is recorded and kept while the graph lives; Inductor's CUDA-graph trees share one such
+    pool among every graph they record on a device. The pools of graphs already freed are
+    released first, so what is counted is what live graphs hold."""
+    if device.type != "cuda":
+        return None
+    try:
+        torch.cuda.synchronize(device)
+        torch.cuda.empty_cache()  # releases the segments of pools no live graph uses
+        segments = torch.cuda.memory_snapshot()
+    except Exception:  # noqa: BLE001 (a snapshot is evidence; without it the row says none)
+        return None
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    return sum(s["total_size"] for s in segments if s.get("device") == index
+               and tuple(s.get("segment_pool_id") or (0, 0)) != (0, 0)) / 2**20
+
+
 def peak_memory_mb(fn: Callable[[], object], device: torch.device, held: int) -> float | None:
     """What the caller holds (``held`` bytes: weights, optimizer state) plus the most one call
     of ``fn`` allocates on top, in MiB; None off CUDA. A CUDA graph's pool is taken when it is

@@ -22,7 +22,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from snippets.core import measure, models
-from snippets.train.step import make_step, optimizer_for
+from snippets.train.step import CUDA_GRAPHS, make_step, optimizer_for
 
 FIRST_STEPS = 3  # timed one by one: the first compiles; the compiled optimizer compiles again
 #                  at the second, once its state exists; the third shows the steady state begin
@@ -45,7 +45,8 @@ def new_row(model: str, bs: int, variant: str, **fields: Any) -> dict[str, Any]:
            "speedup_iqr": None, "samples_per_s": None, "flops": None, "tflops": None,
            "pct_of_peak": None, "peak_mem_mb": None, "graph_count": None, "graph_breaks": None,
            "break_reasons": [], "losses": [], "loss_gap": None, "calls_per_sample": None,
-           "cpu_steal_pct": None, "sm_clock_mhz": None}
+           "cpu_steal_pct": None, "sm_clock_mhz": None, "graph_pool_mb": None,
+           "graph_pool_shared_with": []}
     row.update(fields)
     return row
 
@@ -167,6 +168,10 @@ def timed_rows(g: Group, timed: measure.Timed, evidence: dict[str, Any], flops: 
                peak_tflops: float | None) -> Iterator[dict[str, Any]]:
     """The rows with their step times: median and spread, speedup over eager, throughput."""
     mems = {v: measure.peak_memory_mb(s, g.device, g.held[v]()) for v, s in g.steps.items()}
+    # The CUDA-graph variants' pool, which a replay does not allocate: one pool per device, so
+    # where two such variants ran in the group, both hold a share of the one number.
+    graphed = [v for v in g.steps if v in CUDA_GRAPHS]
+    pool = measure.graph_pool_mb(g.device) if graphed else None
     for variant, row in g.rows.items():
         if variant not in g.steps:  # faulted before timing: its row is final
             yield row
@@ -174,6 +179,9 @@ def timed_rows(g: Group, timed: measure.Timed, evidence: dict[str, Any], flops: 
         m = timed[variant]
         row.update(evidence, step_ms=m.as_dict(), calls_per_sample=timed.calls[variant],
                    samples_per_s=g.bs / (m.median * 1e-3), peak_mem_mb=mems[variant], flops=flops)
+        if variant in graphed and pool is not None:
+            row["graph_pool_mb"] = pool
+            row["graph_pool_shared_with"] = [v for v in graphed if v != variant]
         row["tflops"] = flops / (m.median * 1e-3) / 1e12 if flops else None
         if peak_tflops and row["tflops"] is not None:
             row["pct_of_peak"] = 100 * row["tflops"] / peak_tflops

@@ -20,6 +20,7 @@ from torch import nn
 VARIANTS = ("eager", "model", "model+optimizer", "step", "reduce-overhead",
             "max-autotune-no-cudagraphs", "max-autotune")
 MODES = VARIANTS[4:]  # the variants that compile the model in a mode other than the default
+CUDA_GRAPHS = ("reduce-overhead", "max-autotune")  # the variants that replay CUDA graphs
 # What each compiles, as the page's tables and help text say it.
 COMPILES = {
     "eager": "nothing",

@@ -10,13 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from snippets.core import render
-from snippets.train.step import COMPILES
+from snippets.train.step import COMPILES, CUDA_GRAPHS
 
 COLUMNS = ("Model", "Batch", "Variant", "First steps s", "Median ms", "IQR ms", "Speedup",
            "Samples/s", "TFLOP/s", "% peak", "Peak MB", "Graphs", "Breaks", "Loss gap",
            "Status")
 LEARNS = ("ok", "noisy")  # the statuses of a row that trained like eager and was timed
-CUDA_GRAPHS = ("reduce-overhead", "max-autotune")  # the variants that replay CUDA graphs
 Key = tuple[str, int, str]
 
 
@@ -87,7 +86,10 @@ def row_cells(row: dict[str, Any]) -> list[str]:
     status = row["status"] + (f": {row['message']}" if row.get("message") else "")
     peak = num(row.get("peak_mem_mb"), ".0f")
     if row["variant"] in CUDA_GRAPHS and row.get("peak_mem_mb") is not None:
-        peak += " (no pool)"  # the graph's pool is taken when it is recorded, not by the step
+        # The graph's pool is taken when it is recorded, not by the step: measured apart, or,
+        # in a run recorded before it was, not at all.
+        peak += (f" + {row['graph_pool_mb']:.0f} pool" if row.get("graph_pool_mb") is not None
+                 else " (no pool)")
     return [row["model"], str(row["batch_size"]), row["variant"],
             first_steps(row.get("compile_s")), render.ms(step.get("median")),
             render.ms(step.get("iqr")), speed(row), num(row.get("samples_per_s"), ".0f"),
@@ -543,18 +545,25 @@ def losses(doc: dict[str, Any]) -> str:
 # ---- memory -----------------------------------------------------------------------------------
 
 def memory(doc: dict[str, Any]) -> str:
-    """Peak memory of a step per variant, and against eager's."""
+    """Peak memory of a step per variant, the CUDA graphs' pool where one was measured, and
+    the two together against eager's."""
     rows, body = by_key(doc), []
     for (model, bs, variant), row in rows.items():
-        mb = row.get("peak_mem_mb")
-        eager = (rows.get((model, bs, "eager")) or {}).get("peak_mem_mb")
-        ratio = f"{mb / eager:.2f}x" if mb is not None and eager and variant != "eager" else "–"
-        if mb is not None and variant in CUDA_GRAPHS:
+        mb, pool = row.get("peak_mem_mb"), row.get("graph_pool_mb")
+        eager = (own_eager(doc, row) or rows.get((model, bs, "eager")) or {}).get("peak_mem_mb")
+        total = mb + (pool or 0.0) if mb is not None else None
+        ratio = f"{total / eager:.2f}x" if total is not None and eager and variant != "eager" \
+            else "–"
+        pooled = render.num(pool, ",.0f")
+        if mb is not None and variant in CUDA_GRAPHS and pool is None:
             ratio += " (no pool)"
-        body.append([f"{model} · {bs} · {variant}", render.num(mb, ",.0f"), ratio])
+        elif row.get("graph_pool_shared_with"):
+            pooled += f" (shared with {', '.join(row['graph_pool_shared_with'])})"
+        body.append([f"{model} · {bs} · {variant}", render.num(mb, ",.0f"), pooled, ratio])
     if all(r[1] == "–" for r in body):
         return "This run measured no memory: peak memory is read from CUDA's allocator."
-    return render.markdown_table(("Model · batch · variant", "Peak MB", "Against eager's"), body)
+    return render.markdown_table(
+        ("Model · batch · variant", "Peak MB", "Graph pool MB", "Against eager's"), body)
 
 
 # ---- what AOTAutograd traced (a live value, see snippets.train.aot) ---------------------------

@@ -261,3 +261,21 @@ def test_where_the_time_goes_takes_run_2_s_profile_for_a_row_run_1_did_not_profi
     assert "| m · 32 · model (run 2) |" in text and "5 steps of each variant" in text
     assert "`Optimizer.step#AdamW.step` is not a kernel" in text  # a profile of before the fix
     assert "run 2" not in tables.where(doc)
+
+
+def test_the_memory_table_counts_a_cuda_graph_s_pool_where_it_was_measured():
+    eager = {**_timed("m", 8, "eager", 1.0), "peak_mem_mb": 100.0}
+    graphs = {**_timed("m", 8, "reduce-overhead", 1.0), "peak_mem_mb": 50.0}
+    doc = {"rows": [eager, graphs]}
+    assert table_rows(tables.memory(doc))[1] == ["m · 8 · reduce-overhead", "50", "–",
+                                                 "0.50x (no pool)"]
+    graphs.update(graph_pool_mb=70.0, graph_pool_shared_with=["max-autotune"])
+    assert table_rows(tables.memory(doc))[1] == ["m · 8 · reduce-overhead", "50",
+                                                 "70 (shared with max-autotune)", "1.20x"]
+    assert "50 + 70 pool" in tables.row_cells(graphs)
+
+
+def test_no_graph_pool_is_read_off_a_gpu():
+    import torch
+
+    assert measure.graph_pool_mb(torch.device("cpu")) is None

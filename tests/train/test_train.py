@@ -181,6 +181,8 @@ def test_a_cuda_run_learns_the_same_in_bf16(tmp_path: Path):
     for row in doc["rows"]:
         assert row["status"] in ("ok", "noisy"), (row["model"], row["variant"], row["message"])
         assert row["peak_mem_mb"] > 0 and row["pct_of_peak"] > 0
+        if row["variant"] == "reduce-overhead":  # its CUDA graphs' pool, measured apart
+            assert row["graph_pool_mb"] > 0 and row["graph_pool_shared_with"] == []
         if row["variant"] != "eager":
             assert row["loss_gap"] <= train.TOLERANCE["bf16"]
     assert (torch.get_float32_matmul_precision(), torch.backends.cudnn.benchmark) == before
