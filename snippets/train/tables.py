@@ -563,7 +563,7 @@ def memory(doc: dict[str, Any]) -> str:
     if all(r[1] == "–" for r in body):
         return "This run measured no memory: peak memory is read from CUDA's allocator."
     return render.markdown_table(
-        ("Model · batch · variant", "Peak MB", "Graph pool MB", "Against eager's"), body)
+        ("Model · batch · variant", "Peak MB", "Pool MB", "× eager"), body)
 
 
 # ---- what AOTAutograd traced (a live value, see snippets.train.aot) ---------------------------
