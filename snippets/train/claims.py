@@ -26,16 +26,23 @@ HOT_SPOT = 0.10
 
 def ratio(base: dict[str, Any] | None, other: dict[str, Any] | None) -> measure.Ratio | None:
     """Speedup of ``other`` over ``base`` with its spread, where both were timed and learn like
-    eager. Rows of one command share their rounds, so the spread is of the paired ratios; rows
-    of two commands (``--append``) are not paired, and their spread is left at zero."""
+    eager. Rows of one command share their rounds, so the spread is of the paired ratios. Rows
+    of two commands (``--append``) are not paired: each is read against the eager step of its
+    own command, whose ratio cancels how fast the host ran during that command (these steps are
+    bound by the host, which ran at different speeds in different commands), and the two
+    ratios' relative spreads add."""
     if not base or not other or not tables.step_median(base) or not tables.step_median(other):
         return None
     if base["status"] not in tables.LEARNS or other["status"] not in tables.LEARNS:
         return None
     a, b = (measure.Measurement.from_dict(r["step_ms"]) for r in (base, other))
-    if base.get("part") != other.get("part"):
+    if base.get("part") == other.get("part"):
+        return measure.speedup(a, b)
+    sa, sb = base.get("speedup"), other.get("speedup")
+    if not sa or not sb:
         return measure.Ratio(a.median / b.median, 0.0)
-    return measure.speedup(a, b)
+    spread = (base.get("speedup_iqr") or 0.0) / sa + (other.get("speedup_iqr") or 0.0) / sb
+    return measure.Ratio(sb / sa, sb / sa * spread)
 
 
 def faster(r: measure.Ratio | None) -> bool:
@@ -102,8 +109,9 @@ def autotune_cell(base: dict[str, Any] | None, tuned: dict[str, Any] | None) -> 
     r = ratio(base, tuned)
     if r is None:
         return f"{word}: first steps {cost:.1f} times the default's; {NO_VERDICT} on speed"
-    steps = tables.break_even_steps(tuned, base) if r.value > 1 else None
-    pays = "never pays" if steps is None else f"pays after {steps:,.0f} steps"
+    steps = tables.break_even_steps(tuned, base, r.value) if faster(r) else None
+    pays = ("never pays" if r.value <= 1 else "not measurably faster, so never shown to pay"
+            if steps is None else f"pays after {steps:,.0f} steps")
     return (f"{word}: first steps {cost:.1f} times the default's, steps {_show(r)} its speed; "
             f"{pays} at one shape")
 

@@ -41,15 +41,17 @@ def own_eager(doc: dict[str, Any], row: dict[str, Any]) -> dict[str, Any] | None
                  and r.get("part", 0) == row.get("part", 0)), None)
 
 
-def saved_ms(row: dict[str, Any], eager: dict[str, Any]) -> float | None:
-    """What one step of ``row`` saves against eager's: from its speedup, which is against the
-    eager rounds of its own command, where it has one; else from the two medians."""
+def saved_ms(row: dict[str, Any], base: dict[str, Any], ratio: float | None = None
+             ) -> float | None:
+    """What one step of ``row`` saves against ``base``'s: ``ratio`` (base's step over row's)
+    where given; against an eager row, ``row``'s speedup, which is against the eager rounds of
+    its own command; else the difference of the two medians."""
     step = step_median(row)
     if not step:
         return None
-    if row.get("speedup") is not None:
-        return step * (row["speedup"] - 1)
-    return (step_median(eager) or 0.0) - step
+    if ratio is None and base.get("variant") == "eager":
+        ratio = row.get("speedup")
+    return step * (ratio - 1) if ratio is not None else (step_median(base) or 0.0) - step
 
 
 def groups(doc: dict[str, Any]) -> list[tuple[str, int]]:
@@ -267,6 +269,12 @@ def waiting(doc: dict[str, Any], seen: Seen | None = None) -> str:
                 and step_median(plain) and step_median(graphs)):
             continue
         t, g = step_median(plain), step_median(graphs)
+        if plain.get("part", 0) != graphs.get("part", 0):
+            # A host-bound step moves with the host's speed from one command to the next, so
+            # only steps timed in the same rounds are set against each other.
+            out.append(f"- {model} at batch {bs}: `model` and `reduce-overhead` were timed in "
+                       "different commands, so their steps are not set against each other.")
+            continue
         if t < WAITS * g:
             out.append(f"- {model} at batch {bs}: `model` takes {render.ms(t)} ms a step and "
                        f"`reduce-overhead` {render.ms(g)} ms: the step is the GPU's work, not "
@@ -360,10 +368,12 @@ def peak_goal(doc: dict[str, Any], seen: Seen | None = None) -> str:
 
 # ---- where compiling pays ---------------------------------------------------------------------
 
-def break_even_steps(row: dict[str, Any], eager: dict[str, Any]) -> float | None:
+def break_even_steps(row: dict[str, Any], eager: dict[str, Any], ratio: float | None = None
+                     ) -> float | None:
     """Steps after which a variant's faster steps have paid for its slower first ones (compile
-    included), against eager's; None if its steps are not faster."""
-    saved = saved_ms(row, eager)
+    included), against eager's (or another row's, ``ratio`` faster, see ``saved_ms``); None if
+    its steps are not faster."""
+    saved = saved_ms(row, eager, ratio)
     if saved is None or saved <= 0 or row.get("compile_s") is None:
         return None
     extra_s = row["compile_s"] - (eager.get("compile_s") or 0.0)

@@ -169,6 +169,8 @@ def test_the_host_s_share_of_a_step_is_what_cuda_graphs_take_off_it():
     assert "at least 8.00 ms (67%) of `model`'s step the GPU waits" in lines[0]
     assert "at batch 128, 4 times the samples, `model`'s step takes 1.05 times as long" in lines[0]
     assert "the step is the GPU's work, not the host's" in lines[1]
+    doc["rows"][1]["part"] = 1
+    assert "timed in different commands" in tables.waiting(doc).splitlines()[0]
 
 
 def test_the_peak_goal_reads_the_best_variant_at_the_largest_batch_on_a_gpu_only():
@@ -279,3 +281,20 @@ def test_no_graph_pool_is_read_off_a_gpu():
     import torch
 
     assert measure.graph_pool_mb(torch.device("cpu")) is None
+
+
+def test_rows_of_two_commands_are_compared_through_each_command_s_eager():
+    def row(variant, ms, speedup, iqr, part):
+        return {**_timed("m", 32, variant, ms), "part": part, "speedup": speedup,
+                "speedup_iqr": iqr, "step_ms": {"median": ms, "iqr": 0.1, "samples": [ms] * 3},
+                "compile_s": 10.0 if variant == "model" else 200.0}
+
+    # The host ran slower during the second command: its step is longer, yet it is the faster
+    # of the two against the eager step of its own rounds.
+    base, tuned = row("model", 10.0, 1.25, 0.05, 0), row("max-autotune", 11.0, 1.5, 0.06, 1)
+    r = claims.ratio(base, tuned)
+    assert r.value == pytest.approx(1.2) and r.iqr == pytest.approx(1.2 * (0.04 + 0.04))
+    cell = claims.autotune_cell(base, tuned)
+    assert "steps 1.20x ± 0.05 its speed" in cell and "pays after" in cell
+    slower = row("max-autotune", 11.0, 1.26, 0.3, 1)  # within its spread
+    assert "not measurably faster" in claims.autotune_cell(base, slower)
