@@ -182,7 +182,7 @@ def where(doc: dict[str, Any], again: dict[str, Any] | None = None) -> str:
     ``doc`` did not profile: the second run's profile says where that run's step went, which
     is evidence for the first's where the two runs agree."""
     seen = _profiles(doc, again)
-    extra = [t for t in (waiting(doc, seen), peak_goal(doc, seen)) if t]
+    extra = [t for t in (waiting(doc, seen), eager_busy(doc, seen), peak_goal(doc, seen)) if t]
     profiled = any(r.get("profile") for r in [*doc["rows"], *(again or {"rows": []})["rows"]])
     return "\n\n".join(
         [*(["Where the time goes, read from the step times and the profiles:\n\n"
@@ -313,6 +313,28 @@ def _idle(plain: tuple[dict[str, Any], str] | None,
     if graphs:
         text += f", and {graphs[0]['idle_fraction']:.0%} of the replayed step"
     return text + ")"
+
+
+# An eager step whose GPU is idle less than this share of it is bound by its kernels, not the host.
+KERNEL_BOUND = 0.25
+
+
+def eager_busy(doc: dict[str, Any], seen: Seen) -> str:
+    """For each group whose eager step keeps the GPU busy (a GPU profile idle under
+    ``KERNEL_BOUND``): eager's longest kernels and their shares of its step, which is the work
+    a compiled step can shorten there, since the host does not hold it back."""
+    out = []
+    for model, bs in groups(doc):
+        got = _gpu(seen.get((model, bs, "eager")))
+        if not got or got[0]["idle_fraction"] >= KERNEL_BOUND:
+            continue
+        p, source = got
+        top = [k for k in p.get("top", []) if render.ANNOTATION not in k["name"]][:3]
+        longest = ", ".join(f"`{k['name']}` ({100 * (k['share'] or 0):.0f} %)" for k in top)
+        out.append(f"- {model} at batch {bs}: eager's step keeps the GPU busy "
+                   f"{1 - p['idle_fraction']:.0%} of the time ({source}); its longest kernels "
+                   f"are {longest}.")
+    return "\n".join(out)
 
 
 # The training goals this guide set itself (record, do not assert): at the largest batch, the

@@ -298,3 +298,17 @@ def test_rows_of_two_commands_are_compared_through_each_command_s_eager():
     assert "steps 1.20x ± 0.05 its speed" in cell and "pays after" in cell
     slower = row("max-autotune", 11.0, 1.26, 0.3, 1)  # within its spread
     assert "not measurably faster" in claims.autotune_cell(base, slower)
+
+
+def test_an_eager_step_that_keeps_the_gpu_busy_names_its_longest_kernels():
+    top = [{"name": n, "share": s, "us_per_call": 1.0, "count_per_call": 1.0} for n, s in
+           (("Optimizer.step#AdamW.step", 0.5), ("bn_bw", 0.3), ("nchwToNhwc", 0.1),
+            ("gemm", 0.05), ("relu", 0.01))]
+    busy = {"device_type": "cuda", "idle_fraction": 0.04, "kernels_per_call": 9.0, "top": top}
+    doc = {"rows": [_timed("m", 128, "eager", 50.0), _timed("m", 32, "eager", 20.0)]}
+    seen = {("m", 128, "eager"): (busy, "run 2's profile"),
+            ("m", 32, "eager"): ({**busy, "idle_fraction": 0.6}, "run 2's profile")}
+    text = tables.eager_busy(doc, seen)
+    assert text == ("- m at batch 128: eager's step keeps the GPU busy 96% of the time (run 2's "
+                    "profile); its longest kernels are `bn_bw` (30 %), `nchwToNhwc` (10 %), "
+                    "`gemm` (5 %).")  # the annotation is no kernel; batch 32 waits on the host
