@@ -209,10 +209,8 @@ def settings_verdicts(doc: dict[str, Any]) -> str:
 def settings_report(doc: dict[str, Any]) -> str:
     """The verdicts, over which models and batch sizes they were measured, then every point."""
     sizes: dict[str, list[int]] = {}
-    for r in doc["rows"]:
-        sizes.setdefault(r["model"], [])
-        if r["batch_size"] not in sizes[r["model"]]:
-            sizes[r["model"]].append(r["batch_size"])
+    for model, bs in dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]):
+        sizes.setdefault(model, []).append(bs)
     over = "; ".join(f"{m} at batch {', '.join(map(str, b))}" for m, b in sizes.items())
     return (settings_verdicts(doc) + f"\n\nThe groups are each model and batch size measured: "
             f"{over}." + "\n\n" + render.details(

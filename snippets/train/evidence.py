@@ -44,7 +44,7 @@ def where(doc: dict[str, Any], again: dict[str, Any] | None = None) -> str:
     return "\n\n".join(
         [*(["Where the time goes, read from the step times and the profiles:\n\n"
             + "\n".join(extra)] if extra else []),
-         *([profiles(doc, again)] if profiled else [])])
+         *([profiles(doc, seen)] if profiled else [])])
 
 
 Seen = dict[Key, tuple[dict[str, Any], str]]  # a row's profile, and which run it came from
@@ -53,25 +53,23 @@ Seen = dict[Key, tuple[dict[str, Any], str]]  # a row's profile, and which run i
 def _profiles(doc: dict[str, Any], again: dict[str, Any] | None) -> Seen:
     """Each row's profile: its own, else the same row's in ``again`` (said "run 2")."""
     seen: Seen = {}
-    for key, row in by_key(again or {"rows": []}).items():
-        if profile_of(row):
-            seen[key] = (profile_of(row), "run 2's profile")
-    for key, row in by_key(doc).items():
-        if profile_of(row):
-            seen[key] = (profile_of(row), "the profiler")
+    for run, source in ((again or {"rows": []}, "run 2's profile"), (doc, "the profiler")):
+        for key, row in by_key(run).items():
+            if p := profile_of(row):
+                seen[key] = (p, source)
     return seen
 
 
-def profiles(doc: dict[str, Any], again: dict[str, Any] | None = None) -> str:
+def profiles(doc: dict[str, Any], seen: Seen | None = None) -> str:
     """Every profiled variant's step, and the top kernels of each group's fastest profiled
-    variant, in a block that opens; a row ``doc`` did not profile shows the same row's profile
-    in ``again``, a second run of the same commands, so marked."""
-    other, mine, rows = by_key(again) if again is not None else {}, by_key(doc), []
+    variant, in a block that opens; a row ``doc`` did not profile shows the profile ``seen``
+    holds for it from a second run of the same commands (``_profiles``), so marked."""
+    mine, rows = by_key(doc), []
     for r in doc["rows"]:
         # A group's later eager rows (one per command) have no twin: run 2's is its first's.
-        twin = other.get(row_key(r)) if mine.get(row_key(r)) is r else None
-        if not r.get("profile") and twin and twin.get("profile"):
-            r = {**r, "profile": twin["profile"], "profiled_in": "run 2"}
+        twin = (seen or {}).get(row_key(r)) if mine.get(row_key(r)) is r else None
+        if not r.get("profile") and twin:
+            r = {**r, "profile": twin[0], "profiled_in": "run 2"}
         rows.append(r)
     labelled, failed = render.profiled(rows, _profile_label)
     fastest = []
@@ -253,7 +251,7 @@ def agreement(doc: dict[str, Any], again: dict[str, Any]) -> str:
             both += 1
             if abs(diff) > AGREE:
                 apart.append((key, diff))
-        body.append([" · ".join(map(str, key)), render.num(a, ".2f"), render.num(b, ".2f"),
+        body.append([row_label(row), render.num(a, ".2f"), render.num(b, ".2f"),
                      render.num(100 * diff if diff is not None else None, "+.1f")])
     # Short heads, so that the table fits a phone: the sentence under it says they are speedups.
     head = ("Model · batch · variant", "Run 1", "Run 2", "Apart %")

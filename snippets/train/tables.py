@@ -43,7 +43,7 @@ def by_key(doc: dict[str, Any]) -> dict[Key, dict[str, Any]]:
     added rows to it) the first."""
     out: dict[Key, dict[str, Any]] = {}
     for r in doc["rows"]:
-        out.setdefault((r["model"], r["batch_size"], r["variant"]), r)
+        out.setdefault(row_key(r), r)
     return out
 
 
@@ -132,15 +132,14 @@ def key_cells(row: dict[str, Any], text: str | None = None) -> list[str]:
 def labels(doc: dict[str, Any]) -> list[str]:
     """Each row's label; a group's eager rows, where several commands measured one, each with
     the variants its command timed beside it (their speedups are against it)."""
+    eager = [r for r in doc["rows"] if r["variant"] == "eager"]
     out = []
     for r in doc["rows"]:
-        group = [e for e in doc["rows"] if e["variant"] == "eager"
-                 and (e["model"], e["batch_size"]) == (r["model"], r["batch_size"])]
-        beside = [x["variant"] for x in doc["rows"] if x["variant"] != "eager"
+        several = r["variant"] == "eager" and sum(
+            (e["model"], e["batch_size"]) == (r["model"], r["batch_size"]) for e in eager) > 1
+        beside = [x["variant"] for x in doc["rows"] if several and x["variant"] != "eager"
                   and own_eager(doc, x) is r]
-        out.append(row_label(r) + (f" (beside {', '.join(beside)})"
-                                if r["variant"] == "eager" and len(group) > 1 and beside
-                                else ""))
+        out.append(row_label(r) + (f" (beside {', '.join(beside)})" if beside else ""))
     return out
 
 
@@ -216,7 +215,7 @@ def payoff(doc: dict[str, Any]) -> str:
         extra = (row["compile_s"] - (eager.get("compile_s") or 0.0)
                  if row.get("compile_s") is not None else None)
         saved = saved_ms(row, eager)
-        body.append([f"{model} · {bs} · {variant}", render.num(extra, ".1f"),
+        body.append([row_label(row), render.num(extra, ".1f"),
                      render.num(saved, ".3g"), pays(row, eager)])
     head = ("Model · batch · variant", "First steps' extra s", "Saved per step ms", "Pays back")
     return render.markdown_table(head, body)
@@ -325,7 +324,7 @@ def memory(doc: dict[str, Any]) -> str:
             ratio += " (no pool)"
         elif row.get("graph_pool_shared_with"):
             pooled += f" (shared with {', '.join(row['graph_pool_shared_with'])})"
-        body.append([f"{model} · {bs} · {variant}", render.num(mb, ",.0f"), pooled, ratio])
+        body.append([row_label(row), render.num(mb, ",.0f"), pooled, ratio])
     if all(r[1] == "–" for r in body):
         return "This run measured no memory: peak memory is read from CUDA's allocator."
     return render.markdown_table(
