@@ -13,8 +13,14 @@ from typing import Any
 
 from snippets.core import measure, render
 from snippets.train import tables
+from snippets.train.step import CUDA_GRAPHS
 
 AUTOTUNED = ("max-autotune-no-cudagraphs", "max-autotune")
+# What each autotuning mode adds autotuning to: the same compile without it, CUDA graphs or not.
+UNTUNED = {"max-autotune-no-cudagraphs": "model", "max-autotune": "reduce-overhead"}
+# Two commands whose host canaries differ by more than this share ran on hosts too far apart
+# for a ratio of a host-bound step to eager's to cancel the difference everywhere: said so.
+HOSTS_APART = 0.2
 # Autotuning that compiles within this factor of the default mode's first steps would be cheap
 # enough to use from the start, shapes stable or not: the claim says it is not.
 CHEAP_COMPILE = 1.5
@@ -27,10 +33,11 @@ HOT_SPOT = 0.10
 def ratio(base: dict[str, Any] | None, other: dict[str, Any] | None) -> measure.Ratio | None:
     """Speedup of ``other`` over ``base`` with its spread, where both were timed and learn like
     eager. Rows of one command share their rounds, so the spread is of the paired ratios. Rows
-    of two commands (``--append``) are not paired: each is read against the eager step of its
-    own command, whose ratio cancels how fast the host ran during that command (these steps are
-    bound by the host, which ran at different speeds in different commands), and the two
-    ratios' relative spreads add."""
+    of two commands (``--append``) are not paired, and the host ran at a different speed in
+    each. Two replayed CUDA graphs are the GPU's work, which the host's speed barely moves (the
+    page's two runs show it), so their step times are set against each other directly. Any
+    other step is read against the eager step of its own command, whose ratio cancels the
+    host's speed where eager is bound by the host too. In both, the relative spreads add."""
     if not base or not other or not tables.step_median(base) or not tables.step_median(other):
         return None
     if base["status"] not in tables.LEARNS or other["status"] not in tables.LEARNS:
@@ -38,11 +45,23 @@ def ratio(base: dict[str, Any] | None, other: dict[str, Any] | None) -> measure.
     a, b = (measure.Measurement.from_dict(r["step_ms"]) for r in (base, other))
     if base.get("part") == other.get("part"):
         return measure.speedup(a, b)
+    if base["variant"] in CUDA_GRAPHS and other["variant"] in CUDA_GRAPHS:
+        value = a.median / b.median
+        return measure.Ratio(value, value * (a.iqr / a.median + b.iqr / b.median))
     sa, sb = base.get("speedup"), other.get("speedup")
     if not sa or not sb:
         return measure.Ratio(a.median / b.median, 0.0)
     spread = (base.get("speedup_iqr") or 0.0) / sa + (other.get("speedup_iqr") or 0.0) / sb
     return measure.Ratio(sb / sa, sb / sa * spread)
+
+
+def hosts_apart(base: dict[str, Any], other: dict[str, Any]) -> float | None:
+    """How much slower the host ran in one row's command than in the other's, by the host
+    canary, where the two rows come from different commands; None in one command."""
+    if base.get("part") == other.get("part"):
+        return None
+    a, b = base.get("host_canary_us"), other.get("host_canary_us")
+    return max(a, b) / min(a, b) - 1 if a and b else None
 
 
 def faster(r: measure.Ratio | None) -> bool:
@@ -90,10 +109,14 @@ def optimizer_claim(doc: dict[str, Any]) -> str:
     rows, body = tables.by_key(doc), []
     for model, bs in tables.groups(doc):
         base = rows.get((model, bs, "model"))
-        opt = ratio(base, rows.get((model, bs, "model+optimizer")))
-        whole = ratio(base, rows.get((model, bs, "step")))
-        body.append([f"{model} · {bs}", _show(opt), _show(whole),
-                     optimizer_verdict(opt, whole, hot_share(rows, model, bs))])
+        others = [rows.get((model, bs, v)) for v in ("model+optimizer", "step")]
+        opt, whole = (ratio(base, o) for o in others)
+        gaps = [g for o in others if base and o and (g := hosts_apart(base, o)) is not None]
+        verdict = (optimizer_verdict(opt, whole, hot_share(rows, model, bs))
+                   if not gaps or max(gaps) <= HOSTS_APART else
+                   f"no verdict: `model` was timed in another command, on a host {max(gaps):.0%} "
+                   "apart by the canaries, too far for the ratios to rank these steps")
+        body.append([f"{model} · {bs}", _show(opt), _show(whole), verdict])
     head = ("Model · batch", "Optimizer compiled too, over `model`", "Whole step, over `model`",
             "Verdict")
     return render.markdown_table(head, body, align="lrrl")
@@ -108,24 +131,33 @@ def autotune_cell(base: dict[str, Any] | None, tuned: dict[str, Any] | None) -> 
     word = "does not hold" if cost <= CHEAP_COMPILE else "holds"
     r = ratio(base, tuned)
     if r is None:
-        return f"{word}: first steps {cost:.1f} times the default's; {NO_VERDICT} on speed"
+        return f"{word}: first steps {cost:.1f} times `{base['variant']}`'s; {NO_VERDICT} on speed"
+    apart = hosts_apart(base, tuned)
+    if (apart is not None and apart > HOSTS_APART
+            and not {base["variant"], tuned["variant"]} <= set(CUDA_GRAPHS)):
+        # A host-bound step and eager's need not move alike (where eager's step is the GPU's
+        # work, they do not): the ratio of the two commands' speedups keeps the hosts' gap.
+        return (f"{word}: first steps {cost:.1f} times `{base['variant']}`'s; steps {_show(r)} "
+                f"its speed, timed in two commands on hosts {apart:.0%} apart by their canaries, "
+                "too far for the ratio to rank them")
     steps = tables.break_even_steps(tuned, base, r.value) if faster(r) else None
     pays = ("never pays" if r.value <= 1 else "not measurably faster, so never shown to pay"
             if steps is None else f"pays after {steps:,.0f} steps")
-    return (f"{word}: first steps {cost:.1f} times the default's, steps {_show(r)} its speed; "
-            f"{pays} at one shape")
+    return (f"{word}: first steps {cost:.1f} times `{base['variant']}`'s, steps {_show(r)} its "
+            f"speed; {pays} at one shape")
 
 
 def autotune_claim(doc: dict[str, Any]) -> str:
-    """Per model and batch size and autotuning mode: its first steps against the default
-    mode's, its steps against the default's, and after how many steps at one shape it has paid
-    for the difference (every new shape pays its compile again)."""
+    """Per model and batch size and autotuning mode: its first steps against the same compile
+    without autotuning (``UNTUNED``), its steps against that compile's, and after how many
+    steps at one shape it has paid for the difference (every new shape pays its compile
+    again)."""
     rows = tables.by_key(doc)
     modes = [m for m in AUTOTUNED if any(r["variant"] == m for r in doc["rows"])] or [AUTOTUNED[0]]
-    body = [[f"{model} · {bs}", *(autotune_cell(rows.get((model, bs, "model")),
+    body = [[f"{model} · {bs}", *(autotune_cell(rows.get((model, bs, UNTUNED[m])),
                                                 rows.get((model, bs, m))) for m in modes)]
             for model, bs in tables.groups(doc)]
-    head = ("Model · batch", *(f"`{m}` against `model`" for m in modes))
+    head = ("Model · batch", *(f"`{m}` against `{UNTUNED[m]}`" for m in modes))
     return render.markdown_table(head, body, left=len(head))
 
 

@@ -17,6 +17,7 @@ from snippets.train.tables import (
     Key,
     by_key,
     groups,
+    labels,
     own_eager,
     profile_of,
     results,
@@ -64,21 +65,26 @@ def profiles(doc: dict[str, Any], seen: Seen | None = None) -> str:
     """Every profiled variant's step, and the top kernels of each group's fastest profiled
     variant, in a block that opens; a row ``doc`` did not profile shows the profile ``seen``
     holds for it from a second run of the same commands (``_profiles``), so marked."""
-    mine, rows = by_key(doc), []
-    for r in doc["rows"]:
+    mine, rows, names = by_key(doc), [], {}
+    for r, name in zip(doc["rows"], labels(doc), strict=True):
         # A group's later eager rows (one per command) have no twin: run 2's is its first's.
         twin = (seen or {}).get(row_key(r)) if mine.get(row_key(r)) is r else None
         if not r.get("profile") and twin:
-            r = {**r, "profile": twin[0], "profiled_in": "run 2"}
+            r, name = {**r, "profile": twin[0]}, f"{name} (run 2)"
         rows.append(r)
-    labelled, failed = render.profiled(rows, _profile_label)
+        names[id(r)] = name  # eager rows of several commands, told apart by what ran beside
+
+    def label(row: dict[str, Any]) -> str:
+        return names.get(id(row), row_label(row))
+
+    labelled, failed = render.profiled(rows, label)
     fastest = []
     for model, bs in groups(doc):
         timed = [r for r in rows if (r["model"], r["batch_size"]) == (model, bs)
                  and r["status"] in LEARNS and step_median(r) and profile_of(r)]
         if timed:
             best = min(timed, key=step_median)
-            fastest.append((f"{_profile_label(best)}, the fastest profiled", profile_of(best)))
+            fastest.append((f"{label(best)}, the fastest profiled", profile_of(best)))
     first = "Model · batch · variant"
     split = render.kernel_classes(labelled, first)
     body = "\n\n".join(t for t in (
@@ -91,10 +97,6 @@ def profiles(doc: dict[str, Any], seen: Seen | None = None) -> str:
     counted = " or ".join(map(str, steps)) if steps else "a few"
     return render.details(f"Where each step's time goes (torch.profiler, {counted} steps of each "
                           "variant after the timing)", body)
-
-
-def _profile_label(row: dict[str, Any]) -> str:
-    return row_label(row) + (f" ({row['profiled_in']})" if row.get("profiled_in") else "")
 
 
 # A compiled step this many times longer than the same graphs replayed as CUDA graphs is said
@@ -238,8 +240,12 @@ AGREE = 0.05
 
 def agreement(doc: dict[str, Any], again: dict[str, Any]) -> str:
     """Every compiled speedup of one run beside the same row of a second run of the same
-    commands, and which differ by more than ``AGREE``."""
+    commands, and which differ by more than ``AGREE``. A row the first file took from a command
+    run after the second run (one that measured it again) is marked "later": its pair is not
+    two consecutive runs."""
     first, second = by_key(doc), by_key(again)
+    last = max((command_date(again, r) for r in again["rows"]), default="")
+    later = {k for k, r in first.items() if k in second and command_date(doc, r) > last}
     body, apart, both = [], [], 0
     for key, row in first.items():
         other = second.get(key)
@@ -251,20 +257,40 @@ def agreement(doc: dict[str, Any], again: dict[str, Any]) -> str:
             both += 1
             if abs(diff) > AGREE:
                 apart.append((key, diff))
-        body.append([row_label(row), render.num(a, ".2f"), render.num(b, ".2f"),
+        body.append([_marked(row, later), render.num(a, ".2f"), render.num(b, ".2f"),
                      render.num(100 * diff if diff is not None else None, "+.1f")])
     # Short heads, so that the table fits a phone: the sentence under it says they are speedups.
     head = ("Model · batch · variant", "Run 1", "Run 2", "Apart %")
-    named = ", ".join(f"`{k[2]}` ({k[0]} · {k[1]}, {d:+.0%})" for k, d in apart)
+    named = ", ".join(f"`{k[2]}` ({k[0]} · {k[1]}{', later' if k in later else ''}, {d:+.0%})"
+                      for k, d in apart)
     verdict = ("Each row is a compiled variant's speedup over eager in each run, and how far "
                f"run 2's is from run 1's. {both - len(apart)} of {both} compiled speedups "
                f"agree within {AGREE:.0%}"
                + (f"; apart: {named}." if apart else "."))
+    if paired := [k for k in later if k[2] != "eager"]:
+        dates = sorted({command_date(doc, first[k])[:16].replace("T", " ") for k in paired})
+        verdict += (" Rows marked later hold, as run 1, a command run after run 2 "
+                    f"({', '.join(dates)} "
+                    "UTC) that measured them again; the results table shows that command's rows, "
+                    "and these pairs are two runs, but not consecutive ones.")
     return "\n\n".join([render.markdown_table(head, body), verdict,
-                         *([moved(doc, again, [k for k, _ in apart])] if apart else [])])
+                         *([moved(doc, again, [k for k, _ in apart], later)] if apart else [])])
 
 
-def moved(doc: dict[str, Any], again: dict[str, Any], keys: list[Key]) -> str:
+def command_date(doc: dict[str, Any], row: dict[str, Any]) -> str:
+    """When the command that measured ``row`` started (ISO 8601, so strings order as dates):
+    its part's date in a file joined from several commands, else the file's."""
+    prov = doc["provenance"]
+    parts, part = prov.get("parts") or [], row.get("part", 0)
+    return (parts[part] if part < len(parts) else prov).get("date", "")
+
+
+def _marked(row: dict[str, Any], later: set[Key]) -> str:
+    return row_label(row) + (" (later)" if row_key(row) in later else "")
+
+
+def moved(doc: dict[str, Any], again: dict[str, Any], keys: list[Key],
+          later: set[Key] = frozenset()) -> str:
     """For speedups that moved between two runs: which of the two steps moved, the variant's
     or eager's, and how fast the host ran each time (the host canary, a fixed piece of CPU work
     timed beside the rounds). A step the host bounds moves with the host; a replayed CUDA graph
@@ -277,7 +303,7 @@ def moved(doc: dict[str, Any], again: dict[str, Any], keys: list[Key]) -> str:
                   else None for x, y in ((ea, eb), (a, b))]
         eager_more += None not in change and change[0] > change[1]
         canary = [r.get("host_canary_us") for r in (a, b)]
-        body.append([row_label(a), _then(*(render.ms(step_median(r)) for r in (ea, eb))),
+        body.append([_marked(a, later), _then(*(render.ms(step_median(r)) for r in (ea, eb))),
                      _then(*(render.ms(step_median(r)) for r in (a, b))),
                      _then(*(render.num(c, ".0f") for c in canary))])
     head = ("Model · batch · variant", "Eager ms", "Variant ms", "Canary µs")

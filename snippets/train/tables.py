@@ -290,11 +290,11 @@ def losses(doc: dict[str, Any]) -> str:
     shown = _steps_shown(n)
     head = ("Model · batch · variant", *(f"Step {s}" for s in shown), "Loss gap")
     body = []
-    for r in doc["rows"]:
+    for r, name in zip(doc["rows"], labels(doc), strict=True):
         curve = r.get("losses") or []
         if not curve:
             continue
-        body.append([f"{r['model']} · {r['batch_size']} · {r['variant']}",
+        body.append([name,
                      *(render.num(curve[s - 1] if s <= len(curve) else None, ".4g")
                        for s in shown), gap(r)])
     tol = doc["provenance"]["settings"].get("tolerance")

@@ -110,3 +110,18 @@ def test_an_eager_step_that_keeps_the_gpu_busy_names_its_longest_kernels():
     assert text == ("- m at batch 128: eager's step keeps the GPU busy 96% of the time (run 2's "
                     "profile); its longest kernels are `bn_bw` (30 %), `nchwToNhwc` (10 %), "
                     "`gemm` (5 %).")  # the annotation is no kernel; batch 32 waits on the host
+
+
+def test_a_row_measured_again_after_the_second_run_is_marked_later():
+    def doc(rows, *dates):
+        return {"provenance": {"parts": [{"date": d} for d in dates]}, "rows": rows}
+
+    first = doc([*pair("model", 20.0, 10.0, 2.0), *pair("step", 20.0, 10.0, 2.0, part=1)],
+                "2026-01-01T01:00:00+00:00", "2026-01-01T05:00:00+00:00")
+    again = doc([*pair("model", 20.0, 10.0, 2.02), *pair("step", 20.0, 10.0, 2.0)],
+                "2026-01-01T03:00:00+00:00")
+    text = evidence.agreement(first, again)
+    assert [r[0] for r in table_rows(text)] == ["m · 32 · model", "m · 32 · step (later)"]
+    assert "a command run after run 2 (2026-01-01 05:00 UTC)" in text
+    assert "later" not in evidence.agreement(first, {**again, "provenance": {"parts": [
+        {"date": "2026-01-01T06:00:00+00:00"}]}})

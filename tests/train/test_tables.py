@@ -200,3 +200,55 @@ def test_rows_of_two_commands_are_compared_through_each_command_s_eager():
     assert "steps 1.20x ± 0.05 its speed" in cell and "pays after" in cell
     slower = row("max-autotune", 11.0, 1.26, 0.3, 1)  # within its spread
     assert "not measurably faster" in claims.autotune_cell(base, slower)
+
+
+def test_two_replayed_cuda_graphs_of_two_commands_are_set_against_each_other_by_their_steps():
+    def row(variant, ms, speedup, part, canary):
+        return {**timed("m", 32, variant, ms), "part": part, "speedup": speedup,
+                "speedup_iqr": 0.0,
+                "step_ms": {"median": ms, "samples": [0.99 * ms, ms, 1.01 * ms]},
+                "compile_s": 10.0 if variant == "reduce-overhead" else 200.0,
+                "host_canary_us": canary}
+
+    # Eager ran on a faster host beside max-autotune: its speedup reads lower, its step is not.
+    graphs, tuned = row("reduce-overhead", 10.0, 2.0, 0, 450.0), row("max-autotune", 9.0, 1.5, 1,
+                                                                     250.0)
+    r = claims.ratio(graphs, tuned)
+    assert r.value == pytest.approx(10 / 9) and r.iqr == pytest.approx(10 / 9 * 0.02, rel=1e-3)
+    cell = claims.autotune_cell(graphs, tuned)
+    assert "times `reduce-overhead`'s" in cell and "host" not in cell  # replays: no caveat
+    doc = {"rows": [graphs, tuned, row("model", 20.0, 1.0, 0, 450.0)]}
+    assert "| `max-autotune` against `reduce-overhead` |" in claims.autotune_claim(doc)
+    # A host-bound step of another command gets the hosts' difference beside its verdict.
+    base, other = row("model", 20.0, 1.0, 0, 300.0), row("max-autotune-no-cudagraphs", 18.0,
+                                                           1.2, 1, 450.0)
+    assert claims.hosts_apart(base, other) == pytest.approx(0.5)
+    cell = claims.autotune_cell(base, other)
+    assert "on hosts 50% apart by their canaries, too far for the ratio to rank them" in cell
+    assert "pays" not in cell
+    assert "host" not in claims.autotune_cell(base, {**other, "host_canary_us": 320.0})
+
+
+def test_the_loss_table_tells_each_command_s_eager_row_apart():
+    rows = [*pair("model", 20.0, 10.0, 2.0), *pair("step", 30.0, 12.0, 2.5, part=1)]
+    for r in rows:
+        r["losses"] = [1.0, 0.5]
+    text = tables.losses({"provenance": {"settings": {}}, "rows": rows})
+    assert [r[0] for r in table_rows(text)] == ["m · 32 · eager (beside model)", "m · 32 · model",
+                                                "m · 32 · eager (beside step)", "m · 32 · step"]
+
+
+def test_the_optimizer_claim_gives_no_verdict_across_hosts_too_far_apart():
+    def row(variant, ms, speedup, part, canary):
+        return {**timed("m", 32, variant, ms), "part": part, "speedup": speedup,
+                "speedup_iqr": 0.01, "host_canary_us": canary,
+                "step_ms": {"median": ms, "samples": [ms, ms, ms]}}
+
+    rows = [row("eager", 40.0, None, 0, 500.0), row("model+optimizer", 25.0, 1.6, 0, 500.0),
+            row("step", 25.0, 1.6, 0, 500.0), row("eager", 40.0, None, 1, 250.0),
+            row("model", 20.0, 2.0, 1, 250.0)]
+    text = claims.optimizer_claim({"rows": rows})
+    assert "no verdict: `model` was timed in another command, on a host 100% apart" in text
+    for r in rows:
+        r["host_canary_us"] = 400.0
+    assert "holds: the whole step is no faster" in claims.optimizer_claim({"rows": rows})
