@@ -223,7 +223,12 @@ def _settings_words(s: dict[str, Any]) -> list[str]:
         words.append(s["dtype"] + (", channels_last" if s.get("channels_last") else ""))
     if s.get("tf32"):
         words.append("TF32")
-    if s.get("cudnn_benchmark"):
+    modes = s.get("mode_backends") or {}
+    per_mode = sorted(m for m, b in modes.items() if b.get("cudnn_benchmark"))
+    if modes and len(per_mode) < len(modes):  # each mode ran under the settings chosen for it
+        words.append("cudnn.benchmark for " + ", ".join(per_mode) if per_mode
+                     else "no cudnn.benchmark")
+    elif s.get("cudnn_benchmark"):
         words.append("cudnn.benchmark")
     if s.get("rounds"):
         words.append(f"{s['rounds']} rounds")

@@ -1,7 +1,7 @@
 """The sentences that explain a surprising ladder row from the evidence its results file holds:
 a step whose gain is within the spread of its rows, an eager rung that no compiled rung beats, a
-freezing rung whose profile names no prepacked operator, and a first compile that takes longer
-than the ones after it.
+freezing rung whose profile names no prepacked operator, a step that makes the ladder slower, and
+a first compile that takes longer than the ones after it.
 
 Each takes a results document (and a row of it) and returns a clause or "" where the evidence is
 not there; ``snippets.speed.tables`` puts them into the page's findings. Nothing here measures.
@@ -10,6 +10,8 @@ not there; ``snippets.speed.tables`` puts them into the page's findings. Nothing
 from __future__ import annotations
 
 from typing import Any
+
+from snippets.core import measure
 
 # The fused native call nn.TransformerEncoderLayer makes in eval mode without grad (its "fast
 # path"): Dynamo records it as one opaque call per layer, so a compiled rung runs the same kernel.
@@ -120,3 +122,41 @@ def first_compile(doc: dict[str, Any]) -> str:
             "Inductor generated and compiled for an earlier rung wherever its code is the "
             "same." + empty + " This run does not measure how much each of these saves; the "
             "first rung's compile time is the nearer to what a fresh process pays.")
+
+
+def slower_steps(doc: dict[str, Any]) -> str:
+    """A line for each step that makes its ladder plainly slower than the rung below (by more
+    than the noise mark), with what the two rungs' profiles say changed where the run profiled
+    both; "" where no step is slower."""
+    out = []
+    for r in doc["rows"]:
+        ratio = r.get("speedup_prev")
+        if not ratio or ratio >= 1 - measure.NOISY_IQR_RATIO or r["status"] not in ("ok", "noisy"):
+            continue
+        below = _rung(doc, r, r.get("prev_rung"))
+        line = (f"- **{r['model']} at batch {r['batch_size']}**: `{r['mode']}` runs at "
+                f"{ratio:.2f}× the speed of the rung below it, `{r.get('prev_rung')}`")
+        mine, theirs = ((x or {}).get("profile") for x in (r, below))
+        if mine and theirs and "error" not in mine and "error" not in theirs:
+            line += "; " + _profiles_apart(mine, theirs)
+        else:
+            line += ("; the run profiled only its fastest rung, so the file holds no profile "
+                     "of the two to say why (a run of the current code profiles both)")
+        out.append(line + ".")
+    return "\n".join(out)
+
+
+def _profiles_apart(mine: dict[str, Any], theirs: dict[str, Any]) -> str:
+    """What differs between a rung's profile and the one below's, per call: kernels, the GPU's
+    busy time, the idle share, and each one's longest kernel."""
+    def idle(p: dict[str, Any]) -> str:
+        return f"{100 * p['idle_fraction']:.0f} %" if p.get("idle_fraction") is not None else "–"
+
+    def longest(p: dict[str, Any]) -> str:
+        top = (p.get("top") or [None])[0]
+        return (f"`{top['name']}` ({top['us_per_call']:.1f} µs a call)" if top else "none")
+
+    return (f"its profile counts {mine['kernels_per_call']:.0f} kernels a call against "
+            f"{theirs['kernels_per_call']:.0f}, {mine['busy_us_per_call']:.1f} µs of them "
+            f"against {theirs['busy_us_per_call']:.1f}, idle {idle(mine)} of the time against "
+            f"{idle(theirs)}, and its longest kernel is {longest(mine)} against {longest(theirs)}")

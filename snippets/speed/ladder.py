@@ -6,7 +6,8 @@ rung before is what that one change buys. Every rung runs on its own copy of the
 and all of them are timed in the same interleaved rounds as the benchmark's modes, so one row of
 the machine's noise falls on all of them alike. Rows use the benchmark's schema (the rung's name
 is the row's ``mode``), with ``speedup_prev`` beside ``speedup``, the bytes a call must move at
-least (``bytes``), and a profile of the fastest rung (``profile``).
+least (``bytes``), and a profile (``profile``) of the fastest rung and of any rung plainly slower
+than the one below it, and that one.
 
 The rungs share one process, as the benchmark's modes do, so each is compiled with its own
 options (freezing is one of them, not a global switch): Dynamo keeps one compiled entry per
@@ -195,9 +196,15 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
         prev = rung.name
         rows.append(row)
     best = _best(rows)
-    if best is not None and profile_calls:
-        progress(f"{name} bs={bs}: profiling {best['mode']}")
-        with around(best["mode"]):
-            best["profile"] = profiler.profile_or_error(
-                built[best["mode"]].fn, device, profile_calls, lambda exc: _fault(exc)[1])
+    # Besides the fastest rung, a rung plainly slower than the one below it is a surprise that
+    # the page must explain: both are profiled, so that it can say what the step changed.
+    slower = [r for r in rows if (r.get("speedup_prev") or 1.0) < 1 - measure.NOISY_IQR_RATIO]
+    wanted = {r["mode"] for r in slower} | {r["prev_rung"] for r in slower}
+    wanted |= {best["mode"]} if best is not None else set()
+    profiled = [r for r in rows if r["mode"] in wanted and r["mode"] in built]
+    for row in profiled if profile_calls else []:
+        progress(f"{name} bs={bs}: profiling {row['mode']}")
+        with around(row["mode"]):
+            row["profile"] = profiler.profile_or_error(
+                built[row["mode"]].fn, device, profile_calls, lambda exc: _fault(exc)[1])
     yield from rows

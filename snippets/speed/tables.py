@@ -127,6 +127,7 @@ def findings(doc: dict[str, Any]) -> str:
             line += (f"; it runs at {100 * read['of_roofline']:.0f} % of its roofline "
                      f"({read['bound']}-bound floor {read['bound_ms']:.3g} ms)")
         out.append(line + ".")
+    out += [line for line in (evidence.slower_steps(doc),) if line]
     bad = [r for r in doc["rows"] if r["status"] in ("mismatch", "oom", "error")]
     out.append(f"- {len(bad)} of {len(doc['rows'])} rungs failed or computed another answer.")
     return "\n".join(out)
@@ -171,7 +172,7 @@ def ladder_report(doc: dict[str, Any]) -> str:
                             "are a lower bound: weights and input read once, output written "
                             "once)", roofline_table(doc))]
     if any(r.get("profile") for r in doc["rows"]):
-        parts += [render.details("Where the fastest rung's time goes (torch.profiler)",
+        parts += [render.details("Where the profiled rungs' time goes (torch.profiler)",
                                  profile_table(doc) + "\n\n" + top_kernels(doc))]
     return "\n\n".join(parts)
 

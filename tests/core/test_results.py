@@ -96,6 +96,18 @@ def test_stamp_says_where_with_what_and_how():
     assert results.stamp(doc).startswith("recorded: CPU: ")
 
 
+def test_a_stamp_names_the_modes_that_ran_with_the_cudnn_autotuner():
+    on, off = {"cudnn_benchmark": True}, {"cudnn_benchmark": False}
+    words = results._settings_words  # noqa: SLF001 (the stamp's settings, without the rest)
+    assert words({"cudnn_benchmark": True}) == ["cudnn.benchmark"]
+    assert words({"cudnn_benchmark": True, "mode_backends": {"eager": off, "default": on}}) \
+        == ["cudnn.benchmark for default"]
+    assert words({"cudnn_benchmark": True, "mode_backends": {"eager": off}}) \
+        == ["no cudnn.benchmark"]
+    assert words({"cudnn_benchmark": True, "mode_backends": {"eager": on}}) \
+        == ["cudnn.benchmark"]
+
+
 def test_a_run_note_is_kept_in_the_provenance_its_part_and_the_stamp(monkeypatch):
     monkeypatch.setenv(results.NOTE_ENV, "two runs at once, a GPU and 16 cores each")
     noted = results.provenance(torch.device("cpu"), {"models": ["b"]}, commit="b")

@@ -79,3 +79,15 @@ def test_a_cpu_ceiling_is_a_memory_copy() -> None:
     assert "4 MiB memory copy" in tables.ceilings(d)
     d["provenance"]["device_type"] = "cuda"
     assert "4 MiB device-to-device copy" in tables.ceilings(d)
+
+
+def test_a_step_that_makes_the_ladder_slower_says_what_its_profile_changed() -> None:
+    slow = _ladder((12.5, 12.5, 12.5))  # 10 ms, then 12.5: 0.80× the rung below
+    assert "`+ channels_last` runs at 0.80× the speed of the rung below it, `compile`; the " \
+           "run profiled only its fastest rung" in tables.findings(slow)
+    for r, kernels in zip(slow["rows"][1:], (100.0, 140.0), strict=True):
+        r["profile"] = _profile("k", 0.5, kernels)
+    line = evidence.slower_steps(slow)
+    assert "its profile counts 140 kernels a call against 100" in line
+    assert "idle 10 % of the time against 10 %" in line
+    assert evidence.slower_steps(_ladder((8.0, 8.0, 8.0))) == ""
