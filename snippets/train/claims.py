@@ -73,7 +73,11 @@ NO_VERDICT = "no verdict: a row is missing, failed or learns differently from ea
 
 
 def _show(r: measure.Ratio | None) -> str:
-    return "–" if r is None else f"{r.value:.2f}x ± {r.iqr / 2:.2f}"
+    if r is None:
+        return "–"
+    # A spread that rounds to nothing at two decimals is still a spread, not none.
+    half = f"{r.iqr / 2:.2f}" if r.iqr / 2 >= 0.005 else "<0.01"
+    return f"{r.value:.2f}x ± {half}"
 
 
 def hot_share(rows: dict, model: str, bs: int) -> float | None:
