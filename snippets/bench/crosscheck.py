@@ -41,14 +41,16 @@ def timer_ms(fn: Callable[[], object],
     return measure.Measurement(tuple(t * 1e3 for t in m.times)), int(m.number_per_run)
 
 
-def timer_blocks_ms(fn: Callable[[], object], calls: int,
-                    repeats: int = WALL_REPEATS) -> measure.Measurement:
+def timer_blocks_ms(fn: Callable[[], object], calls: int, repeats: int = WALL_REPEATS,
+                    num_threads: int = 1) -> measure.Measurement:
     """The same Timer made to run blocks of ``calls`` calls, as long as the harness's samples:
     if this agrees with the harness where ``blocked_autorange`` does not, the difference is the
-    block length (a device left idle between short blocks), not the clock."""
+    block length (a device left idle between short blocks), not the clock. The Timer sets
+    torch's intra-op threads to ``num_threads`` while it runs (its default is one, whatever the
+    process had); given the harness's count, what is left of a gap is the Timer's own."""
     from torch.utils import benchmark
 
-    timer = benchmark.Timer(stmt="fn()", globals={"fn": fn})
+    timer = benchmark.Timer(stmt="fn()", globals={"fn": fn}, num_threads=num_threads)
     return measure.Measurement(tuple(timer.timeit(calls).median * 1e3 for _ in range(repeats)))
 
 
@@ -72,9 +74,12 @@ def check(fns: dict[str, Callable[[], object]], device: torch.device,
     out = {}
     for mode, fn in fns.items():
         auto, block = timer_ms(fn)
+        threads = torch.get_num_threads()  # what the harness ran with
         out[mode] = {"timer_ms": auto.as_dict(), "timer_block_calls": block,
                      "timer_harness_blocks_ms": timer_blocks_ms(fn, calls[mode]).as_dict(),
-                     "harness_block_calls": calls[mode],
+                     "timer_harness_threads_ms": timer_blocks_ms(
+                         fn, calls[mode], num_threads=threads).as_dict(),
+                     "harness_threads": threads, "harness_block_calls": calls[mode],
                      "wall_ms": wall_ms(fn, device, calls[mode]).as_dict()}
     return out
 

@@ -16,18 +16,21 @@ def crosscheck(doc: dict[str, Any]) -> str:
     from snippets.bench import crosscheck as cc
 
     checked = [r for r in doc["rows"] if cc.ratios(r)]
-    blocks = any(r["crosscheck"].get("timer_harness_blocks_ms") for r in checked)
-    head = ("Model · batch · mode", "Harness ms", "Timer ms",
-            *(("Timer, long blocks ms",) if blocks else ()), "Wall ms", "Timer / harness",
-            "Wall / harness")
+    # The Timer held to the harness's blocks, then also given its threads: columns only where
+    # the run measured them.
+    extra = [(k, name) for k, name in (("timer_harness_blocks_ms", "Timer, long blocks ms"),
+                                       ("timer_harness_threads_ms", "Timer, + threads ms"))
+             if any(r["crosscheck"].get(k) for r in checked)]
+    head = ("Model · batch · mode", "Harness ms", "Timer ms", *(name for _, name in extra),
+            "Wall ms", "Timer / harness", "Wall / harness")
     rows = []
     for r in checked:
         timer, wall = cc.ratios(r)
-        long_blocks = (r["crosscheck"].get("timer_harness_blocks_ms") or {}).get("median")
         rows.append((f"{r['model']} · {r['batch_size']} · {r['mode']}",
                      render.ms(r["latency_ms"]["median"]),
                      render.ms(r["crosscheck"]["timer_ms"]["median"]),
-                     *((render.ms(long_blocks),) if blocks else ()),
+                     *(render.ms((r["crosscheck"].get(k) or {}).get("median"))
+                       for k, _ in extra),
                      render.ms(r["crosscheck"]["wall_ms"]["median"]),
                      f"{timer:.3f}", f"{wall:.3f}"))
     return render.markdown_table(head, rows)
@@ -61,8 +64,9 @@ def crosscheck_findings(doc: dict[str, Any]) -> str:
                        "length. What differs is the Timer's own way of running the calls (its "
                        "block length, a device synchronize at each clock reading, torch's "
                        "thread count set to one while it measures); runs made with "
-                       "`--crosscheck` now record both, which separates the block length from "
-                       "the rest.")
+                       "`--crosscheck` now record both, and the Timer given the harness's "
+                       "thread count too, which separate the block length and the threads "
+                       "from the rest.")
         if all(long_blocks):
             held = [b["median"] / r["latency_ms"]["median"]
                     for b, r in zip(long_blocks, graphs, strict=True)]
@@ -72,6 +76,7 @@ def crosscheck_findings(doc: dict[str, Any]) -> str:
                        f"{min(held):.3f} to {max(held):.3f} of the harness on those rows (its "
                        f"own blocks held {min(own)} to {max(own)} calls, the harness's "
                        f"{min(harness)} to {max(harness)}).")
+        out += [line for line in (_with_threads(graphs, "those rows"),) if line]
     others = [r for r in rows if r["mode"] != "reduce-overhead"]
     if others:
         wall = [cc.ratios(r)[1] for r in others]
@@ -80,7 +85,23 @@ def crosscheck_findings(doc: dict[str, Any]) -> str:
                    f"the harness; {len(noisy)} of {len(others)} are marked noisy, the host-bound "
                    "ones whose time moves with the host's spells (above), measured minutes apart "
                    "by the three timers.")
+        out += [line for line in (_with_threads(others, "the other rows"),) if line]
     return "\n".join(out)
+
+
+def _with_threads(rows: list[dict[str, Any]], which: str) -> str:
+    """The Timer held to the harness's block length and given its thread count, against the
+    harness: the Timer runs on one thread unless told otherwise, and what this reading leaves
+    of a gap is not the thread count."""
+    held = [(r["crosscheck"]["timer_harness_threads_ms"]["median"] / r["latency_ms"]["median"],
+             r["crosscheck"]["harness_threads"]) for r in rows
+            if r["crosscheck"].get("timer_harness_threads_ms")]
+    if not held:
+        return ""
+    ratio, threads = [h[0] for h in held], sorted({h[1] for h in held})
+    return (f"- Held to the harness's block length and given its {'/'.join(map(str, threads))} "
+            f"threads (the Timer's default is one), the Timer reads {min(ratio):.3f} to "
+            f"{max(ratio):.3f} of the harness on {which}.")
 
 
 def report(doc: dict[str, Any]) -> str:

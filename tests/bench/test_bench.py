@@ -123,8 +123,12 @@ def test_crosscheck_times_every_variant_with_two_independent_timers(monkeypatch)
     assert doc["provenance"]["settings"]["crosscheck"] is True
     assert len(row["crosscheck"]["wall_ms"]["samples"]) == crosscheck.WALL_REPEATS
     assert row["crosscheck"]["timer_ms"]["samples"]
+    assert row["crosscheck"]["harness_threads"] == torch.get_num_threads()
+    assert len(row["crosscheck"]["timer_harness_threads_ms"]["samples"]) == crosscheck.WALL_REPEATS
     assert all(r > 0 for r in crosscheck.ratios(row))
     assert "| tiny · 1 · eager |" in crosscheck_tables.crosscheck(doc)
+    assert "Timer, + threads ms" in crosscheck_tables.crosscheck(doc)
+    assert "given its " in crosscheck_tables.crosscheck_findings(doc)
 
 
 def test_bench_ladder_still_climbs_with_the_speed_ladder():
