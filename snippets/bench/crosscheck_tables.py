@@ -78,7 +78,7 @@ def crosscheck_findings(doc: dict[str, Any]) -> str:
                        f"{min(harness)} to {max(harness)}).")
         out += [line for line in (_with_threads(graphs, "those rows"),) if line]
     others = [r for r in rows if r["mode"] != "reduce-overhead"]
-    if others:
+    if others and graphs:
         wall = [cc.ratios(r)[1] for r in others]
         noisy = [r for r in others if r["status"] == "noisy"]
         out.append(f"- The other rows: the wall clock reads {min(wall):.3f} to {max(wall):.3f} of "
@@ -86,6 +86,11 @@ def crosscheck_findings(doc: dict[str, Any]) -> str:
                    "ones whose time moves with the host's spells (above), measured minutes apart "
                    "by the three timers.")
         out += [line for line in (_with_threads(others, "the other rows"),) if line]
+    elif others:  # a CPU's run: every row is the host's work, none is a CUDA graph
+        timer, wall = ([cc.ratios(r)[i] for r in others] for i in (0, 1))
+        out.append(f"- Every row: the wall clock reads {min(wall):.3f} to {max(wall):.3f} of the "
+                   f"harness, `blocked_autorange` {min(timer):.3f} to {max(timer):.3f}.")
+        out += [line for line in (_with_threads(others, "every row"),) if line]
     return "\n".join(out)
 
 
