@@ -72,9 +72,9 @@ def check(fns: dict[str, Callable[[], object]], device: torch.device,
           calls: dict[str, int]) -> dict[str, dict[str, Any]]:
     """Every independent timing of every variant, as the ``crosscheck`` field of its row."""
     out = {}
+    threads = torch.get_num_threads()  # what the harness ran with
     for mode, fn in fns.items():
         auto, block = timer_ms(fn)
-        threads = torch.get_num_threads()  # what the harness ran with
         out[mode] = {"timer_ms": auto.as_dict(), "timer_block_calls": block,
                      "timer_harness_blocks_ms": timer_blocks_ms(fn, calls[mode]).as_dict(),
                      "timer_harness_threads_ms": timer_blocks_ms(

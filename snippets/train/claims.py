@@ -64,6 +64,17 @@ def hosts_apart(base: dict[str, Any], other: dict[str, Any]) -> float | None:
     return max(a, b) / min(a, b) - 1 if a and b else None
 
 
+def unranked(base: dict[str, Any], other: dict[str, Any]) -> float | None:
+    """The hosts' gap (``hosts_apart``) where it is too wide for ``ratio`` to rank two rows of
+    different commands, else None. A host-bound step and eager's need not move alike (where
+    eager's step is the GPU's work, they do not), so the ratio of the two commands' speedups
+    keeps the hosts' gap; two replayed CUDA graphs are compared by their steps and always rank."""
+    apart = hosts_apart(base, other)
+    if apart is None or apart <= HOSTS_APART:
+        return None
+    return None if {base["variant"], other["variant"]} <= set(CUDA_GRAPHS) else apart
+
+
 def faster(r: measure.Ratio | None) -> bool:
     """Measurably faster: even half its spread below the median ratio is above 1."""
     return r is not None and r.value - r.iqr / 2 > 1
@@ -115,9 +126,8 @@ def optimizer_claim(doc: dict[str, Any]) -> str:
         base = rows.get((model, bs, "model"))
         others = [rows.get((model, bs, v)) for v in ("model+optimizer", "step")]
         opt, whole = (ratio(base, o) for o in others)
-        gaps = [g for o in others if base and o and (g := hosts_apart(base, o)) is not None]
-        verdict = (optimizer_verdict(opt, whole, hot_share(rows, model, bs))
-                   if not gaps or max(gaps) <= HOSTS_APART else
+        gaps = [g for o in others if base and o and (g := unranked(base, o)) is not None]
+        verdict = (optimizer_verdict(opt, whole, hot_share(rows, model, bs)) if not gaps else
                    f"no verdict: `model` was timed in another command, on a host {max(gaps):.0%} "
                    "apart by the canaries, too far for the ratios to rank these steps")
         body.append([f"{model} · {bs}", _show(opt), _show(whole), verdict])
@@ -136,11 +146,7 @@ def autotune_cell(base: dict[str, Any] | None, tuned: dict[str, Any] | None) -> 
     r = ratio(base, tuned)
     if r is None:
         return f"{word}: first steps {cost:.1f} times `{base['variant']}`'s; {NO_VERDICT} on speed"
-    apart = hosts_apart(base, tuned)
-    if (apart is not None and apart > HOSTS_APART
-            and not {base["variant"], tuned["variant"]} <= set(CUDA_GRAPHS)):
-        # A host-bound step and eager's need not move alike (where eager's step is the GPU's
-        # work, they do not): the ratio of the two commands' speedups keeps the hosts' gap.
+    if (apart := unranked(base, tuned)) is not None:
         return (f"{word}: first steps {cost:.1f} times `{base['variant']}`'s; steps {_show(r)} "
                 f"its speed, timed in two commands on hosts {apart:.0%} apart by their canaries, "
                 "too far for the ratio to rank them")
