@@ -34,10 +34,11 @@ def ratio(base: dict[str, Any] | None, other: dict[str, Any] | None) -> measure.
     """Speedup of ``other`` over ``base`` with its spread, where both were timed and learn like
     eager. Rows of one command share their rounds, so the spread is of the paired ratios. Rows
     of two commands (``--append``) are not paired, and the host ran at a different speed in
-    each. Two replayed CUDA graphs are the GPU's work, which the host's speed barely moves (the
-    page's two runs show it), so their step times are set against each other directly. Any
-    other step is read against the eager step of its own command, whose ratio cancels the
-    host's speed where eager is bound by the host too. In both, the relative spreads add."""
+    each. Two replayed CUDA graphs are set against each other by their step times directly: a
+    replay that is the GPU's work barely moves with the host's speed (the page's two runs show
+    it; ``unranked`` says where a replay is not). Any other step is read against the eager
+    step of its own command, whose ratio cancels the host's speed where eager is bound by the
+    host too. In both, the relative spreads add."""
     if not base or not other or not tables.step_median(base) or not tables.step_median(other):
         return None
     if base["status"] not in tables.LEARNS or other["status"] not in tables.LEARNS:
@@ -55,24 +56,19 @@ def ratio(base: dict[str, Any] | None, other: dict[str, Any] | None) -> measure.
     return measure.Ratio(sb / sa, sb / sa * spread)
 
 
-def hosts_apart(base: dict[str, Any], other: dict[str, Any]) -> float | None:
-    """How much slower the host ran in one row's command than in the other's, by the host
-    canary, where the two rows come from different commands; None in one command."""
-    if base.get("part") == other.get("part"):
-        return None
-    a, b = base.get("host_canary_us"), other.get("host_canary_us")
-    return max(a, b) / min(a, b) - 1 if a and b else None
-
-
 def unranked(base: dict[str, Any], other: dict[str, Any]) -> float | None:
-    """The hosts' gap (``hosts_apart``) where it is too wide for ``ratio`` to rank two rows of
-    different commands, else None. A host-bound step and eager's need not move alike (where
+    """The hosts' gap (``tables.hosts_apart``) where it is too wide for ``ratio`` to rank two
+    rows of different commands, else None. A host-bound step and eager's need not move alike (where
     eager's step is the GPU's work, they do not), so the ratio of the two commands' speedups
-    keeps the hosts' gap; two replayed CUDA graphs are compared by their steps and always rank."""
-    apart = hosts_apart(base, other)
+    keeps the hosts' gap. Two replayed CUDA graphs are compared by their steps, and rank where
+    both replays are steady: a replay that is the GPU's work barely varies from round to round,
+    while one whose rounds spread as a noisy row's do waits on the host too (the transformer's
+    replayed step at batch 32 on the H200: noisy, and idle through much of it by the profiler)."""
+    apart = tables.hosts_apart(base, other)
     if apart is None or apart <= HOSTS_APART:
         return None
-    return None if {base["variant"], other["variant"]} <= set(CUDA_GRAPHS) else apart
+    steady = all(r["variant"] in CUDA_GRAPHS and r["status"] == "ok" for r in (base, other))
+    return None if steady else apart
 
 
 def faster(r: measure.Ratio | None) -> bool:

@@ -56,6 +56,15 @@ def own_eager(doc: dict[str, Any], row: dict[str, Any]) -> dict[str, Any] | None
                  and r.get("part", 0) == row.get("part", 0)), None)
 
 
+def hosts_apart(base: dict[str, Any], other: dict[str, Any]) -> float | None:
+    """How much slower the host ran in one row's command than in the other's, by the host
+    canary, where the two rows come from different commands; None in one command."""
+    if base.get("part") == other.get("part"):
+        return None
+    a, b = base.get("host_canary_us"), other.get("host_canary_us")
+    return max(a, b) / min(a, b) - 1 if a and b else None
+
+
 def saved_ms(row: dict[str, Any], base: dict[str, Any], ratio: float | None = None
              ) -> float | None:
     """What one step of ``row`` saves against ``base``'s: ``ratio`` (base's step over row's)
@@ -227,6 +236,22 @@ def _learned(rows: dict[Key, dict[str, Any]], model: str, bs: int) -> list[dict[
             if (m, b) == (model, bs) and r["status"] in LEARNS and step_median(r)]
 
 
+def _unsettled(best: dict[str, Any], timed: list[dict[str, Any]]) -> str:
+    """Where another row of the group, timed in another command, has the larger speedup than
+    the row with the shortest step: the two commands' hosts ran at different speeds, and which
+    row is faster is then not settled by their step times nor by their speedups (each is over
+    its own command's eager step, which moves with the host)."""
+    rival = max(timed, key=lambda r: r.get("speedup") or 0.0)
+    if rival is best or (rival.get("speedup") or 0.0) <= (best.get("speedup") or 0.0) \
+            or rival.get("part") == best.get("part"):
+        return ""
+    apart = hosts_apart(best, rival)
+    hosts = (f", on hosts {apart:.0%} apart by their canaries" if apart is not None else "")
+    return (f"; `{rival['variant']}`, timed in another command{hosts}, has the larger speedup "
+            f"({rival['speedup']:.2f}x over its own command's eager), so which of the two is "
+            "faster, this file does not settle")
+
+
 def findings(doc: dict[str, Any]) -> str:
     """For each model and batch size: the fastest variant that learns like eager, and what
     failed; so the prose under a table cannot disagree with it."""
@@ -249,7 +274,7 @@ def findings(doc: dict[str, Any]) -> str:
             ratio = best.get("speedup") or step_median(eager) / step_median(best)
             out.append(f"- {model} at batch {bs}: fastest is `{best['variant']}`, "
                        f"{ratio:.2f} times eager's speed, which pays for its first steps "
-                       f"after {steps:,.0f} steps.")
+                       f"after {steps:,.0f} steps{_unsettled(best, timed)}.")
     bad = [r for r in doc["rows"] if r["status"] not in LEARNS]
     wrong = [r for r in bad if r["status"] == "mismatch"]
     noisy = sum(r["status"] == "noisy" for r in doc["rows"])

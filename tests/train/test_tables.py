@@ -219,10 +219,14 @@ def test_two_replayed_cuda_graphs_of_two_commands_are_set_against_each_other_by_
     assert "times `reduce-overhead`'s" in cell and "host" not in cell  # replays: no caveat
     doc = {"rows": [graphs, tuned, row("model", 20.0, 1.0, 0, 450.0)]}
     assert "| `max-autotune` against `reduce-overhead` |" in claims.autotune_claim(doc)
+    # A replay whose rounds spread (noisy) waits on the host too: across hosts this far apart,
+    # its step is not ranked against another command's.
+    cell = claims.autotune_cell({**graphs, "status": "noisy"}, tuned)
+    assert "on hosts 80% apart by their canaries, too far for the ratio to rank them" in cell
     # A host-bound step of another command gets the hosts' difference beside its verdict.
     base, other = row("model", 20.0, 1.0, 0, 300.0), row("max-autotune-no-cudagraphs", 18.0,
                                                            1.2, 1, 450.0)
-    assert claims.hosts_apart(base, other) == pytest.approx(0.5)
+    assert tables.hosts_apart(base, other) == pytest.approx(0.5)
     cell = claims.autotune_cell(base, other)
     assert "on hosts 50% apart by their canaries, too far for the ratio to rank them" in cell
     assert "pays" not in cell
@@ -252,3 +256,21 @@ def test_the_optimizer_claim_gives_no_verdict_across_hosts_too_far_apart():
     for r in rows:
         r["host_canary_us"] = 400.0
     assert "holds: the whole step is no faster" in claims.optimizer_claim({"rows": rows})
+
+
+def test_the_fastest_row_says_when_another_command_s_row_has_the_larger_speedup():
+    # max-autotune's step is shorter, but its command's eager was faster, so its speedup reads
+    # lower than reduce-overhead's: across hosts apart, which is faster stays open.
+    rows = [*pair("reduce-overhead", 16.0, 4.0, 4.0, canary=400.0),
+            *pair("max-autotune", 11.0, 3.0, 3.7, part=1, canary=250.0)]
+    for r in rows:
+        r["compile_s"] = 1.0
+    line = tables.findings({"rows": rows}).splitlines()[0]
+    assert "fastest is `max-autotune`, 3.70 times" in line
+    assert ("`reduce-overhead`, timed in another command, on hosts 60% apart by their canaries, "
+            "has the larger speedup (4.00x over its own command's eager)") in line
+    # In one command, the shortest step has the largest speedup: nothing to add.
+    one = [*pair("model", 16.0, 8.0, 2.0), {**pair("step", 16.0, 4.0, 4.0)[1]}]
+    for r in one:
+        r["compile_s"] = 1.0
+    assert "another command" not in tables.findings({"rows": one})
