@@ -272,8 +272,13 @@ def stamp(doc: dict[str, Any], how: str = "recorded") -> str:
     elif cores:
         parts.append(cores)
     parts += _settings_words(p.get("settings", {}))
-    # A file filled by several commands (--append) names each one's day and commit.
+    # A file filled by several commands (--append) names each one's day and commit: of those
+    # whose rows it still holds, where rows say which command measured them.
     runs = p.get("parts") or [p]
+    held = {r.get("part", 0) for r in doc.get("rows", []) if isinstance(r, dict)}
+    if len(runs) > 1 and held and any("part" in r for r in doc.get("rows", [])
+                                      if isinstance(r, dict)):
+        runs = [q for i, q in enumerate(runs) if i in held] or runs
     days = list(dict.fromkeys((q.get("date") or "")[:10] for q in runs))
     parts.append(" to ".join([days[0], days[-1]] if len(days) > 1 else days))
     commits = list(dict.fromkeys(short_commit(q.get("commit")) for q in runs))

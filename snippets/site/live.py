@@ -17,6 +17,7 @@ from typing import Any
 from snippets import debug, dynamic
 from snippets.dynamic import recompiles
 from snippets.explain import agreement, counts, fastpath, logs
+from snippets.speed import freezing
 from snippets.train import aot
 
 SECTIONS: dict[str, Callable[[], Any]] = {
@@ -38,6 +39,8 @@ SECTIONS: dict[str, Callable[[], Any]] = {
     agreement.KIND: agreement.produce,
     "explain-models": counts.models_doc,
     "transformer-graph": fastpath.graph_doc,
+    # speed.md: How fast can it go
+    "speed-freezing": freezing.compared,
     # training.md: Training
     "train-aot": aot.traced,
 }

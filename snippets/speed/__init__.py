@@ -168,17 +168,27 @@ def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
 
 
 def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """``old`` with the rows of ``new`` that it lacks. A row already recorded stays: a ladder's
-    top rung measured later (max-autotune, in a command of its own) comes with the eager row and
-    the rung below it, timed in its own rounds for its two ratios, and those two stay as the
-    first command recorded them. Each added row keeps ``part``, the command that measured it;
-    the provenance keeps a part per command, with its date, commit and ceilings."""
+    """``old`` with the rows ``new`` measured. A command that climbed whole ladders (no
+    ``--rungs``) measured them again: its rows replace theirs. A command given ``--rungs`` is
+    there for its top rung (max-autotune, in a command of its own): that rung's row replaces or
+    joins the file's, while the eager row and the rung below it, timed in its rounds only for
+    its two ratios, stay as the file recorded them. Each added row keeps ``part``, the command
+    that measured it; the provenance keeps a part per command, with its date, commit and
+    ceilings."""
     prov, part = results.add_part(old["provenance"], new["provenance"],
                                   measured=("ceilings", "peak_bf16_tflops"),
                                   ran=("models", "batch_sizes", "rungs", "modes"))
     have = {row_key(r) for r in old["rows"]}
-    added = [{**r, "part": part} for r in new["rows"] if row_key(r) not in have]
-    rows = _rung_order([{"part": 0, **r} for r in old["rows"]] + added)
+    if new["provenance"]["settings"].get("rungs"):
+        tops = {}
+        for r in new["rows"]:  # in ladder order: the last of a group is its top rung
+            tops[(r["model"], r["batch_size"])] = row_key(r)
+        wanted = {k for k in map(row_key, new["rows"]) if k not in have} | set(tops.values())
+    else:
+        wanted = {row_key(r) for r in new["rows"]}
+    kept = [{"part": 0, **r} for r in old["rows"] if row_key(r) not in wanted]
+    added = [{**r, "part": part} for r in new["rows"] if row_key(r) in wanted]
+    rows = _rung_order(kept + added)
     prov["parts"], complete = results.complete_parts(old, new, prov["parts"], part, rows)
     return {**old, "provenance": prov, "rows": rows, "complete": complete}
 

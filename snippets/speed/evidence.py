@@ -136,14 +136,42 @@ def slower_steps(doc: dict[str, Any]) -> str:
         below = _rung(doc, r, r.get("prev_rung"))
         line = (f"- **{r['model']} at batch {r['batch_size']}**: `{r['mode']}` runs at "
                 f"{ratio:.2f}× the speed of the rung below it, `{r.get('prev_rung')}`")
-        mine, theirs = ((x or {}).get("profile") for x in (r, below))
+        # The two profiles of the run that measured this ratio: the rung below as that run
+        # profiled it, else the file's row of it where the same command recorded both.
+        same = below is not None and below.get("part", 0) == r.get("part", 0)
+        mine = r.get("profile")
+        theirs = r.get("below_profile") or ((below or {}).get("profile") if same else None)
         if mine and theirs and "error" not in mine and "error" not in theirs:
             line += "; " + _profiles_apart(mine, theirs)
+        elif mine and "error" not in mine:
+            line += ("; the file holds its profile, but not the rung below's from the same "
+                     "command: it keeps the rung below as an earlier command recorded it (a run "
+                     "of the current code keeps both profiles on this row)")
         else:
             line += ("; the run profiled only its fastest rung, so the file holds no profile "
                      "of the two to say why (a run of the current code profiles both)")
-        out.append(line + ".")
+        out.append(line + _as_option(r) + ".")
     return "\n".join(out)
+
+
+COPY_KERNEL = "multi_tensor_apply_kernel"  # a foreach op's kernel: CUDA-graph trees copy with one
+
+
+def _as_option(row: dict[str, Any]) -> str:
+    """Where a frozen rung was recorded with freezing passed as a compile option (before the
+    ladder set the switch, ``ladder.frozen``), the clause that says what that did; "" else."""
+    rung = row.get("rung") or {}
+    if not rung.get("freezing") or rung.get("freezing_switch"):
+        return ""
+    line = ("; this row asked for freezing as a compile option, which Dynamo does not see (see "
+            "*Freezing is a switch, not an option*, above)")
+    if (row.get("profile") or {}).get("device_type") == "cuda":
+        line += ", so each replay first copies every weight into the graph's buffers"
+        copy = next((k for k in row["profile"].get("top") or [] if COPY_KERNEL in k["name"]),
+                    None)
+        if copy is not None:
+            line += f" (its profile: `{COPY_KERNEL}`, {copy['us_per_call']:.1f} µs a call)"
+    return line
 
 
 def _profiles_apart(mine: dict[str, Any], theirs: dict[str, Any]) -> str:

@@ -10,9 +10,10 @@ least (``bytes``), and a profile (``profile``) of the fastest rung and of any ru
 than the one below it, and that one.
 
 The rungs share one process, as the benchmark's modes do, so each is compiled with its own
-options (freezing is one of them, not a global switch): Dynamo keeps one compiled entry per
-rung and none is compiled again while the ladder is timed. ``python -m snippets.speed --ladder``
-runs it, and so does ``python -m snippets.bench --ladder``.
+options, and freezing, which must be Inductor's global switch (see ``frozen``), is set around
+each of the rung's calls only: Dynamo keeps one compiled entry per rung, and none is compiled
+again while the ladder is timed. ``python -m snippets.speed --ladder`` runs it, and so does
+``python -m snippets.bench --ladder``.
 """
 
 from __future__ import annotations
@@ -75,13 +76,20 @@ KEYS = ("eager", "compile", "channels-last", "cuda-graphs", "freezing", "max-aut
 
 # --8<-- [start:options]
 def compile_rung(model, rung):
-    """A rung's mode and freezing as one set of Inductor options."""
+    """A rung's mode, as this compile's own set of Inductor options."""
     options = dict(torch._inductor.list_mode_options(rung.mode))
-    # As an option of this compile, not a global switch: it then holds
-    # when Dynamo compiles the rung again, and two rungs that differ only
-    # in freezing are two compiled entries, not one.
-    options["freezing"] = rung.freezing
     return torch.compile(model, options=options)
+
+
+@contextlib.contextmanager
+def frozen(on):
+    """Freezing, on around every call of a frozen rung: compile and run."""
+    # The global switch, not options={"freezing": True}: Dynamo reads it
+    # while it traces, to make the weights static. An option reaches only
+    # Inductor, so the weights stay inputs of the graph: on a CPU they are
+    # not prepacked, and under CUDA graphs each call copies all of them.
+    with torch._inductor.config.patch(freezing=on):
+        yield
 # --8<-- [end:options]
 
 
@@ -138,9 +146,15 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     ladder = [r for r in rungs_for(device, x, autotune)
               if only is None or r.key in only or r.mode is None]
 
-    def around(rung_name: str) -> contextlib.AbstractContextManager:
-        mode = next(r.mode for r in ladder if r.name == rung_name)
-        return backends_for(mode).apply() if backends_for else contextlib.nullcontext()
+    @contextlib.contextmanager
+    def around(rung_name: str) -> Iterator[None]:
+        """A rung's settings, around each of its calls: its mode's backend settings and its
+        freezing switch, so that a compile at any call (the first, or Dynamo's again) sees
+        them."""
+        rung = next(r for r in ladder if r.name == rung_name)
+        settings = backends_for(rung.mode).apply() if backends_for else contextlib.nullcontext()
+        with settings, frozen(rung.freezing):
+            yield
 
     built: dict[str, Built] = {}
     faults: dict[str, dict[str, Any]] = {}
@@ -186,8 +200,11 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
             row["speedup"], row["speedup_iqr"] = r.value, r.iqr
         row["speedup_prev"] = measure.speedup(timed[prev], m).value if prev else None
         row["prev_rung"] = prev  # the rung below as measured: --rungs may leave one out
+        # freezing_switch: set as Inductor's switch while Dynamo traced (rows recorded before
+        # passed it as a compile option, which Dynamo does not see; see ``frozen``).
         row["rung"] = {"mode": rung.mode, "channels_last": rung.channels_last and x.dim() == 4,
-                       "freezing": rung.freezing, "key": rung.key}
+                       "freezing": rung.freezing, "key": rung.key,
+                       **({"freezing_switch": True} if rung.freezing else {})}
         row["bytes"] = b.moved
         if backends_for:
             row["backends"] = backends_for(rung.mode).as_dict()
@@ -207,4 +224,11 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
         with around(row["mode"]):
             row["profile"] = profiler.profile_or_error(
                 built[row["mode"]].fn, device, profile_calls, lambda exc: _fault(exc)[1])
+    # The slower rung keeps the profile of the rung below as this run measured it: a file that
+    # joins several commands keeps the rung below as the first command recorded it (see
+    # ``speed.join``), and the reading needs the two profiles of one run.
+    for row in slower:
+        below = next((r for r in rows if r["mode"] == row["prev_rung"]), None)
+        if below is not None and below.get("profile") is not None:
+            row["below_profile"] = below["profile"]
     yield from rows

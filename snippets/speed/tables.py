@@ -217,3 +217,31 @@ def settings_report(doc: dict[str, Any]) -> str:
             f"{over}." + "\n\n" + render.details(
         "Every point of the grid (× all off: the speedup over the same mode with every "
         "switch off, in the same rounds)", settings_table(doc)))
+
+
+# ---- freezing: the switch against the option ------------------------------------------------
+
+WAY_WORDS = {"option": '`options={"freezing": True}`',
+             "switch": "`torch._inductor.config.freezing = True`"}
+
+
+def freezing_switch(value: list[dict[str, Any]]) -> str:
+    """The two ways of asking for freezing (``freezing.compared``): the operators each ran, and
+    what they say, computed from them."""
+    if not value:
+        return "This machine's torch has no oneDNN, so there is nothing to look at here."
+    body = [[WAY_WORDS[v["way"]], ", ".join(f"`{op}`" for op in v["ops"]) or "none",
+             "yes" if v["prepacked"] else "no", f"{v['rel_err']:.1g}"] for v in value]
+    table = render.markdown_table(("Freezing asked for with", "Convolution operators a call ran",
+                                   "Weights prepacked", "Error against eager"), body)
+    way = {v["way"]: v for v in value}
+    if way["switch"]["prepacked"] and not way["option"]["prepacked"]:
+        says = ("As an option, freezing never reached the graph: the convolutions ran as "
+                "eager's do. As the switch, Inductor folded the weights in as constants and "
+                "handed each convolution to oneDNN with its weights packed once.")
+    elif way["switch"]["prepacked"]:
+        says = ("In this torch both ways froze the weights: the option reaches Dynamo too.")
+    else:
+        says = ("Neither way prepacked a convolution on this machine: oneDNN took none of "
+                "them.")
+    return f"{table}\n\n{says}"

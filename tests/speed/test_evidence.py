@@ -91,3 +91,14 @@ def test_a_step_that_makes_the_ladder_slower_says_what_its_profile_changed() -> 
     assert "its profile counts 140 kernels a call against 100" in line
     assert "idle 10 % of the time against 10 %" in line
     assert evidence.slower_steps(_ladder((8.0, 8.0, 8.0))) == ""
+
+
+def test_a_slower_step_is_read_against_the_rung_below_of_its_own_command() -> None:
+    slow = _ladder((12.5, 12.5, 12.5))
+    compiled, top = slow["rows"][1:]
+    compiled["profile"] = _profile("k", 0.5, 100.0)
+    top.update(part=1, profile=_profile("k", 0.5, 140.0))
+    # The file's rung below came from another command: its profile does not pair with this one.
+    assert "the file holds its profile, but not the rung below's" in evidence.slower_steps(slow)
+    top["below_profile"] = _profile("k", 0.5, 120.0)  # as the top rung's command profiled it
+    assert "its profile counts 140 kernels a call against 120" in evidence.slower_steps(slow)

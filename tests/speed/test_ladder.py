@@ -59,7 +59,8 @@ def test_the_ladder_climbs_one_step_at_a_time(ladder_doc):
     assert all(r["status"] in ("ok", "noisy") for r in rows)
     assert rows[0]["speedup_prev"] is None and rows[2]["prev_rung"] == "compile"
     assert rows[2]["rung"] == {"mode": "default", "channels_last": False, "freezing": True,
-                               "key": "freezing"}
+                               "key": "freezing", "freezing_switch": True}
+    assert torch._inductor.config.freezing is False  # the switch is set around calls only
     assert rows[0]["bytes"] == {"weights": (16 * 16 + 16 + 16 * 4 + 4) * 4, "input": 64,
                                 "output": 16}
 
@@ -90,7 +91,7 @@ def test_the_fastest_rung_and_any_rung_slower_than_the_one_below_are_profiled(la
                for r in rows if "profile" in r)
 
 
-def test_rungs_by_key_and_freezing_as_a_compile_option():
+def test_rungs_by_key_and_freezing_as_the_switch_not_an_option():
     image = torch.ones(1, 3, 8, 8)
     cuda = ladder.rungs_for(torch.device("cuda"), image, autotune=True)
     assert [r.name for r in cuda] == ["eager", "compile", "+ channels_last", "+ CUDA graphs",
@@ -103,7 +104,23 @@ def test_rungs_by_key_and_freezing_as_a_compile_option():
         ladder.compile_rung(nn.Linear(1, 1), cuda[-1])
     finally:
         torch.compile = real
-    assert calls[0]["options"]["freezing"] is True and calls[0]["options"]["max_autotune"]
+    assert "freezing" not in calls[0]["options"] and calls[0]["options"]["max_autotune"]
+
+
+@pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="a CPU build without oneDNN")
+def test_a_frozen_rung_on_a_cpu_calls_prepacked_convolutions():
+    # With freezing on while Dynamo traces, the weights are constants, and Inductor hands each
+    # convolution to oneDNN with its weights packed once (the mkldnn:: operators).
+    model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU()).eval()
+    x = torch.randn(2, 3, 12, 12)
+    rung = ladder.Rung("+ freezing", "default", channels_last=True, freezing=True)
+    torch._dynamo.reset()
+    with torch.no_grad(), ladder.frozen(True):
+        built = ladder.build(rung, model, x, model(x), torch.device("cpu"))
+        with torch.profiler.profile() as prof:
+            built.fn()
+    assert built.rel_err < 1e-4
+    assert any(e.key.startswith("mkldnn::") for e in prof.key_averages())
 
 
 def test_the_settings_sweep_times_each_point_of_each_mode():
@@ -135,7 +152,8 @@ def test_a_ladder_applies_the_settings_chosen_per_mode():
 
 def test_append_keeps_recorded_rows_and_adds_the_missing_rung(ladder_doc):
     doc, _ = ladder_doc
-    later = {**doc, "provenance": {**doc["provenance"], "date": "later"},
+    settings = {**doc["provenance"]["settings"], "rungs": ["freezing", "max-autotune"]}
+    later = {**doc, "provenance": {**doc["provenance"], "date": "later", "settings": settings},
              "rows": [{**r} for r in doc["rows"][::2]]}  # eager and freezing again
     later["rows"].append({**doc["rows"][1], "mode": "+ max-autotune",
                           "rung": {**doc["rows"][1]["rung"], "key": "max-autotune"}})
@@ -147,6 +165,21 @@ def test_append_keeps_recorded_rows_and_adds_the_missing_rung(ladder_doc):
     assert joined["rows"][0] is not later["rows"][0]  # the first command's eager stays
     assert [p["date"] for p in joined["provenance"]["parts"]] == [doc["provenance"]["date"],
                                                                   "later"]
+    # Its top rung measured again replaces the recorded one; eager and the rung below stay.
+    again = speed.join(joined, {**later, "provenance": {**later["provenance"], "date": "again"}})
+    assert [r["part"] for r in again["rows"]] == [0, 0, 1, 2]
+
+
+def test_append_of_a_whole_ladder_measured_again_replaces_its_rows(ladder_doc):
+    doc, _ = ladder_doc
+    assert not doc["provenance"]["settings"].get("rungs")  # the whole ladder
+    later = {**doc, "provenance": {**doc["provenance"], "date": "later", "commit": "b" * 40},
+             "rows": [{**r, "latency_ms": {"median": 1.0}} for r in doc["rows"]]}
+    joined = speed.join(doc, later)
+    assert {r["part"] for r in joined["rows"]} == {1}
+    assert all(r["latency_ms"] == {"median": 1.0} for r in joined["rows"])
+    # The stamp names the commands whose rows the file holds, not the one replaced.
+    assert "commit bbbbbbbbbbbb" in results.stamp(joined)
 
 
 def test_append_refuses_another_device_or_setting(ladder_doc):
