@@ -73,8 +73,7 @@ def crosscheck_findings(doc: dict[str, Any]) -> str:
             harness = [r["calls_per_sample"] for r in graphs]
             out.append(f"- The same Timer held to the harness's block length reads "
                        f"{min(held):.3f} to {max(held):.3f} of the harness on those rows (its "
-                       f"own blocks held {min(own)} to {max(own)} calls, the harness's "
-                       f"{min(harness)} to {max(harness)}).")
+                       f"own blocks held {_calls(own)}, the harness's {_calls(harness)}).")
         out += [line for line in (_with_threads(graphs, "those rows"),) if line]
     others = [r for r in rows if r["mode"] != "reduce-overhead"]
     if others and graphs:
@@ -112,3 +111,8 @@ def report(doc: dict[str, Any]) -> str:
     """The findings, then the table they are read from, under one stamp."""
     return crosscheck_findings(doc) + "\n\n" + crosscheck(doc)
 
+
+def _calls(counts: list[int]) -> str:
+    """Calls per block, as a range only where the blocks differ: "1 call", "14 to 87 calls"."""
+    lo, hi = min(counts), max(counts)
+    return f"{lo} call{'s' if lo != 1 else ''}" if lo == hi else f"{lo} to {hi} calls"

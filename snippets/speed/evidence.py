@@ -163,8 +163,8 @@ def _as_option(row: dict[str, Any]) -> str:
     rung = row.get("rung") or {}
     if not rung.get("freezing") or rung.get("freezing_switch"):
         return ""
-    line = ("; this row asked for freezing as a compile option, which Dynamo does not see (see "
-            "*Freezing is a switch, not an option*, above)")
+    line = ("; this row asked for freezing as a compile option alone, which Dynamo does not "
+            "see (see *Freezing needs the switch, not only the option*, above)")
     if (row.get("profile") or {}).get("device_type") == "cuda":
         line += ", so each replay first copies every weight into the graph's buffers"
         copy = next((k for k in row["profile"].get("top") or [] if COPY_KERNEL in k["name"]),

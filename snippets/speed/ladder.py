@@ -10,10 +10,11 @@ least (``bytes``), and a profile (``profile``) of the fastest rung and of any ru
 than the one below it, and that one.
 
 The rungs share one process, as the benchmark's modes do, so each is compiled with its own
-options, and freezing, which must be Inductor's global switch (see ``frozen``), is set around
-each of the rung's calls only: Dynamo keeps one compiled entry per rung, and none is compiled
-again while the ladder is timed. ``python -m snippets.speed --ladder`` runs it, and so does
-``python -m snippets.bench --ladder``.
+options (freezing among them, so that two rungs that differ only in freezing are two compiled
+entries), and freezing, which Dynamo reads only from Inductor's global switch (see ``frozen``),
+is also switched on around each of a frozen rung's calls: Dynamo keeps one compiled entry per
+rung, and none is compiled again while the ladder is timed. ``python -m snippets.speed
+--ladder`` runs it, and so does ``python -m snippets.bench --ladder``.
 """
 
 from __future__ import annotations
@@ -76,18 +77,21 @@ KEYS = ("eager", "compile", "channels-last", "cuda-graphs", "freezing", "max-aut
 
 # --8<-- [start:options]
 def compile_rung(model, rung):
-    """A rung's mode, as this compile's own set of Inductor options."""
+    """A rung's mode and freezing, as this compile's own Inductor options."""
     options = dict(torch._inductor.list_mode_options(rung.mode))
+    # Two rungs whose options differ are two compiled entries: with equal
+    # options, Dynamo would serve the frozen rung the unfrozen rung's code.
+    options["freezing"] = rung.freezing
     return torch.compile(model, options=options)
 
 
 @contextlib.contextmanager
 def frozen(on):
     """Freezing, on around every call of a frozen rung: compile and run."""
-    # The global switch, not options={"freezing": True}: Dynamo reads it
-    # while it traces, to make the weights static. An option reaches only
-    # Inductor, so the weights stay inputs of the graph: on a CPU they are
-    # not prepacked, and under CUDA graphs each call copies all of them.
+    # The option alone is not enough: Dynamo reads the global switch while
+    # it traces, to make the weights static. Without it the weights stay
+    # inputs of the graph: on a CPU they are not prepacked, and under CUDA
+    # graphs every call copies all of them into the graph's buffers.
     with torch._inductor.config.patch(freezing=on):
         yield
 # --8<-- [end:options]

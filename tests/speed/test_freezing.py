@@ -33,7 +33,7 @@ def test_a_frozen_row_recorded_with_the_option_says_so():
         {"name": "void at::native::multi_tensor_apply_kernel<x>", "us_per_call": 81.3}]}
     row = {"rung": {"freezing": True}, "profile": profile}
     line = evidence._as_option(row)
-    assert "asked for freezing as a compile option" in line
+    assert "asked for freezing as a compile option alone" in line
     assert "(its profile: `multi_tensor_apply_kernel`, 81.3 µs a call)" in line
     assert evidence._as_option({"rung": {"freezing": True, "freezing_switch": True}}) == ""
     assert evidence._as_option({"rung": {"freezing": False}}) == ""
