@@ -157,11 +157,17 @@ def slower_steps(doc: dict[str, Any]) -> str:
 COPY_KERNEL = "multi_tensor_apply_kernel"  # a foreach op's kernel: CUDA-graph trees copy with one
 
 
-def _as_option(row: dict[str, Any]) -> str:
-    """Where a frozen rung was recorded with freezing passed as a compile option (before the
-    ladder set the switch, ``ladder.frozen``), the clause that says what that did; "" else."""
+def freezing_as_option(row: dict[str, Any]) -> bool:
+    """A frozen rung recorded with freezing passed as a compile option alone, before the ladder
+    also set the switch (``ladder.frozen``)."""
     rung = row.get("rung") or {}
-    if not rung.get("freezing") or rung.get("freezing_switch"):
+    return bool(rung.get("freezing")) and not rung.get("freezing_switch")
+
+
+def _as_option(row: dict[str, Any]) -> str:
+    """Where a frozen rung was recorded with freezing passed as a compile option alone, the
+    clause that says what that did; "" else."""
+    if not freezing_as_option(row):
         return ""
     line = ("; this row asked for freezing as a compile option alone, which Dynamo does not "
             "see (see *Freezing needs the switch, not only the option*, above)")

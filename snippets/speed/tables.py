@@ -153,13 +153,19 @@ def try_first(doc: dict[str, Any]) -> str:
     import math
 
     gains: dict[str, list[float]] = {}
+    as_option: set[str] = set()  # steps measured with freezing asked for as an option alone
     for r in doc["rows"]:
         if r.get("speedup_prev") and r["status"] in ("ok", "noisy"):
             gains.setdefault(r["mode"], []).append(r["speedup_prev"])
+            if evidence.freezing_as_option(r):
+                as_option.add(r["mode"])
     ranked = sorted(((math.exp(sum(map(math.log, v)) / len(v)), k, len(v))
                      for k, v in gains.items()), reverse=True)
+    caveat = (" (measured with freezing asked for as a compile option alone, which Dynamo does "
+              "not see: see above)")
     return "\n".join(f"{i}. `{name}`: {g:.2f}× over the rung below, geometric mean of {n} "
-                     f"ladder{'s' if n > 1 else ''}" for i, (g, name, n) in enumerate(ranked, 1))
+                     f"ladder{'s' if n > 1 else ''}{caveat if name in as_option else ''}"
+                     for i, (g, name, n) in enumerate(ranked, 1))
 
 
 def ladder_report(doc: dict[str, Any]) -> str:

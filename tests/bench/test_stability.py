@@ -98,3 +98,9 @@ def test_findings_of_an_empty_cache_run_say_later_compiles_reuse_the_cache():
     doc = results.load(H200 / "bench.json")
     said = "The run began with an empty Inductor cache" in tables.findings(doc)
     assert said == (tables.bench.cache_state(doc["provenance"]["settings"]) == "empty")
+
+
+def test_calls_per_block_read_as_one_figure_where_all_blocks_agree():
+    assert crosscheck_tables._calls([1, 1]) == "1 call"
+    assert crosscheck_tables._calls([14, 87, 20]) == "14 to 87 calls"
+    assert crosscheck_tables._calls([3]) == "3 calls"

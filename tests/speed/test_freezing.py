@@ -37,3 +37,15 @@ def test_a_frozen_row_recorded_with_the_option_says_so():
     assert "(its profile: `multi_tensor_apply_kernel`, 81.3 µs a call)" in line
     assert evidence._as_option({"rung": {"freezing": True, "freezing_switch": True}}) == ""
     assert evidence._as_option({"rung": {"freezing": False}}) == ""
+
+
+def test_what_to_try_first_marks_steps_measured_with_the_option_alone():
+    def row(mode, prev, **rung):
+        return {"mode": mode, "speedup_prev": prev, "status": "ok", "rung": rung}
+
+    doc = {"rows": [row("compile", 2.0), row("+ freezing", 0.9, freezing=True)]}
+    text = tables.try_first(doc)
+    assert text.splitlines()[1].startswith("2. `+ freezing`: 0.90×")
+    assert "compile option alone" in text.splitlines()[1]
+    doc["rows"][1]["rung"]["freezing_switch"] = True
+    assert "compile option" not in tables.try_first(doc)
