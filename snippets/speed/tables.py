@@ -227,8 +227,8 @@ def settings_report(doc: dict[str, Any]) -> str:
 
 # ---- freezing: the switch against the option ------------------------------------------------
 
-WAY_WORDS = {"option": '`options={"freezing": True}`',
-             "switch": "`torch._inductor.config.freezing = True`"}
+# Short, so that the table fits a page: the prose above the table gives each one's code.
+WAY_WORDS = {"option": "the option alone", "switch": "option and switch"}
 
 
 def freezing_switch(value: list[dict[str, Any]]) -> str:
@@ -236,10 +236,10 @@ def freezing_switch(value: list[dict[str, Any]]) -> str:
     what they say, computed from them."""
     if not value:
         return "This machine's torch has no oneDNN, so there is nothing to look at here."
-    body = [[WAY_WORDS[v["way"]], ", ".join(f"`{op}`" for op in v["ops"]) or "none",
+    body = [[WAY_WORDS[v["way"]], ", ".join(f"`{op}`" for op in _innermost(v["ops"])) or "none",
              "yes" if v["prepacked"] else "no", f"{v['rel_err']:.1g}"] for v in value]
-    table = render.markdown_table(("Freezing asked for with", "Convolution operators a call ran",
-                                   "Weights prepacked", "Error against eager"), body)
+    table = render.markdown_table(("Freezing set by", "Convolution that ran", "Prepacked",
+                                   "Error vs eager"), body)
     way = {v["way"]: v for v in value}
     if way["switch"]["prepacked"] and not way["option"]["prepacked"]:
         says = ("As an option, freezing never reached the graph: the convolutions ran as "
@@ -251,3 +251,13 @@ def freezing_switch(value: list[dict[str, Any]]) -> str:
         says = ("Neither way prepacked a convolution on this machine: oneDNN took none of "
                 "them.")
     return f"{table}\n\n{says}"
+
+
+DISPATCH = ("aten::convolution", "aten::_convolution")  # the way in to every CPU convolution
+
+
+def _innermost(ops: list[str]) -> list[str]:
+    """The operators that did the work: ``aten::convolution`` and ``aten::_convolution`` only
+    dispatch to one of them, so they are left out wherever another was seen."""
+    inner = [op for op in ops if op not in DISPATCH]
+    return inner or ops
