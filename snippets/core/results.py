@@ -71,6 +71,9 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     # The backend settings grid per mode: benchmark rows, each with its ``backends`` and
     # ``point`` (a row of a model that failed as a whole has neither).
     Kind("speed-settings", "snippets.speed-settings/1", _BENCH_ROW),
+    # Freezing asked for three ways (none, the option alone, option and switch): benchmark rows,
+    # each with its ``point``, and on a GPU ``replay_copy``.
+    Kind("speed-freezing", "snippets.speed-freezing/1", _BENCH_ROW),
     # The graph-break and fast-path runs were first recorded under explain's schema name.
     Kind("graph-breaks", "snippets.graph-breaks/1", {
         "cause": (str,), "variant": (str,), "kind": (str,), "graph_count": (int,),

@@ -52,6 +52,7 @@ RECORDED_BY = {
     "bench": ("benchmark", "cli/#python-m-snippetsbench"),
     "bench-ladder": ("speed-ladder", "cli/#python-m-snippetsspeed"),
     "speed-settings": ("backend-settings", "cli/#python-m-snippetsspeed"),
+    "speed-freezing": ("freezing-check", "cli/#python-m-snippetsspeed"),
     "graph-breaks": ("graph-break cost", "cli/#python-m-snippetsexplain"),
     "transformer-fastpath": ("transformer fast-path", "cli/#python-m-snippetsexplain"),
     "dynamic-shapes": ("dynamic-shapes", "cli/#python-m-snippetsdynamic"),
@@ -303,6 +304,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
         "train": train_tables.table,
         "scale": scale_tables.table,
         "speed-settings": speed_tables.settings_report,
+        "speed-freezing": speed_tables.freezing_report,
     }
 
 

@@ -1,13 +1,15 @@
 """How fast can it go: the speed ladder read against the device's own ceilings, and the backend
 settings it runs under measured rather than assumed.
 
-Two runs, both on the benchmark's harness (same models, rows, interleaved rounds and faults):
+Three runs, all on the benchmark's harness (same models, rows, interleaved rounds and faults):
 
 - ``ladder``: from eager one step at a time (``ladder``), with the device's matmul rate and copy
   bandwidth measured first (``roofline``), the bytes each call must move recorded per row, and
   the fastest rung of each (model, batch size) profiled (``snippets.core.profile``);
 - ``settings``: the cuDNN autotuner and TF32, on and off, per mode (``settings``), from which
-  ``settings.chosen`` picks each mode's settings, which a ladder run may then apply.
+  ``settings.chosen`` picks each mode's settings, which a ladder run may then apply;
+- ``freezing``: freezing asked for as a compile option alone against the option with Inductor's
+  switch on, beside no freezing, and on a GPU what each CUDA-graph replay copies (``freezing``).
 
 ``python -m snippets.speed`` runs them (``__main__``); ``tables`` and ``plots`` draw them.
 """
@@ -23,9 +25,9 @@ import torch
 
 from snippets import bench
 from snippets.core import backends, config, models, results
-from snippets.speed import ladder, roofline, settings
+from snippets.speed import freezing, ladder, roofline, settings
 
-RUNS = ("ladder", "settings")
+RUNS = ("ladder", "settings", "freezing")
 LADDER_KIND = "bench"  # a ladder is a benchmark run: its file is read like one (bench-ladder)
 
 # The one table of per-device defaults; the command line's help is written from it. Rounds and
@@ -126,6 +128,17 @@ def _settings_group(cfg: SpeedConfig) -> bench.Group:
     return group
 
 
+def _freezing_group(cfg: SpeedConfig) -> bench.Group:
+    def group(b: bench.BenchConfig, name: str, factory: models.Factory, bs: int,
+              peak: float | None, progress: Callable[[str], None]) -> Iterator[dict[str, Any]]:
+        return freezing.check(
+            name, factory, bs, device=torch.device(b.device), torch_dtype=bench.DTYPES[b.dtype],
+            rounds=b.rounds, warm_rounds=b.warm_rounds, sample_ms=b.sample_ms, warmup=b.warmup,
+            tolerance=bench.TOLERANCE[b.dtype], progress=progress)
+
+    return group
+
+
 def document(cfg: SpeedConfig, progress: Callable[[str], None] = lambda _: None,
              on_row: Callable[[dict[str, Any]], None] = lambda _: None, *,
              commit: str | None = None) -> dict[str, Any]:
@@ -134,6 +147,10 @@ def document(cfg: SpeedConfig, progress: Callable[[str], None] = lambda _: None,
     if cfg.run == "ladder":
         return bench.document(cfg.bench_config(), progress, on_row, commit=commit,
                               group=_ladder_group(cfg), ceilings=roofline.ceilings,
+                              settings=cfg.settings())
+    if cfg.run == "freezing":
+        return bench.document(cfg.bench_config(), progress, on_row, commit=commit,
+                              group=_freezing_group(cfg), kind=freezing.KIND,
                               settings=cfg.settings())
     return bench.document(cfg.bench_config(), progress, on_row, commit=commit,
                           group=_settings_group(cfg), kind=settings.KIND,

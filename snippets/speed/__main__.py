@@ -14,7 +14,7 @@ import torch
 
 from snippets import bench, speed
 from snippets.core import cli, config, models, results
-from snippets.speed import ladder, settings, tables
+from snippets.speed import freezing, ladder, settings, tables
 
 PROG = "python -m snippets.speed"
 
@@ -26,7 +26,8 @@ def parser() -> cli.Parser:
         return config.help_default(d, name)
 
     p = cli.Parser(prog=PROG, description="Climb the speed ladder against the device's own "
-                                          "ceilings, or measure the backend settings per mode.")
+                                          "ceilings, measure the backend settings per mode, or "
+                                          "check the ways of asking for freezing.")
     run = p.add_mutually_exclusive_group()
     run.add_argument("--ladder", action="store_true",
                      help="eager, then one step at a time, each read against the matmul peak "
@@ -34,6 +35,10 @@ def parser() -> cli.Parser:
     run.add_argument("--settings", action="store_true",
                      help="cudnn.benchmark off and on (and TF32, where the dtype is fp32) for "
                           "each mode, timed together; a verdict per mode")
+    run.add_argument("--freezing", action="store_true",
+                     help="freezing asked for as a compile option alone, and with Inductor's "
+                          "switch on too, against none, timed together; on a GPU, what each "
+                          "CUDA-graph replay copies")
     p.add_argument("--models", type=cli.csv_of(cli.one_of(tuple(models.BUILTIN), "model"), "model"),
                    default=speed.SpeedConfig.models,
                    help=f"built-in models, comma-separated: {', '.join(models.BUILTIN)} "
@@ -71,10 +76,12 @@ def parser() -> cli.Parser:
 def config_from_args(argv: list[str] | None) -> tuple[speed.SpeedConfig, object]:
     args = parser().parse_args(argv)
     device = cli.device(PROG, args.device)
-    what = "settings" if args.settings else "ladder" if args.ladder else None
+    what = ("settings" if args.settings else "ladder" if args.ladder else
+            "freezing" if args.freezing else None)
     if what is None:
-        cli.fail(PROG, "choose one run: --ladder or --settings")
-    wrong = {"ladder": ("modes",), "settings": ("rungs", "profile_calls", "backends_from")}[what]
+        cli.fail(PROG, "choose one run: --ladder, --settings or --freezing")
+    wrong = {"ladder": ("modes",), "settings": ("rungs", "profile_calls", "backends_from"),
+             "freezing": ("modes", "rungs", "profile_calls", "backends_from")}[what]
     for name in wrong:
         if getattr(args, name) is not None:
             cli.fail(PROG, f"--{name.replace('_', '-')} does not apply to --{what}")
@@ -102,8 +109,8 @@ def _print(doc: dict, fmt: str) -> None:
     if fmt == "json":
         print(json.dumps(doc, indent=1))
         return
-    report = tables.settings_report if results.kind_of(doc).name == settings.KIND else (
-        tables.ladder_report)
+    report = {settings.KIND: tables.settings_report, freezing.KIND: tables.freezing_report}.get(
+        results.kind_of(doc).name, tables.ladder_report)
     print(report(doc) + "\n\n" + results.stamp(doc, "this run"))
 
 
@@ -118,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         speed.check_joinable(old, results.provenance(
             torch.device(b.device), {**b.settings(), **cfg.settings()}, commit="-"))
 
-    kind = settings.KIND if cfg.run == "settings" else speed.LADDER_KIND
+    kind = {"settings": settings.KIND, "freezing": freezing.KIND}.get(cfg.run, speed.LADDER_KIND)
     old = cli.appending_to(PROG, args.output, args.append, kind, joinable)
     commit = cli.commit_from_env()
 

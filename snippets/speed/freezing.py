@@ -9,18 +9,26 @@ packed once (``mkldnn::`` operators); with the option alone, the plain convoluti
 A small convolutional model compiled both ways on a CPU: which operators the profiler saw, and
 whether both compute eager's answer. Kernels of a small model only, so the page runs it at
 every build, on any machine with oneDNN.
+
+``check`` is the recorded run (``python -m snippets.speed --freezing``): on the guide's models,
+no freezing, the option alone, and the option with the switch, compiled in the ladder's freezing
+rung's mode, timed together, and on a GPU what each CUDA-graph replay copies first.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
 from torch import nn
 
-from snippets.core import measure
-from snippets.speed import ladder
+import snippets.speed.ladder as ladder  # the modules, not the package, which imports this one
+import snippets.speed.settings as settings
+from snippets.bench.rows import _fault, _row
+from snippets.core import measure, models
 
 WAYS = ("option", "switch")  # options={"freezing": True}; torch._inductor.config.freezing = True
 
@@ -59,3 +67,101 @@ def compared() -> list[dict[str, Any]]:
     if not torch.backends.mkldnn.is_available():
         return []
     return [compiled_ops(way) for way in WAYS]
+
+
+# ---- recorded: the three ways timed together, and what each replay copies ---------------------
+
+KIND = "speed-freezing"
+# No freezing; options={"freezing": True} alone; the option with the switch on around the calls.
+POINTS = ("off", "option", "switch")
+POINT_WORDS = {"off": "no freezing", "option": "the option alone", "switch": "option and switch"}
+
+
+def replay_copies(fn: Callable[[], object], calls: int = 3) -> dict[str, float] | None:
+    """What a CUDA-graph replay copied into the graph's own input buffers, per call: tensors and
+    MiB. CUDA-graph trees copy every input that is not static with one ``torch._foreach_copy_``
+    before each replay, so that call is counted. The input itself is never static, so a call
+    that copies nothing means this torch copies some other way: None, not a count of zero."""
+    seen: list[tuple[int, int]] = []
+    real = torch._foreach_copy_
+
+    def counted(dst, src, *args, **kwargs):
+        seen.append((len(dst), sum(t.numel() * t.element_size() for t in dst)))
+        return real(dst, src, *args, **kwargs)
+
+    torch._foreach_copy_ = counted
+    try:
+        for _ in range(calls):
+            fn()
+    finally:
+        torch._foreach_copy_ = real
+    if not seen:
+        return None
+    return {"tensors": sum(n for n, _ in seen) / calls,
+            "mb": sum(b for _, b in seen) / calls / 2**20}
+
+
+def check(name: str, factory: models.Factory, bs: int, *, device: torch.device,
+          torch_dtype: torch.dtype, rounds: int, warm_rounds: int, sample_ms: float,
+          warmup: int, tolerance: float,
+          progress: Callable[[str], None] = lambda _: None) -> Iterator[dict[str, Any]]:
+    """The three ways (``POINTS``) of one (model, batch size), each compiled in the ladder's
+    freezing rung's mode and layout, timed together in interleaved rounds; on a GPU, what each
+    replay copies. A way that fails is its row."""
+    model, x = models.build(factory, name, bs)
+    model, x = model.to(device, torch_dtype).eval(), x.to(device, torch_dtype)
+    if x.dim() == 4:  # as the ladder's freezing rung runs an image model
+        model = model.to(memory_format=torch.channels_last)
+        x = x.contiguous(memory_format=torch.channels_last)
+    mode = "reduce-overhead" if device.type == "cuda" else "default"
+    ref = model(x).float().clone()
+    weights_mb = sum(t.numel() * t.element_size()
+                     for t in (*model.parameters(), *model.buffers())) / 2**20
+    input_mb = x.numel() * x.element_size() / 2**20
+    torch._dynamo.reset()
+    fns: dict[str, Callable[[], object]] = {}
+    rows: dict[str, dict[str, Any]] = {}
+    for point in POINTS:
+        progress(f"{name} bs={bs}: freezing {POINT_WORDS[point]}")
+        row = _row(name, bs, mode, point=point, weights_mb=weights_mb, input_mb=input_mb)
+        try:
+            with ladder.frozen(point == "switch"):
+                fn, compile_s, err = _build(model, x, ref, mode, point, device)
+                for _ in range(warmup):
+                    fn()
+        except Exception as exc:  # one way's fault is its row; the others go on
+            row["status"], row["message"] = _fault(exc)
+            rows[point] = row
+            continue
+        ok = err <= tolerance
+        row.update(compile_s=compile_s, rel_err=err, status="ok" if ok else "mismatch",
+                   message="" if ok else f"rel_err {err:.3g} above {tolerance}")
+        fns[point], rows[point] = fn, row
+    if fns:
+        progress(f"{name} bs={bs}: timing {len(fns)} ways together")
+        timed = measure.measure_variants(fns, device, rounds=rounds, sample_ms=sample_ms,
+                                         warmup=0, warm_rounds=warm_rounds,
+                                         around=lambda p: ladder.frozen(p == "switch"))
+        settings.finish(rows, fns, timed, POINTS[0])
+        if device.type == "cuda":
+            for point, fn in fns.items():
+                with ladder.frozen(point == "switch"):
+                    rows[point]["replay_copy"] = replay_copies(fn)
+    torch._dynamo.reset()
+    yield from rows.values()
+
+
+def _build(model: nn.Module, x: torch.Tensor, ref: torch.Tensor, mode: str, point: str,
+           device: torch.device) -> tuple[Callable[[], object], float, float]:
+    """One way on its own copy of the weights and its own code object (two ways with the same
+    options would otherwise share Dynamo's compiled entry): its callable, compile time and
+    error against eager."""
+    m = copy.deepcopy(model)
+    options = dict(torch._inductor.list_mode_options(mode))
+    if point != "off":
+        options["freezing"] = True
+    compiled = torch.compile(settings.own_function(m), options=options)
+    out, compile_s = measure.time_first_call(lambda: compiled(x), device)
+    err = measure.relative_error(out.float(), ref)
+    del out  # a CUDA-graph output is overwritten by the next replay
+    return (lambda: compiled(x)), compile_s, err

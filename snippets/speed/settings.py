@@ -96,7 +96,7 @@ def sweep(name: str, factory: models.Factory, bs: int, *, device: torch.device,
             timed = measure.measure_variants(
                 fns, device, rounds=rounds, sample_ms=sample_ms, warmup=0,
                 warm_rounds=warm_rounds, around=lambda p: points[p].apply())
-            _finish(rows, fns, timed, next(iter(points)))
+            finish(rows, fns, timed, next(iter(points)))
         yield from rows.values()
 
 
@@ -114,7 +114,7 @@ def _build(model: torch.nn.Module, x: torch.Tensor, ref: torch.Tensor, mode: str
     return (lambda: compiled(x)), compile_s, err
 
 
-def _finish(rows: dict[str, dict[str, Any]], fns: dict[str, Callable[[], object]],
+def finish(rows: dict[str, dict[str, Any]], fns: dict[str, Callable[[], object]],
             timed: measure.Timed, base: str) -> None:
     for point in fns:
         m, row = timed[point], rows[point]

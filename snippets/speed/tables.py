@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from snippets.core import measure, render
-from snippets.speed import evidence, goals, roofline, settings
+from snippets.speed import evidence, freezing, goals, roofline, settings
 
 
 def _label(r: dict[str, Any]) -> str:
@@ -243,8 +243,8 @@ def freezing_switch(value: list[dict[str, Any]]) -> str:
     way = {v["way"]: v for v in value}
     if way["switch"]["prepacked"] and not way["option"]["prepacked"]:
         says = ("As an option, freezing never reached the graph: the convolutions ran as "
-                "eager's do. As the switch, Inductor folded the weights in as constants and "
-                "handed each convolution to oneDNN with its weights packed once.")
+                "eager's do. With the switch on as well, Inductor folded the weights in as "
+                "constants and handed each convolution to oneDNN with its weights packed once.")
     elif way["switch"]["prepacked"]:
         says = ("In this torch both ways froze the weights: the option reaches Dynamo too.")
     else:
@@ -261,3 +261,63 @@ def _innermost(ops: list[str]) -> list[str]:
     dispatch to one of them, so they are left out wherever another was seen."""
     inner = [op for op in ops if op not in DISPATCH]
     return inner or ops
+
+
+def _way(r: dict[str, Any]) -> str:
+    return freezing.POINT_WORDS.get(r.get("point") or "", r.get("point") or r["mode"])
+
+
+def freezing_table(doc: dict[str, Any]) -> str:
+    """The recorded check: each way's latency and spread, its speed against no freezing, and on
+    a GPU what each replay copied into the graph's buffers."""
+    def copied(r: dict[str, Any]) -> str:
+        c = r.get("replay_copy")
+        return f"{c['tensors']:.0f} ({c['mb']:.3g} MiB)" if c else "–"
+
+    # A CPU has no replays: the column is left out rather than filled with dashes.
+    replays = any(r.get("replay_copy") for r in doc["rows"])
+    head = ("Model · batch · freezing", "Median ms (IQR %)", "× no freezing",
+            *(("Copied per replay",) if replays else ()), "Status")
+    return render.markdown_table(head, ((
+        f"{r['model']} · {r['batch_size']} · {_way(r)}",
+        f"{render.ms(_median(r))} ({_spread(r)})" if _median(r) else "–",
+        render.num(r.get("speedup"), ".2f"), *((copied(r),) if replays else ()), _status(r))
+        for r in doc["rows"]), left_last=True)
+
+
+def freezing_findings(doc: dict[str, Any]) -> str:
+    """Per model and batch size, computed from the rows: what each way of asking for freezing
+    ran at against no freezing, and on a GPU what its replays copied, against the weights."""
+    out = []
+    groups = dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"])
+    for model, bs in groups:
+        rows = {r.get("point"): r for r in doc["rows"]
+                if (r["model"], r["batch_size"]) == (model, bs)}
+        said = []
+        for point in freezing.POINTS[1:]:
+            r = rows.get(point)
+            if r is None or r["status"] not in ("ok", "noisy") or not r.get("speedup"):
+                said.append(f"{freezing.POINT_WORDS[point]}: {r['status'] if r else 'not run'}")
+                continue
+            line = f"{freezing.POINT_WORDS[point]} at {r['speedup']:.2f}×"
+            c = r.get("replay_copy")
+            if c:
+                line += (f", each replay first copying {c['tensors']:.0f} tensors "
+                         f"({c['mb']:.3g} MiB)")
+            said.append(line)
+        first = next(iter(rows.values()))
+        copy0 = (rows.get("off") or {}).get("replay_copy")
+        tail = ""
+        if copy0:
+            tail = (f"; without freezing a replay copies {copy0['tensors']:.0f} "
+                    f"({copy0['mb']:.3g} MiB)")
+        if first.get("weights_mb") and copy0:
+            tail += (f"; the input is {first['input_mb']:.3g} MiB, the weights "
+                     f"{first['weights_mb']:.3g} MiB")
+        out.append(f"- **{model} at batch {bs}**, the speed of no freezing: " + "; ".join(said)
+                   + tail + ".")
+    return "\n".join(out)
+
+
+def freezing_report(doc: dict[str, Any]) -> str:
+    return freezing_table(doc) + "\n\n" + freezing_findings(doc)

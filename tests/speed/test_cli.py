@@ -17,7 +17,7 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 @pytest.mark.parametrize("argv, expect", [
-    ([], "choose one run: --ladder or --settings"),
+    ([], "choose one run: --ladder, --settings or --freezing"),
     (["--ladder", "--settings"], "not allowed with argument"),
     (["--ladder", "--rungs", "turbo"], "unknown rung 'turbo'"),
     (["--ladder", "--modes", "default"], "--modes does not apply to --ladder"),

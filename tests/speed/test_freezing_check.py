@@ -1,0 +1,61 @@
+"""The recorded freezing check: three ways timed together, what each replay copies, the page."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from snippets import speed
+from snippets.core import results
+from snippets.speed import freezing, tables
+
+from .test_cli import run_cli
+
+QUICK = {"rounds": 2, "warm_rounds": 0, "sample_ms": 0.01, "warmup": 1}
+
+
+def conv(batch_size):
+    return (nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU()),
+            torch.randn(batch_size, 3, 12, 12))
+
+
+def test_the_three_ways_are_timed_together_on_a_cpu():
+    doc = speed.document(speed.SpeedConfig(run="freezing", device="cpu", models=(),
+                                           factories=(("conv", conv),), **QUICK))
+    assert results.validate(doc, kind=freezing.KIND) and doc["complete"]
+    rows = doc["rows"]
+    assert [r["point"] for r in rows] == list(freezing.POINTS)
+    assert all(r["status"] in ("ok", "noisy") and r["rel_err"] < 1e-4 for r in rows)
+    assert rows[0]["speedup"] == 1.0 and all("replay_copy" not in r for r in rows)  # no replays
+    assert rows[0]["weights_mb"] > 0 and rows[0]["input_mb"] > 0
+    assert torch._inductor.config.freezing is False
+    assert "Copied per replay" not in tables.freezing_table(doc)
+
+
+def test_what_a_replay_copies_is_counted_at_the_foreach_copy():
+    dst, src = [torch.zeros(4), torch.zeros(2, 2)], [torch.ones(4), torch.ones(2, 2)]
+    seen = freezing.replay_copies(lambda: torch._foreach_copy_(dst, src), calls=2)
+    assert seen == {"tensors": 2, "mb": 32 / 2**20}
+    assert freezing.replay_copies(lambda: None) is None  # nothing seen: not a count of zero
+    assert torch._foreach_copy_ is not None and dst[0].sum() == 4
+
+
+def test_the_page_reads_the_copies_against_the_weights():
+    def row(point, ms, speedup, tensors, mb):
+        return {"model": "m", "batch_size": 1, "mode": "reduce-overhead", "point": point,
+                "status": "ok", "message": "", "latency_ms": {"median": ms, "iqr": 0.0},
+                "speedup": speedup, "replay_copy": {"tensors": tensors, "mb": mb},
+                "weights_mb": 49.0, "input_mb": 0.3}
+
+    doc = {"rows": [row("off", 0.46, 1.0, 1, 0.3), row("option", 0.59, 0.78, 268, 49.1),
+                    row("switch", 0.45, 1.03, 1, 0.3)]}
+    text = tables.freezing_report(doc)
+    assert "| m · 1 · the option alone | 0.590 (0.0) | 0.78 | 268 (49.1 MiB) | ok |" in text
+    assert ("the option alone at 0.78×, each replay first copying 268 tensors (49.1 MiB); "
+            "option and switch at 1.03×") in text
+    assert "the input is 0.3 MiB, the weights 49 MiB" in text
+
+
+def test_the_freezing_run_takes_no_ladder_flags(capsys):
+    code, _, err = run_cli(capsys, "--freezing", "--rungs", "freezing")
+    assert code == 2 and err.count("\n") == 1 and "--rungs does not apply to --freezing" in err
