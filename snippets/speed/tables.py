@@ -299,11 +299,11 @@ def freezing_findings(doc: dict[str, Any]) -> str:
             if r is None or r["status"] not in ("ok", "noisy") or not r.get("speedup"):
                 said.append(f"{freezing.POINT_WORDS[point]}: {r['status'] if r else 'not run'}")
                 continue
-            line = f"{freezing.POINT_WORDS[point]} at {r['speedup']:.2f}×"
+            line = f"{freezing.POINT_WORDS[point]} {r['speedup']:.2f}×"
             c = r.get("replay_copy")
             if c:
-                line += (f", each replay first copying {c['tensors']:.0f} tensors "
-                         f"({c['mb']:.3g} MiB)")
+                line += (f" (each replay first copying {c['tensors']:.0f} tensors, "
+                         f"{c['mb']:.3g} MiB)")
             said.append(line)
         first = next(iter(rows.values()))
         copy0 = (rows.get("off") or {}).get("replay_copy")
@@ -314,8 +314,8 @@ def freezing_findings(doc: dict[str, Any]) -> str:
         if first.get("weights_mb") and copy0:
             tail += (f"; the input is {first['input_mb']:.3g} MiB, the weights "
                      f"{first['weights_mb']:.3g} MiB")
-        out.append(f"- **{model} at batch {bs}**, the speed of no freezing: " + "; ".join(said)
-                   + tail + ".")
+        out.append(f"- **{model} at batch {bs}**, each way's speed over no freezing: "
+                   + "; ".join(said) + tail + ".")
     return "\n".join(out)
 
 
