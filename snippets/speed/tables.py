@@ -239,7 +239,7 @@ def freezing_switch(value: list[dict[str, Any]]) -> str:
     body = [[WAY_WORDS[v["way"]], ", ".join(f"`{op}`" for op in _innermost(v["ops"])) or "none",
              "yes" if v["prepacked"] else "no", f"{v['rel_err']:.1g}"] for v in value]
     table = render.markdown_table(("Freezing set by", "Convolution that ran", "Prepacked",
-                                   "Error vs eager"), body)
+                                   "Error vs eager"), body, left=3)
     way = {v["way"]: v for v in value}
     if way["switch"]["prepacked"] and not way["option"]["prepacked"]:
         says = ("As an option, freezing never reached the graph: the convolutions ran as "
