@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -27,7 +28,7 @@ from torch import nn
 
 import snippets.speed.ladder as ladder  # the modules, not the package, which imports this one
 import snippets.speed.settings as settings
-from snippets.bench.rows import _fault, _row
+from snippets.bench.rows import _row
 from snippets.core import measure, models
 
 WAYS = ("option", "switch")  # options={"freezing": True}; torch._inductor.config.freezing = True
@@ -123,20 +124,13 @@ def check(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     rows: dict[str, dict[str, Any]] = {}
     for point in POINTS:
         progress(f"{name} bs={bs}: freezing {POINT_WORDS[point]}")
-        row = _row(name, bs, mode, point=point, weights_mb=weights_mb, input_mb=input_mb)
-        try:
-            with ladder.frozen(point == "switch"):
-                fn, compile_s, err = _build(model, x, ref, mode, point, device)
-                for _ in range(warmup):
-                    fn()
-        except Exception as exc:  # one way's fault is its row; the others go on
-            row["status"], row["message"] = _fault(exc)
-            rows[point] = row
-            continue
-        ok = err <= tolerance
-        row.update(compile_s=compile_s, rel_err=err, status="ok" if ok else "mismatch",
-                   message="" if ok else f"rel_err {err:.3g} above {tolerance}")
-        fns[point], rows[point] = fn, row
+        rows[point] = _row(name, bs, mode, point=point, weights_mb=weights_mb,
+                           input_mb=input_mb)
+        fn = settings.built_point(rows[point],
+                                  functools.partial(_build, model, x, ref, mode, point, device),
+                                  ladder.frozen(point == "switch"), warmup, tolerance)
+        if fn is not None:
+            fns[point] = fn
     if fns:
         progress(f"{name} bs={bs}: timing {len(fns)} ways together")
         timed = measure.measure_variants(fns, device, rounds=rounds, sample_ms=sample_ms,

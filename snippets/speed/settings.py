@@ -15,7 +15,9 @@ within the noise; ``chosen`` turns that into the settings each mode should run w
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import functools
 import itertools
 import math
 import types
@@ -77,20 +79,11 @@ def sweep(name: str, factory: models.Factory, bs: int, *, device: torch.device,
         fns, rows = {}, {}
         for point, b in points.items():
             progress(f"{name} bs={bs} {mode}: {point}")
-            row = _row(name, bs, mode, flops=flops, backends=b.as_dict(), point=point)
-            try:
-                with b.apply():
-                    fn, compile_s, err = _build(model, x, ref, mode, device)
-                    for _ in range(warmup):
-                        fn()
-            except Exception as exc:  # a failing point is its row; the sweep goes on
-                row["status"], row["message"] = _fault(exc)
-                rows[point] = row
-                continue
-            ok = err <= tolerance
-            row.update(compile_s=compile_s, rel_err=err, status="ok" if ok else "mismatch",
-                       message="" if ok else f"rel_err {err:.3g} above {tolerance}")
-            fns[point], rows[point] = fn, row
+            rows[point] = _row(name, bs, mode, flops=flops, backends=b.as_dict(), point=point)
+            fn = built_point(rows[point], functools.partial(_build, model, x, ref, mode, device),
+                             b.apply(), warmup, tolerance)
+            if fn is not None:
+                fns[point] = fn
         if fns:
             progress(f"{name} bs={bs} {mode}: timing {len(fns)} settings together")
             timed = measure.measure_variants(
@@ -98,6 +91,27 @@ def sweep(name: str, factory: models.Factory, bs: int, *, device: torch.device,
                 warm_rounds=warm_rounds, around=lambda p: points[p].apply())
             finish(rows, fns, timed, next(iter(points)))
         yield from rows.values()
+
+
+def built_point(row: dict[str, Any],
+                build: Callable[[], tuple[Callable[[], object], float | None, float]],
+                around: contextlib.AbstractContextManager, warmup: int,
+                tolerance: float) -> Callable[[], object] | None:
+    """One point built and warmed under ``around``: its callable, with ``row`` given its
+    compile time, error and status; None where it failed, its fault in ``row`` (one point's
+    fault is its row, and the run goes on)."""
+    try:
+        with around:
+            fn, compile_s, err = build()
+            for _ in range(warmup):
+                fn()
+    except Exception as exc:
+        row["status"], row["message"] = _fault(exc)
+        return None
+    ok = err <= tolerance
+    row.update(compile_s=compile_s, rel_err=err, status="ok" if ok else "mismatch",
+               message="" if ok else f"rel_err {err:.3g} above {tolerance}")
+    return fn
 
 
 def _build(model: torch.nn.Module, x: torch.Tensor, ref: torch.Tensor, mode: str,
