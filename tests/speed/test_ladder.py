@@ -223,3 +223,27 @@ def test_an_image_model_climbs_the_layout_rung_without_compiling_while_timed():
     # Each compiled rung is a compile of its own: the frozen one is not served the code Dynamo
     # compiled for the rung below it.
     assert counters["frames"]["ok"] - start == 3
+
+
+def test_a_slower_rung_keeps_the_profile_of_the_rung_below_from_its_own_run():
+    # Timings made up so that freezing is plainly slower than compile: both are profiled, and the
+    # freezing row carries compile's profile, which a joined file may not keep beside it.
+    def timed(fns, device, **_):
+        ms = {"eager": 10.0, "compile": 5.0, "+ freezing": 8.0}
+        return ladder.measure.Timed({k: ladder.measure.Measurement((ms[k],) * 3) for k in fns},
+                                    {k: 1 for k in fns})
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(ladder.measure, "measure_variants", timed)
+    try:
+        with torch.no_grad():
+            rows = list(ladder.climb("tiny", tiny, 2, device=torch.device("cpu"),
+                                     dtype=torch.float32, autotune=False, tolerance=1e-2,
+                                     profile_calls=2, **QUICK))
+    finally:
+        mp.undo()
+    compiled, frozen_row = rows[1], rows[2]
+    assert frozen_row["speedup_prev"] == pytest.approx(5 / 8)
+    assert "profile" in compiled and "profile" in frozen_row
+    assert frozen_row["below_profile"] == compiled["profile"]
+    assert "below_profile" not in compiled
