@@ -31,9 +31,11 @@ import torch._inductor
 from torch import nn
 
 import snippets.speed.roofline as roofline  # the module, not the package: bench imports this
+import snippets.speed.settings as settings
 from snippets.bench.rows import _fault, _or_none, _peak_mem_mb, _row, count_flops
 from snippets.core import backends, measure, models
 from snippets.core import profile as profiler
+from snippets.explain.fastpath import fastpath
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class Rung:
     mode: str | None  # None: eager
     channels_last: bool = False
     freezing: bool = False
+    fastpath: bool = True  # the encoder's fused fast path (see ``snippets.explain.fastpath``)
 
     @property
     def key(self) -> str:
@@ -50,7 +53,7 @@ class Rung:
 
 
 # --8<-- [start:rungs]
-def rungs_for(device, x, autotune):
+def rungs_for(device, x, autotune, encoder=False):
     """Each rung keeps what the one below did and adds one thing."""
     cuda, image = device.type == "cuda", x.dim() == 4
     replay = "reduce-overhead" if cuda else "default"  # no CUDA graphs on CPUs
@@ -59,28 +62,33 @@ def rungs_for(device, x, autotune):
         rungs.append(Rung("+ channels_last", "default", channels_last=True))
     if cuda:  # one graph replay instead of one launch per kernel
         rungs.append(Rung("+ CUDA graphs", replay, channels_last=image))
+    # An encoder's fast path is one fused op per layer, opaque to Inductor;
+    # off, Dynamo traces the layer's parts and Inductor fuses around them.
+    fast = not encoder
+    if encoder:
+        rungs.append(Rung("+ no fast path", replay, fastpath=fast))
     # Freezing: the weights become constants of an inference graph, so
     # Inductor folds them, fuses each batch norm into its convolution, and
     # on a CPU lets oneDNN prepack them. Inference only; off by default.
     rungs.append(Rung("+ freezing", replay, channels_last=image,
-                      freezing=True))
+                      freezing=True, fastpath=fast))
     if autotune:  # minutes of benchmarking kernel choices per shape
         mode = "max-autotune" if cuda else "max-autotune-no-cudagraphs"
         rungs.append(Rung("+ max-autotune", mode, channels_last=image,
-                          freezing=True))
+                          freezing=True, fastpath=fast))
     return rungs
 # --8<-- [end:rungs]
 
 
-KEYS = ("eager", "compile", "channels-last", "cuda-graphs", "freezing", "max-autotune")
+KEYS = ("eager", "compile", "channels-last", "cuda-graphs", "no-fast-path", "freezing",
+        "max-autotune")
 
 
 # --8<-- [start:options]
 def compile_rung(model, rung):
     """A rung's mode and freezing, as this compile's own Inductor options."""
     options = dict(torch._inductor.list_mode_options(rung.mode))
-    # Two rungs whose options differ are two compiled entries: with equal
-    # options, Dynamo would serve the frozen rung the unfrozen rung's code.
+    # For Inductor; Dynamo reads the switch instead (see frozen, below).
     options["freezing"] = rung.freezing
     return torch.compile(model, options=options)
 
@@ -121,7 +129,10 @@ def build(rung: Rung, model: nn.Module, x: torch.Tensor, ref: torch.Tensor,
         out = m(xi)
         return Built(rung, lambda: m(xi), None, measure.relative_error(out.float(), ref),
                      weights, roofline.min_bytes(weights, xi, out))
-    compiled = compile_rung(m, rung)
+    # A code object of its own per rung: Dynamo keeps compiled code per code object, and with
+    # the model's modules inlined it does not tell two copies of one model apart, so two rungs
+    # whose options match (the fast path is a switch, not an option) would share an entry.
+    compiled = compile_rung(settings.own_function(m), rung)
     out, compile_s = measure.time_first_call(lambda: compiled(xi), device)
     err, moved = measure.relative_error(out.float(), ref), roofline.min_bytes(weights, xi, out)
     del out  # a CUDA-graph output is overwritten by the next replay
@@ -147,7 +158,8 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     model, x = model.to(device, dtype).eval(), x.to(device, dtype)
     ref = model(x).float().clone()
     flops = _or_none(lambda: count_flops(model, x))
-    ladder = [r for r in rungs_for(device, x, autotune)
+    encoder = any(isinstance(m, nn.TransformerEncoderLayer) for m in model.modules())
+    ladder = [r for r in rungs_for(device, x, autotune, encoder)
               if only is None or r.key in only or r.mode is None]
 
     @contextlib.contextmanager
@@ -156,8 +168,8 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
         freezing switch, so that a compile at any call (the first, or Dynamo's again) sees
         them."""
         rung = next(r for r in ladder if r.name == rung_name)
-        settings = backends_for(rung.mode).apply() if backends_for else contextlib.nullcontext()
-        with settings, frozen(rung.freezing):
+        chosen = backends_for(rung.mode).apply() if backends_for else contextlib.nullcontext()
+        with chosen, frozen(rung.freezing), fastpath(rung.fastpath):
             yield
 
     built: dict[str, Built] = {}
@@ -208,7 +220,8 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
         # passed it as a compile option, which Dynamo does not see; see ``frozen``).
         row["rung"] = {"mode": rung.mode, "channels_last": rung.channels_last and x.dim() == 4,
                        "freezing": rung.freezing, "key": rung.key,
-                       **({"freezing_switch": True} if rung.freezing else {})}
+                       **({"freezing_switch": True} if rung.freezing else {}),
+                       **({"fastpath": False} if not rung.fastpath else {})}
         row["bytes"] = b.moved
         if backends_for:
             row["backends"] = backends_for(rung.mode).as_dict()

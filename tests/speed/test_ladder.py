@@ -96,7 +96,15 @@ def test_rungs_by_key_and_freezing_as_an_option_of_its_own_compile():
     cuda = ladder.rungs_for(torch.device("cuda"), image, autotune=True)
     assert [r.name for r in cuda] == ["eager", "compile", "+ channels_last", "+ CUDA graphs",
                                       "+ freezing", "+ max-autotune"]
-    assert tuple(r.key for r in cuda) == ladder.KEYS
+    assert all(r.fastpath for r in cuda)
+    encoder = ladder.rungs_for(torch.device("cuda"), torch.ones(1, 8, 4), autotune=True,
+                               encoder=True)
+    assert [r.key for r in encoder] == ["eager", "compile", "cuda-graphs", "no-fast-path",
+                                        "freezing", "max-autotune"]
+    # From the fast path's rung on, every rung keeps it off.
+    assert [r.fastpath for r in encoder] == [True, True, True, False, False, False]
+    keys = {r.key for r in (*cuda, *encoder)}
+    assert [k for k in ladder.KEYS if k in keys] == list(ladder.KEYS)
     calls = []
     real = torch.compile
     try:
@@ -247,3 +255,22 @@ def test_a_slower_rung_keeps_the_profile_of_the_rung_below_from_its_own_run():
     assert "profile" in compiled and "profile" in frozen_row
     assert frozen_row["below_profile"] == compiled["profile"]
     assert "below_profile" not in compiled
+
+
+def test_an_encoder_climbs_a_rung_without_its_fast_path():
+    from torch._dynamo.utils import counters
+
+    def encoder(batch_size):
+        layer = nn.TransformerEncoderLayer(16, 2, dim_feedforward=32, batch_first=True)
+        return nn.TransformerEncoder(layer, 2, enable_nested_tensor=False), torch.randn(
+            batch_size, 5, 16)
+
+    start = counters["frames"]["ok"]
+    with torch.no_grad():
+        rows = list(ladder.climb("enc", encoder, 2, device=torch.device("cpu"),
+                                 dtype=torch.float32, autotune=False, tolerance=1e-2, **QUICK))
+    assert [r["rung"]["key"] for r in rows] == ["eager", "compile", "no-fast-path", "freezing"]
+    assert [r["rung"].get("fastpath", True) for r in rows] == [True, True, False, False]
+    assert all(r["status"] in ("ok", "noisy") and r["rel_err"] < 1e-4 for r in rows)
+    assert counters["frames"]["ok"] - start == 3  # a compile of its own for each compiled rung
+    assert torch.backends.mha.get_fastpath_enabled()  # set around the rung's calls only
