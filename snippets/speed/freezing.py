@@ -30,6 +30,7 @@ import snippets.speed.ladder as ladder  # the modules, not the package, which im
 import snippets.speed.settings as settings
 from snippets.bench.rows import _row
 from snippets.core import measure, models
+from snippets.explain.fastpath import fastpath
 
 WAYS = ("option", "switch")  # options={"freezing": True}; torch._inductor.config.freezing = True
 
@@ -106,12 +107,21 @@ def check(name: str, factory: models.Factory, bs: int, *, device: torch.device,
           torch_dtype: torch.dtype, rounds: int, warm_rounds: int, sample_ms: float,
           warmup: int, tolerance: float,
           progress: Callable[[str], None] = lambda _: None) -> Iterator[dict[str, Any]]:
-    """The three ways (``POINTS``) of one (model, batch size), each compiled in the ladder's
-    freezing rung's mode and layout, timed together in interleaved rounds; on a GPU, what each
-    replay copies. A way that fails is its row."""
+    """The three ways (``POINTS``) of one (model, batch size), each compiled as the ladder's
+    freezing rung is (its mode, layout and fast path), timed together in interleaved rounds; on
+    a GPU, what each replay copies. A way that fails is its row."""
     model, x = models.build(factory, name, bs)
     model, x = model.to(device, torch_dtype).eval(), x.to(device, torch_dtype)
-    if x.dim() == 4:  # as the ladder's freezing rung runs an image model
+    # As the ladder's freezing rung runs each model: an encoder without its fast path (whose
+    # fused op would hold the weights out of Inductor's reach), an image model channels-last.
+    fast = not any(isinstance(m, nn.TransformerEncoderLayer) for m in model.modules())
+
+    @contextlib.contextmanager
+    def around(point: str) -> Iterator[None]:
+        with ladder.frozen(point == "switch"), fastpath(fast):
+            yield
+
+    if x.dim() == 4:
         model = model.to(memory_format=torch.channels_last)
         x = x.contiguous(memory_format=torch.channels_last)
     mode = "reduce-overhead" if device.type == "cuda" else "default"
@@ -125,21 +135,21 @@ def check(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     for point in POINTS:
         progress(f"{name} bs={bs}: freezing {POINT_WORDS[point]}")
         rows[point] = _row(name, bs, mode, point=point, weights_mb=weights_mb,
-                           input_mb=input_mb)
+                           input_mb=input_mb, **({"fastpath": False} if not fast else {}))
         fn = settings.built_point(rows[point],
                                   functools.partial(_build, model, x, ref, mode, point, device),
-                                  ladder.frozen(point == "switch"), warmup, tolerance)
+                                  around(point), warmup, tolerance)
         if fn is not None:
             fns[point] = fn
     if fns:
         progress(f"{name} bs={bs}: timing {len(fns)} ways together")
         timed = measure.measure_variants(fns, device, rounds=rounds, sample_ms=sample_ms,
                                          warmup=0, warm_rounds=warm_rounds,
-                                         around=lambda p: ladder.frozen(p == "switch"))
+                                         around=around)
         settings.finish(rows, fns, timed, POINTS[0])
         if device.type == "cuda":
             for point, fn in fns.items():
-                with ladder.frozen(point == "switch"):
+                with around(point):
                     rows[point]["replay_copy"] = replay_copies(fn)
     torch._dynamo.reset()
     yield from rows.values()

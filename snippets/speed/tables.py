@@ -314,7 +314,9 @@ def freezing_findings(doc: dict[str, Any]) -> str:
         if first.get("weights_mb") and copy0:
             tail += (f"; the input is {first['input_mb']:.3g} MiB, the weights "
                      f"{first['weights_mb']:.3g} MiB")
-        out.append(f"- **{model} at batch {bs}**, each way's speed over no freezing: "
+        fast = ("" if first.get("fastpath", True) else
+                " (all three with the encoder's fast path off, as on the ladder's freezing rung)")
+        out.append(f"- **{model} at batch {bs}**, each way's speed over no freezing{fast}: "
                    + "; ".join(said) + tail + ".")
     return "\n".join(out)
 

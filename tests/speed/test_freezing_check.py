@@ -59,3 +59,16 @@ def test_the_page_reads_the_copies_against_the_weights():
 def test_the_freezing_run_takes_no_ladder_flags(capsys):
     code, _, err = run_cli(capsys, "--freezing", "--rungs", "freezing")
     assert code == 2 and err.count("\n") == 1 and "--rungs does not apply to --freezing" in err
+
+
+def test_an_encoder_is_checked_without_its_fast_path_as_on_the_ladder():
+    def encoder(batch_size):
+        layer = nn.TransformerEncoderLayer(16, 2, dim_feedforward=32, batch_first=True)
+        return nn.TransformerEncoder(layer, 1, enable_nested_tensor=False), torch.randn(
+            batch_size, 5, 16)
+
+    doc = speed.document(speed.SpeedConfig(run="freezing", device="cpu", models=(),
+                                           factories=(("enc", encoder),), **QUICK))
+    assert all(r["fastpath"] is False and r["status"] in ("ok", "noisy") for r in doc["rows"])
+    assert torch.backends.mha.get_fastpath_enabled()
+    assert "fast path off, as on the ladder's freezing rung" in tables.freezing_findings(doc)
