@@ -6,13 +6,14 @@ while it traces, from ``torch._inductor.config.freezing``, the global switch; wi
 off, the weights stay inputs, so Inductor cannot fold them into constants. On a CPU that shows in
 which convolution runs: with the switch on, Inductor hands each one to oneDNN with its weights
 packed once (``mkldnn::`` operators); with the option alone, the plain convolution is called.
-A small convolutional model compiled both ways on a CPU: which operators the profiler saw, and
+A small convolutional model compiled both ways (the option alone, the option with the switch)
+on a CPU: which operators the profiler saw, and
 whether both compute eager's answer. Kernels of a small model only, so the page runs it at
 every build, on any machine with oneDNN.
 
 ``check`` is the recorded run (``python -m snippets.speed --freezing``): on the guide's models,
-no freezing, the option alone, and the option with the switch, compiled in the ladder's freezing
-rung's mode, timed together, and on a GPU what each CUDA-graph replay copies first.
+no freezing, the option alone, and the option with the switch, each compiled as the ladder's
+freezing rung is, timed together, and on a GPU what each CUDA-graph replay copies first.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from snippets.bench.rows import _row
 from snippets.core import measure, models
 from snippets.explain.fastpath import fastpath
 
-WAYS = ("option", "switch")  # options={"freezing": True}; torch._inductor.config.freezing = True
+# options={"freezing": True} alone; the same with torch._inductor.config.freezing = True around
+WAYS = ("option", "switch")
 
 
 def _small() -> tuple[nn.Module, torch.Tensor]:
@@ -49,11 +51,10 @@ def compiled_ops(way: str) -> dict[str, Any]:
     oneDNN's prepacked ones are among them, and the error against eager's output."""
     model, x = _small()
     torch._dynamo.reset()
-    options = {"freezing": True} if way == "option" else {}
     switch = ladder.frozen(True) if way == "switch" else contextlib.nullcontext()
     with torch.no_grad(), switch:
         ref = model(x)
-        fn = torch.compile(model, options=options)
+        fn = torch.compile(model, options={"freezing": True})
         out = fn(x)
         with torch.profiler.profile() as prof:
             fn(x)
