@@ -19,7 +19,7 @@ freezing rung is, timed together, and on a GPU what each CUDA-graph replay copie
 from __future__ import annotations
 
 import contextlib
-import copy
+import dataclasses
 import functools
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -113,19 +113,17 @@ def check(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     a GPU, what each replay copies. A way that fails is its row."""
     model, x = models.build(factory, name, bs)
     model, x = model.to(device, torch_dtype).eval(), x.to(device, torch_dtype)
-    # As the ladder's freezing rung runs each model: an encoder without its fast path (whose
-    # fused op would hold the weights out of Inductor's reach), an image model channels-last.
-    fast = not any(isinstance(m, nn.TransformerEncoderLayer) for m in model.modules())
+    # The ladder's own freezing rung (its mode, layout and fast path: an encoder without it,
+    # whose fused op would hold the weights out of Inductor's reach), freezing on or off.
+    rung = next(r for r in ladder.rungs_for(device, x, False, ladder.has_encoder(model))
+                if r.key == "freezing")
+    ways = {point: dataclasses.replace(rung, freezing=point != "off") for point in POINTS}
 
     @contextlib.contextmanager
     def around(point: str) -> Iterator[None]:
-        with ladder.frozen(point == "switch"), fastpath(fast):
+        with ladder.frozen(point == "switch"), fastpath(rung.fastpath):
             yield
 
-    if x.dim() == 4:
-        model = model.to(memory_format=torch.channels_last)
-        x = x.contiguous(memory_format=torch.channels_last)
-    mode = "reduce-overhead" if device.type == "cuda" else "default"
     ref = model(x).float().clone()
     weights_mb = sum(t.numel() * t.element_size()
                      for t in (*model.parameters(), *model.buffers())) / 2**20
@@ -135,10 +133,10 @@ def check(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     rows: dict[str, dict[str, Any]] = {}
     for point in POINTS:
         progress(f"{name} bs={bs}: freezing {POINT_WORDS[point]}")
-        rows[point] = _row(name, bs, mode, point=point, weights_mb=weights_mb,
-                           input_mb=input_mb, **({"fastpath": False} if not fast else {}))
+        rows[point] = _row(name, bs, rung.mode, point=point, weights_mb=weights_mb,
+                           input_mb=input_mb, **({} if rung.fastpath else {"fastpath": False}))
         fn = settings.built_point(rows[point],
-                                  functools.partial(_build, model, x, ref, mode, point, device),
+                                  functools.partial(_build, ways[point], model, x, ref, device),
                                   around(point), warmup, tolerance)
         if fn is not None:
             fns[point] = fn
@@ -156,17 +154,8 @@ def check(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     yield from rows.values()
 
 
-def _build(model: nn.Module, x: torch.Tensor, ref: torch.Tensor, mode: str, point: str,
-           device: torch.device) -> tuple[Callable[[], object], float, float]:
-    """One way on its own copy of the weights and its own code object (two ways with the same
-    options would otherwise share Dynamo's compiled entry): its callable, compile time and
-    error against eager."""
-    m = copy.deepcopy(model)
-    options = dict(torch._inductor.list_mode_options(mode))
-    if point != "off":
-        options["freezing"] = True
-    compiled = torch.compile(settings.own_function(m), options=options)
-    out, compile_s = measure.time_first_call(lambda: compiled(x), device)
-    err = measure.relative_error(out.float(), ref)
-    del out  # a CUDA-graph output is overwritten by the next replay
-    return (lambda: compiled(x)), compile_s, err
+def _build(rung: ladder.Rung, model: nn.Module, x: torch.Tensor, ref: torch.Tensor,
+           device: torch.device) -> tuple[Callable[[], object], float | None, float]:
+    """One way, built as the ladder builds a rung: its callable, compile time and error."""
+    b = ladder.build(rung, model, x, ref, device)
+    return b.fn, b.compile_s, b.rel_err

@@ -80,6 +80,11 @@ def rungs_for(device, x, autotune, encoder=False):
 # --8<-- [end:rungs]
 
 
+def has_encoder(model: nn.Module) -> bool:
+    """Whether ``model`` has encoder layers, whose fast path the ladder climbs without."""
+    return any(isinstance(m, nn.TransformerEncoderLayer) for m in model.modules())
+
+
 KEYS = ("eager", "compile", "channels-last", "cuda-graphs", "no-fast-path", "freezing",
         "max-autotune")
 
@@ -158,8 +163,7 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     model, x = model.to(device, dtype).eval(), x.to(device, dtype)
     ref = model(x).float().clone()
     flops = _or_none(lambda: count_flops(model, x))
-    encoder = any(isinstance(m, nn.TransformerEncoderLayer) for m in model.modules())
-    ladder = [r for r in rungs_for(device, x, autotune, encoder)
+    ladder = [r for r in rungs_for(device, x, autotune, has_encoder(model))
               if only is None or r.key in only or r.mode is None]
 
     @contextlib.contextmanager
