@@ -33,8 +33,11 @@ NAME_CHARS = 70  # a Triton or cuDNN kernel name runs to hundreds of characters
 # attention, and the Triton templates autotuning writes, ``triton_tem_*``); the rest of its
 # kernels move memory: Inductor's fused Triton kernels (whose names can hold "convolution", for
 # the backward of one they fuse around), the layout conversions cuDNN adds around an NCHW tensor,
-# and ATen's own elementwise, normalization and copy kernels.
+# and ATen's own elementwise, normalization and copy kernels. NCCL's kernels (``ncclDevKernel_*``)
+# are the collectives of a distributed step: they move data between GPUs, and on a stream of their
+# own they may run under the computing kernels.
 CLASSES = (
+    ("comm", re.compile(r"nccl")),
     ("layout", re.compile(r"nchwtonhwc|nhwctonchw")),
     ("matmul", re.compile(r"^triton_(tem|mm)")),
     ("triton", re.compile(r"^triton_")),

@@ -99,7 +99,7 @@ def top_kernels(labelled: Labelled, unit: str = "call") -> str:
 
 # The classes of ``snippets.core.profile.CLASSES`` as a column heads them.
 CLASS_HEADS = {"matmul": "Matmul / conv %", "triton": "Triton %", "layout": "Layout %",
-               "other": "Other %"}
+               "other": "Other %", "comm": "NCCL %"}
 
 
 def kernel_classes(labelled: Labelled, first: str) -> str:
@@ -109,9 +109,11 @@ def kernel_classes(labelled: Labelled, first: str) -> str:
     split = [(label, p["by_class"]) for label, p in labelled if p.get("by_class")]
     if not split:
         return ""
-    return markdown_table((first, *CLASS_HEADS.values()), [
-        (label, *(num(100 * c[k] / total if (total := sum(c.values())) else None, ".0f")
-                  for k in CLASS_HEADS)) for label, c in split])
+    # NCCL's column only where a step communicated (profiles recorded before it have no "comm")
+    heads = [k for k in CLASS_HEADS if k != "comm" or any(c.get(k) for _, c in split)]
+    return markdown_table((first, *(CLASS_HEADS[k] for k in heads)), [
+        (label, *(num(100 * c.get(k, 0.0) / total if (total := sum(c.values())) else None, ".0f")
+                  for k in heads)) for label, c in split])
 
 
 # How ``torch.optim`` names the range of an optimizer's step, which a profile recorded before

@@ -17,6 +17,7 @@ from __future__ import annotations
 import atexit
 import functools
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -184,6 +185,8 @@ def profile_compiled() -> torch.profiler.profile:
 def profile_events() -> list[dict[str, Any]]:
     """The events of three steady calls, by name with their count: which regions and kernels
     ran. Times are left out: this page shows what to look for, not a measurement."""
+    # Kineto's start/stop lines on stderr, in a build's log (core.profile says why this works)
+    os.environ.setdefault("KINETO_LOG_LEVEL", "6")
     prof = profile_compiled()
     torch._dynamo.reset()
     names = Counter(e.name for e in prof.events())

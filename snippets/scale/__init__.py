@@ -34,6 +34,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "cuda": {"models": ("resnet50", "transformer"), "strategies": STRATEGIES,
              "variants": ("eager", "compiled", "per-block"), "batch_size": 64, "nproc": 2,
              "bucket_caps": (DDP_BUCKET_MB,), "dtype": "bf16", "steps": 30, "rounds": 30,
+             "profile_steps": 5,
              # well past a configuration's compile and steps: one still running then is stuck
              # (a rank waiting in a collective for a peer that died), and is stopped
              "timeout_s": 540.0},
@@ -42,7 +43,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     # and small enough to split the small encoder's 2 MB of weights.
     "cpu": {"models": ("tiny-cnn", "small-transformer"), "strategies": STRATEGIES,
             "variants": ("eager", "compiled"), "batch_size": 4, "nproc": 2,
-            "bucket_caps": (1.0,), "dtype": "fp32", "steps": 5, "rounds": 3, "timeout_s": 300.0},
+            "bucket_caps": (1.0,), "dtype": "fp32", "steps": 5, "rounds": 3, "profile_steps": 1,
+            "timeout_s": 300.0},
 }
 
 
@@ -62,6 +64,7 @@ class ScaleConfig:
     steps: int | None = None  # steps whose losses are kept (the first 3 timed whole)
     rounds: int | None = None  # steady steps timed one by one
     warmup: int = 2  # untimed steps between them
+    profile_steps: int | None = None  # steps each rank profiles after the timed ones; 0: none
     lr: float = LR
     seed: int = SEED
     timeout_s: float | None = None  # per configuration
@@ -99,7 +102,8 @@ class ScaleConfig:
             "autocast": self.dtype if DTYPES.get(self.dtype or "") else None,
             "weights": "fp32", "optimizer": f"AdamW(lr={self.lr:g})", "loss": "cross_entropy",
             "seed": self.seed, "steps": self.steps, "first_steps": group.FIRST_STEPS,
-            "rounds": self.rounds, "warmup": self.warmup, "timeout_s": self.timeout_s,
+            "rounds": self.rounds, "warmup": self.warmup, "profile_steps": self.profile_steps,
+            "timeout_s": self.timeout_s,
             "tolerance": TOLERANCE.get(self.dtype or ""), "tf32": b.tf32,
             "cudnn_benchmark": b.cudnn_benchmark, "backends": b.as_dict(),
             "fx_graph_cache": bool(torch._inductor.config.fx_graph_cache),
@@ -111,7 +115,8 @@ def plan(cfg: ScaleConfig) -> list[Job]:
     """Every configuration of a resolved config, in the order it runs: per model, the
     one-process reference first, then each strategy's variants (DDP's at each bucket size)."""
     common = {"device": config.device_type(cfg.device), "dtype": cfg.dtype, "steps": cfg.steps,
-              "warmup": cfg.warmup, "rounds": cfg.rounds, "lr": cfg.lr, "seed": cfg.seed,
+              "warmup": cfg.warmup, "rounds": cfg.rounds, "profile_steps": cfg.profile_steps,
+              "lr": cfg.lr, "seed": cfg.seed,
               "timeout_s": cfg.timeout_s, "inductor_cache": cfg.inductor_cache}
     out = []
     for model in cfg.models:

@@ -4,7 +4,9 @@ A step is finished when every rank has finished it, so a configuration's step ti
 step, the slowest rank's, and its compile time the slowest rank's first steps. Its loss is the
 ranks' mean: each rank's loss is the mean over its equal slice of the batch, so their mean is the
 loss over the whole batch, the number the one-process run over that batch gives. The graph counts
-are rank 0's (every rank compiles the same code; the records of all ranks are kept in ``ranks``).
+are rank 0's (every rank compiles the same code; the records of all ranks are kept in ``ranks``),
+and so is the profile of a few steps after the timed ones: the ranks wait for each other in every
+collective, so each profile spans the same steps.
 A configuration that did not finish gets the fault of the rank that failed first (a rank that
 fails makes the others fail in their next collective), or the launcher's.
 """
@@ -51,7 +53,8 @@ def new_row(item: Job, **fields: Any) -> dict[str, Any]:
            "first_steps_s": [], "step_ms": None, "samples_per_s": None,
            **dict.fromkeys(COUNTS), "break_reasons": [], "peak_mem_mb": None, "losses": [],
            "batch_norm": None, "scaling_efficiency": None, "loss_gap": None,
-           "loss_gap_eager": None, "launch": "", "wall_s": None, "ranks": []}
+           "loss_gap_eager": None, "profile": None, "launch": "", "wall_s": None,
+           "ranks": []}
     row.update(fields)
     return row
 
@@ -101,4 +104,4 @@ def row(job: Job, ranks: list[dict[str, Any]], failure: str | None, *,
             **{k: first.get(k) for k in COUNTS}, "break_reasons": first.get("break_reasons", []),
             "peak_mem_mb": None if None in peaks else max(peaks),
             "losses": _mean_loss([r["losses"] for r in ranks]),
-            "batch_norm": first.get("batch_norm")}
+            "batch_norm": first.get("batch_norm"), "profile": first.get("profile")}

@@ -24,6 +24,7 @@ class Job:
     steps: int = 5
     warmup: int = 2
     rounds: int = 3
+    profile_steps: int = 0  # steps profiled after the timed ones
     lr: float = 1e-3
     seed: int = 0
     timeout_s: float = 300.0
@@ -39,6 +40,8 @@ class Job:
                 "--dtype", self.dtype, "--steps", str(self.steps), "--warmup", str(self.warmup),
                 "--rounds", str(self.rounds), "--lr", repr(self.lr), "--seed", str(self.seed),
                 "--out", str(out)]
+        if self.profile_steps:
+            args += ["--profile-steps", str(self.profile_steps)]
         if self.bucket_cap_mb is not None:
             args += ["--bucket-cap-mb", f"{self.bucket_cap_mb:g}"]
         return args

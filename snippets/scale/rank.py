@@ -27,7 +27,7 @@ import torch
 import torch.distributed as dist
 from torch import nn
 
-from snippets.core import backends, cli, measure, models
+from snippets.core import backends, cli, measure, models, profile
 from snippets.scale import wrap
 from snippets.scale.models import factory
 from snippets.train import DTYPES, group
@@ -48,6 +48,8 @@ def parser() -> cli.Parser:
     p.add_argument("--steps", type=cli.positive, default=5, help="steps whose losses are kept")
     p.add_argument("--warmup", type=cli.non_negative, default=2, help="untimed steps after them")
     p.add_argument("--rounds", type=cli.positive, default=3, help="steady steps timed one by one")
+    p.add_argument("--profile-steps", type=cli.non_negative, default=0,
+                   help="steps profiled after the timed ones (0: none)")
     p.add_argument("--bucket-cap-mb", type=float, default=wrap.DDP_BUCKET_MB)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--seed", type=int, default=0)
@@ -131,6 +133,12 @@ def train(args: Any, rank: int, local_rank: int, world: int, rec: dict[str, Any]
         rec["step_ms"].append(watch.seconds * 1e3)
     if cuda:  # what the rank holds (weights, gradients, optimizer state) and a step's peak
         rec["peak_mem_mb"] = torch.cuda.max_memory_allocated(device) / 2**20
+    if args.profile_steps:
+        # After the timing, which the profiler would slow. Every rank profiles the same steps,
+        # so their collectives still meet; where the GPU sat idle, and how much of its kernel
+        # time NCCL's collectives took, say what a step waits for.
+        rec["profile"] = profile.profile_or_error(lambda: step(x, y), device,
+                                                  args.profile_steps, lambda e: fault(e)[1])
 
 
 def fault(exc: BaseException) -> tuple[str, str]:
@@ -150,7 +158,7 @@ def run(args: Any, rank: int, local_rank: int, world: int) -> dict[str, Any]:
         "host": socket.gethostname(), "pid": os.getpid(), "device": "CPU",
         "threads": torch.get_num_threads(), "status": "ok", "message": "", "init_s": None,
         "compile_s": None, "first_steps_s": [], "losses": [], "step_ms": [],
-        "peak_mem_mb": None, "batch_norm": None}
+        "peak_mem_mb": None, "batch_norm": None, "profile": None}
     why = wrap.compiled_autograd_missing() if args.variant == "compiled-autograd" else None
     if why:
         return {**rec, "status": "unsupported", "message": why}

@@ -134,18 +134,94 @@ def findings(doc: dict[str, Any]) -> str:
             mine = {r["variant"]: r for r in rows if (r["model"], r["strategy"]) ==
                     (model, strategy) and median(r) and r["status"] in ("ok", "noisy")}
             eager = mine.pop("eager", None)
-            if not eager or not mine:
+            if not eager:
+                continue
+            out.append(f"- {model} under {strategy}, eager: {_against_one(eager)}.")
+            if not mine:
                 continue
             best = min(mine.values(), key=median)
             eff = best.get("scaling_efficiency")
             out.append(f"- {model} under {strategy}: the fastest compiled variant is "
                        f"`{best['variant']}`, {median(eager) / median(best):.2f} times eager's "
                        f"speed" + (f", at {pct(eff)} scaling efficiency" if eff else "") + ".")
+        eager = {r["strategy"]: r for r in rows if (r["model"], r["variant"]) == (model, "eager")
+                 and median(r) and r["status"] in ("ok", "noisy")}
+        if "ddp" in eager and "fsdp2" in eager:
+            out.append(f"- {model}, eager: FSDP2's step takes "
+                       f"{median(eager['fsdp2']) / median(eager['ddp']):.2f} times DDP's.")
     bad = [r for r in doc["rows"] if r["status"] not in ("ok", "noisy")]
     out.append(f"- Of {len(doc['rows'])} configurations, {len(bad)} did not finish or did not "
                "learn the same: " + (", ".join(f"{label(r, 'model', 'strategy', 'variant')} "
                                               f"({r['status']})" for r in bad) or "none") + ".")
     return "\n".join(out)
+
+
+# ---- where a step's time goes ------------------------------------------------------------------
+
+def _profile(row: Row) -> dict[str, Any] | None:
+    p = row.get("profile")
+    return p if p and not p.get("error") and p.get("span_us_per_call") else None
+
+
+def _nccl_share(p: dict[str, Any]) -> float | None:
+    split = p.get("by_class") or {}
+    total = sum(split.values())
+    return split.get("comm", 0.0) / total if total else None
+
+
+def time_split(doc: dict[str, Any]) -> str:
+    """Each configuration's profile (rank 0's, a few steps after the timed ones): how long the
+    GPU sat idle, and what share of its kernel time NCCL's collectives took."""
+    rows = [r for r in main_rows(doc) if _profile(r)]
+    if not rows:
+        return ("No profile is recorded in this run: it was made before `python -m "
+                "snippets.scale` profiled each configuration's steps.")
+    head = ("Model · strategy · variant", "Step ms", "GPU idle", "NCCL of kernel time",
+            "Kernels / step")
+    return _table(head, rows, lambda r: [
+        label(r, "model", "strategy", "variant"), render.ms(median(r)),
+        pct(_profile(r)["idle_fraction"]), pct(_nccl_share(_profile(r))),
+        render.num(_profile(r)["kernels_per_call"], ",.0f")], "")
+
+
+def one_gpu(train: dict[str, Any]) -> str:
+    """The training page's one-GPU steps, eager and compiled, at each batch it measured, with
+    how long the GPU sat idle in them: where a step takes about as long at a quarter of the
+    batch, it is paid for by the host, per step, and a slice of the batch on each of two GPUs
+    does not halve it."""
+    seen: dict[tuple, Row] = {}
+    for r in train["rows"]:
+        k = (r["model"], r["variant"], r["batch_size"])
+        if r["variant"] in ("eager", "model") and r.get("step_ms") and (
+                k not in seen or (_profile(r) and not _profile(seen[k]))):
+            seen[k] = r
+    if not seen:
+        return "No one-GPU training run is recorded."
+    body = [[f"{m} · {'compiled' if v == 'model' else v} · {bs}", render.ms(median(r)),
+             pct((_profile(r) or {}).get("idle_fraction"))]
+            for (m, v, bs), r in sorted(seen.items())]
+    text = render.markdown_table(("Model · variant · batch", "Step ms", "GPU idle"), body)
+    said = []
+    for (m, v, bs), r in sorted(seen.items()):
+        bigger = [(b, o) for (m2, v2, b), o in seen.items() if (m2, v2) == (m, v) and b > bs]
+        if not bigger:
+            continue
+        b, o = max(bigger, key=lambda bo: bo[0])
+        said.append(f"- {m}, {'compiled' if v == 'model' else v}: batch {b} takes "
+                    f"{median(o) / median(r):.2f} times as long as batch {bs}, for "
+                    f"{b / bs:g} times the samples.")
+    return text + ("\n\n" + "\n".join(said) if said else "")
+
+
+def _against_one(row: Row) -> str:
+    """A configuration's efficiency in words: below 1/N, N GPUs took longer than one."""
+    eff, n = row.get("scaling_efficiency"), row["world_size"]
+    if eff is None:
+        return "no one-process run to set it against"
+    if eff * n < 1:
+        return (f"{pct(eff)} scaling efficiency: {n} GPUs take {1 / (eff * n):.2f} times as "
+                "long over the batch as one GPU alone")
+    return f"{pct(eff)} scaling efficiency, {eff * n:.2f} times one GPU's throughput"
 
 
 # ---- tuning -----------------------------------------------------------------------------------

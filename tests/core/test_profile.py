@@ -64,6 +64,7 @@ def test_profile_of_a_tiny_cpu_model_counts_its_operators():
     ("cudnn::bn_bw_1C11_kernel_new", "other"),  # a normalization, though cuDNN's
     ("void at::native::batch_norm_backward_kernel<c10::BFloat16", "other"),
     ("Memcpy DtoD (Device -> Device)", "other"),
+    ("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "comm"),
 ])
 def test_a_kernel_is_classed_by_its_name(name, kind):
     assert profile.kernel_class(name) == kind
@@ -72,8 +73,8 @@ def test_a_kernel_is_classed_by_its_name(name, kind):
 def test_kernel_time_per_class_counts_kernels_only():
     spans = [k("sm90_xmma_gemm", 0, 30), k("triton_poi_fused_relu_0", 30, 40),
              k("sm90_xmma_gemm", 50, 80), k("cudaLaunchKernel", 0, 1, "launch")]
-    assert profile.classes(spans, calls=2) == {"layout": 0.0, "matmul": 30.0, "triton": 5.0,
-                                               "other": 0.0}
+    assert profile.classes(spans, calls=2) == {"comm": 0.0, "layout": 0.0, "matmul": 30.0,
+                                               "triton": 5.0, "other": 0.0}
 
 
 def test_a_range_the_code_marks_is_not_a_kernel():

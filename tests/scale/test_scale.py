@@ -17,8 +17,9 @@ from snippets.train import TOLERANCE
 from .conftest import MLP
 
 
-def _rows(path) -> dict[tuple, dict]:
-    return {(r["strategy"], r["variant"], r["nodes"]): r for r in results.load(path)["rows"]}
+def _rows(path, model: str = MLP) -> dict[tuple, dict]:
+    return {(r["strategy"], r["variant"], r["nodes"]): r for r in results.load(path)["rows"]
+            if r["model"] == model}
 
 
 def test_config_defaults_resolve_per_device():
@@ -74,6 +75,27 @@ def test_fsdp2_compiles_each_block_with_its_hooks_outside(cpu_scale_run):
     assert row["graph_count"] >= 1 and row["graph_breaks"] == 0
 
 
+def test_a_block_compiled_in_place_is_compiled_only_if_its_forward_is_outside_torch(
+        cpu_scale_run):
+    # Block.compile() once sharded compiles the block's whole call. Dynamo runs FSDP's hooks
+    # eagerly (they are wrapped in torch._dynamo.disable) and starts tracing again only in a
+    # frame outside torch's own files: the MLP's Residual.forward is compiled, and
+    # nn.TransformerEncoderLayer.forward (torch/nn/modules/transformer.py) is not.
+    own = _rows(cpu_scale_run)["fsdp2", "per-block-inplace", 1]
+    torch_nn = _rows(cpu_scale_run, "small-transformer")["fsdp2", "per-block-inplace", 1]
+    for row in (own, torch_nn):
+        assert row["status"] in ("ok", "noisy"), row["message"]
+    assert own["graph_count"] >= 1 and own["ops_captured"] > 0
+    assert torch_nn["graph_count"] == 0 and torch_nn["ops_captured"] == 0
+
+
+def test_every_rank_profiles_its_steps_after_the_timed_ones(cpu_scale_run):
+    for row in results.load(cpu_scale_run)["rows"]:
+        assert row["profile"]["calls"] == 1 and row["profile"]["span_us_per_call"] > 0
+        assert row["profile"] == row["ranks"][0]["profile"]  # rank 0's, as the counts are
+        assert all(r["profile"]["top"] for r in row["ranks"])
+
+
 @pytest.mark.parametrize("which", [("ddp", "eager", 1), ("ddp", "compiled", 1),
                                    ("fsdp2", "per-block", 1), ("ddp", "eager", 2)])
 def test_every_configuration_learns_as_one_process_does(cpu_scale_run, which):
@@ -125,8 +147,8 @@ def test_the_results_file_round_trips(cpu_scale_run):
     settings = doc["provenance"]["settings"]
     assert settings["backend"] == "gloo" and settings["nccl_nvls_enable"] == "0"
     assert settings["strategies"] == ["single", "ddp", "fsdp2"]  # grown by each command
-    assert len(doc["provenance"]["parts"]) == 4 and {r["part"] for r in doc["rows"]} == {
-        0, 1, 2, 3}
+    assert len(doc["provenance"]["parts"]) == 5 and {r["part"] for r in doc["rows"]} == {
+        0, 1, 2, 3, 4}
     assert "fp32" in results.stamp(doc) and "2 processes" in results.stamp(doc)
 
 

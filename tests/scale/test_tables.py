@@ -29,7 +29,8 @@ def test_the_tuning_and_node_tables(cpu_scale_run):
     doc = results.load(cpu_scale_run)
     assert [r[0] for r in table_rows(tables.buckets(doc))] == [f"{MLP} · eager · 1",
                                                                f"{MLP} · compiled · 1"]
-    assert [r[0] for r in table_rows(tables.blocks(doc))] == [f"{MLP} · per-block"]
+    assert [r[0] for r in table_rows(tables.blocks(doc))] == [
+        "small-transformer · per-block-inplace", f"{MLP} · per-block", f"{MLP} · per-block-inplace"]
     assert tables.autograd(doc) == "No compiled-autograd run is recorded."
     nodes = tables.nodes(doc)
     assert [r[1] for r in table_rows(nodes)] == ["1 × 2", "2 × 1"]
@@ -43,6 +44,33 @@ def test_the_loss_table_samples_each_curve(cpu_scale_run):
     assert "Step 1 |" in head and "Step 4 |" in head
     assert table_rows(text)[0][1] == f"{doc['rows'][0]['losses'][0]:.4g}"
     assert "every configuration learns as it should (within 0.1 % of the first loss)" in text
+
+
+def test_the_profile_table_shows_what_each_main_row_waited_for(cpu_scale_run):
+    doc = results.load(cpu_scale_run)
+    rows = table_rows(tables.time_split(doc))
+    assert [r[0] for r in rows] == [r[0] for r in table_rows(tables.table(doc))[:4]]
+    assert all(r[2].endswith("%") for r in rows)  # the idle share, from each profile
+    # a CPU's profile has no kernels to class: no NCCL share
+    assert {r[3] for r in rows} == {"–"}
+    unprofiled = {**doc, "rows": [{**r, "profile": None} for r in doc["rows"]]}
+    assert tables.time_split(unprofiled).startswith("No profile is recorded in this run")
+
+
+def test_one_gpu_steps_are_set_side_by_side_per_batch():
+    def row(model, variant, bs, ms, idle=None):
+        prof = {"span_us_per_call": 1.0, "idle_fraction": idle} if idle is not None else None
+        return {"model": model, "variant": variant, "batch_size": bs, "profile": prof,
+                "step_ms": {"median": ms}}
+
+    train = {"rows": [row("m", "eager", 32, 20.0), row("m", "eager", 32, 10.0, 0.8),
+                      row("m", "eager", 128, 11.0, 0.5), row("m", "step", 128, 5.0)]}
+    text = tables.one_gpu(train)
+    # of two rows of one group, the one with a profile; variants other than eager and the
+    # compiled model are left out
+    assert [r[:3] for r in table_rows(text)] == [["m · eager · 32", "10.0", "80 %"],
+                                                ["m · eager · 128", "11.0", "50 %"]]
+    assert "- m, eager: batch 128 takes 1.10 times as long as batch 32, for 4 times" in text
 
 
 def test_compare_names_what_differs(cpu_scale_run):
@@ -86,3 +114,12 @@ def test_derive_sets_each_row_against_the_one_process_run():
     assert norm["loss_gap"] == pytest.approx(0.1) and norm["status"] == "ok"
     # derived again from the same rows, nothing changes: a status is never carried over
     assert scaling.derive(rows, tolerance=1e-3) == rows
+
+
+@pytest.mark.parametrize("eff, said", [
+    (0.4, "40 % scaling efficiency: 2 GPUs take 1.25 times as long over the batch as one GPU"),
+    (0.75, "75 % scaling efficiency, 1.50 times one GPU's throughput"),
+    (None, "no one-process run to set it against"),
+])
+def test_an_efficiency_below_one_over_n_says_the_gpus_took_longer(eff, said):
+    assert tables._against_one({"scaling_efficiency": eff, "world_size": 2}).startswith(said)
