@@ -210,6 +210,11 @@ def one_gpu(train: dict[str, Any]) -> str:
         said.append(f"- {m}, {'compiled' if v == 'model' else v}: batch {b} takes "
                     f"{median(o) / median(r):.2f} times as long as batch {bs}, for "
                     f"{b / bs:g} times the samples.")
+    for (m, v, bs), r in sorted(seen.items()):
+        eager = seen.get((m, "eager", bs))
+        if v == "model" and eager:
+            said.append(f"- {m} at batch {bs}: the compiled step takes "
+                        f"{median(r) / median(eager):.2f} times eager's.")
     return text + ("\n\n" + "\n".join(said) if said else "")
 
 

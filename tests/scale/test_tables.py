@@ -64,13 +64,16 @@ def test_one_gpu_steps_are_set_side_by_side_per_batch():
                 "step_ms": {"median": ms}}
 
     train = {"rows": [row("m", "eager", 32, 20.0), row("m", "eager", 32, 10.0, 0.8),
-                      row("m", "eager", 128, 11.0, 0.5), row("m", "step", 128, 5.0)]}
+                      row("m", "eager", 128, 11.0, 0.5), row("m", "step", 128, 5.0),
+                      row("m", "model", 128, 5.5)]}
     text = tables.one_gpu(train)
     # of two rows of one group, the one with a profile; variants other than eager and the
     # compiled model are left out
     assert [r[:3] for r in table_rows(text)] == [["m · eager · 32", "10.0", "80 %"],
-                                                ["m · eager · 128", "11.0", "50 %"]]
+                                                ["m · eager · 128", "11.0", "50 %"],
+                                                ["m · compiled · 128", "5.50", "–"]]
     assert "- m, eager: batch 128 takes 1.10 times as long as batch 32, for 4 times" in text
+    assert "- m at batch 128: the compiled step takes 0.50 times eager's." in text
 
 
 def test_compare_names_what_differs(cpu_scale_run):
