@@ -253,10 +253,24 @@ def blocks(doc: dict[str, Any]) -> str:
                    and r["variant"] != "compiled-autograd"), key=lambda r: (r["model"], _order(r)))
     head = ("Model · variant", "Graphs", "Ops in graphs", "Breaks", "Compile s", "Step ms",
             "Status")
-    return _table(head, rows, lambda r: [
+    text = _table(head, rows, lambda r: [
         label(r, "model", "variant"), graphs(r), render.num(r.get("ops_captured"), "d"),
         render.num(r.get("graph_breaks"), "d"), render.num(r.get("compile_s"), ".1f"),
         render.ms(median(r)), r["status"]], "No FSDP2 run is recorded.")
+    return text + _uncompiled(rows)
+
+
+def _uncompiled(rows: list[Row]) -> str:
+    """A compiled variant that got no graph ran eagerly: its step against the eager row's is
+    the spread between two jobs doing the same work, which says how far apart two rows of the
+    table must be to differ."""
+    eager = {r["model"]: r for r in rows if r["variant"] == "eager" and median(r)}
+    said = [f"- {label(r, 'model', 'variant')} compiled nothing (no graph) and ran eagerly: "
+            f"its step, {render.ms(median(r))} ms, against eager's "
+            f"{render.ms(median(eager[r['model']]))} ms is the spread between two jobs of the "
+            "same work." for r in rows if r["variant"] != "eager" and r.get("graph_count") == 0
+            and median(r) and r["model"] in eager]
+    return "\n\n" + "\n".join(said) if said else ""
 
 
 def autograd(doc: dict[str, Any]) -> str:

@@ -126,3 +126,16 @@ def test_derive_sets_each_row_against_the_one_process_run():
 ])
 def test_an_efficiency_below_one_over_n_says_the_gpus_took_longer(eff, said):
     assert tables._against_one({"scaling_efficiency": eff, "world_size": 2}).startswith(said)
+
+
+def test_a_compiled_variant_with_no_graph_is_said_to_have_run_eagerly():
+    def row(variant, graphs, ms):
+        return {"model": "m", "variant": variant, "graph_count": graphs,
+                "step_ms": {"median": ms}}
+
+    text = tables._uncompiled([row("eager", 0, 40.0), row("per-block-inplace", 0, 35.0),
+                               row("per-block", 2, 30.0)])
+    assert text.strip() == ("- m · per-block-inplace compiled nothing (no graph) and ran "
+                            "eagerly: its step, 35.0 ms, against eager's 40.0 ms is the spread "
+                            "between two jobs of the same work.")
+    assert tables._uncompiled([row("per-block-inplace", 0, 35.0)]) == ""  # no eager row
