@@ -94,6 +94,9 @@ def parser() -> cli.Parser:
                    help=f"steps whose losses are compared {default('steps')}")
     p.add_argument("--rounds", type=cli.positive,
                    help=f"steady steps timed one by one {default('rounds')}")
+    p.add_argument("--profile-steps", type=cli.non_negative,
+                   help=f"steps each rank profiles after the timed ones, 0 for none "
+                        f"{default('profile_steps')}")
     p.add_argument("--timeout", type=_seconds,
                    help=f"seconds a configuration may take {default('timeout_s', ' s')}")
     p.add_argument("--inductor-cache", choices=("fresh", "shared"), default="fresh",
@@ -140,7 +143,8 @@ def config_from_args(argv: list[str] | None) -> tuple[scale.ScaleConfig, object]
         models=(*(() if only_user else args.models or ()), *(s for s, _ in user)) or None,
         strategies=args.strategies, variants=args.variants, batch_size=args.batch_size,
         bucket_caps=args.bucket_caps, dtype=args.dtype, device=_device(args.device),
-        steps=args.steps, rounds=args.rounds, timeout_s=args.timeout, nproc=args.nproc,
+        steps=args.steps, rounds=args.rounds, profile_steps=args.profile_steps,
+        timeout_s=args.timeout, nproc=args.nproc,
         nodes=args.nodes, inductor_cache=args.inductor_cache,
     ).resolve()
     _check_gpus(cfg)

@@ -45,6 +45,7 @@ NO_CUDA = [] if torch.cuda.is_available() else [
     (["--bucket-caps", "0"], "0 MB is not a positive size"),
     (["--bucket-caps", "25,big"], "'big' is not a number"),
     (["--timeout", "soon"], "'soon' is not a positive number of seconds"),
+    (["--profile-steps", "-1"], "-1 is not"),
     (["--dtype", "fp16"], "invalid choice: 'fp16'"),
     (["--device", "tpu"], "unknown device 'tpu'"),
     (["--inductor-cache", "warm"], "invalid choice: 'warm'"),
