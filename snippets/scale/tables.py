@@ -144,11 +144,11 @@ def findings(doc: dict[str, Any]) -> str:
             out.append(f"- {model} under {strategy}: the fastest compiled variant is "
                        f"`{best['variant']}`, {median(eager) / median(best):.2f} times eager's "
                        f"speed" + (f", at {pct(eff)} scaling efficiency" if eff else "") + ".")
-        eager = {r["strategy"]: r for r in rows if (r["model"], r["variant"]) == (model, "eager")
-                 and median(r) and r["status"] in ("ok", "noisy")}
-        if "ddp" in eager and "fsdp2" in eager:
+        eagers = {r["strategy"]: r for r in rows if (r["model"], r["variant"]) ==
+                  (model, "eager") and median(r) and r["status"] in ("ok", "noisy")}
+        if "ddp" in eagers and "fsdp2" in eagers:
             out.append(f"- {model}, eager: FSDP2's step takes "
-                       f"{median(eager['fsdp2']) / median(eager['ddp']):.2f} times DDP's.")
+                       f"{median(eagers['fsdp2']) / median(eagers['ddp']):.2f} times DDP's.")
     bad = [r for r in doc["rows"] if r["status"] not in ("ok", "noisy")]
     out.append(f"- Of {len(doc['rows'])} configurations, {len(bad)} did not finish or did not "
                "learn the same: " + (", ".join(f"{label(r, 'model', 'strategy', 'variant')} "
