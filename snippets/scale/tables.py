@@ -13,6 +13,7 @@ from typing import Any
 from snippets.core import render
 from snippets.scale.gather import key
 from snippets.scale.wrap import VARIANTS
+from snippets.train.tables import profile_of
 
 Row = dict[str, Any]
 COLUMNS = ("Model", "Strategy", "Variant", "Nodes × procs", "Batch/rank", "Bucket MB",
@@ -159,8 +160,9 @@ def findings(doc: dict[str, Any]) -> str:
 # ---- where a step's time goes ------------------------------------------------------------------
 
 def _profile(row: Row) -> dict[str, Any] | None:
-    p = row.get("profile")
-    return p if p and not p.get("error") and p.get("span_us_per_call") else None
+    """The training page's ``profile_of``, where the profiler saw anything at all."""
+    p = profile_of(row)
+    return p if p and p.get("span_us_per_call") else None
 
 
 def _nccl_share(p: dict[str, Any]) -> float | None:
