@@ -5,7 +5,8 @@ Three runs, all on the benchmark's harness (same models, rows, interleaved round
 
 - ``ladder``: from eager one step at a time (``ladder``), with the device's matmul rate and copy
   bandwidth measured first (``roofline``), the bytes each call must move recorded per row, and
-  the fastest rung of each (model, batch size) profiled (``snippets.core.profile``);
+  the fastest rung of each (model, batch size) profiled (``snippets.core.profile``), and for an
+  autotuned rung what autotuning measured while it chose (``autotune``, read by ``choices``);
 - ``settings``: the cuDNN autotuner and TF32, on and off, per mode (``settings``), from which
   ``settings.chosen`` picks each mode's settings, which a ladder run may then apply;
 - ``freezing``: freezing asked for as a compile option alone against the option with Inductor's
@@ -71,6 +72,16 @@ class SpeedConfig:
     def resolve(self) -> SpeedConfig:
         if self.run not in RUNS:
             raise ValueError(f"run {self.run!r}: expected one of {', '.join(RUNS)}")
+        if "graph-timed-autotune" in (self.rungs or ()):
+            if "max-autotune" in self.rungs:  # type: ignore[operator]
+                # In one process the second rung could take the first's choices from
+                # autotuning's cache instead of timing its candidates again.
+                raise ValueError("climb graph-timed-autotune in a command of its own, without "
+                                 "max-autotune: the second could take the first's choices "
+                                 "from autotuning's cache")
+            if not ladder.graph_timing_available():
+                raise ValueError("graph-timed-autotune: this torch's Inductor has no "
+                                 f"{ladder.GRAPH_TIMED} switch")
         return config.resolve(self, DEFAULTS)
 
     def bench_config(self) -> bench.BenchConfig:

@@ -58,7 +58,8 @@ def parser() -> cli.Parser:
                    help=f"--settings: the modes whose settings are swept {default('modes')}")
     p.add_argument("--rungs", type=cli.csv_of(cli.one_of(ladder.KEYS, "rung"), "rung"),
                    help=f"--ladder: the rungs to climb, from {', '.join(ladder.KEYS)}; eager is "
-                        "always climbed (default: all but max-autotune)")
+                        "always climbed (default: all but max-autotune and graph-timed-autotune, "
+                        "each asked for by name, in a command of its own)")
     p.add_argument("--profile-calls", type=cli.non_negative,
                    help=f"--ladder: calls of the fastest rung profiled, 0 for none "
                         f"{default('profile_calls')}")
@@ -102,7 +103,10 @@ def config_from_args(argv: list[str] | None) -> tuple[speed.SpeedConfig, object]
             cfg = speed.with_evidence(cfg, results.load(args.backends_from, settings.KIND))
         except results.ResultsError as exc:
             cli.fail(PROG, str(exc))
-    return cfg.resolve(), args
+    try:
+        return cfg.resolve(), args
+    except ValueError as exc:
+        cli.fail(PROG, str(exc))
 
 
 def _print(doc: dict, fmt: str) -> None:

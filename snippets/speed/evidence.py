@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from snippets.core import measure
+from snippets.speed import choices
 
 # The fused native call nn.TransformerEncoderLayer makes in eval mode without grad (its "fast
 # path"): Dynamo records it as one opaque call per layer, so a compiled rung runs the same kernel.
@@ -150,7 +151,7 @@ def slower_steps(doc: dict[str, Any]) -> str:
         else:
             line += ("; the run profiled only its fastest rung, so the file holds no profile "
                      "of the two to say why (a run of the current code profiles both)")
-        out.append(line + _as_option(r) + ".")
+        out.append(line + _as_option(r) + choices.clause(r) + ".")
     return "\n".join(out)
 
 

@@ -30,6 +30,7 @@ import torch._dynamo.config
 import torch._inductor
 from torch import nn
 
+import snippets.speed.autotune as autotuning  # the module; ``autotune`` is a flag below
 import snippets.speed.roofline as roofline  # the module, not the package: bench imports this
 import snippets.speed.settings as settings
 from snippets.bench.rows import _fault, _or_none, _peak_mem_mb, _row, count_flops
@@ -45,6 +46,7 @@ class Rung:
     channels_last: bool = False
     freezing: bool = False
     fastpath: bool = True  # the encoder's fused fast path (see ``snippets.explain.fastpath``)
+    graph_timed: bool = False  # autotuning times its candidates as CUDA-graph replays
 
     @property
     def key(self) -> str:
@@ -53,7 +55,7 @@ class Rung:
 
 
 # --8<-- [start:rungs]
-def rungs_for(device, x, autotune, encoder=False):
+def rungs_for(device, x, autotune, encoder=False, graph_timed=False):
     """Each rung keeps what the one below did and adds one thing."""
     cuda, image = device.type == "cuda", x.dim() == 4
     replay = "reduce-overhead" if cuda else "default"  # no CUDA graphs on CPUs
@@ -76,6 +78,10 @@ def rungs_for(device, x, autotune, encoder=False):
         mode = "max-autotune" if cuda else "max-autotune-no-cudagraphs"
         rungs.append(Rung("+ max-autotune", mode, channels_last=image,
                           freezing=True, fastpath=fast))
+    if cuda and graph_timed:  # autotuning's timer without the launch cost
+        rungs.append(Rung("+ graph-timed autotune", "max-autotune",
+                          channels_last=image, freezing=True,
+                          fastpath=fast, graph_timed=True))
     return rungs
 # --8<-- [end:rungs]
 
@@ -86,7 +92,15 @@ def has_encoder(model: nn.Module) -> bool:
 
 
 KEYS = ("eager", "compile", "channels-last", "cuda-graphs", "no-fast-path", "freezing",
-        "max-autotune")
+        "max-autotune", "graph-timed-autotune")
+# Inductor's switch (newer releases have it) for timing each autotuning candidate as a replay of
+# a CUDA graph it is captured in, rather than from its launch: what the graph-timed rung sets.
+GRAPH_TIMED = "autotune_cudagraph_benchmarking"
+
+
+def graph_timing_available() -> bool:
+    """Whether this torch's Inductor can time autotuning's candidates as graph replays."""
+    return hasattr(torch._inductor.config, GRAPH_TIMED)
 
 
 # --8<-- [start:options]
@@ -95,6 +109,8 @@ def compile_rung(model, rung):
     options = dict(torch._inductor.list_mode_options(rung.mode))
     # For Inductor; Dynamo reads the switch instead (see frozen, below).
     options["freezing"] = rung.freezing
+    if rung.graph_timed:  # autotuning's candidates timed as graph replays
+        options["autotune_cudagraph_benchmarking"] = True
     return torch.compile(model, options=options)
 
 
@@ -163,7 +179,8 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     model, x = model.to(device, dtype).eval(), x.to(device, dtype)
     ref = model(x).float().clone()
     flops = _or_none(lambda: count_flops(model, x))
-    ladder = [r for r in rungs_for(device, x, autotune, has_encoder(model))
+    graph_timed = only is not None and "graph-timed-autotune" in only
+    ladder = [r for r in rungs_for(device, x, autotune, has_encoder(model), graph_timed)
               if only is None or r.key in only or r.mode is None]
 
     @contextlib.contextmanager
@@ -178,6 +195,7 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
 
     built: dict[str, Built] = {}
     faults: dict[str, dict[str, Any]] = {}
+    tuned: dict[str, list[dict[str, Any]]] = {}  # what autotuning measured, per autotuned rung
     torch._dynamo.reset()  # nothing compiled before the ladder counts towards its entries
     # Each rung is compiled for its one shape, as a fresh process would: a rung that differs
     # from the one before only in layout must not be compiled with dynamic strides.
@@ -185,11 +203,15 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
         for rung in ladder:
             progress(f"{name} bs={bs}: {rung.name}")
             try:
-                with around(rung.name):
+                tunes = "max-autotune" in (rung.mode or "")
+                with around(rung.name), (autotuning.recording(device.type == "cuda") if tunes
+                                         else contextlib.nullcontext([])) as ops:
                     b = build(rung, model, x, ref, device)
                     for _ in range(warmup):
                         b.fn()
                 built[rung.name] = b
+                if tunes:
+                    tuned[rung.name] = ops
             except Exception as exc:  # one rung's fault is its row; the ladder goes on
                 status, msg = _fault(exc)
                 faults[rung.name] = _row(name, bs, rung.name, status=status, message=msg,
@@ -227,6 +249,8 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
                        **({"freezing_switch": True} if rung.freezing else {}),
                        **({"fastpath": False} if not rung.fastpath else {})}
         row["bytes"] = b.moved
+        if rung.name in tuned:  # empty where Inductor's cache already held every choice
+            row["autotune"] = tuned[rung.name]
         if backends_for:
             row["backends"] = backends_for(rung.mode).as_dict()
         if row["status"] == "ok" and m.noisy:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from snippets.core import measure, render
-from snippets.speed import evidence, freezing, goals, roofline, settings
+from snippets.speed import choices, evidence, freezing, goals, roofline, settings
 
 
 def _label(r: dict[str, Any]) -> str:
@@ -180,6 +180,10 @@ def ladder_report(doc: dict[str, Any]) -> str:
     if any(r.get("profile") for r in doc["rows"]):
         parts += [render.details("Where the profiled rungs' time goes (torch.profiler)",
                                  profile_table(doc) + "\n\n" + top_kernels(doc))]
+    tuned = choices.table(doc)
+    if tuned:
+        parts += [render.details("What autotuning measured while it chose (library ÷ template "
+                                 "above 1: the template is faster)", tuned)]
     return "\n\n".join(parts)
 
 

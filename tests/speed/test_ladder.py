@@ -103,16 +103,24 @@ def test_rungs_by_key_and_freezing_as_an_option_of_its_own_compile():
                                         "freezing", "max-autotune"]
     # From the fast path's rung on, every rung keeps it off.
     assert [r.fastpath for r in encoder] == [True, True, True, False, False, False]
-    keys = {r.key for r in (*cuda, *encoder)}
+    # Autotuning timed as graph replays: asked for by name, on a GPU only.
+    timed = ladder.rungs_for(torch.device("cuda"), image, autotune=False, graph_timed=True)
+    assert timed[-1].key == "graph-timed-autotune" and timed[-1].graph_timed
+    assert not any(r.graph_timed for r in ladder.rungs_for(
+        torch.device("cpu"), image, autotune=True, graph_timed=True))
+    keys = {r.key for r in (*cuda, *encoder, *timed)}
     assert [k for k in ladder.KEYS if k in keys] == list(ladder.KEYS)
     calls = []
     real = torch.compile
     try:
         torch.compile = lambda m, **kw: calls.append(kw) or m
         ladder.compile_rung(nn.Linear(1, 1), cuda[-1])
+        ladder.compile_rung(nn.Linear(1, 1), timed[-1])
     finally:
         torch.compile = real
     assert calls[0]["options"]["freezing"] is True and calls[0]["options"]["max_autotune"]
+    assert "autotune_cudagraph_benchmarking" not in calls[0]["options"]
+    assert calls[1]["options"]["autotune_cudagraph_benchmarking"] is True
 
 
 @pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="a CPU build without oneDNN")

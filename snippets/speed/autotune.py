@@ -1,0 +1,119 @@
+"""What max-autotune measured while it chose: for each operator it tuned, the candidates its timer
+ranked (the library kernel, cuBLAS or cuDNN on a GPU, and the kernels Inductor generates from its
+templates), and, on a GPU, the same candidates' kernel time as the profiler reads it.
+
+The autotuner times a candidate with a pair of events recorded on the stream before and after
+it is launched, so time the device spends waiting for the host to launch it counts; the
+profiler's reading counts the kernels alone, which is what a CUDA-graph replay pays. Where the
+two rank a library kernel and a template the other way round, the choice was made on launch
+cost the compiled model does not pay. ``recording`` collects both readings through Inductor's
+feedback hook (``torch._inductor.select_algorithm.add_feedback_saver``), which it calls once per
+tuned operator with the timings it chose from. Nothing here prints or writes a file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import math
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+# Re-timing candidates under the profiler costs a fraction of a second each, and a ResNet-50 tunes
+# about fifty operators: so each re-times only the two candidates a record reports (the fastest
+# library kernel and the fastest template, one of which was chosen), until this many seconds of
+# a rung's compile have gone to it.
+RETIME_BUDGET_S = 90.0
+# Inductor's generated candidates are named after the template they come from (``triton_mm_12``,
+# ``triton_convolution2d_3``, ``cpp_CppMicroGemmFP32Vec_0``); the library ones after the ATen
+# call they make (``addmm``, ``bias_addmm``, ``convolution``, ``_mkl_linear``).
+
+
+def _kind(choice: Any) -> str:
+    from torch._inductor.select_algorithm import ExternKernelCaller
+    inner = getattr(choice, "wrapped", choice)  # a CPU choice may come wrapped
+    return "library" if isinstance(choice, ExternKernelCaller) or isinstance(
+        inner, ExternKernelCaller) else "template"
+
+
+def _size(node: Any) -> list[int] | str:
+    try:
+        return [int(s) for s in node.get_size()]
+    except Exception:  # a symbolic size: keep its text
+        return str(node.get_size())
+
+
+def summarize_op(name: str, sizes: list[Any], timed: dict[str, tuple[str, float]],
+                 kernel: dict[str, float] | None) -> dict[str, Any]:
+    """One tuned operator: how many candidates there were, which was chosen (the fastest by the
+    autotuner's time), and the fastest library kernel and the fastest template, each with the
+    autotuner's time (``ms``) and, where re-timed, the profiler's (``kernel_ms``). ``timed``
+    maps a candidate's name to its kind and time; one that failed to run is timed as infinity
+    and is never reported."""
+    ok = {n: kt for n, kt in timed.items() if math.isfinite(kt[1])}
+
+    def fastest(kind: str) -> dict[str, Any] | None:
+        names = [n for n, (k, _) in ok.items() if k == kind]
+        pick = min(names, key=lambda n: ok[n][1]) if names else None
+        return None if pick is None else {"name": pick, "ms": ok[pick][1],
+                                          "kernel_ms": (kernel or {}).get(pick)}
+
+    chosen = min(ok, key=lambda n: ok[n][1]) if ok else None
+    return {"op": name, "sizes": sizes, "candidates": len(timed),
+            "chosen": None if chosen is None else ok[chosen][0],
+            "library": fastest("library"), "template": fastest("template")}
+
+
+@contextlib.contextmanager
+def recording(retime: bool) -> Iterator[list[dict[str, Any]]]:
+    """Collect one record per operator autotuned inside the block (none where Inductor's cache
+    already held the choice). ``retime``: also read the reported candidates' kernel time from
+    the profiler (a GPU only: Inductor's profiler timing reads CUDA kernels)."""
+    from torch._inductor import select_algorithm
+    ops: list[dict[str, Any]] = []
+    spent = [0.0]  # seconds gone to re-timing so far
+
+    def saver(timings, name, input_nodes, choices, profiled_time, *_):
+        # Inside Inductor's compile: an error here must not become the rung's fault.
+        try:
+            timed = {c.name: (_kind(c), float(t)) for c, t in timings.items()}
+            rec = summarize_op(name, [_size(n) for n in input_nodes], timed, None)
+        except Exception as exc:
+            ops.append({"op": name, "error": f"{type(exc).__name__}: {exc}"[:200]})
+            return
+        if retime and spent[0] < RETIME_BUDGET_S:
+            start = time.monotonic()
+            try:
+                rec = summarize_op(name, rec["sizes"], timed, _kernel_ms(rec, timings,
+                                                                         profiled_time))
+            except Exception as exc:  # the autotuner's own reading stands without it
+                rec["retime_error"] = f"{type(exc).__name__}: {exc}"[:200]
+            spent[0] += time.monotonic() - start
+        ops.append(rec)
+
+    select_algorithm.add_feedback_saver(saver)
+    try:
+        yield ops
+    finally:  # this hook only: Inductor's own clear_feedback_savers would drop others' too
+        savers = _savers(select_algorithm)
+        if saver in savers:
+            savers.remove(saver)
+
+
+def _kernel_ms(rec: dict[str, Any], timings: dict[Any, float],
+               profiled_time: Callable[..., dict[Any, float]]) -> dict[str, float]:
+    """The profiler's time of the candidates ``rec`` reports, from Inductor's re-timing hook."""
+    names = {e["name"] for k in ("library", "template") if (e := rec[k])}
+    if inspect.signature(profiled_time).parameters:  # it takes the candidates to re-time
+        kernel = profiled_time([c for c in timings if c.name in names])
+    else:  # an older Inductor re-times every candidate
+        kernel = profiled_time()
+    return {c.name: float(t) for c, t in kernel.items() if c.name in names}
+
+
+def _savers(select_algorithm: Any) -> list[Any]:
+    """Inductor's list of feedback hooks, wherever this version keeps its selector cache."""
+    get = getattr(select_algorithm, "get_algorithm_selector_cache", None)
+    cache = get() if get else select_algorithm._ALGORITHM_SELECTOR_CACHE
+    return cache.feedback_saver_fns

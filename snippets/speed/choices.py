@@ -1,0 +1,106 @@
+"""The page's reading of what autotuning measured (``snippets.speed.autotune``): per autotuned
+rung, how many operators it tuned, how often it chose a generated template over the library
+kernel, and whether the profiler's kernel times rank the two the way the autotuner's timer did.
+
+Everything here takes rows of a results document and returns numbers or Markdown; nothing
+measures.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from snippets.core import measure, render
+
+
+def _geomean(values: list[float]) -> float | None:
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else None
+
+
+def summary(row: dict[str, Any]) -> dict[str, Any] | None:
+    """What a row's autotuning records add up to; None where the row holds none (a rung that
+    does not autotune, or one recorded before they were kept). Ratios are library over
+    template, so above 1 means the template is faster: by the autotuner's timer (``timer``)
+    over the operators where both kinds ran, and by the profiler (``profiler``) over those
+    where both were re-timed; ``reversed`` counts the operators where the autotuner chose the
+    template but the profiler times the library kernel faster."""
+    ops = row.get("autotune")
+    if ops is None:
+        return None
+    tuned = [o for o in ops if "error" not in o]
+    both = [o for o in tuned if o.get("library") and o.get("template")]
+    timed = [o for o in both if o["library"]["kernel_ms"] and o["template"]["kernel_ms"]]
+    return {
+        "ops": len(tuned), "errors": len(ops) - len(tuned),
+        "template": sum(o["chosen"] == "template" for o in tuned),
+        "both": len(both), "retimed": len(timed),
+        "timer": _geomean([o["library"]["ms"] / o["template"]["ms"] for o in both]),
+        "profiler": _geomean([o["library"]["kernel_ms"] / o["template"]["kernel_ms"]
+                              for o in timed]),
+        "reversed": sum(o["chosen"] == "template"
+                        and o["library"]["kernel_ms"] < o["template"]["kernel_ms"]
+                        for o in timed),
+    }
+
+
+def clause(row: dict[str, Any]) -> str:
+    """What a slower autotuned rung's records say of its choices, as a clause of its finding;
+    "" where it holds none."""
+    s = summary(row)
+    if s is None:
+        return ""
+    if not s["ops"]:
+        return ("; autotuning timed no operator in this run: Inductor's cache held every "
+                "choice, so the records of what it measured are in the run that filled it")
+    line = (f"; autotuning tuned {s['ops']} operators and chose a generated template over the "
+            f"library kernel for {s['template']} of them")
+    if s["timer"] is not None:
+        line += (f"; its timer put the library kernel at {s['timer']:.2f}× the fastest "
+                 f"template's time (geometric mean of {s['both']})")
+    if s["profiler"] is not None:
+        line += (f", the profiler, timing the kernels alone, at {s['profiler']:.2f}× (of the "
+                 f"{s['retimed']} re-timed), and for {s['reversed']} of those the template it "
+                 "chose runs slower than the library kernel it passed over")
+    return line
+
+
+def table(doc: dict[str, Any]) -> str:
+    """Per autotuned rung: the operators tuned, how many went to a template, and the library
+    kernel's time over the template's by the autotuner's timer and by the profiler."""
+    rows = [(r, s) for r in doc["rows"] if (s := summary(r)) is not None]
+    if not rows:
+        return ""
+    head = ("Model · batch · rung", "Tuned", "Template chosen", "Library ÷ template: timer",
+            "profiler", "Chosen, slower")
+    return render.markdown_table(head, ((
+        f"{r['model']} · {r['batch_size']} · {r['mode']}", str(s["ops"]), str(s["template"]),
+        render.num(s["timer"], ".2f"), render.num(s["profiler"], ".2f"),
+        str(s["reversed"]) if s["retimed"] else "–") for r, s in rows))
+
+
+def _autotuned(row: dict[str, Any]) -> bool:
+    return "max-autotune" in ((row.get("rung") or {}).get("mode") or "")
+
+
+def reading(doc: dict[str, Any]) -> str:
+    """How often an autotuned rung ran slower than the rung below it, and, per autotuned rung,
+    what its records say; computed from the file, for the page's section on it."""
+    rows = [r for r in doc["rows"] if _autotuned(r) and r["status"] in ("ok", "noisy")
+            and r.get("speedup_prev")]
+    if not rows:
+        return "This file holds no autotuned rung."
+    slower = [r for r in rows if r["speedup_prev"] < 1 - measure.NOISY_IQR_RATIO]
+    out = [f"{len(slower)} of the {len(rows)} autotuned rungs in this file run slower than the "
+           f"rung below them by more than {measure.NOISY_IQR_RATIO:.0%}:", ""]
+    for r in rows:
+        line = (f"- **{r['model']} at batch {r['batch_size']}**, `{r['mode']}`: "
+                f"{r['speedup_prev']:.2f}× the speed of `{r.get('prev_rung')}`")
+        rung = r.get("rung") or {}
+        if rung.get("freezing") and not rung.get("freezing_switch"):
+            line += ("; recorded with freezing asked for as a compile option alone, which "
+                     "Dynamo does not see (see above)")
+        said = clause(r)
+        out.append(line + (said if said else "; recorded before the ladder kept what "
+                           "autotuning measured") + ".")
+    return "\n".join(out)

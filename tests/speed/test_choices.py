@@ -1,0 +1,45 @@
+"""The page's reading of autotuning's records, on made-up rows: counts, the two rankings, and
+the clause and table the page shows."""
+
+from __future__ import annotations
+
+import math
+
+from snippets.speed import choices
+
+
+def _op(chosen, lib_ms, tem_ms, lib_k=None, tem_k=None):
+    return {"op": "addmm", "sizes": [], "candidates": 20, "chosen": chosen,
+            "library": {"name": "addmm", "ms": lib_ms, "kernel_ms": lib_k},
+            "template": {"name": "triton_mm_1", "ms": tem_ms, "kernel_ms": tem_k}}
+
+
+ROW = {"model": "m", "batch_size": 1, "mode": "+ max-autotune", "autotune": [
+    _op("template", 0.027, 0.009, 0.004, 0.008),  # the timer and the profiler disagree
+    _op("template", 0.050, 0.025, 0.030, 0.020),  # they agree
+    _op("library", 0.010, 0.020),                 # not re-timed
+    {"op": "conv", "error": "AttributeError: x"},
+]}
+
+
+def test_a_summary_counts_choices_and_reads_both_rankings():
+    s = choices.summary(ROW)
+    assert (s["ops"], s["errors"], s["template"], s["both"], s["retimed"]) == (3, 1, 2, 3, 2)
+    assert math.isclose(s["timer"], (3.0 * 2.0 * 0.5) ** (1 / 3))
+    assert math.isclose(s["profiler"], (0.5 * 1.5) ** 0.5)
+    assert s["reversed"] == 1
+
+
+def test_rows_without_records_read_as_none_and_an_empty_record_names_the_cache():
+    assert choices.summary({"mode": "+ freezing"}) is None
+    assert choices.clause({"mode": "+ freezing"}) == ""
+    assert "cache held every choice" in choices.clause({**ROW, "autotune": []})
+
+
+def test_the_clause_and_the_table_say_what_the_records_hold():
+    line = choices.clause(ROW)
+    assert "chose a generated template over the library kernel for 2 of them" in line
+    assert "for 1 of those the template it chose runs slower" in line
+    table = choices.table({"rows": [ROW, {"model": "m", "batch_size": 1, "mode": "eager"}]})
+    assert table.count("\n") == 2 and "m · 1 · + max-autotune | 3 | 2 |" in table
+    assert choices.table({"rows": [{"mode": "eager"}]}) == ""
