@@ -8,7 +8,10 @@ profiler's reading counts the kernels alone, which is what a CUDA-graph replay p
 two rank a library kernel and a template the other way round, the choice was made on launch
 cost the compiled model does not pay. ``recording`` collects both readings through Inductor's
 feedback hook (``torch._inductor.select_algorithm.add_feedback_saver``), which it calls once per
-tuned operator with the timings it chose from. Nothing here prints or writes a file.
+tuned operator with the timings it chose from. ``graph_timed`` swaps the autotuner's GPU timer
+for one that times each candidate as a replay of a CUDA graph it is captured in, the way newer
+Inductor releases do behind a switch (``autotune_cudagraph_benchmarking``) that torch 2.11 lacks.
+Nothing here prints or writes a file.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
+
+import torch
 
 # Re-timing candidates under the profiler costs a fraction of a second each, and a ResNet-50 tunes
 # about fifty operators: so each re-times only the two candidates a record reports (the fastest
@@ -117,3 +122,48 @@ def _savers(select_algorithm: Any) -> list[Any]:
     get = getattr(select_algorithm, "get_algorithm_selector_cache", None)
     cache = get() if get else select_algorithm._ALGORITHM_SELECTOR_CACHE
     return cache.feedback_saver_fns
+
+
+# --8<-- [start:graph-timed]
+def capture(fn):
+    """``fn`` captured in a CUDA graph, returned as the graph's replay."""
+    torch.cuda.synchronize()
+    fn()  # lazy initialisation and library handles, outside the graph
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        fn()
+    side.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=side,
+                          capture_error_mode="thread_local"):
+        fn()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    return graph.replay
+
+
+@contextlib.contextmanager
+def graph_timed(capture=capture):
+    """Autotuning's candidates timed as CUDA-graph replays."""
+    from torch._inductor.runtime.benchmarking import benchmarker
+    own = vars(benchmarker).get("benchmark_gpu")
+    time_it = benchmarker.benchmark_gpu  # events, L2 flush, count
+    failed = []
+
+    def benchmark_gpu(candidate, **kwargs):
+        try:  # the replay pays no launch, as in the compiled model
+            return time_it(capture(candidate), **kwargs)
+        except Exception as exc:  # not capturable: time it as before
+            failed.append(f"{type(exc).__name__}: {exc}"[:200])
+            return time_it(candidate, **kwargs)
+
+    benchmarker.benchmark_gpu = benchmark_gpu
+    try:
+        yield failed
+    finally:
+        if own is None:
+            del benchmarker.benchmark_gpu  # the class's own again
+        else:
+            benchmarker.benchmark_gpu = own
+# --8<-- [end:graph-timed]

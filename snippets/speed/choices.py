@@ -62,6 +62,10 @@ def clause(row: dict[str, Any]) -> str:
         line += (f", the profiler, timing the kernels alone, at {s['profiler']:.2f}× (of the "
                  f"{s['retimed']} re-timed), and for {s['reversed']} of those the template it "
                  "chose runs slower than the library kernel it passed over")
+    missed = (row.get("uncaptured") or {}).get("count")
+    if missed:  # a graph-timed rung's candidates that were timed from their launch after all
+        line += (f"; {missed} of its candidates could not be captured in a CUDA graph and were "
+                 "timed from their launch")
     return line
 
 

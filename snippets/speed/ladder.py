@@ -93,14 +93,7 @@ def has_encoder(model: nn.Module) -> bool:
 
 KEYS = ("eager", "compile", "channels-last", "cuda-graphs", "no-fast-path", "freezing",
         "max-autotune", "graph-timed-autotune")
-# Inductor's switch (newer releases have it) for timing each autotuning candidate as a replay of
-# a CUDA graph it is captured in, rather than from its launch: what the graph-timed rung sets.
-GRAPH_TIMED = "autotune_cudagraph_benchmarking"
 
-
-def graph_timing_available() -> bool:
-    """Whether this torch's Inductor can time autotuning's candidates as graph replays."""
-    return hasattr(torch._inductor.config, GRAPH_TIMED)
 
 
 # --8<-- [start:options]
@@ -109,8 +102,6 @@ def compile_rung(model, rung):
     options = dict(torch._inductor.list_mode_options(rung.mode))
     # For Inductor; Dynamo reads the switch instead (see frozen, below).
     options["freezing"] = rung.freezing
-    if rung.graph_timed:  # autotuning's candidates timed as graph replays
-        options["autotune_cudagraph_benchmarking"] = True
     return torch.compile(model, options=options)
 
 
@@ -196,6 +187,7 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     built: dict[str, Built] = {}
     faults: dict[str, dict[str, Any]] = {}
     tuned: dict[str, list[dict[str, Any]]] = {}  # what autotuning measured, per autotuned rung
+    uncapturable: dict[str, list[str]] = {}  # a graph-timed rung's candidates timed as before
     torch._dynamo.reset()  # nothing compiled before the ladder counts towards its entries
     # Each rung is compiled for its one shape, as a fresh process would: a rung that differs
     # from the one before only in layout must not be compiled with dynamic strides.
@@ -205,13 +197,17 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
             try:
                 tunes = "max-autotune" in (rung.mode or "")
                 with around(rung.name), (autotuning.recording(device.type == "cuda") if tunes
-                                         else contextlib.nullcontext([])) as ops:
+                                         else contextlib.nullcontext([])) as ops, (
+                        autotuning.graph_timed() if rung.graph_timed
+                        else contextlib.nullcontext([])) as uncaptured:
                     b = build(rung, model, x, ref, device)
                     for _ in range(warmup):
                         b.fn()
                 built[rung.name] = b
                 if tunes:
                     tuned[rung.name] = ops
+                if rung.graph_timed:  # candidates timed from their launch after all
+                    uncapturable[rung.name] = uncaptured
             except Exception as exc:  # one rung's fault is its row; the ladder goes on
                 status, msg = _fault(exc)
                 faults[rung.name] = _row(name, bs, rung.name, status=status, message=msg,
@@ -251,6 +247,9 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
         row["bytes"] = b.moved
         if rung.name in tuned:  # empty where Inductor's cache already held every choice
             row["autotune"] = tuned[rung.name]
+        if rung.name in uncapturable:  # how many, and the first few reasons
+            failed = uncapturable[rung.name]
+            row["uncaptured"] = {"count": len(failed), "first": sorted(set(failed))[:3]}
         if backends_for:
             row["backends"] = backends_for(rung.mode).as_dict()
         if row["status"] == "ok" and m.noisy:

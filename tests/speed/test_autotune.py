@@ -108,3 +108,41 @@ def test_an_autotuned_rung_on_a_cpu_keeps_its_records():
     for rec in rows[2]["autotune"]:
         assert rec["candidates"] >= 2 and rec["chosen"] in ("library", "template")
     assert autotune._savers(select_algorithm) == before
+
+
+def test_graph_timing_times_each_candidate_s_replay_and_falls_back_where_capture_fails(
+        monkeypatch):
+    from torch._inductor.runtime import benchmarking
+    timer = benchmarking.benchmarker
+    timed = []
+    monkeypatch.setattr(timer, "benchmark_gpu", lambda fn, **kw: timed.append((fn, kw)) or 1.0)
+    stub = timer.benchmark_gpu
+
+    def ok():
+        pass
+
+    def bad():
+        pass
+
+    def replay():
+        pass
+
+    def capture(fn):  # a CUDA graph's replay for one candidate; the other cannot be captured
+        if fn is bad:
+            raise RuntimeError("operation not permitted when stream is capturing")
+        return replay
+
+    with autotune.graph_timed(capture) as failed:
+        assert timer.benchmark_gpu(ok, rep=10) == 1.0 and timer.benchmark_gpu(bad) == 1.0
+    assert timed == [(replay, {"rep": 10}), (bad, {})]  # Inductor's own timer, either way
+    assert failed == ["RuntimeError: operation not permitted when stream is capturing"]
+    assert timer.benchmark_gpu is stub
+
+
+def test_graph_timing_leaves_inductor_s_timer_as_it_found_it():
+    from torch._inductor.runtime import benchmarking
+    timer = benchmarking.benchmarker
+    assert "benchmark_gpu" not in vars(timer)
+    with autotune.graph_timed():
+        assert "benchmark_gpu" in vars(timer)
+    assert "benchmark_gpu" not in vars(timer)

@@ -40,6 +40,9 @@ def test_the_clause_and_the_table_say_what_the_records_hold():
     line = choices.clause(ROW)
     assert "chose a generated template over the library kernel for 2 of them" in line
     assert "for 1 of those the template it chose runs slower" in line
+    assert "could not be captured" not in line
+    timed = choices.clause({**ROW, "uncaptured": {"count": 4, "first": ["RuntimeError: x"]}})
+    assert "4 of its candidates could not be captured in a CUDA graph" in timed
     table = choices.table({"rows": [ROW, {"model": "m", "batch_size": 1, "mode": "eager"}]})
     assert table.count("\n") == 2 and "m · 1 · + max-autotune | 3 | 2 |" in table
     assert choices.table({"rows": [{"mode": "eager"}]}) == ""

@@ -37,14 +37,6 @@ def test_bad_input_gets_one_line_and_exit_2(capsys, argv, expect):
     cli_run.assert_one_line_error(*run_cli(capsys, *argv), expect)
 
 
-def test_a_graph_timed_rung_without_the_switch_in_this_torch_is_one_line(capsys, monkeypatch):
-    from snippets.speed import ladder
-    monkeypatch.setattr(ladder, "graph_timing_available", lambda: False)
-    cli_run.assert_one_line_error(
-        *run_cli(capsys, "--ladder", "--rungs", "freezing,graph-timed-autotune"),
-        "has no autotune_cudagraph_benchmarking switch")
-
-
 def test_backends_from_a_file_of_another_kind_is_one_line(capsys, tmp_path, cpu_bench_run):
     code, _, err = run_cli(capsys, "--ladder", "--backends-from", str(cpu_bench_run))
     assert code == 2 and "expected 'snippets.speed-settings/1'" in err
