@@ -124,7 +124,7 @@ def _savers(select_algorithm: Any) -> list[Any]:
     return cache.feedback_saver_fns
 
 
-# --8<-- [start:graph-timed]
+# --8<-- [start:replays]
 def capture(fn):
     """``fn`` captured in a CUDA graph, returned as the graph's replay."""
     torch.cuda.synchronize()
@@ -166,4 +166,4 @@ def graph_timed(capture=capture):
             del benchmarker.benchmark_gpu  # the class's own again
         else:
             benchmarker.benchmark_gpu = own
-# --8<-- [end:graph-timed]
+# --8<-- [end:replays]
