@@ -125,6 +125,24 @@ def first_compile(doc: dict[str, Any]) -> str:
             "first rung's compile time is the nearer to what a fresh process pays.")
 
 
+def other_commands(doc: dict[str, Any]) -> str:
+    """Where a row's two ratios were timed against eager and the rung below in its own command's
+    rounds while the file shows those rows as another command recorded them, the sentence that
+    says which rows, so that medians side by side are not read against the ratios; "" else."""
+    apart = []
+    for r in doc["rows"]:
+        below = _rung(doc, r, r.get("prev_rung"))
+        if below is not None and below.get("part", 0) != r.get("part", 0):
+            apart.append(f"`{r['model']} · {r['batch_size']} · {r['mode']}`")
+    if not apart:
+        return ""
+    return ("The ratios of " + ", ".join(apart) + " are against eager and the rung below as "
+            "timed in the same rounds, by the command that added the row; the rows shown above "
+            "them come from another command (another process, perhaps on another host of the "
+            "same kind), so their medians, set beside these rows, can disagree with the "
+            "ratios. The ratios are the like-for-like comparison.")
+
+
 def slower_steps(doc: dict[str, Any]) -> str:
     """A line for each step that makes its ladder plainly slower than the rung below (by more
     than the noise mark), with what the two rungs' profiles say changed where the run profiled

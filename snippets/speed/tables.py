@@ -171,8 +171,9 @@ def try_first(doc: dict[str, Any]) -> str:
 def ladder_report(doc: dict[str, Any]) -> str:
     """A ladder run as the page shows it: ceilings, ladders, findings, then the roofline, the
     profile and the top kernels in blocks that open."""
-    parts = [p for p in (recompiled_note(doc), ceilings(doc)) if p] + [
-             ladder(doc), "What the ladders say, computed from them:", findings(doc)]
+    parts = [p for p in (recompiled_note(doc), ceilings(doc)) if p] + [ladder(doc)]
+    parts += [p for p in (evidence.other_commands(doc),) if p] + [
+              "What the ladders say, computed from them:", findings(doc)]
     parts += [p for p in (evidence.first_compile(doc),) if p] + [
              render.details("The roofline of every rung (floors from the ceilings above; bytes "
                             "are a lower bound: weights and input read once, output written "

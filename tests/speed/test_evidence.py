@@ -102,3 +102,14 @@ def test_a_slower_step_is_read_against_the_rung_below_of_its_own_command() -> No
     assert "the file holds its profile, but not the rung below's" in evidence.slower_steps(slow)
     top["below_profile"] = _profile("k", 0.5, 120.0)  # as the top rung's command profiled it
     assert "its profile counts 140 kernels a call against 120" in evidence.slower_steps(slow)
+
+
+def test_a_row_added_by_another_command_says_its_ratios_are_from_its_own_rounds() -> None:
+    ladder = _ladder((12.5, 12.5, 12.5))
+    assert evidence.other_commands(ladder) == ""
+    top = ladder["rows"][-1]
+    top["part"] = 1  # added by a later command, timed against eager and the rung below anew
+    line = evidence.other_commands(ladder)
+    assert f"`{top['model']} · {top['batch_size']} · {top['mode']}`" in line
+    assert line.count("`") == 2 and "like-for-like" in line
+    assert line in tables.ladder_report(ladder)
