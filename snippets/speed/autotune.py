@@ -106,6 +106,23 @@ def recording(retime: bool) -> Iterator[list[dict[str, Any]]]:
             savers.remove(saver)
 
 
+@contextlib.contextmanager
+def side_stream() -> Iterator[None]:
+    """A CUDA stream of its own as the current one inside the block, joined to the one before
+    after it; nothing on a machine without CUDA."""
+    if not torch.cuda.is_available():
+        yield
+        return
+    before = torch.cuda.current_stream()
+    side = torch.cuda.Stream()
+    side.wait_stream(before)
+    try:
+        with torch.cuda.stream(side):
+            yield
+    finally:
+        before.wait_stream(side)
+
+
 def _kernel_ms(rec: dict[str, Any], timings: dict[Any, float],
                profiled_time: Callable[..., dict[Any, float]]) -> dict[str, float]:
     """The profiler's time of the candidates ``rec`` reports, from Inductor's re-timing hook."""
@@ -126,20 +143,16 @@ def _savers(select_algorithm: Any) -> list[Any]:
 
 # --8<-- [start:replays]
 def capture(fn):
-    """``fn`` captured in a CUDA graph, returned as the graph's replay."""
-    torch.cuda.synchronize()
+    """``fn`` captured in a CUDA graph on the current stream, as the
+    graph's replay."""
+    stream = torch.cuda.current_stream()
     fn()  # lazy initialisation and library handles, outside the graph
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        fn()
-    side.synchronize()
+    stream.synchronize()
     graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph, stream=side,
+    with torch.cuda.graph(graph, stream=stream,
                           capture_error_mode="thread_local"):
         fn()
-    torch.cuda.current_stream().wait_stream(side)
-    torch.cuda.synchronize()
+    stream.synchronize()
     return graph.replay
 
 
@@ -152,15 +165,20 @@ def graph_timed(capture=capture):
     failed = []
 
     def benchmark_gpu(candidate, **kwargs):
-        try:  # the replay pays no launch, as in the compiled model
-            return time_it(capture(candidate), **kwargs)
+        try:
+            replay = capture(candidate)
         except Exception as exc:  # not capturable: time it as before
             failed.append(f"{type(exc).__name__}: {exc}"[:200])
             return time_it(candidate, **kwargs)
+        return time_it(replay, **kwargs)  # no launch, as in the model
 
     benchmarker.benchmark_gpu = benchmark_gpu
     try:
-        yield failed
+        # torch 2.11 binds a Triton candidate to the stream current when
+        # it is built, and no graph is captured on the default stream:
+        # so autotuning runs, and captures, on a stream of its own.
+        with side_stream():
+            yield failed
     finally:
         if own is None:
             del benchmarker.benchmark_gpu  # the class's own again
