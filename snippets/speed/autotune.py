@@ -30,16 +30,15 @@ import torch
 # library kernel and the fastest template, one of which was chosen), until this many seconds of
 # a rung's compile have gone to it.
 RETIME_BUDGET_S = 90.0
-# Inductor's generated candidates are named after the template they come from (``triton_mm_12``,
-# ``triton_convolution2d_3``, ``cpp_CppMicroGemmFP32Vec_0``); the library ones after the ATen
-# call they make (``addmm``, ``bias_addmm``, ``convolution``, ``_mkl_linear``).
 
 
 def _kind(choice: Any) -> str:
+    """``library`` for a call into ATen (``addmm``, ``bias_addmm``, ``convolution``,
+    ``_mkl_linear``), ``template`` for a kernel Inductor generates (``triton_mm_12``,
+    ``triton_convolution2d_3``, ``cpp_CppMicroGemmFP32Vec_0``)."""
     from torch._inductor.select_algorithm import ExternKernelCaller
     inner = getattr(choice, "wrapped", choice)  # a CPU choice may come wrapped
-    return "library" if isinstance(choice, ExternKernelCaller) or isinstance(
-        inner, ExternKernelCaller) else "template"
+    return "library" if isinstance(inner, ExternKernelCaller) else "template"
 
 
 def _size(node: Any) -> list[int] | str:

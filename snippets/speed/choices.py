@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from snippets.core import measure, render
+from snippets.core import render
 
 
 def _geomean(values: list[float]) -> float | None:
@@ -82,29 +82,3 @@ def table(doc: dict[str, Any]) -> str:
         render.num(s["timer"], ".2f"), render.num(s["profiler"], ".2f"),
         str(s["reversed"]) if s["retimed"] else "–") for r, s in rows))
 
-
-def _autotuned(row: dict[str, Any]) -> bool:
-    return "max-autotune" in ((row.get("rung") or {}).get("mode") or "")
-
-
-def reading(doc: dict[str, Any]) -> str:
-    """How often an autotuned rung ran slower than the rung below it, and, per autotuned rung,
-    what its records say; computed from the file, for the page's section on it."""
-    rows = [r for r in doc["rows"] if _autotuned(r) and r["status"] in ("ok", "noisy")
-            and r.get("speedup_prev")]
-    if not rows:
-        return "This file holds no autotuned rung."
-    slower = [r for r in rows if r["speedup_prev"] < 1 - measure.NOISY_IQR_RATIO]
-    out = [f"{len(slower)} of the {len(rows)} autotuned rungs in this file run slower than the "
-           f"rung below them by more than {measure.NOISY_IQR_RATIO:.0%}:", ""]
-    for r in rows:
-        line = (f"- **{r['model']} at batch {r['batch_size']}**, `{r['mode']}`: "
-                f"{r['speedup_prev']:.2f}× the speed of `{r.get('prev_rung')}`")
-        rung = r.get("rung") or {}
-        if rung.get("freezing") and not rung.get("freezing_switch"):
-            line += ("; recorded with freezing asked for as a compile option alone, which "
-                     "Dynamo does not see (see above)")
-        said = clause(r)
-        out.append(line + (said if said else "; recorded before the ladder kept what "
-                           "autotuning measured") + ".")
-    return "\n".join(out)

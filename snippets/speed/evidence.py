@@ -1,7 +1,9 @@
 """The sentences that explain a surprising ladder row from the evidence its results file holds:
 a step whose gain is within the spread of its rows, an eager rung that no compiled rung beats, a
-freezing rung whose profile names no prepacked operator, a step that makes the ladder slower, and
-a first compile that takes longer than the ones after it.
+freezing rung whose profile names no prepacked operator, a step that makes the ladder slower
+(an autotuned one with what autotuning measured, from ``snippets.speed.choices``), a row whose
+ratios come from another command's rounds, and a first compile that takes longer than the ones
+after it.
 
 Each takes a results document (and a row of it) and returns a clause or "" where the evidence is
 not there; ``snippets.speed.tables`` puts them into the page's findings. Nothing here measures.
@@ -213,3 +215,25 @@ def _profiles_apart(mine: dict[str, Any], theirs: dict[str, Any]) -> str:
             f"{theirs['kernels_per_call']:.0f}, {mine['busy_us_per_call']:.1f} µs of them "
             f"against {theirs['busy_us_per_call']:.1f}, idle {idle(mine)} of the time against "
             f"{idle(theirs)}, and its longest kernel is {longest(mine)} against {longest(theirs)}")
+
+
+def autotuned(doc: dict[str, Any]) -> str:
+    """How often an autotuned rung ran slower than the rung below it, and, per autotuned rung,
+    what its records say; computed from the file, for the page's section on it."""
+    rows = [r for r in doc["rows"] if "max-autotune" in ((r.get("rung") or {}).get("mode") or "")
+            and r["status"] in ("ok", "noisy") and r.get("speedup_prev")]
+    if not rows:
+        return "This file holds no autotuned rung."
+    slower = [r for r in rows if r["speedup_prev"] < 1 - measure.NOISY_IQR_RATIO]
+    out = [f"{len(slower)} of the {len(rows)} autotuned rungs in this file run slower than the "
+           f"rung below them by more than {measure.NOISY_IQR_RATIO:.0%}:", ""]
+    for r in rows:
+        line = (f"- **{r['model']} at batch {r['batch_size']}**, `{r['mode']}`: "
+                f"{r['speedup_prev']:.2f}× the speed of `{r.get('prev_rung')}`")
+        if freezing_as_option(r):
+            line += ("; recorded with freezing asked for as a compile option alone, which "
+                     "Dynamo does not see (see above)")
+        said = choices.clause(r)
+        out.append(line + (said if said else "; recorded before the ladder kept what "
+                           "autotuning measured") + ".")
+    return "\n".join(out)

@@ -95,7 +95,6 @@ KEYS = ("eager", "compile", "channels-last", "cuda-graphs", "no-fast-path", "fre
         "max-autotune", "graph-timed-autotune")
 
 
-
 # --8<-- [start:options]
 def compile_rung(model, rung):
     """A rung's mode and freezing, as this compile's own Inductor options."""
@@ -186,8 +185,9 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
 
     built: dict[str, Built] = {}
     faults: dict[str, dict[str, Any]] = {}
-    tuned: dict[str, list[dict[str, Any]]] = {}  # what autotuning measured, per autotuned rung
-    uncapturable: dict[str, list[str]] = {}  # a graph-timed rung's candidates timed as before
+    # Row fields a rung's build records: what autotuning measured (empty where Inductor's cache
+    # held every choice), and a graph-timed rung's candidates timed from their launch after all.
+    recorded: dict[str, dict[str, Any]] = {}
     torch._dynamo.reset()  # nothing compiled before the ladder counts towards its entries
     # Each rung is compiled for its one shape, as a fresh process would: a rung that differs
     # from the one before only in layout must not be compiled with dynamic strides.
@@ -204,10 +204,11 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
                     for _ in range(warmup):
                         b.fn()
                 built[rung.name] = b
-                if tunes:
-                    tuned[rung.name] = ops
-                if rung.graph_timed:  # candidates timed from their launch after all
-                    uncapturable[rung.name] = uncaptured
+                recorded[rung.name] = {
+                    **({"autotune": ops} if tunes else {}),
+                    **({"uncaptured": {"count": len(uncaptured),
+                                       "first": sorted(set(uncaptured))[:3]}}
+                       if rung.graph_timed else {})}
             except Exception as exc:  # one rung's fault is its row; the ladder goes on
                 status, msg = _fault(exc)
                 faults[rung.name] = _row(name, bs, rung.name, status=status, message=msg,
@@ -245,11 +246,7 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
                        **({"freezing_switch": True} if rung.freezing else {}),
                        **({"fastpath": False} if not rung.fastpath else {})}
         row["bytes"] = b.moved
-        if rung.name in tuned:  # empty where Inductor's cache already held every choice
-            row["autotune"] = tuned[rung.name]
-        if rung.name in uncapturable:  # how many, and the first few reasons
-            failed = uncapturable[rung.name]
-            row["uncaptured"] = {"count": len(failed), "first": sorted(set(failed))[:3]}
+        row.update(recorded[rung.name])
         if backends_for:
             row["backends"] = backends_for(rung.mode).as_dict()
         if row["status"] == "ok" and m.noisy:
