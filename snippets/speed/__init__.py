@@ -59,8 +59,8 @@ class SpeedConfig:
     warmup: int = 3
     # settings: the modes whose settings are swept (eager included where listed)
     modes: tuple[str, ...] | None = None
-    # ladder: the rungs to climb, by key (ladder.KEYS); None is every rung but max-autotune,
-    # which benchmarks kernel choices for minutes and is asked for by name
+    # ladder: the rungs to climb, by key (ladder.KEYS); None is every rung but those that tune
+    # kernels (coordinate-descent, max-autotune, graph-timed-autotune), asked for by name
     rungs: tuple[str, ...] | None = None
     profile_calls: int | None = None  # ladder: calls of the fastest rung profiled; 0: none
     # ladder: each mode's backend settings, as chosen from a settings run (settings.chosen),

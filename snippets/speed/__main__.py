@@ -58,8 +58,8 @@ def parser() -> cli.Parser:
                    help=f"--settings: the modes whose settings are swept {default('modes')}")
     p.add_argument("--rungs", type=cli.csv_of(cli.one_of(ladder.KEYS, "rung"), "rung"),
                    help=f"--ladder: the rungs to climb, from {', '.join(ladder.KEYS)}; eager is "
-                        "always climbed (default: all but max-autotune and graph-timed-autotune, "
-                        "each asked for by name, in a command of its own)")
+                        "always climbed (default: all but coordinate-descent, max-autotune and "
+                        "graph-timed-autotune, each asked for by name)")
     p.add_argument("--profile-calls", type=cli.non_negative,
                    help=f"--ladder: calls of the fastest rung profiled, 0 for none "
                         f"{default('profile_calls')}")

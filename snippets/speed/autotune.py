@@ -8,7 +8,10 @@ profiler's reading counts the kernels alone, which is what a CUDA-graph replay p
 two rank a library kernel and a template the other way round, the choice was made on launch
 cost the compiled model does not pay. ``recording`` collects both readings through Inductor's
 feedback hook (``torch._inductor.select_algorithm.add_feedback_saver``), which it calls once per
-tuned operator with the timings it chose from. ``graph_timed`` swaps the autotuner's GPU timer
+tuned operator with the timings it chose from, and a function that times them again. That
+function reads a template's kernels from the profiler, but times a library call that writes into
+an ``out=`` tensor (``mm``, ``addmm``: most of them) with the autotuner's own timer, so while it
+runs the timer is made the profiler's too. ``graph_timed`` swaps the autotuner's GPU timer
 for one that times each candidate as a replay of a CUDA graph it is captured in, the way newer
 Inductor releases do behind a switch (``autotune_cudagraph_benchmarking``) that torch 2.11 lacks.
 Nothing here prints or writes a file.
@@ -91,6 +94,9 @@ def recording(retime: bool) -> Iterator[list[dict[str, Any]]]:
             try:
                 rec = summarize_op(name, rec["sizes"], timed, _kernel_ms(rec, timings,
                                                                          profiled_time))
+                # Records made before the timer was swapped hold a library call's second
+                # reading by the timer under kernel_ms: this says both kinds are the profiler's.
+                rec["retimed_by"] = "profiler"
             except Exception as exc:  # the autotuner's own reading stands without it
                 rec["retime_error"] = f"{type(exc).__name__}: {exc}"[:200]
             spent[0] += time.monotonic() - start
@@ -126,11 +132,35 @@ def _kernel_ms(rec: dict[str, Any], timings: dict[Any, float],
                profiled_time: Callable[..., dict[Any, float]]) -> dict[str, float]:
     """The profiler's time of the candidates ``rec`` reports, from Inductor's re-timing hook."""
     names = {e["name"] for k in ("library", "template") if (e := rec[k])}
-    if inspect.signature(profiled_time).parameters:  # it takes the candidates to re-time
-        kernel = profiled_time([c for c in timings if c.name in names])
-    else:  # an older Inductor re-times every candidate
-        kernel = profiled_time()
+    with _gpu_timer(lambda _: _profiled):
+        if inspect.signature(profiled_time).parameters:  # it takes the candidates to re-time
+            kernel = profiled_time([c for c in timings if c.name in names])
+        else:  # an older Inductor re-times every candidate
+            kernel = profiled_time()
     return {c.name: float(t) for c, t in kernel.items() if c.name in names}
+
+
+def _profiled(candidate: Callable[[], Any], **_: Any) -> float:
+    """``candidate``'s kernel time by the profiler, in milliseconds: Inductor's own reading,
+    the one it gives a template."""
+    from torch._inductor.utils import do_bench_using_profiling
+    return do_bench_using_profiling(candidate)
+
+
+@contextlib.contextmanager
+def _gpu_timer(wrap: Callable[[Callable[..., float]], Callable[..., float]]) -> Iterator[None]:
+    """Inductor's GPU timer, through which every candidate's time goes, replaced by
+    ``wrap(timer)`` inside the block and left as it was found after (nested swaps included)."""
+    from torch._inductor.runtime.benchmarking import benchmarker
+    own = vars(benchmarker).get("benchmark_gpu")
+    benchmarker.benchmark_gpu = wrap(benchmarker.benchmark_gpu)
+    try:
+        yield
+    finally:
+        if own is None:
+            del benchmarker.benchmark_gpu  # the class's own again
+        else:
+            benchmarker.benchmark_gpu = own
 
 
 def _savers(select_algorithm: Any) -> list[Any]:
@@ -158,29 +188,24 @@ def capture(fn):
 @contextlib.contextmanager
 def graph_timed(capture=capture):
     """Autotuning's candidates timed as CUDA-graph replays."""
-    from torch._inductor.runtime.benchmarking import benchmarker
-    own = vars(benchmarker).get("benchmark_gpu")
-    time_it = benchmarker.benchmark_gpu  # events, L2 flush, count
     failed = []
 
-    def benchmark_gpu(candidate, **kwargs):
-        try:
-            replay = capture(candidate)
-        except Exception as exc:  # not capturable: time it as before
-            failed.append(f"{type(exc).__name__}: {exc}"[:200])
-            return time_it(candidate, **kwargs)
-        return time_it(replay, **kwargs)  # no launch, as in the model
+    def replays(time_it):  # Inductor's timer: events, L2 flush, count
+        def benchmark_gpu(candidate, **kwargs):
+            try:
+                replay = capture(candidate)
+            except Exception as exc:
+                # Time it as before. One that cannot run at all
+                # raises again here, and is not counted.
+                ms = time_it(candidate, **kwargs)
+                failed.append(f"{type(exc).__name__}: {exc}"[:200])
+                return ms
+            return time_it(replay, **kwargs)  # no launch, as in the model
+        return benchmark_gpu
 
-    benchmarker.benchmark_gpu = benchmark_gpu
-    try:
-        # torch 2.11 binds a Triton candidate to the stream current when
-        # it is built, and no graph is captured on the default stream:
-        # so autotuning runs, and captures, on a stream of its own.
-        with side_stream():
-            yield failed
-    finally:
-        if own is None:
-            del benchmarker.benchmark_gpu  # the class's own again
-        else:
-            benchmarker.benchmark_gpu = own
+    # torch 2.11 binds a Triton candidate to the stream current when
+    # it is built, and no graph is captured on the default stream:
+    # so autotuning runs, and captures, on a stream of its own.
+    with _gpu_timer(replays), side_stream():  # replays(timer), then back
+        yield failed
 # --8<-- [end:replays]

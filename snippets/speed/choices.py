@@ -9,6 +9,7 @@ measures.
 from __future__ import annotations
 
 import math
+import textwrap
 from typing import Any
 
 from snippets.core import render
@@ -23,14 +24,17 @@ def summary(row: dict[str, Any]) -> dict[str, Any] | None:
     does not autotune, or one recorded before they were kept). Ratios are library over
     template, so above 1 means the template is faster: by the autotuner's timer (``timer``)
     over the operators where both kinds ran, and by the profiler (``profiler``) over those
-    where both were re-timed; ``reversed`` counts the operators where the autotuner chose the
-    template but the profiler times the library kernel faster."""
+    where both were re-timed by it; ``reversed`` counts the operators where the autotuner chose
+    the template but the profiler times the library kernel faster. An operator re-timed before
+    the ladder made its timer the profiler's (no ``retimed_by``) holds the library call's second
+    reading by the same timer, not the profiler's, and is not counted as re-timed."""
     ops = row.get("autotune")
     if ops is None:
         return None
     tuned = [o for o in ops if "error" not in o]
     both = [o for o in tuned if o.get("library") and o.get("template")]
-    timed = [o for o in both if o["library"]["kernel_ms"] and o["template"]["kernel_ms"]]
+    timed = [o for o in both if o.get("retimed_by") == "profiler"
+             and o["library"]["kernel_ms"] and o["template"]["kernel_ms"]]
     return {
         "ops": len(tuned), "errors": len(ops) - len(tuned),
         "template": sum(o["chosen"] == "template" for o in tuned),
@@ -62,10 +66,12 @@ def clause(row: dict[str, Any]) -> str:
         line += (f", the profiler, timing the kernels alone, at {s['profiler']:.2f}× (of the "
                  f"{s['retimed']} re-timed), and for {s['reversed']} of those the template it "
                  "chose runs slower than the library kernel it passed over")
-    missed = (row.get("uncaptured") or {}).get("count")
-    if missed:  # a graph-timed rung's candidates that were timed from their launch after all
-        line += (f"; {missed} of its candidates could not be captured in a CUDA graph and were "
-                 "timed from their launch")
+    missed = row.get("uncaptured") or {}
+    if missed.get("count"):  # a graph-timed rung's candidates that failed in capture
+        first = textwrap.shorten((missed.get("first") or [""])[0], 60, placeholder=" …")
+        line += (f"; {missed['count']} of its candidates failed when captured in a CUDA graph "
+                 f"(the first with `{first}`) and were timed from their launch where they ran "
+                 "at all")
     return line
 
 

@@ -235,5 +235,50 @@ def autotuned(doc: dict[str, Any]) -> str:
                      "Dynamo does not see (see above)")
         said = choices.clause(r)
         out.append(line + (said if said else "; recorded before the ladder kept what "
-                           "autotuning measured") + ".")
+                           "autotuning measured") + _classes_apart(r) + ".")
+    pairs = _as_replays(rows)
+    if pairs:
+        out += ["", "The same ladders autotuned both ways:", "",
+                *pairs]
     return "\n".join(out)
+
+
+def _classes_apart(row: dict[str, Any]) -> str:
+    """Where the run profiled a rung and the one below it, the kernel time of each per call,
+    split into matrix products (the library's kernels and autotuning's templates alike) and
+    the other kernels; "" where it did not."""
+    mine, theirs = row.get("profile") or {}, row.get("below_profile") or {}
+    if not (mine.get("by_class") and theirs.get("by_class")):
+        return ""
+
+    def split(p: dict[str, Any]) -> tuple[float, float]:
+        mm = p["by_class"].get("matmul", 0.0)
+        return mm, sum(p["by_class"].values()) - mm
+
+    (mm, rest), (mm_below, rest_below) = split(mine), split(theirs)
+    return (f"; its matrix products and convolutions take {mm:.1f} µs a call against "
+            f"{mm_below:.1f} in the rung below, its other kernels {rest:.1f} µs against "
+            f"{rest_below:.1f}")
+
+
+def _as_replays(rows: list[dict[str, Any]]) -> list[str]:
+    """Per model and batch with both a ``max-autotune`` rung and a ``graph-timed-autotune``
+    one, what timing the candidates as replays changed: how often the library kernel was
+    chosen, and the speed against the rung below."""
+    out = []
+    for g in rows:
+        if g["rung"].get("key") != "graph-timed-autotune":
+            continue
+        m = next((r for r in rows if r["model"] == g["model"]
+                  and r["batch_size"] == g["batch_size"]
+                  and r["rung"].get("key") == "max-autotune"), None)
+        sg, sm = choices.summary(g), choices.summary(m) if m else None
+        if m is None or not (sg and sm and sg["ops"] and sm["ops"]):
+            continue
+        out.append(f"- **{g['model']} at batch {g['batch_size']}**: timed as replays, "
+                   f"autotuning chose the library kernel for {sg['ops'] - sg['template']} of "
+                   f"{sg['ops']} operators, against {sm['ops'] - sm['template']} of "
+                   f"{sm['ops']} by its own timer, and the rung runs at "
+                   f"{g['speedup_prev']:.2f}× the speed of `{g.get('prev_rung')}`, against "
+                   f"{m['speedup_prev']:.2f}×.")
+    return out

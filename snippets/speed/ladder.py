@@ -47,6 +47,7 @@ class Rung:
     freezing: bool = False
     fastpath: bool = True  # the encoder's fused fast path (see ``snippets.explain.fastpath``)
     graph_timed: bool = False  # autotuning times its candidates as CUDA-graph replays
+    descent: bool = False  # Inductor's coordinate-descent tuning of its own kernels
 
     @property
     def key(self) -> str:
@@ -55,7 +56,8 @@ class Rung:
 
 
 # --8<-- [start:rungs]
-def rungs_for(device, x, autotune, encoder=False, graph_timed=False):
+def rungs_for(device, x, autotune, encoder=False, graph_timed=False,
+              descent=False):
     """Each rung keeps what the one below did and adds one thing."""
     cuda, image = device.type == "cuda", x.dim() == 4
     replay = "reduce-overhead" if cuda else "default"  # no CUDA graphs on CPUs
@@ -74,6 +76,9 @@ def rungs_for(device, x, autotune, encoder=False, graph_timed=False):
     # on a CPU lets oneDNN prepack them. Inference only; off by default.
     rungs.append(Rung("+ freezing", replay, channels_last=image,
                       freezing=True, fastpath=fast))
+    if descent:  # the part of max-autotune that tunes Inductor's own kernels
+        rungs.append(Rung("+ coordinate descent", replay, channels_last=image,
+                          freezing=True, fastpath=fast, descent=True))
     if autotune:  # minutes of benchmarking kernel choices per shape
         mode = "max-autotune" if cuda else "max-autotune-no-cudagraphs"
         rungs.append(Rung("+ max-autotune", mode, channels_last=image,
@@ -92,7 +97,7 @@ def has_encoder(model: nn.Module) -> bool:
 
 
 KEYS = ("eager", "compile", "channels-last", "cuda-graphs", "no-fast-path", "freezing",
-        "max-autotune", "graph-timed-autotune")
+        "coordinate-descent", "max-autotune", "graph-timed-autotune")
 
 
 # --8<-- [start:options]
@@ -101,6 +106,8 @@ def compile_rung(model, rung):
     options = dict(torch._inductor.list_mode_options(rung.mode))
     # For Inductor; Dynamo reads the switch instead (see frozen, below).
     options["freezing"] = rung.freezing
+    if rung.descent:
+        options["coordinate_descent_tuning"] = True
     return torch.compile(model, options=options)
 
 
@@ -169,8 +176,9 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     model, x = model.to(device, dtype).eval(), x.to(device, dtype)
     ref = model(x).float().clone()
     flops = _or_none(lambda: count_flops(model, x))
-    graph_timed = only is not None and "graph-timed-autotune" in only
-    ladder = [r for r in rungs_for(device, x, autotune, has_encoder(model), graph_timed)
+    asked = set(only or ())  # the rungs climbed only when asked for by name
+    ladder = [r for r in rungs_for(device, x, autotune, has_encoder(model),
+                                   "graph-timed-autotune" in asked, "coordinate-descent" in asked)
               if only is None or r.key in only or r.mode is None]
 
     @contextlib.contextmanager

@@ -307,15 +307,15 @@ def freezing_findings(doc: dict[str, Any]) -> str:
             line = f"{freezing.POINT_WORDS[point]} {r['speedup']:.2f}×"
             c = r.get("replay_copy")
             if c:
-                line += (f" (each replay first copying {c['tensors']:.0f} tensors, "
-                         f"{c['mb']:.3g} MiB)")
+                line += (f" (each replay first copying "
+                         f"{render.count(round(c['tensors']), 'tensor')}, {c['mb']:.3g} MiB)")
             said.append(line)
         first = next(iter(rows.values()))
         copy0 = (rows.get("off") or {}).get("replay_copy")
         tail = ""
         if copy0:
-            tail = (f"; without freezing a replay copies {copy0['tensors']:.0f} "
-                    f"({copy0['mb']:.3g} MiB)")
+            tail = (f"; without freezing a replay copies "
+                    f"{render.count(round(copy0['tensors']), 'tensor')} ({copy0['mb']:.3g} MiB)")
         if first.get("weights_mb") and copy0:
             tail += (f"; the input is {first['input_mb']:.3g} MiB, the weights "
                      f"{first['weights_mb']:.3g} MiB")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from types import SimpleNamespace
 
+import pytest
 import torch
 from torch import nn
 from torch._inductor import select_algorithm
@@ -62,6 +63,27 @@ def test_the_hook_records_each_tuned_operator_and_is_removed_after():
     (rec,) = ops
     assert rec["sizes"] == [[128, 512], [512, 2048]] and rec["chosen"] == "template"
     assert math.isclose(rec["library"]["kernel_ms"], 0.027 / 5)
+    assert rec["retimed_by"] == "profiler"
+
+
+def test_re_timing_reads_a_library_call_from_the_profiler_too(monkeypatch):
+    # Inductor re-times a library call that writes into out= with its own timer, not the
+    # profiler: while it re-times, that timer must be the profiler's.
+    from torch._inductor import utils
+    from torch._inductor.runtime import benchmarking
+    timer = benchmarking.benchmarker
+    monkeypatch.setattr(timer, "benchmark_gpu", lambda fn, **kw: 1.0)  # the event timer
+    monkeypatch.setattr(utils, "do_bench_using_profiling", lambda fn: 0.004)
+    stub = timer.benchmark_gpu
+
+    def profiled(choices_override=None):  # as Inductor does: the library call via the timer
+        return {c: (timer.benchmark_gpu(lambda: None, rep=100) if c is LIB else 0.008)
+                for c in choices_override}
+
+    with autotune.recording(retime=True) as ops:
+        _hook()(TIMINGS, "addmm", [], list(TIMINGS), profiled)
+    assert ops[0]["library"]["kernel_ms"] == 0.004 and ops[0]["template"]["kernel_ms"] == 0.008
+    assert timer.benchmark_gpu is stub  # the timer as it was found
 
 
 def test_an_older_hook_re_times_every_candidate_and_a_failed_re_timing_keeps_the_record():
@@ -77,7 +99,7 @@ def test_an_older_hook_re_times_every_candidate_and_a_failed_re_timing_keeps_the
         _hook()({object(): 1.0}, "conv", [], [], every)  # a candidate without a name
     assert ops[0]["template"]["kernel_ms"] == 0.009 / 5
     assert ops[1]["retime_error"] == "RuntimeError: profiler busy"
-    assert ops[1]["library"]["kernel_ms"] is None
+    assert ops[1]["library"]["kernel_ms"] is None and "retimed_by" not in ops[1]
     assert ops[2]["op"] == "conv" and ops[2]["error"].startswith("AttributeError")
 
 
@@ -137,6 +159,22 @@ def test_graph_timing_times_each_candidate_s_replay_and_falls_back_where_capture
     assert timed == [(replay, {"rep": 10}), (bad, {})]  # Inductor's own timer, either way
     assert failed == ["RuntimeError: operation not permitted when stream is capturing"]
     assert timer.benchmark_gpu is stub
+
+
+def test_a_candidate_that_cannot_run_at_all_is_not_counted_as_uncaptured(monkeypatch):
+    from torch._inductor.runtime import benchmarking
+
+    def broken(fn, **kw):  # a template whose configs need more shared memory than there is
+        raise RuntimeError("No valid triton configs")
+
+    def capture(fn):
+        raise RuntimeError("No valid triton configs")
+
+    monkeypatch.setattr(benchmarking.benchmarker, "benchmark_gpu", broken)
+    with autotune.graph_timed(capture) as failed:
+        with pytest.raises(RuntimeError):  # Inductor times it as infinity, as without us
+            benchmarking.benchmarker.benchmark_gpu(lambda: None)
+    assert failed == []
 
 
 def test_graph_timing_leaves_inductor_s_timer_as_it_found_it():

@@ -11,7 +11,8 @@ from snippets.speed import choices
 def _op(chosen, lib_ms, tem_ms, lib_k=None, tem_k=None):
     return {"op": "addmm", "sizes": [], "candidates": 20, "chosen": chosen,
             "library": {"name": "addmm", "ms": lib_ms, "kernel_ms": lib_k},
-            "template": {"name": "triton_mm_1", "ms": tem_ms, "kernel_ms": tem_k}}
+            "template": {"name": "triton_mm_1", "ms": tem_ms, "kernel_ms": tem_k},
+            **({"retimed_by": "profiler"} if lib_k is not None else {})}
 
 
 ROW = {"model": "m", "batch_size": 1, "mode": "+ max-autotune", "autotune": [
@@ -40,9 +41,19 @@ def test_the_clause_and_the_table_say_what_the_records_hold():
     line = choices.clause(ROW)
     assert "chose a generated template over the library kernel for 2 of them" in line
     assert "for 1 of those the template it chose runs slower" in line
-    assert "could not be captured" not in line
+    assert "captured" not in line
     timed = choices.clause({**ROW, "uncaptured": {"count": 4, "first": ["RuntimeError: x"]}})
-    assert "4 of its candidates could not be captured in a CUDA graph" in timed
+    assert "4 of its candidates failed when captured in a CUDA graph (the first with " \
+        "`RuntimeError: x`)" in timed
     table = choices.table({"rows": [ROW, {"model": "m", "batch_size": 1, "mode": "eager"}]})
     assert table.count("\n") == 2 and "m · 1 · + max-autotune | 3 | 2 |" in table
     assert choices.table({"rows": [{"mode": "eager"}]}) == ""
+
+
+def test_a_record_re_timed_before_the_timer_was_the_profiler_s_is_not_read_as_the_profiler():
+    # Its library time under kernel_ms is the same timer's second reading.
+    old = {**ROW, "autotune": [{k: v for k, v in o.items() if k != "retimed_by"}
+                               for o in ROW["autotune"]]}
+    s = choices.summary(old)
+    assert s["retimed"] == 0 and s["profiler"] is None and s["reversed"] == 0
+    assert "profiler" not in choices.clause(old)

@@ -113,3 +113,32 @@ def test_a_row_added_by_another_command_says_its_ratios_are_from_its_own_rounds(
     assert f"`{top['model']} · {top['batch_size']} · {top['mode']}`" in line
     assert line.count("`") == 2 and "like-for-like" in line
     assert line in tables.ladder_report(ladder)
+
+
+def _tuned(key: str, ratio: float, library_chosen: int, **fields: object) -> dict:
+    op = {"op": "addmm", "sizes": [], "candidates": 20,
+          "library": {"name": "addmm", "ms": 0.02, "kernel_ms": None},
+          "template": {"name": "triton_mm_1", "ms": 0.01, "kernel_ms": None}}
+    ops = [{**op, "chosen": "library" if i < library_chosen else "template"} for i in range(4)]
+    mode = "+ max-autotune" if key == "max-autotune" else "+ graph-timed autotune"
+    return row("transformer", 32, mode, (1.0, 1.0, 1.0), speedup=3.0, speedup_prev=ratio,
+               prev_rung="+ freezing", rung={"mode": "max-autotune", "key": key},
+               autotune=ops, **fields)
+
+
+def test_autotuned_rungs_are_read_with_their_kernel_split_and_both_ways_of_timing() -> None:
+    def split(mm: float, rest: float) -> dict:
+        return {**_profile("k", 0.5, 70.0), "by_class": {"matmul": mm, "triton": rest}}
+
+    ladder = doc("bench", [
+        _tuned("max-autotune", 0.87, 0, profile=split(400.0, 200.0),
+               below_profile=split(340.0, 170.0)),
+        _tuned("graph-timed-autotune", 0.95, 3)], **CPU)
+    text = evidence.autotuned(ladder)
+    assert text.startswith("1 of the 2 autotuned rungs in this file run slower")
+    assert "take 400.0 µs a call against 340.0 in the rung below, its other kernels 200.0 µs " \
+           "against 170.0." in text
+    assert "timed as replays, autotuning chose the library kernel for 3 of 4 operators, " \
+           "against 0 of 4 by its own timer, and the rung runs at 0.95× the speed of " \
+           "`+ freezing`, against 0.87×." in text
+    assert evidence.autotuned(doc("bench", [], **CPU)) == "This file holds no autotuned rung."

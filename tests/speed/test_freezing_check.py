@@ -52,7 +52,8 @@ def test_the_page_reads_the_copies_against_the_weights():
     text = tables.freezing_report(doc)
     assert "| m · 1 · the option alone | 0.590 (0.0) | 0.78 | 268 (49.1 MiB) | ok |" in text
     assert ("the option alone 0.78× (each replay first copying 268 tensors, 49.1 MiB); "
-            "option and switch 1.03× (each replay") in text
+            "option and switch 1.03× (each replay first copying 1 tensor, 0.3 MiB)") in text
+    assert "without freezing a replay copies 1 tensor (0.3 MiB)" in text
     assert "the input is 0.3 MiB, the weights 49 MiB" in text
 
 

@@ -108,16 +108,24 @@ def test_rungs_by_key_and_freezing_as_an_option_of_its_own_compile():
     assert timed[-1].key == "graph-timed-autotune" and timed[-1].graph_timed
     assert not any(r.graph_timed for r in ladder.rungs_for(
         torch.device("cpu"), image, autotune=True, graph_timed=True))
-    keys = {r.key for r in (*cuda, *encoder, *timed)}
+    # Coordinate descent alone, max-autotune's tuning of Inductor's own kernels: by name too,
+    # above freezing and below max-autotune.
+    descent = ladder.rungs_for(torch.device("cpu"), image, autotune=True, descent=True)
+    assert [r.key for r in descent][-3:] == ["freezing", "coordinate-descent", "max-autotune"]
+    keys = {r.key for r in (*cuda, *encoder, *timed, *descent)}
     assert [k for k in ladder.KEYS if k in keys] == list(ladder.KEYS)
     calls = []
     real = torch.compile
     try:
         torch.compile = lambda m, **kw: calls.append(kw) or m
         ladder.compile_rung(nn.Linear(1, 1), cuda[-1])
+        ladder.compile_rung(nn.Linear(1, 1), descent[-2])
     finally:
         torch.compile = real
     assert calls[0]["options"]["freezing"] is True and calls[0]["options"]["max_autotune"]
+    assert "coordinate_descent_tuning" in calls[0]["options"]  # the mode's own
+    assert calls[1]["options"]["coordinate_descent_tuning"] is True
+    assert not calls[1]["options"].get("max_autotune")
 
 
 @pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="a CPU build without oneDNN")
@@ -279,3 +287,12 @@ def test_an_encoder_climbs_a_rung_without_its_fast_path():
     assert all(r["status"] in ("ok", "noisy") and r["rel_err"] < 1e-4 for r in rows)
     assert counters["frames"]["ok"] - start == 3  # a compile of its own for each compiled rung
     assert torch.backends.mha.get_fastpath_enabled()  # set around the rung's calls only
+
+
+def test_coordinate_descent_is_climbed_when_asked_for_by_name():
+    with torch.no_grad():
+        rows = list(ladder.climb("tiny", tiny, 2, device=torch.device("cpu"),
+                                 dtype=torch.float32, autotune=False, tolerance=1e-2,
+                                 only=("freezing", "coordinate-descent"), **QUICK))
+    assert [r["rung"]["key"] for r in rows] == ["eager", "freezing", "coordinate-descent"]
+    assert rows[2]["prev_rung"] == "+ freezing" and rows[2]["status"] in ("ok", "noisy")
