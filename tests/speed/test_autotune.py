@@ -4,6 +4,7 @@ CPU. No timing is asserted."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 from types import SimpleNamespace
 
@@ -184,3 +185,30 @@ def test_graph_timing_leaves_inductor_s_timer_as_it_found_it():
     with autotune.graph_timed():
         assert "benchmark_gpu" in vars(timer)
     assert "benchmark_gpu" not in vars(timer)
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_both_kinds_are_re_timed_by_the_profiler_and_replays_are_timed():
+    # A real autotuned linear layer: Inductor's hook fires, the library call's second reading
+    # comes from the profiler (the timer swapped for it), and as graph replays every candidate
+    # that runs is captured.
+    import torch._dynamo
+    import torch._inductor.config as inductor_config
+
+    def tuned(graph_timed: bool) -> tuple[list, list]:
+        torch._dynamo.reset()
+        layer = nn.Linear(512, 1024).cuda().half()
+        x = torch.randn(64, 512, device="cuda", dtype=torch.half)
+        with torch.no_grad(), inductor_config.patch(force_disable_caches=True), \
+                autotune.recording(retime=True) as ops, \
+                (autotune.graph_timed() if graph_timed else contextlib.nullcontext([])) as lost:
+            torch.compile(layer, mode="max-autotune-no-cudagraphs")(x)
+        return ops, lost
+
+    for graph_timed in (False, True):
+        ops, lost = tuned(graph_timed)
+        assert ops and all(o.get("retimed_by") == "profiler" for o in ops)
+        for o in ops:
+            assert 0 < o["library"]["kernel_ms"] < math.inf
+            assert 0 < o["template"]["kernel_ms"] < math.inf
+        assert all(msg.split(":")[0].endswith("Error") for msg in lost)  # what failed, kept
