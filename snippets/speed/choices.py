@@ -19,22 +19,33 @@ def _geomean(values: list[float]) -> float | None:
     return math.exp(sum(map(math.log, values)) / len(values)) if values else None
 
 
+# Library calls that Inductor's own re-timing reads from the profiler: those it makes without an
+# out= tensor (ExternKernelChoice(..., has_out_variant=False): a convolution). Any other library
+# call's kernel_ms, in a record made before the ladder swapped the timer (no ``retimed_by``), is
+# the autotuner's timer read a second time.
+PROFILED_BY_INDUCTOR = frozenset({"convolution"})
+
+
+def _profiled(op: dict[str, Any]) -> bool:
+    """Whether both of an operator's reported candidates were re-timed by the profiler."""
+    return (bool(op["library"]["kernel_ms"] and op["template"]["kernel_ms"])
+            and (op.get("retimed_by") == "profiler"
+                 or op["library"]["name"] in PROFILED_BY_INDUCTOR))
+
+
 def summary(row: dict[str, Any]) -> dict[str, Any] | None:
     """What a row's autotuning records add up to; None where the row holds none (a rung that
     does not autotune, or one recorded before they were kept). Ratios are library over
     template, so above 1 means the template is faster: by the autotuner's timer (``timer``)
     over the operators where both kinds ran, and by the profiler (``profiler``) over those
-    where both were re-timed by it; ``reversed`` counts the operators where the autotuner chose
-    the template but the profiler times the library kernel faster. An operator re-timed before
-    the ladder made its timer the profiler's (no ``retimed_by``) holds the library call's second
-    reading by the same timer, not the profiler's, and is not counted as re-timed."""
+    where both were re-timed by it (``_profiled``); ``reversed`` counts the operators where the
+    autotuner chose the template but the profiler times the library kernel faster."""
     ops = row.get("autotune")
     if ops is None:
         return None
     tuned = [o for o in ops if "error" not in o]
     both = [o for o in tuned if o.get("library") and o.get("template")]
-    timed = [o for o in both if o.get("retimed_by") == "profiler"
-             and o["library"]["kernel_ms"] and o["template"]["kernel_ms"]]
+    timed = [o for o in both if _profiled(o)]
     return {
         "ops": len(tuned), "errors": len(ops) - len(tuned),
         "template": sum(o["chosen"] == "template" for o in tuned),

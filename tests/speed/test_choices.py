@@ -57,3 +57,8 @@ def test_a_record_re_timed_before_the_timer_was_the_profiler_s_is_not_read_as_th
     s = choices.summary(old)
     assert s["retimed"] == 0 and s["profiler"] is None and s["reversed"] == 0
     assert "profiler" not in choices.clause(old)
+    # A convolution, which Inductor calls without out=, it re-timed with the profiler itself.
+    conv = {**old["autotune"][0], "library": {**old["autotune"][0]["library"],
+                                              "name": "convolution"}}
+    s = choices.summary({**old, "autotune": [conv, *old["autotune"][1:]]})
+    assert s["retimed"] == 1 and s["reversed"] == 1
