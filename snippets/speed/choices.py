@@ -39,13 +39,17 @@ def summary(row: dict[str, Any]) -> dict[str, Any] | None:
     template, so above 1 means the template is faster: by the autotuner's timer (``timer``)
     over the operators where both kinds ran, and by the profiler (``profiler``) over those
     where both were re-timed by it (``_profiled``); ``reversed`` counts the operators where the
-    autotuner chose the template but the profiler times the library kernel faster."""
+    autotuner chose the template but the profiler times the library kernel faster. ``launch``
+    is the fastest template's time by the timer over its kernel time by the profiler (a
+    template is always re-timed by the profiler): how much more than its kernels the timer
+    counts."""
     ops = row.get("autotune")
     if ops is None:
         return None
     tuned = [o for o in ops if "error" not in o]
     both = [o for o in tuned if o.get("library") and o.get("template")]
     timed = [o for o in both if _profiled(o)]
+    kernels = [o["template"] for o in tuned if (o.get("template") or {}).get("kernel_ms")]
     return {
         "ops": len(tuned), "errors": len(ops) - len(tuned),
         "template": sum(o["chosen"] == "template" for o in tuned),
@@ -56,6 +60,8 @@ def summary(row: dict[str, Any]) -> dict[str, Any] | None:
         "reversed": sum(o["chosen"] == "template"
                         and o["library"]["kernel_ms"] < o["template"]["kernel_ms"]
                         for o in timed),
+        "launch": _geomean([t["ms"] / t["kernel_ms"] for t in kernels]),
+        "launch_of": len(kernels),
     }
 
 
@@ -77,6 +83,9 @@ def clause(row: dict[str, Any]) -> str:
         line += (f", the profiler, timing the kernels alone, at {s['profiler']:.2f}× (of the "
                  f"{s['retimed']} re-timed), and for {s['reversed']} of those the template it "
                  "chose runs slower than the library kernel it passed over")
+    if s["launch"] is not None:
+        line += (f"; the timer read the fastest template at {s['launch']:.2f}× its kernel time "
+                 f"by the profiler (geometric mean of {s['launch_of']})")
     missed = row.get("uncaptured") or {}
     if missed.get("count"):  # a graph-timed rung's candidates that failed in capture
         first = textwrap.shorten((missed.get("first") or [""])[0], 60, placeholder=" …")
@@ -93,9 +102,10 @@ def table(doc: dict[str, Any]) -> str:
     if not rows:
         return ""
     head = ("Model · batch · rung", "Tuned", "Template chosen", "Library ÷ template: timer",
-            "profiler", "Chosen, slower")
+            "profiler", "Chosen, slower", "Template: timer ÷ profiler")
     return render.markdown_table(head, ((
         f"{r['model']} · {r['batch_size']} · {r['mode']}", str(s["ops"]), str(s["template"]),
         render.num(s["timer"], ".2f"), render.num(s["profiler"], ".2f"),
-        str(s["reversed"]) if s["retimed"] else "–") for r, s in rows))
+        str(s["reversed"]) if s["retimed"] else "–", render.num(s["launch"], ".2f"))
+        for r, s in rows))
 

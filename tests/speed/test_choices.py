@@ -29,6 +29,12 @@ def test_a_summary_counts_choices_and_reads_both_rankings():
     assert math.isclose(s["timer"], (3.0 * 2.0 * 0.5) ** (1 / 3))
     assert math.isclose(s["profiler"], (0.5 * 1.5) ** 0.5)
     assert s["reversed"] == 1
+    # How much more than the template's kernels the timer counted: a template's re-timing is
+    # always the profiler's.
+    assert math.isclose(s["launch"], (0.009 / 0.008 * 0.025 / 0.020) ** 0.5)
+    assert s["launch_of"] == 2
+    assert f"; the timer read the fastest template at {s['launch']:.2f}× its kernel time by " \
+        "the profiler (geometric mean of 2)" in choices.clause(ROW)
 
 
 def test_rows_without_records_read_as_none_and_an_empty_record_names_the_cache():
@@ -56,7 +62,7 @@ def test_a_record_re_timed_before_the_timer_was_the_profiler_s_is_not_read_as_th
                                for o in ROW["autotune"]]}
     s = choices.summary(old)
     assert s["retimed"] == 0 and s["profiler"] is None and s["reversed"] == 0
-    assert "profiler" not in choices.clause(old)
+    assert "the profiler, timing the kernels alone" not in choices.clause(old)
     # A convolution, which Inductor calls without out=, it re-timed with the profiler itself.
     conv = {**old["autotune"][0], "library": {**old["autotune"][0]["library"],
                                               "name": "convolution"}}
