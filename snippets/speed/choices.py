@@ -96,15 +96,16 @@ def clause(row: dict[str, Any]) -> str:
 
 
 def table(doc: dict[str, Any]) -> str:
-    """Per autotuned rung: the operators tuned, how many went to a template, and the library
-    kernel's time over the template's by the autotuner's timer and by the profiler."""
+    """Per autotuned rung: how many of the operators it tuned went to a template, the library
+    kernel's time over the template's by the autotuner's timer and by the profiler, and the
+    template's time by the timer over its time by the profiler."""
     rows = [(r, s) for r in doc["rows"] if (s := summary(r)) is not None]
     if not rows:
         return ""
-    head = ("Model · batch · rung", "Tuned", "Template chosen", "Library ÷ template: timer",
+    head = ("Model · batch · rung", "Templates chosen", "Library ÷ template: timer",
             "profiler", "Chosen, slower", "Template: timer ÷ profiler")
     return render.markdown_table(head, ((
-        f"{r['model']} · {r['batch_size']} · {r['mode']}", str(s["ops"]), str(s["template"]),
+        f"{r['model']} · {r['batch_size']} · {r['mode']}", f"{s['template']} of {s['ops']}",
         render.num(s["timer"], ".2f"), render.num(s["profiler"], ".2f"),
         str(s["reversed"]) if s["retimed"] else "–", render.num(s["launch"], ".2f"))
         for r, s in rows))
