@@ -26,7 +26,7 @@ def _geomean(values: list[float]) -> float | None:
 PROFILED_BY_INDUCTOR = frozenset({"convolution"})
 
 
-def _profiled(op: dict[str, Any]) -> bool:
+def _both_profiled(op: dict[str, Any]) -> bool:
     """Whether both of an operator's reported candidates were re-timed by the profiler."""
     return (bool(op["library"]["kernel_ms"] and op["template"]["kernel_ms"])
             and (op.get("retimed_by") == "profiler"
@@ -38,7 +38,7 @@ def summary(row: dict[str, Any]) -> dict[str, Any] | None:
     does not autotune, or one recorded before they were kept). Ratios are library over
     template, so above 1 means the template is faster: by the autotuner's timer (``timer``)
     over the operators where both kinds ran, and by the profiler (``profiler``) over those
-    where both were re-timed by it (``_profiled``); ``reversed`` counts the operators where the
+    where both were re-timed by it (``_both_profiled``); ``reversed`` counts the operators where the
     autotuner chose the template but the profiler times the library kernel faster. ``launch``
     is the fastest template's time by the timer over its kernel time by the profiler (a
     template is always re-timed by the profiler): how much more than its kernels the timer
@@ -48,7 +48,7 @@ def summary(row: dict[str, Any]) -> dict[str, Any] | None:
         return None
     tuned = [o for o in ops if "error" not in o]
     both = [o for o in tuned if o.get("library") and o.get("template")]
-    timed = [o for o in both if _profiled(o)]
+    timed = [o for o in both if _both_profiled(o)]
     kernels = [o["template"] for o in tuned if (o.get("template") or {}).get("kernel_ms")]
     return {
         "ops": len(tuned), "errors": len(ops) - len(tuned),
