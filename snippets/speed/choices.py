@@ -62,7 +62,16 @@ def summary(row: dict[str, Any]) -> dict[str, Any] | None:
                         for o in timed),
         "launch": _geomean([t["ms"] / t["kernel_ms"] for t in kernels]),
         "launch_of": len(kernels),
+        # Per call of the model, where the profiler re-timed every operator: its readings of
+        # the kernels chosen and of the library's, summed, to set beside the model's profile.
+        "chosen_us": _sum_us([o[o["chosen"]] for o in timed], timed, tuned),
+        "library_us": _sum_us([o["library"] for o in timed], timed, tuned),
     }
+
+
+def _sum_us(kernels: list[dict[str, Any]], timed: list, tuned: list) -> float | None:
+    return 1e3 * sum(k["kernel_ms"] for k in kernels) if timed and len(timed) == len(tuned) \
+        else None
 
 
 def clause(row: dict[str, Any]) -> str:

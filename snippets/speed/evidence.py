@@ -235,12 +235,36 @@ def autotuned(doc: dict[str, Any]) -> str:
                      "Dynamo does not see (see above)")
         said = choices.clause(r)
         out.append(line + (said if said else "; recorded before the ladder kept what "
-                           "autotuning measured") + _classes_apart(r) + ".")
+                           "autotuning measured") + _classes_apart(r) + _read_alone(r) + ".")
     pairs = _as_replays(rows)
     if pairs:
         out += ["", "The same ladders autotuned both ways:", "",
                 *pairs]
+    alone = _descent_alone(doc, rows)
+    if alone:
+        out += ["", "Coordinate-descent tuning alone, the other half of the mode, with the "
+                "library's matrix products:", "", *alone]
     return "\n".join(out)
+
+
+def _descent_alone(doc: dict[str, Any], tuned: list[dict[str, Any]]) -> list[str]:
+    """Per ladder with a ``coordinate-descent`` rung, its speed against the rung below, beside
+    the autotuned rungs' of the same ladder: whether the tuning the max-autotune mode adds to
+    the choice of kernels is what costs it time."""
+    out = []
+    for d in doc["rows"]:
+        if (d.get("rung") or {}).get("key") != "coordinate-descent" or not d.get("speedup_prev") \
+                or d["status"] not in ("ok", "noisy"):
+            continue
+        line = (f"- **{d['model']} at batch {d['batch_size']}**: {d['speedup_prev']:.2f}× the "
+                f"speed of `{d.get('prev_rung')}`")
+        mine = [r for r in tuned if r["model"] == d["model"]
+                and r["batch_size"] == d["batch_size"]]
+        if mine:
+            line += ", where " + " and ".join(
+                f"`{r['mode']}` runs at {r['speedup_prev']:.2f}×" for r in mine)
+        out.append(line + ".")
+    return out
 
 
 def _classes_apart(row: dict[str, Any]) -> str:
@@ -259,6 +283,16 @@ def _classes_apart(row: dict[str, Any]) -> str:
     return (f"; its matrix products and convolutions take {mm:.1f} µs a call against "
             f"{mm_below:.1f} in the rung below, its other kernels {rest:.1f} µs against "
             f"{rest_below:.1f}")
+
+
+def _read_alone(row: dict[str, Any]) -> str:
+    """Where the profiler re-timed every operator, its readings summed per call of the model:
+    the kernels chosen and the library's, each timed alone while autotuning chose; "" else."""
+    s = choices.summary(row) or {}
+    if s.get("chosen_us") is None:
+        return ""
+    return (f"; while it tuned, the profiler read the kernels it chose at {s['chosen_us']:.1f} "
+            f"µs a call in all, and the library's at {s['library_us']:.1f}")
 
 
 def _as_replays(rows: list[dict[str, Any]]) -> list[str]:

@@ -37,6 +37,14 @@ def test_a_summary_counts_choices_and_reads_both_rankings():
         "the profiler (geometric mean of 2)" in choices.clause(ROW)
 
 
+def test_the_profiler_s_readings_are_summed_only_where_it_re_timed_every_operator():
+    assert choices.summary(ROW)["chosen_us"] is None  # one operator was not re-timed
+    every = {**ROW, "autotune": ROW["autotune"][:2] + [_op("library", 0.010, 0.020, 0.005, 0.006)]}
+    s = choices.summary(every)
+    assert math.isclose(s["chosen_us"], 8 + 20 + 5)  # the template twice, then the library
+    assert math.isclose(s["library_us"], 4 + 30 + 5)
+
+
 def test_rows_without_records_read_as_none_and_an_empty_record_names_the_cache():
     assert choices.summary({"mode": "+ freezing"}) is None
     assert choices.clause({"mode": "+ freezing"}) == ""

@@ -141,4 +141,27 @@ def test_autotuned_rungs_are_read_with_their_kernel_split_and_both_ways_of_timin
     assert "timed as replays, autotuning chose the library kernel for 3 of 4 operators, " \
            "against 0 of 4 by its own timer, and the rung runs at 0.95× the speed of " \
            "`+ freezing`, against 0.87×." in text
+    assert "Coordinate-descent" not in text and "while it tuned" not in text
+    profiled = {**_tuned("max-autotune", 0.87, 0, profile=split(400.0, 200.0),
+                         below_profile=split(340.0, 170.0))}
+    profiled["autotune"] = [{**op, "retimed_by": "profiler",
+                             "library": {**op["library"], "kernel_ms": 0.012},
+                             "template": {**op["template"], "kernel_ms": 0.010}}
+                            for op in profiled["autotune"]]
+    assert "against 170.0; while it tuned, the profiler read the kernels it chose at 40.0 µs " \
+           "a call in all, and the library's at 48.0." in evidence.autotuned(
+               doc("bench", [profiled], **CPU))
     assert evidence.autotuned(doc("bench", [], **CPU)) == "This file holds no autotuned rung."
+
+
+def test_coordinate_descent_alone_is_read_beside_the_autotuned_rungs_of_its_ladder() -> None:
+    descent = row("transformer", 32, "+ coordinate descent", (1.0, 1.0, 1.0), speedup=3.0,
+                  speedup_prev=1.03, prev_rung="+ freezing",
+                  rung={"mode": "reduce-overhead", "key": "coordinate-descent"})
+    other = {**descent, "batch_size": 1, "speedup_prev": 0.99}
+    text = evidence.autotuned(doc("bench", [
+        descent, other, _tuned("max-autotune", 0.87, 0),
+        _tuned("graph-timed-autotune", 0.95, 3)], **CPU))
+    assert "- **transformer at batch 32**: 1.03× the speed of `+ freezing`, where " \
+           "`+ max-autotune` runs at 0.87× and `+ graph-timed autotune` runs at 0.95×." in text
+    assert "- **transformer at batch 1**: 0.99× the speed of `+ freezing`." in text
