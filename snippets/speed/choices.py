@@ -50,6 +50,7 @@ def summary(row: dict[str, Any]) -> dict[str, Any] | None:
     both = [o for o in tuned if o.get("library") and o.get("template")]
     timed = [o for o in both if _both_profiled(o)]
     kernels = [o["template"] for o in tuned if (o.get("template") or {}).get("kernel_ms")]
+    every = bool(timed) and len(timed) == len(tuned)  # the profiler re-timed every operator
     return {
         "ops": len(tuned), "errors": len(ops) - len(tuned),
         "template": sum(o["chosen"] == "template" for o in tuned),
@@ -64,14 +65,9 @@ def summary(row: dict[str, Any]) -> dict[str, Any] | None:
         "launch_of": len(kernels),
         # Per call of the model, where the profiler re-timed every operator: its readings of
         # the kernels chosen and of the library's, summed, to set beside the model's profile.
-        "chosen_us": _sum_us([o[o["chosen"]] for o in timed], timed, tuned),
-        "library_us": _sum_us([o["library"] for o in timed], timed, tuned),
+        "chosen_us": 1e3 * sum(o[o["chosen"]]["kernel_ms"] for o in timed) if every else None,
+        "library_us": 1e3 * sum(o["library"]["kernel_ms"] for o in timed) if every else None,
     }
-
-
-def _sum_us(kernels: list[dict[str, Any]], timed: list, tuned: list) -> float | None:
-    return 1e3 * sum(k["kernel_ms"] for k in kernels) if timed and len(timed) == len(tuned) \
-        else None
 
 
 def clause(row: dict[str, Any]) -> str:
