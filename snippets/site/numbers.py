@@ -1,0 +1,188 @@
+"""Every number a reader sees on the built site, listed so that two builds can be compared.
+
+A redesign of how pages are rendered must leave the numbers alone. This module reads a built site
+(the HTML ``mkdocs build`` wrote) and lists, per page, every number in a table cell and every
+number in the prose, with the cell's row and column or the words around it as context. Code
+blocks, the navigation and the search index are left out: they are not what a page reports.
+
+    python -m snippets.site.numbers SITE_DIR -o numbers.json     # the inventory of one build
+    python -m snippets.site.numbers --diff BEFORE.json AFTER.json  # what changed between two
+
+The diff matches numbers by page, by where they stand (a table or the prose) and by value, not by
+their context: a table whose columns were reordered, or a sentence reworded around the same
+number, is no difference; a number that appears, disappears or changes is one, shown with its
+context on both sides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections import Counter
+from html.parser import HTMLParser
+from pathlib import Path
+
+# A number as a reader reads one: digits with an optional sign, thousands commas and decimals.
+NUMBER = re.compile(r"(?<![\w.])[-−]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
+# Elements whose text is not a page's report: code blocks (inline code stays), the navigation
+# around the article, scripts.
+SKIPPED = {"pre", "script", "style", "svg", "nav", "header", "footer", "button", "label"}
+# Void elements never close: they must not count as opened.
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+        "track", "wbr"}
+
+
+class _Article(HTMLParser):
+    """Collects the table cells and the prose text of a page's ``<article>``."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.cells: list[dict[str, str]] = []  # {"table", "row", "column", "text"}
+        self.prose: list[str] = []
+        self._in_article = 0
+        self._skip = 0
+        self._tables = 0
+        self._table: list[list[str]] | None = None
+        self._head: list[str] = []
+        self._cell: list[str] | None = None
+        self._row: list[str] = []
+        self._stack: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in VOID:
+            return
+        self._stack.append(tag)
+        if tag == "article":
+            self._in_article += 1
+        if not self._in_article:
+            return
+        if tag in SKIPPED:
+            self._skip += 1
+        elif tag == "table" and not self._skip:
+            self._tables += 1
+            self._table, self._head = [], []
+        elif tag == "tr" and self._table is not None:
+            self._row = []
+        elif tag in ("td", "th") and self._table is not None:
+            self._cell = []
+        elif tag in ("p", "li", "div", "h1", "h2", "h3", "h4", "summary", "dd", "dt"):
+            self.prose.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in VOID or tag not in self._stack:
+            return
+        while self._stack and self._stack.pop() != tag:  # an element left open ends here too
+            pass
+        if not self._in_article:
+            return
+        if tag == "article":
+            self._in_article -= 1
+        elif tag in SKIPPED:
+            self._skip = max(0, self._skip - 1)
+        elif tag in ("td", "th") and self._cell is not None:
+            self._row.append(" ".join("".join(self._cell).split()))
+            self._cell = None
+        elif tag == "tr" and self._table is not None:
+            if not self._head:
+                self._head = self._row
+            else:
+                for i, text in enumerate(self._row):
+                    self.cells.append({
+                        "table": str(self._tables), "row": self._row[0] if self._row else "",
+                        "column": self._head[i] if i < len(self._head) else "", "text": text})
+        elif tag == "table":
+            self._table = None
+
+    def handle_data(self, data: str) -> None:
+        if not self._in_article or self._skip:
+            return
+        if self._cell is not None:
+            self._cell.append(data)
+        elif self._table is None:
+            self.prose.append(data)
+
+
+def page_numbers(html: str) -> list[dict[str, str]]:
+    """Each number of one page: ``{"where": "table"|"prose", "value", "context"}``."""
+    parser = _Article()
+    parser.feed(html)
+    out = []
+    for cell in parser.cells:
+        context = f"table {cell['table']} · {cell['row']} · {cell['column']}: {cell['text']}"
+        out += [{"where": "table", "value": _value(m), "context": context}
+                for m in NUMBER.findall(cell["text"])]
+    text = " ".join("".join(parser.prose).split("\n"))
+    for m in NUMBER.finditer(text):
+        around = " ".join(text[max(0, m.start() - 60):m.end() + 40].split())
+        out.append({"where": "prose", "value": _value(m.group()), "context": around})
+    return out
+
+
+def _value(token: str) -> str:
+    """A number as matched, with the thousands commas and the typographic minus unified."""
+    return token.replace(",", "").replace("−", "-")
+
+
+def inventory(site: Path) -> dict[str, list[dict[str, str]]]:
+    """Every page of a built site (``404.html`` left out) and its numbers."""
+    pages = {}
+    for path in sorted(site.rglob("*.html")):
+        rel = path.relative_to(site).as_posix()
+        if rel == "404.html":
+            continue
+        pages[rel] = page_numbers(path.read_text(encoding="utf-8"))
+    return pages
+
+
+def diff(before: dict[str, list[dict]], after: dict[str, list[dict]]) -> list[str]:
+    """Lines naming each number that one inventory has more often than the other, by page and
+    where it stands; empty when both show the same numbers."""
+    lines = []
+    for page in sorted(set(before) | set(after)):
+        for where in ("table", "prose"):
+            a = [n for n in before.get(page, []) if n["where"] == where]
+            b = [n for n in after.get(page, []) if n["where"] == where]
+            ca, cb = Counter(n["value"] for n in a), Counter(n["value"] for n in b)
+            for value in sorted((ca - cb) | (cb - ca), key=lambda v: (len(v), v)):
+                gone, came = ca[value] - cb[value], cb[value] - ca[value]
+                side, count = ("-", gone) if gone > 0 else ("+", came)
+                items = a if side == "-" else b
+                contexts = [n["context"] for n in items if n["value"] == value][:3]
+                lines.append(f"{side} {page} [{where}] {value} (x{count}): "
+                             + " | ".join(contexts))
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m snippets.site.numbers",
+                                     description="List or compare the numbers of a built site.")
+    parser.add_argument("site", nargs="?", type=Path, help="a built site's folder")
+    parser.add_argument("-o", "--output", type=Path, help="write the inventory here (JSON)")
+    parser.add_argument("--diff", nargs=2, type=Path, metavar=("BEFORE", "AFTER"),
+                        help="two inventories to compare")
+    args = parser.parse_args(argv)
+    if args.diff:
+        try:
+            before, after = (json.loads(p.read_text()) for p in args.diff)
+        except (OSError, ValueError) as exc:
+            parser.exit(2, f"error: {exc}\n")
+        lines = diff(before, after)
+        print("\n".join(lines) if lines else "no difference")
+        return 1 if lines else 0
+    if args.site is None or not (args.site / "index.html").is_file():
+        parser.exit(2, f"error: {args.site} holds no built site (no index.html)\n")
+    found = inventory(args.site)
+    text = json.dumps(found, indent=1, ensure_ascii=False) + "\n"
+    if args.output:
+        args.output.write_text(text)
+        total = sum(len(v) for v in found.values())
+        print(f"{total} numbers on {len(found)} pages -> {args.output}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
