@@ -21,8 +21,8 @@ import torch
 import torch._inductor.config
 from torch import nn
 
-from snippets.bench.rows import _fault, _or_none, _peak_mem_mb, _row, count_flops
-from snippets.core import backends, config, machine, measure, models, runs
+from snippets.bench.rows import new_row
+from snippets.core import backends, config, machine, measure, models, rows, runs
 from snippets.explain import explain
 
 MODES = ("eager", "default", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
@@ -144,16 +144,16 @@ def _prepare(cfg: BenchConfig, name: str, factory: models.Factory, bs: int) -> _
 def _reference(g: _Group) -> None:
     """Eager's output (what every mode is checked against), the FLOPs and Dynamo's graph count."""
     g.ref = g.model(g.x).float().clone()
-    flops = _or_none(lambda: count_flops(g.model, g.x))
+    flops = rows.or_none(lambda: models.count_flops(g.model, g.x))
     # A model Dynamo cannot trace still has eager numbers; its compiled rows will say why.
-    exp = _or_none(lambda: explain(g.model, g.x))
+    exp = rows.or_none(lambda: explain(g.model, g.x))
     g.common = {"flops": flops, "graph_count": exp and exp.graph_count,
                 "graph_breaks": exp and exp.graph_break_count}
     torch._dynamo.reset()  # explain's traces must not count against the compiled modes
     for _ in range(g.cfg.warmup):
         g.model(g.x)
     g.fns["eager"] = lambda: g.model(g.x)
-    g.rows["eager"] = _row(g.name, g.bs, "eager", rel_err=0.0, **g.common)
+    g.rows["eager"] = new_row(g.name, g.bs, "eager", rel_err=0.0, **g.common)
 
 
 def _compile_mode(g: _Group, mode: str) -> dict[str, Any] | None:
@@ -170,10 +170,10 @@ def _compile_mode(g: _Group, mode: str) -> dict[str, Any] | None:
         for _ in range(g.cfg.warmup):  # here, so a fault while warming (a CUDA-graph
             compiled(x)  # capture, say) is this mode's row and not the whole group's
     except Exception as exc:  # one configuration's fault is its row's, the run goes on
-        status, msg = _fault(exc)
-        return _row(g.name, g.bs, mode, status=status, message=msg, **g.common)
+        status, msg = rows.fault(exc)
+        return new_row(g.name, g.bs, mode, status=status, message=msg, **g.common)
     ok = err <= tol
-    g.rows[mode] = _row(g.name, g.bs, mode, compile_s=compile_s, rel_err=err,
+    g.rows[mode] = new_row(g.name, g.bs, mode, compile_s=compile_s, rel_err=err,
                         **g.common,
                         status="ok" if ok else "mismatch",
                         message="" if ok else f"rel_err {err:.3g} above {tol}")
@@ -194,7 +194,7 @@ def _time(g: _Group) -> tuple[measure.Timed, dict[str, Any], dict[str, float | N
     evidence["host_canary_us"] = {"best": gate.best_us,
                                   "median": statistics.median(gate.canary_us),
                                   "samples": gate.kept_us}
-    mems = {m: _peak_mem_mb(f, device, g.weights) for m, f in g.fns.items()}
+    mems = {m: measure.peak_memory_mb(f, device, g.weights) for m, f in g.fns.items()}
     if cfg.crosscheck:
         from snippets.bench import crosscheck
 
@@ -207,21 +207,13 @@ def _finish(g: _Group, timed: measure.Timed, evidence: dict[str, Any],
     """The timed rows: latency, speedup over eager with its spread, rate, and a noise flag."""
     flops = g.common["flops"]
     for mode, row in g.rows.items():
-        m = timed[mode]
-        row["latency_ms"] = m.as_dict()
-        row["calls_per_sample"], row["peak_mem_mb"] = timed.calls[mode], mems[mode]
+        row["peak_mem_mb"] = mems[mode]
         row.update({k: v for k, v in evidence.items() if k != "crosscheck"})
         if "crosscheck" in evidence:
             row["crosscheck"] = evidence["crosscheck"][mode]
-        row["tflops"] = flops / (m.median * 1e-3) / 1e12 if flops else None
-        if peak_tflops and row["tflops"] is not None:
-            row["pct_of_peak"] = 100 * row["tflops"] / peak_tflops
-        if mode != "eager":
-            r = measure.speedup(timed["eager"], m)
-            row["speedup"], row["speedup_iqr"] = r.value, r.iqr
-        if row["status"] == "ok" and m.noisy:
-            row["status"], row["message"] = "noisy", f"IQR is {100 * m.iqr_ratio:.1f}% of median"
-        yield row
+        yield rows.finish(row, timed[mode], calls=timed.calls[mode], flops=flops,
+                          peak_tflops=peak_tflops,
+                          baseline=timed["eager"] if mode != "eager" else None)
 
 
 def measure_group(
@@ -242,7 +234,7 @@ def measure_group(
     try:
         timed, evidence, mems = _time(g)
     except Exception as exc:
-        status, msg = _fault(exc)
+        status, msg = rows.fault(exc)
         for row in g.rows.values():
             yield {**row, "status": status, "message": msg}
         return
@@ -284,9 +276,9 @@ def run(cfg: BenchConfig, peak: float | None = None,
                 except models.SpecError:
                     raise
                 except Exception as exc:  # the model itself failed (eager OOM at batch 256, say)
-                    status, msg = _fault(exc)
+                    status, msg = rows.fault(exc)
                     for mode in cfg.modes:
-                        yield _row(name, bs, mode, status=status, message=msg)
+                        yield new_row(name, bs, mode, status=status, message=msg)
                 finally:
                     torch._dynamo.reset()
                     with contextlib.suppress(Exception):

@@ -41,6 +41,24 @@ def transformer(batch_size: int) -> tuple[nn.Module, torch.Tensor]:
 # --8<-- [end:models]
 
 
+def count_flops(model: nn.Module, x: torch.Tensor) -> int:
+    """FLOPs of one forward. The eval-mode transformer's fused fast path hides its matmuls from
+    the counter, so it is switched off while counting."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    fastpath = getattr(torch.backends, "mha", None)
+    was = fastpath.get_fastpath_enabled() if fastpath else None
+    try:
+        if fastpath:
+            fastpath.set_fastpath_enabled(False)
+        with FlopCounterMode(display=False) as counter:
+            model(x)
+        return int(counter.get_total_flops())
+    finally:
+        if fastpath:
+            fastpath.set_fastpath_enabled(was)
+
+
 def tiny_mlp(batch_size: int) -> tuple[nn.Module, torch.Tensor]:
     """A model whose whole forward is a few microseconds of work: where compile cannot pay."""
     model = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))

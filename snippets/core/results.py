@@ -25,12 +25,12 @@ from typing import Any
 
 import torch
 
-from snippets.core import machine
+from snippets.core import machine, rows
 
 ROOT = Path(__file__).resolve().parents[2]
 NUM = (float, int, type(None))
 # "unsupported": the installed torch, or the model, lacks what a row needs (its message says).
-STATUSES = ("ok", "noisy", "mismatch", "oom", "error", "unsupported")
+STATUSES = tuple(s.value for s in rows.Status)
 # Every measured kind records these; "settings" holds the run's config and backend switches.
 PROVENANCE_FIELDS = ("device", "device_type", "driver", "cuda", "torch", "torchvision", "triton",
                      "python", "date", "commit", "host_cpu", "cpu_count", "settings")
@@ -383,6 +383,13 @@ def device_type_of(doc: dict[str, Any]) -> str:
     """``cuda`` or ``cpu``; files from before ``device_type`` was recorded say it in the name."""
     prov = doc["provenance"]
     return prov.get("device_type") or ("cpu" if str(prov["device"]).startswith("CPU") else "cuda")
+
+
+def typed_rows(doc: dict[str, Any], **names: str) -> list[rows.Row]:
+    """Every row of a document as a ``rows.Row``, in the file's order; ``names`` as
+    ``rows.row`` takes them (``variant="rung"``, ``timing="step_ms"``)."""
+    device = device_type_of(doc)
+    return [rows.row(r, device, **names) for r in doc["rows"]]
 
 
 def run_folder(prov: dict[str, Any]) -> str:

@@ -29,7 +29,7 @@ from torch import nn
 
 import snippets.speed.ladder as ladder  # the modules, not the package, which imports this one
 import snippets.speed.settings as settings
-from snippets.bench.rows import _row
+from snippets.bench.rows import new_row
 from snippets.core import measure, models
 from snippets.explain.fastpath import fastpath
 
@@ -133,7 +133,7 @@ def check(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     rows: dict[str, dict[str, Any]] = {}
     for point in POINTS:
         progress(f"{name} bs={bs}: freezing {POINT_WORDS[point]}")
-        rows[point] = _row(name, bs, rung.mode, point=point, weights_mb=weights_mb,
+        rows[point] = new_row(name, bs, rung.mode, point=point, weights_mb=weights_mb,
                            input_mb=input_mb, **({} if rung.fastpath else {"fastpath": False}))
         fn = settings.built_point(rows[point],
                                   functools.partial(_build, ways[point], model, x, ref, device),

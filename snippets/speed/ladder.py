@@ -33,9 +33,11 @@ from torch import nn
 import snippets.speed.autotune as autotuning  # the module; ``autotune`` is a flag below
 import snippets.speed.roofline as roofline  # the module, not the package: bench imports this
 import snippets.speed.settings as settings
-from snippets.bench.rows import _fault, _or_none, _peak_mem_mb, _row, count_flops
+from snippets.bench.rows import new_row
 from snippets.core import backends, measure, models
 from snippets.core import profile as profiler
+from snippets.core.rows import fault, or_none
+from snippets.core.rows import finish as finish_row
 from snippets.explain.fastpath import fastpath
 
 
@@ -175,7 +177,7 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     model, x = models.build(factory, name, bs)
     model, x = model.to(device, dtype).eval(), x.to(device, dtype)
     ref = model(x).float().clone()
-    flops = _or_none(lambda: count_flops(model, x))
+    flops = or_none(lambda: models.count_flops(model, x))
     asked = set(only or ())  # the rungs climbed only when asked for by name
     ladder = [r for r in rungs_for(device, x, autotune, has_encoder(model),
                                    "graph-timed-autotune" in asked, "coordinate-descent" in asked)
@@ -218,8 +220,8 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
                                        "first": sorted(set(uncaptured))[:3]}}
                        if rung.graph_timed else {})}
             except Exception as exc:  # one rung's fault is its row; the ladder goes on
-                status, msg = _fault(exc)
-                faults[rung.name] = _row(name, bs, rung.name, status=status, message=msg,
+                status, msg = fault(exc)
+                faults[rung.name] = new_row(name, bs, rung.name, status=status, message=msg,
                                          flops=flops)
         progress(f"{name} bs={bs}: timing {len(built)} rungs together")
         timed = measure.measure_variants({k: b.fn for k, b in built.items()}, device,
@@ -232,19 +234,15 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
             continue
         b, m = built[rung.name], timed[rung.name]
         ok = b.rel_err <= tolerance
-        row = _row(name, bs, rung.name, compile_s=b.compile_s, rel_err=b.rel_err, flops=flops,
-                   latency_ms=m.as_dict(), calls_per_sample=timed.calls[rung.name],
+        row = new_row(name, bs, rung.name, compile_s=b.compile_s, rel_err=b.rel_err, flops=flops,
                    status="ok" if ok else "mismatch",
                    message="" if ok else f"rel_err {b.rel_err:.3g} above {tolerance}")
-        row["tflops"] = flops / (m.median * 1e-3) / 1e12 if flops else None
-        if peak_tflops and row["tflops"] is not None:
-            row["pct_of_peak"] = 100 * row["tflops"] / peak_tflops
         with around(rung.name):
-            row["peak_mem_mb"] = _or_none(
-                lambda b=b: _peak_mem_mb(b.fn, device, b.weights_bytes))
-        if "eager" in built:
-            r = measure.speedup(timed["eager"], m)
-            row["speedup"], row["speedup_iqr"] = r.value, r.iqr
+            row["peak_mem_mb"] = or_none(
+                lambda b=b: measure.peak_memory_mb(b.fn, device, b.weights_bytes))
+        finish_row(row, m, calls=timed.calls[rung.name], flops=flops,
+                        peak_tflops=peak_tflops, baseline=timed["eager"] if "eager" in built
+                        else None)
         row["speedup_prev"] = measure.speedup(timed[prev], m).value if prev else None
         row["prev_rung"] = prev  # the rung below as measured: --rungs may leave one out
         # freezing_switch: set as Inductor's switch while Dynamo traced (rows recorded before
@@ -257,8 +255,6 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
         row.update(recorded[rung.name])
         if backends_for:
             row["backends"] = backends_for(rung.mode).as_dict()
-        if row["status"] == "ok" and m.noisy:
-            row["status"], row["message"] = "noisy", f"IQR is {100 * m.iqr_ratio:.1f}% of median"
         prev = rung.name
         rows.append(row)
     best = _best(rows)
@@ -272,7 +268,7 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
         progress(f"{name} bs={bs}: profiling {row['mode']}")
         with around(row["mode"]):
             row["profile"] = profiler.profile_or_error(
-                built[row["mode"]].fn, device, profile_calls, lambda exc: _fault(exc)[1])
+                built[row["mode"]].fn, device, profile_calls, lambda exc: fault(exc)[1])
     # The slower rung keeps the profile of the rung below as this run measured it: a file that
     # joins several commands keeps the rung below as the first command recorded it (see
     # ``speed.join``), and the reading needs the two profiles of one run.

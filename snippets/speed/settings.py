@@ -26,8 +26,10 @@ from typing import Any
 
 import torch
 
-from snippets.bench.rows import _fault, _or_none, _row, count_flops
+from snippets.bench.rows import new_row
 from snippets.core import backends, measure, models
+from snippets.core.rows import fault, or_none
+from snippets.core.rows import finish as finish_row
 
 KIND = "speed-settings"
 SWITCHES = ("cudnn_benchmark", "tf32")  # the switches the grid turns, in its order
@@ -73,13 +75,13 @@ def sweep(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     points = {label(b, dtype): b for b in grid(dtype)}
     with next(iter(points.values())).apply():  # eager with everything off: the reference
         ref = model(x).float().clone()
-    flops = _or_none(lambda: count_flops(model, x))
+    flops = or_none(lambda: models.count_flops(model, x))
     for mode in modes:
         torch._dynamo.reset()  # each mode compiles from nothing; its points share the process
         fns, rows = {}, {}
         for point, b in points.items():
             progress(f"{name} bs={bs} {mode}: {point}")
-            rows[point] = _row(name, bs, mode, flops=flops, backends=b.as_dict(), point=point)
+            rows[point] = new_row(name, bs, mode, flops=flops, backends=b.as_dict(), point=point)
             fn = built_point(rows[point], functools.partial(_build, model, x, ref, mode, device),
                              b.apply(), warmup, tolerance)
             if fn is not None:
@@ -106,7 +108,7 @@ def built_point(row: dict[str, Any],
             for _ in range(warmup):
                 fn()
     except Exception as exc:
-        row["status"], row["message"] = _fault(exc)
+        row["status"], row["message"] = fault(exc)
         return None
     ok = err <= tolerance
     row.update(compile_s=compile_s, rel_err=err, status="ok" if ok else "mismatch",
@@ -131,15 +133,9 @@ def _build(model: torch.nn.Module, x: torch.Tensor, ref: torch.Tensor, mode: str
 def finish(rows: dict[str, dict[str, Any]], fns: dict[str, Callable[[], object]],
             timed: measure.Timed, base: str) -> None:
     for point in fns:
-        m, row = timed[point], rows[point]
-        row["latency_ms"], row["calls_per_sample"] = m.as_dict(), timed.calls[point]
-        if row["flops"]:
-            row["tflops"] = row["flops"] / (m.median * 1e-3) / 1e12
-        if base in fns:
-            r = measure.speedup(timed[base], m)
-            row["speedup"], row["speedup_iqr"] = r.value, r.iqr
-        if row["status"] == "ok" and m.noisy:
-            row["status"], row["message"] = "noisy", f"IQR is {100 * m.iqr_ratio:.1f}% of median"
+        # % of peak is left out: the settings grid is read against its base point, not a peak.
+        finish_row(rows[point], timed[point], calls=timed.calls[point],
+                        flops=rows[point]["flops"], baseline=timed[base] if base in fns else None)
 
 
 # ---- reading a document ------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from snippets.core import measure, models
+from snippets.core import measure, models, rows
 from snippets.train.step import CUDA_GRAPHS, make_step, optimizer_for
 
 FIRST_STEPS = 3  # timed one by one: the first compiles; the compiled optimizer compiles again
@@ -30,13 +30,7 @@ FIRST_STEPS = 3  # timed one by one: the first compiles; the compiled optimizer 
 
 def fault(exc: BaseException) -> tuple[str, str]:
     """(status, one-line message) for an exception raised by one variant."""
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()] or [""]
-    # "backend='inductor' raised:" says where; the line after it says what
-    first = (f"{lines[0]} {lines[1]}" if lines[0].endswith(":") and len(lines) > 1
-             else lines[0])[:300]
-    if isinstance(exc, torch.cuda.OutOfMemoryError) or "out of memory" in first.lower():
-        return "oom", first
-    return "error", f"{type(exc).__name__}: {first}"
+    return rows.fault(exc)
 
 
 def new_row(model: str, bs: int, variant: str, **fields: Any) -> dict[str, Any]:
@@ -177,17 +171,11 @@ def timed_rows(g: Group, timed: measure.Timed, evidence: dict[str, Any], flops: 
             yield row
             continue
         m = timed[variant]
-        row.update(evidence, step_ms=m.as_dict(), calls_per_sample=timed.calls[variant],
-                   samples_per_s=g.bs / (m.median * 1e-3), peak_mem_mb=mems[variant], flops=flops)
+        row.update(evidence, samples_per_s=g.bs / (m.median * 1e-3), peak_mem_mb=mems[variant],
+                   flops=flops)
         if variant in graphed and pool is not None:
             row["graph_pool_mb"] = pool
             row["graph_pool_shared_with"] = [v for v in graphed if v != variant]
-        row["tflops"] = flops / (m.median * 1e-3) / 1e12 if flops else None
-        if peak_tflops and row["tflops"] is not None:
-            row["pct_of_peak"] = 100 * row["tflops"] / peak_tflops
-        if variant != "eager":
-            r = measure.speedup(timed["eager"], m)
-            row["speedup"], row["speedup_iqr"] = r.value, r.iqr
-        if row["status"] == "ok" and m.noisy:
-            row["status"], row["message"] = "noisy", f"IQR is {100 * m.iqr_ratio:.1f}% of median"
-        yield row
+        yield rows.finish(row, m, calls=timed.calls[variant], flops=flops,
+                          peak_tflops=peak_tflops, field="step_ms",
+                          baseline=timed["eager"] if variant != "eager" else None)

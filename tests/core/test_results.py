@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from snippets import bench
+from snippets.bench.rows import new_row
 from snippets.core import results
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,7 +18,7 @@ RECORDED = sorted((ROOT / "docs" / "results").rglob("*.json"))
 def _doc() -> dict:
     doc = results.new_document("bench",
                                results.provenance(torch.device("cpu"), {"dtype": "fp32"}))
-    doc["rows"].append(bench._row("m", 1, "eager", latency_ms={"median": 1.0, "iqr": 0.1,
+    doc["rows"].append(new_row("m", 1, "eager", latency_ms={"median": 1.0, "iqr": 0.1,
                                                                 "samples": [1.0, 1.1]}))
     return doc
 

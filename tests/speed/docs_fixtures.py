@@ -24,9 +24,9 @@ def lat(*samples: float) -> dict[str, Any]:
 
 
 def row(model: str, bs: int, mode: str, ms: tuple[float, ...], **fields: Any) -> dict[str, Any]:
-    from snippets.bench.rows import _row
+    from snippets.bench.rows import new_row
 
-    return _row(model, bs, mode, latency_ms=lat(*ms), **fields)
+    return new_row(model, bs, mode, latency_ms=lat(*ms), **fields)
 
 
 def doc(kind: str, rows: list[dict[str, Any]], **prov_fields: Any) -> dict[str, Any]:

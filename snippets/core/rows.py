@@ -1,0 +1,152 @@
+"""Typed rows: a results file's rows as the findings and tables read them, and the one way a
+timed row is finished.
+
+Every measured kind writes rows as JSON objects whose names differ by topic (``mode`` or
+``variant``, ``latency_ms`` or ``step_ms``). ``results.typed_rows`` reads them into one shape, a
+frozen ``Row``: a ``Key`` (device type, model, batch, variant), the ``Status``, the
+``Measurement`` with its raw samples and calls per sample, and the row's other fields as they were
+recorded. ``finish`` is the
+step every producer shares once a row is timed: the samples, the rate against the measured peak,
+the speedup against a named baseline and the noisy flag.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from snippets.core import measure
+
+
+class Status(str, enum.Enum):
+    """What became of one configuration (the ``status`` field of every row)."""
+
+    OK = "ok"
+    NOISY = "noisy"  # timed, but its IQR is above measure.NOISY_IQR_RATIO of its median
+    MISMATCH = "mismatch"  # ran, and its output differs from eager's beyond the tolerance
+    OOM = "oom"
+    ERROR = "error"
+    UNSUPPORTED = "unsupported"  # the installed torch, or the model, lacks what the row needs
+
+
+# A row whose time is a valid measurement of a correct answer.
+TIMED = frozenset({Status.OK.value, Status.NOISY.value})
+FAILED = frozenset({Status.MISMATCH.value, Status.OOM.value, Status.ERROR.value})
+
+
+def timed(row: Mapping[str, Any] | None, field: str = "latency_ms") -> bool:
+    """Whether a raw row holds a valid time of a correct answer."""
+    return bool(row) and row["status"] in TIMED and bool(row.get(field))
+
+
+def median(row: Mapping[str, Any] | None, field: str = "latency_ms") -> float | None:
+    """The median of a raw row's timing field (``latency_ms``, ``step_ms``), or None."""
+    return ((row or {}).get(field) or {}).get("median")
+
+
+@dataclass(frozen=True, order=True)
+class Key:
+    """What a row is of: the device type, the model, the batch and the variant (a mode, a rung,
+    a strategy...)."""
+
+    device: str
+    model: str
+    batch: int
+    variant: str
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of a results file, typed."""
+
+    key: Key
+    status: Status
+    time: measure.Measurement | None
+    calls: int | None  # calls per sample
+    fields: Mapping[str, Any]  # the row as recorded
+
+    @property
+    def timed(self) -> bool:
+        return self.status.value in TIMED and self.time is not None
+
+    @property
+    def median(self) -> float | None:
+        return self.time.median if self.time else None
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.fields.get(name, default)
+
+
+# The field each kind names its variant and its timing by.
+VARIANT_FIELDS = ("mode", "variant", "rung", "strategy", "path")
+TIMING_FIELDS = ("latency_ms", "step_ms")
+
+
+def _first(raw: Mapping[str, Any], names: Iterable[str]) -> Any:
+    return next((raw[n] for n in names if isinstance(raw.get(n), (str, dict))), None)
+
+
+def row(raw: Mapping[str, Any], device: str, *, variant: str | None = None,
+        timing: str | None = None) -> Row:
+    """A raw row as a ``Row``; ``variant`` and ``timing`` name its fields where the kind's
+    first match (``VARIANT_FIELDS``, ``TIMING_FIELDS``) is not the one meant."""
+    name = raw.get(variant) if variant else _first(raw, VARIANT_FIELDS)
+    lat = raw.get(timing) if timing else _first(raw, TIMING_FIELDS)
+    time = measure.Measurement.from_dict(lat) if isinstance(lat, dict) else None
+    return Row(Key(device, str(raw.get("model", "")), int(raw.get("batch_size") or 0),
+                   str(name or "")),
+               Status(raw.get("status", "ok")), time, raw.get("calls_per_sample"), raw)
+
+
+def by_key(found: Iterable[Row]) -> dict[Key, Row]:
+    return {r.key: r for r in found}
+
+
+def noisy_message(m: measure.Measurement) -> str:
+    return f"IQR is {100 * m.iqr_ratio:.1f}% of median"
+
+
+def finish(row: dict[str, Any], m: measure.Measurement, *, calls: int | None,
+           baseline: measure.Measurement | None = None, flops: int | None = None,
+           peak_tflops: float | None = None, field: str = "latency_ms",
+           rate: bool = True) -> dict[str, Any]:
+    """A timed row, finished in place and returned: its samples under ``field``, its calls per
+    sample, its TFLOP/s and % of ``peak_tflops`` (``rate``: where the run counted ``flops``), its
+    speedup over ``baseline`` (the median ratio, and the IQR of the paired per-round ratios), and
+    ``noisy`` where an ``ok`` row's spread is above the guide's threshold."""
+    row[field], row["calls_per_sample"] = m.as_dict(), calls
+    if rate:
+        row["tflops"] = flops / (m.median * 1e-3) / 1e12 if flops else None
+        if peak_tflops and row["tflops"] is not None:
+            row["pct_of_peak"] = 100 * row["tflops"] / peak_tflops
+    if baseline is not None:
+        r = measure.speedup(baseline, m)
+        row["speedup"], row["speedup_iqr"] = r.value, r.iqr
+    if row["status"] == Status.OK.value and m.noisy:
+        row["status"], row["message"] = Status.NOISY.value, noisy_message(m)
+    return row
+
+
+def fault(exc: BaseException) -> tuple[str, str]:
+    """(status, one-line message) for an exception raised by one configuration: its row records
+    it and the run goes on."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()] or [""]
+    # Inductor's "backend='inductor' raised:" says where; the line after it says what.
+    first = (f"{lines[0]} {lines[1]}" if lines[0].endswith(":") and len(lines) > 1
+             else lines[0])[:300]
+    if isinstance(exc, torch.cuda.OutOfMemoryError) or "out of memory" in first.lower():
+        return Status.OOM.value, first
+    return Status.ERROR.value, f"{type(exc).__name__}: {first}"
+
+
+def or_none(fn: Callable[[], Any]) -> Any:
+    """``fn()``, or None where it raised: for evidence beside a row (FLOPs, a graph count, a
+    memory peak) that a row is still worth having without."""
+    try:
+        return fn()
+    except Exception:  # noqa: BLE001 (evidence only: the row says None)
+        return None

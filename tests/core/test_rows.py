@@ -1,0 +1,48 @@
+"""Typed rows and the one finishing step every timed producer shares."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from snippets.bench.rows import new_row
+from snippets.core import measure, results, rows
+
+
+def test_finish_sets_rate_speedup_and_noise_once():
+    base = measure.Measurement((2.0, 2.0, 2.0, 2.0))
+    m = measure.Measurement((1.0, 1.0, 1.5, 1.0))  # IQR 0.125 of a median of 1.0: noisy
+    row = rows.finish(new_row("m", 1, "default"), m, calls=7, baseline=base, flops=4e9,
+                      peak_tflops=100.0)
+    assert row["latency_ms"]["samples"] == [1.0, 1.0, 1.5, 1.0]
+    assert row["calls_per_sample"] == 7
+    assert math.isclose(row["tflops"], 4.0)  # 4 GFLOP in 1 ms
+    assert math.isclose(row["pct_of_peak"], 4.0)
+    assert math.isclose(row["speedup"], 2.0)
+    assert row["status"] == rows.Status.NOISY.value
+
+
+def test_finish_without_baseline_or_flops_leaves_them_unset():
+    m = measure.Measurement((1.0, 1.0, 1.0))
+    row = rows.finish({"status": "mismatch"}, m, calls=1, field="step_ms")
+    assert row["step_ms"]["median"] == 1.0 and row["tflops"] is None
+    assert "speedup" not in row and row["status"] == "mismatch"  # only ok rows turn noisy
+
+
+def test_typed_rows_key_status_and_measurement():
+    doc = results.new_document("bench", results.provenance(torch.device("cpu"), {}))
+    doc["rows"] = [new_row("resnet50", 32, "eager", latency_ms={"median": 2.0, "iqr": 0.0,
+                                                                "samples": [2.0]}),
+                   new_row("resnet50", 32, "default", status="oom", message="out of memory")]
+    eager, oom = results.typed_rows(doc)
+    assert eager.key == rows.Key("cpu", "resnet50", 32, "eager")
+    assert eager.timed and eager.median == 2.0
+    assert oom.status is rows.Status.OOM and not oom.timed and oom.median is None
+
+
+def test_fault_takes_the_line_after_inductors_where():
+    exc = RuntimeError("backend='inductor' raised:\nCUDA out of memory. Tried to allocate")
+    assert rows.fault(exc)[0] == "oom"
+    status, message = rows.fault(ValueError("bad\nmore"))
+    assert (status, message) == ("error", "ValueError: bad")
