@@ -51,7 +51,7 @@ print(machine.device_name(torch.device("cpu")), "· torch", torch.__version__)
 from IPython.display import HTML, Markdown, display
 
 from snippets import bench
-from snippets.bench import plots, tables
+from snippets.bench import findings, plots, tables
 from snippets.core import models, render
 
 cfg = bench.BenchConfig(
@@ -68,20 +68,19 @@ doc = bench.document(cfg)
 HTML(plots.speedup(doc))
 
 # %% [markdown]
-# The same run as a table, and what it says, computed from its rows:
+# The same run as a table, and the fastest mode of each row, computed from its rows:
 
 # %%
 rows = map(tables.key_cells, doc["rows"])
 display(Markdown(render.markdown_table(tables.key_columns(doc), rows)))
-display(Markdown(tables.findings(doc)))
+display(Markdown(tables.fastest(findings.of(doc))))
 
 # %% [markdown]
 # Expect the compiled model to lose here, surely at batch 1. A two-layer perceptron is little
 # arithmetic, and a compiled call adds a fixed cost of its own on every call: checking
 # Dynamo's guards and entering the generated code. On a CPU there are no kernel
-# launches for compilation to save, so where the findings above speak of the host issuing
-# kernels, read it as this per-call overhead of Python and the dispatcher, which grows little
-# with the batch. [When compile does not pay](when-not-to-compile.md) measures the same on the
+# launches for compilation to save: what compiling can remove is the per-call overhead of
+# Python and the dispatcher, which grows little with the batch. [When compile does not pay](when-not-to-compile.md) measures the same on the
 # guide's other pages. A laptop or a shared machine also runs other work between the rounds,
 # and a row marked "noisy" has a wide interquartile range: compare runs by the median and its
 # spread, not by one number.

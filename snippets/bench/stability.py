@@ -10,7 +10,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from snippets.bench.tables import CUDA_GRAPH_MODES
+from snippets.bench.findings import CUDA_GRAPH_MODES
 from snippets.core import render, results
 
 Key = tuple[str, int, str]

@@ -12,13 +12,13 @@ from typing import Any
 from rich.table import Table
 
 from snippets import bench
-from snippets.core import render, results
+from snippets.bench import findings
+from snippets.core import render, results, rows
 from snippets.core.results import stamp
 
 COLUMNS = ("Model", "Batch", "Mode", "Compile s", "Median ms", "IQR ms", "Speedup", "rel err",
            "Call peak MB", "TFLOP/s", "% peak", "Graphs", "Breaks", "Status")
 Key = tuple[str, int, str]
-CUDA_GRAPH_MODES = ("reduce-overhead", "max-autotune")  # the modes that replay CUDA graphs
 
 
 def row_cells(row: dict[str, Any]) -> list[str]:
@@ -33,7 +33,7 @@ def row_cells(row: dict[str, Any]) -> list[str]:
     status = row["status"] + (f": {row['message']}" if row.get("message") else "")
     num = render.num
     peak = num(row.get("peak_mem_mb"), ".0f")
-    if row["mode"] in CUDA_GRAPH_MODES and row.get("peak_mem_mb") is not None:
+    if row["mode"] in findings.CUDA_GRAPH_MODES and row.get("peak_mem_mb") is not None:
         peak += " (no pool)"  # the graph's pool is taken at capture, not by the call
     return [
         row["model"], str(row["batch_size"]), row["mode"], num(row.get("compile_s"), ".1f"),
@@ -74,9 +74,12 @@ def table(doc: dict[str, Any]) -> str:
                                           markdown_table(doc["rows"]))
 
 
-def report(doc: dict[str, Any]) -> str:
-    """The table and what it says, in one block under one stamp."""
-    return table(doc) + "\n\nWhat the table says, computed from it:\n\n" + findings(doc)
+def fastest(f: findings.Findings) -> str:
+    """The fastest mode of each (model, batch) of a run and its speed over eager's in the same
+    run, from the run's findings."""
+    return render.markdown_table(("Model · batch", "Fastest", "× eager"), [
+        (f"{x.model} · {x.batch}", f"`{x.mode}`", render.num(x.speedup, ".2f"))
+        for x in f.fastest])
 
 
 def rich_table(doc: dict[str, Any], title: str | None = None) -> Table:
@@ -111,20 +114,34 @@ def setting_differences(doc: dict[str, Any], other: dict[str, Any]) -> list[str]
 def bound_by(doc: dict[str, Any]) -> dict[Key, str]:
     """What each row's latency waits on, read from the run itself. On a CPU the host does all
     the work ("host (CPU run)"). On a GPU a CUDA-graph replay waits on the GPU; eager and the
-    default mode wait on the host where eager hardly grows with the batch (the rule
-    ``findings`` states), else on the GPU; "–" where the run has one batch size and cannot tell."""
+    default mode wait on the host where eager hardly grows with the batch (``findings.growth``),
+    else on the GPU; "–" where the run has one batch size and cannot tell."""
     cpu = results.device_type_of(doc) == "cpu"
     out = {}
     for key in _by_key(doc):
-        growth = _eager_growth(doc, key[0])
+        growth = findings.growth(doc, key[0])
         if cpu:
             out[key] = "host (CPU run)"
-        elif key[2] in CUDA_GRAPH_MODES:
+        elif key[2] in findings.CUDA_GRAPH_MODES:
             out[key] = "GPU (replay)"
         elif growth is None:
             out[key] = "–"
         else:
-            out[key] = "host" if _host_bound(growth) else "GPU"
+            out[key] = "GPU" if growth.bound is findings.Bound.DEVICE else "host"
+    return out
+
+
+def ratios(doc: dict[str, Any], other: dict[str, Any]) -> list[tuple[str, float]]:
+    """(what the row waits on, this run's median over the recorded one's) for each row that both
+    runs timed."""
+    recorded = _by_key(other)
+    bound = {**bound_by(doc), **bound_by(other)}
+    out = []
+    for row in doc["rows"]:
+        key = (row["model"], row["batch_size"], row["mode"])
+        now_ms, old_ms = rows.median(row), rows.median(recorded.get(key))
+        if now_ms and old_ms:
+            out.append((bound.get(key, "–"), now_ms / old_ms))
     return out
 
 
@@ -137,7 +154,7 @@ def compare_rows(doc: dict[str, Any], other: dict[str, Any]) -> list[list[str]]:
     for row in doc["rows"]:
         key = (row["model"], row["batch_size"], row["mode"])
         old = recorded.get(key)
-        now_ms, old_ms = _median(row), _median(old)
+        now_ms, old_ms = rows.median(row), rows.median(old)
         ratio = f"{now_ms / old_ms:.2f}" if now_ms and old_ms else "–"
         out.append([*map(str, key), render.ms(now_ms), render.ms(old_ms), ratio,
                     render.num(row.get("speedup"), ".2f"),
@@ -159,15 +176,14 @@ def compare_title(doc: dict[str, Any], other: dict[str, Any]) -> str:
 def compare_page(doc: dict[str, Any], other: dict[str, Any]) -> str:
     """The comparison as a page shows it: the row label in one column and the two latencies in
     a block that opens, so the ratios and the bound fit a desktop page without scrolling."""
-    rows = compare_rows(doc, other)
+    cells_of = compare_rows(doc, other)
     head = ("Model · batch · mode", *COMPARE_COLUMNS[5:])
-    body = ([" · ".join(cells[:3]), *cells[5:]] for cells in rows)
+    body = ([" · ".join(cells[:3]), *cells[5:]] for cells in cells_of)
     latencies = render.markdown_table(("Model · batch · mode", *COMPARE_COLUMNS[3:5]),
-                                      ([" · ".join(cells[:3]), *cells[3:5]] for cells in rows))
+                                      ([" · ".join(cells[:3]), *cells[3:5]] for cells in cells_of))
     spans: dict[str, list[float]] = {}
-    for cells in rows:  # the ratio's range per kind of bound, read from the table
-        if cells[5] != "–":
-            spans.setdefault(cells[-1], []).append(float(cells[5]))
+    for bound, ratio in ratios(doc, other):  # the ratio's range per kind of bound
+        spans.setdefault(bound, []).append(ratio)
     summary = "\n".join(f"- bound by {bound}: this/recorded from {min(v):.2f} to {max(v):.2f}"
                         for bound, v in spans.items())
     return (f"{compare_title(doc, other)}:\n\n"
@@ -193,120 +209,5 @@ def compare_table(doc: dict[str, Any], other: dict[str, Any]) -> Table:
     return table
 
 
-# ---- findings ---------------------------------------------------------------------------------
-
 def _by_key(doc: dict[str, Any]) -> dict[Key, dict[str, Any]]:
     return {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}
-
-
-def _median(row: dict[str, Any] | None) -> float | None:
-    return ((row or {}).get("latency_ms") or {}).get("median")
-
-
-def _eager_growth(doc: dict[str, Any], model: str) -> tuple[float, float] | None:
-    """How many times longer eager takes at the largest batch than at the smallest, and how
-    many times the work that is; None with one batch size or no eager times."""
-    rows = _by_key(doc)
-    sizes = sorted({r["batch_size"] for r in doc["rows"] if r["model"] == model})
-    if len(sizes) < 2:
-        return None
-    low, high = (_median(rows.get((model, bs, "eager"))) for bs in (sizes[0], sizes[-1]))
-    return (high / low, sizes[-1] / sizes[0]) if low and high else None
-
-
-def _host_bound(growth: tuple[float, float]) -> bool:
-    """Eager grew by less than a quarter of the added work: the device had time to spare, so
-    the host issuing the kernels set the pace."""
-    grow, work = growth
-    return grow < work / 4
-
-
-def findings(doc: dict[str, Any]) -> str:
-    """What a bench table says, as sentences computed from it, so the prose under a table can
-    never disagree with the numbers in it."""
-    rows = _by_key(doc)
-    models = list(dict.fromkeys(r["model"] for r in doc["rows"]))
-    sizes = sorted({r["batch_size"] for r in doc["rows"]})
-    out = []
-    for model in models:
-        eager = {bs: _median(rows.get((model, bs, "eager"))) for bs in sizes}
-        growth = _eager_growth(doc, model)
-        if growth:
-            grow, work = growth
-            if not _host_bound(growth):
-                verdict = "so the device's work dominates eager"
-            elif results.device_type_of(doc) == "cuda":
-                verdict = ("so eager is bound by the host, issuing kernels, not by the device "
-                           "doing them")
-            else:  # host and device are one machine: nothing is issued, the overhead is per call
-                verdict = ("so most of eager's time is a fixed cost per call (Python, the "
-                           "dispatcher, each operator's setup), not arithmetic that grows with "
-                           "the batch")
-            out.append(f"- **{model}**: eager takes {grow:.2f} times as long at batch "
-                       f"{sizes[-1]} as at batch {sizes[0]}, for {work:g} times the work; "
-                       f"{verdict}.")
-        for bs in sizes:
-            timed = [(r["mode"], _median(r)) for (m, b, _), r in rows.items()
-                     if m == model and b == bs and _median(r) and r["status"] != "mismatch"]
-            if not timed:
-                continue
-            best, best_ms = min(timed, key=lambda t: t[1])
-            e = eager.get(bs)
-            gain = f", {e / best_ms:.2f} times eager's speed" if e and best != "eager" else ""
-            out.append(f"- {model} at batch {bs}: fastest is `{best}`{gain}.")
-    even = [f"{r['model']} · {r['batch_size']} · `{r['mode']}`" for r in doc["rows"]
-            if r["mode"] != "eager" and r["status"] in ("ok", "noisy")
-            and r.get("speedup") is not None and r.get("speedup_iqr") is not None
-            and abs(r["speedup"] - 1) <= r["speedup_iqr"] / 2]
-    if even:  # the verdict's own rule (claims.verdict): half the IQR either side of the ratio
-        out.append(f"- {', '.join(even)}: the speedup, give or take half its interquartile "
-                   "range, includes 1.00x, so this run cannot tell compiled from eager there.")
-    out += _later_compiles(doc)
-    bad = [r for r in doc["rows"] if r["status"] in ("mismatch", "oom", "error")]
-    noisy = [r for r in doc["rows"] if r["status"] == "noisy"]
-    out.append(f"- {len(noisy)} of {len(doc['rows'])} rows are marked noisy, "
-               f"{len(bad)} failed or mismatched.")
-    return "\n".join(out)
-
-
-def _later_compiles(doc: dict[str, Any]) -> list[str]:
-    """In a run that began with an empty cache, how long each later mode of a group took to
-    compile against the group's first: one process compiles the modes in turn, and a later one
-    reuses what an earlier one left in the cache (generated kernels, autotuning results), so
-    "empty" is true of the first compile only."""
-    if bench.cache_state(doc["provenance"].get("settings", {})) != "empty":
-        return []
-    first: dict[tuple[str, int], float] = {}
-    later: dict[str, list[float]] = {}
-    for r in doc["rows"]:
-        if r.get("compile_s") is None:
-            continue
-        group = (r["model"], r["batch_size"])
-        if group not in first:
-            first[group] = r["compile_s"]
-        elif first[group] > 0:
-            later.setdefault(r["mode"], []).append(r["compile_s"] / first[group])
-    return [f"- The run began with an empty Inductor cache, yet `{mode}`, compiled after the "
-            f"first mode of each group in the same process, took {render.span(v, '.2f')} times "
-            "that mode's compile time: a later compile reuses what earlier ones cached (generated "
-            "kernels, autotuning results), so only the first compile of a process is fully cold."
-            for mode, v in later.items()]
-
-
-def headline(doc: dict[str, Any]) -> str:
-    """What a run buys, per model: each compiled mode's speedup over eager across the batch
-    sizes measured (lowest to highest), from the rows that computed the right answer."""
-    sizes = sorted({r["batch_size"] for r in doc["rows"]})
-    out = []
-    for model in dict.fromkeys(r["model"] for r in doc["rows"]):
-        parts = []
-        for mode in dict.fromkeys(r["mode"] for r in doc["rows"] if r["mode"] != "eager"):
-            got = sorted(r["speedup"] for r in doc["rows"] if r["model"] == model
-                         and r["mode"] == mode and r.get("speedup") is not None
-                         and r["status"] in ("ok", "noisy"))
-            if got:
-                parts.append(f"`{mode}` {render.span(got, '.2f', 'x')}")
-        if parts:
-            out.append(f"- **{model}**: " + ", ".join(parts) + " the speed of eager")
-    batch = ("Batch size " if len(sizes) == 1 else "Batch sizes ") + ", ".join(map(str, sizes))
-    return "\n".join(out) + f"\n\n{batch}; only rows that computed eager's answer."

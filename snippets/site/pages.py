@@ -88,31 +88,39 @@ def no_run_yet(kind: str, device: str, *, root: str = "../") -> str:
             "that record one.\n")
 
 
-def show(kind: str, produce: Callable[..., dict], render: Callable[[dict], str], *,
-         device: str = "cuda", build: Build | None = None) -> str:
-    """Markdown for one results section on ``device`` ("cuda" or "cpu").
+def document(kind: str, produce: Callable[..., dict] | None, *, device: str = "cuda",
+             build: Build | None = None) -> tuple[dict | None, str]:
+    """The document a page shows for ``kind`` on ``device`` ("cuda" or "cpu"), and how it came
+    (``"recorded"`` or ``"fresh"``); None where no run is recorded.
 
-    Recorded build: the newest ``docs/results/*/<kind>.json`` from that device type, rendered, with
-    a "recorded" stamp; an admonition where there is none. Fresh build on a machine of that device
-    type: ``produce(commit=...)`` (through the cache), written to
-    ``docs/results/<run-folder>/<kind>.json``, rendered with a "fresh" stamp. A fresh build on
-    another device type shows the recorded file.
+    Recorded build: the newest ``docs/results/*/<kind>.json`` from that device type. Fresh build
+    on a machine of that device type, where there is a ``produce``: ``produce(commit=...)``
+    (through the cache, so a page's table and the findings its prose places are of one run),
+    written to ``docs/results/<run-folder>/<kind>.json``. A fresh build on another device type
+    reads the recorded file.
     """
     build = build or current()
     if device not in config.DEVICE_TYPES:
         raise ValueError(f"device {device!r}: expected one of {', '.join(config.DEVICE_TYPES)}")
-    if build.mode == "fresh" and cache.device_type() == device:
+    if produce is not None and build.mode == "fresh" and cache.device_type() == device:
         doc, _ = cache.cached(kind, produce, build, commit=build.commit)
         if results.device_type_of(doc) != device:
             raise ValueError(f"{kind}: produced on {results.device_type_of(doc)}, "
                              f"shown as {device}")
         path = build.results_dir / results.run_folder(doc["provenance"]) / f"{kind}.json"
         _write_if_changed(build, path, doc)
-        return section(render(doc), results.stamp(doc, "fresh"))
-    doc = results.newest(build.results_dir, kind, device)
+        return doc, "fresh"
+    return results.newest(build.results_dir, kind, device), "recorded"
+
+
+def show(kind: str, produce: Callable[..., dict], render: Callable[[dict], str], *,
+         device: str = "cuda", build: Build | None = None) -> str:
+    """Markdown for one results section on ``device``: the ``document`` rendered and stamped,
+    or an admonition where there is none."""
+    doc, how = document(kind, produce, device=device, build=build)
     if doc is None:
         return no_run_yet(kind, device)
-    return section(render(doc), results.stamp(doc, "recorded"))
+    return section(render(doc), results.stamp(doc, how))
 
 
 def recorded(kind: str, render: Callable[[dict], str], device: str = "cuda", *,
@@ -121,10 +129,10 @@ def recorded(kind: str, render: Callable[[dict], str], device: str = "cuda", *,
     ``<kind>.json`` of ``device``, rendered and stamped. For runs longer than a build may take,
     recorded command by command with ``--append`` (the training run, the production page's runs
     of many fresh processes)."""
-    doc = results.newest((build or current()).results_dir, kind, device)
+    doc, how = document(kind, None, device=device, build=build)
     if doc is None:
         return no_run_yet(kind, device)
-    return section(render(doc), results.stamp(doc, "recorded"))
+    return section(render(doc), results.stamp(doc, how))
 
 
 def live(name: str, render: Callable[[Any], str], *,
@@ -222,18 +230,6 @@ def build_times(device: str, *, build: Build | None = None) -> str:
 
 
 # ---- the home page ---------------------------------------------------------------------------
-
-def home(device: str, *, build: Build | None = None) -> str:
-    """What the newest recorded benchmark of ``device`` buys per model, stamped with its run."""
-    from snippets.bench import tables
-
-    doc = results.newest((build or current()).results_dir, "bench", device)
-    if doc is None:
-        return no_run_yet("bench", device, root="")  # the home page is the site's root
-    where = doc["provenance"]["device"] + (" (GPU)" if device == "cuda" else "")
-    body = f"**{where}**, {doc['provenance']['settings'].get('dtype')}:\n\n" + tables.headline(doc)
-    return section(body, results.stamp(doc, "recorded"))
-
 
 def versions(*, build: Build | None = None) -> str:
     """Every device and torch release the recorded numbers come from, newest run first."""

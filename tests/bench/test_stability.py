@@ -5,11 +5,12 @@ structure (every configuration present, every round accounted for), never on the
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from snippets.bench import crosscheck_tables, stability, tables
+from snippets import bench
+from snippets.bench import crosscheck_tables, findings, stability
 from snippets.core import results
+from snippets.core.findings import Verdict
 from snippets.site import pages
 from snippets.site.build import Build
 from tests.markdown import table_rows
@@ -51,9 +52,23 @@ def test_every_evidence_section_is_stamped():
 
 def test_bench_findings_name_the_fastest_mode_of_each_group():
     doc = results.load(H200 / "bench.json")
-    text = tables.findings(doc)
-    groups = {(r["model"], r["batch_size"]) for r in doc["rows"]}
-    assert len(re.findall(r"fastest is `", text)) == len(groups)
+    found = findings.of(doc)
+    groups = list(dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]))
+    assert [(f.model, f.batch) for f in found.fastest] == groups
+    for f in found.fastest:  # the fastest by median, its ratio against eager's in the same run
+        group = [r for r in doc["rows"] if (r["model"], r["batch_size"]) == (f.model, f.batch)]
+        best = min(group, key=lambda r: r["latency_ms"]["median"])
+        eager = next(r for r in group if r["mode"] == "eager")
+        assert f.mode == best["mode"]
+        assert f.speedup == eager["latency_ms"]["median"] / best["latency_ms"]["median"]
+
+
+def test_the_h200_run_is_host_bound_in_eager_and_every_mode_pays():
+    found = findings.of(results.load(H200 / "bench.json"))
+    assert {g.model: g.bound for g in found.growth} == {
+        "resnet50": findings.Bound.HOST, "transformer": findings.Bound.HOST}
+    assert all(g.verdict is Verdict.PAYS for g in found.gains) and not found.within_noise
+    assert (found.rows, found.noisy, found.failed) == (12, 0, 0)
 
 
 def test_runs_stamp_names_one_date_once_and_commits_at_one_length():
@@ -79,11 +94,16 @@ def test_spells_label_a_round_by_every_host_bound_variant():
     assert states == ["normal", "partly slow", "slow spell", "normal"]
 
 
-def test_headline_names_one_figure_once():
+def test_a_mode_range_spans_the_batch_sizes_of_its_model():
     doc = results.load(H200 / "bench.json")
+    found = findings.of(doc)
+    rng = found.range_of("resnet50", "reduce-overhead")
+    got = [r["speedup"] for r in doc["rows"]
+           if (r["model"], r["mode"]) == ("resnet50", "reduce-overhead")]
+    assert (rng.speedup.low, rng.speedup.high) == (min(got), max(got))
     doc["rows"] = [r for r in doc["rows"] if r["batch_size"] == 1]
-    text = tables.headline(doc)
-    assert " to " not in text and "Batch size 1;" in text
+    one = findings.of(doc).range_of("resnet50", "reduce-overhead").speedup
+    assert one.low == one.high and findings.of(doc).batches == (1,)
 
 
 def test_crosscheck_findings_say_the_timer_gap_is_open_without_the_held_column():
@@ -94,10 +114,12 @@ def test_crosscheck_findings_say_the_timer_gap_is_open_without_the_held_column()
     assert ("Timer, long blocks ms" in crosscheck_tables.crosscheck(doc)) == held
 
 
-def test_findings_of_an_empty_cache_run_say_later_compiles_reuse_the_cache():
+def test_later_compiles_are_read_only_from_an_empty_cache_run():
     doc = results.load(H200 / "bench.json")
-    said = "The run began with an empty Inductor cache" in tables.findings(doc)
-    assert said == (tables.bench.cache_state(doc["provenance"]["settings"]) == "empty")
+    later = findings.of(doc).later_compiles
+    empty = bench.cache_state(doc["provenance"]["settings"]) == "empty"
+    assert bool(later) == empty
+    assert [c.mode for c in later] == (["default", "reduce-overhead"][1:] if empty else [])
 
 
 def test_calls_per_block_read_as_one_figure_where_all_blocks_agree():

@@ -1,0 +1,188 @@
+"""What a benchmark run says, as data: the numbers and verdicts its page's prose reads.
+
+``of(doc)`` takes one ``bench`` document and returns a frozen ``Findings``; the pages place its
+numbers into sentences written in ``docs/*.md`` and branch on its verdicts. Pure: nothing here
+measures, formats or composes text.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from snippets import bench
+from snippets.core import results
+from snippets.core import rows as typed
+from snippets.core.findings import Span, Verdict, verdict
+
+CUDA_GRAPH_MODES = ("reduce-overhead", "max-autotune")  # the modes that replay CUDA graphs
+
+
+class Bound(str, enum.Enum):
+    """What eager's time waits on, read from how it grows with the batch."""
+
+    DEVICE = "device"  # it grew with the work: the device's work dominates
+    HOST = "host"  # on a GPU it hardly grew: the host issuing kernels sets the pace
+    PER_CALL = "per call"  # on a CPU it hardly grew: a fixed cost per call (Python, dispatch)
+
+
+@dataclass(frozen=True)
+class Growth:
+    """How much longer eager took at the largest batch than at the smallest, for how much more
+    work, and what that says it waits on."""
+
+    model: str
+    small: int
+    large: int
+    time_ratio: float
+    work_ratio: float
+    bound: Bound
+
+
+@dataclass(frozen=True)
+class Fastest:
+    """The fastest mode of one (model, batch) that computed eager's answer; ``speedup`` is its
+    median against eager's median in the same run (None where eager itself is fastest)."""
+
+    model: str
+    batch: int
+    mode: str
+    speedup: float | None
+
+
+@dataclass(frozen=True)
+class Gain:
+    """One compiled row's speedup over eager, the IQR of its paired per-round ratios, and its
+    verdict."""
+
+    model: str
+    batch: int
+    mode: str
+    speedup: float
+    spread: float
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
+class LaterCompile:
+    """In a run that began with an empty Inductor cache: a mode compiled after a group's first
+    one, and its compile time over that first one's, lowest and highest over the groups."""
+
+    mode: str
+    ratio: Span
+
+
+@dataclass(frozen=True)
+class ModeRange:
+    """One model's speedups in one mode, lowest and highest over the run's batch sizes."""
+
+    model: str
+    mode: str
+    speedup: Span
+
+
+@dataclass(frozen=True)
+class Findings:
+    device: str
+    dtype: str | None
+    models: tuple[str, ...]
+    batches: tuple[int, ...]
+    growth: tuple[Growth, ...]
+    fastest: tuple[Fastest, ...]
+    gains: tuple[Gain, ...]
+    later_compiles: tuple[LaterCompile, ...]
+    ranges: tuple[ModeRange, ...]
+    rows: int
+    noisy: int
+    failed: int
+
+    @property
+    def within_noise(self) -> tuple[Gain, ...]:
+        """The compiled rows this run cannot tell from eager."""
+        return tuple(g for g in self.gains if g.verdict is Verdict.WITHIN_NOISE)
+
+    def range_of(self, model: str, mode: str) -> ModeRange | None:
+        return next((r for r in self.ranges if (r.model, r.mode) == (model, mode)), None)
+
+
+def host_bound(time_ratio: float, work_ratio: float) -> bool:
+    """Eager grew by less than a quarter of the added work: the device had time to spare, so
+    something other than its arithmetic set the pace."""
+    return time_ratio < work_ratio / 4
+
+
+def growth(doc: dict[str, Any], model: str) -> Growth | None:
+    """Eager's growth for ``model`` from its smallest to its largest batch; None with one batch
+    size or no eager times."""
+    found = typed.by_key(results.typed_rows(doc))
+    device = results.device_type_of(doc)
+    sizes = sorted({k.batch for k in found if k.model == model})
+    if len(sizes) < 2:
+        return None
+    low, high = (found.get(typed.Key(device, model, bs, "eager")) for bs in (sizes[0], sizes[-1]))
+    if not (low and high and low.median and high.median):
+        return None
+    time_ratio, work_ratio = high.median / low.median, sizes[-1] / sizes[0]
+    bound = (Bound.DEVICE if not host_bound(time_ratio, work_ratio)
+             else Bound.HOST if device == "cuda" else Bound.PER_CALL)
+    return Growth(model, sizes[0], sizes[-1], time_ratio, work_ratio, bound)
+
+
+def _fastest(found: list[typed.Row]) -> list[Fastest]:
+    out = []
+    for model, bs in dict.fromkeys((r.key.model, r.key.batch) for r in found):
+        timed = [r for r in found if (r.key.model, r.key.batch) == (model, bs) and r.median
+                 and r.status is not typed.Status.MISMATCH]
+        if not timed:
+            continue
+        best = min(timed, key=lambda r: r.median)
+        eager = next((r for r in timed if r.key.variant == "eager"), None)
+        ratio = eager.median / best.median if eager and best.key.variant != "eager" else None
+        out.append(Fastest(model, bs, best.key.variant, ratio))
+    return out
+
+
+def _later_compiles(doc: dict[str, Any]) -> list[LaterCompile]:
+    """Each later mode's compile time over its group's first: one process compiles the modes in
+    turn, and a later one reuses what an earlier one cached, so an empty cache is empty for the
+    first compile only."""
+    if bench.cache_state(doc["provenance"].get("settings", {})) != "empty":
+        return []
+    first: dict[tuple[str, int], float] = {}
+    later: dict[str, list[float]] = {}
+    for r in doc["rows"]:
+        if r.get("compile_s") is None:
+            continue
+        group = (r["model"], r["batch_size"])
+        if group not in first:
+            first[group] = r["compile_s"]
+        elif first[group] > 0:
+            later.setdefault(r["mode"], []).append(r["compile_s"] / first[group])
+    return [LaterCompile(mode, Span.of(v)) for mode, v in later.items()]
+
+
+def of(doc: dict[str, Any]) -> Findings:
+    """The findings of one benchmark run."""
+    found = results.typed_rows(doc)
+    gains = [Gain(r.key.model, r.key.batch, r.key.variant, r.get("speedup"),
+                  r.get("speedup_iqr"), verdict(r.get("speedup"), r.get("speedup_iqr")))
+             for r in found if r.key.variant != "eager" and r.status.value in typed.TIMED
+             and r.get("speedup") is not None and r.get("speedup_iqr") is not None]
+    ranges = []
+    for model in dict.fromkeys(r.key.model for r in found):
+        for mode in dict.fromkeys(r.key.variant for r in found if r.key.variant != "eager"):
+            got = [r.get("speedup") for r in found if (r.key.model, r.key.variant) == (model, mode)
+                   and r.get("speedup") is not None and r.status.value in typed.TIMED]
+            if got:
+                ranges.append(ModeRange(model, mode, Span.of(got)))
+    models = dict.fromkeys(r.key.model for r in found)
+    return Findings(
+        device=results.device_type_of(doc),
+        dtype=doc["provenance"].get("settings", {}).get("dtype"), models=tuple(models),
+        batches=tuple(sorted({r.key.batch for r in found})),
+        growth=tuple(g for m in models if (g := growth(doc, m)) is not None),
+        fastest=tuple(_fastest(found)), gains=tuple(gains),
+        later_compiles=tuple(_later_compiles(doc)), ranges=tuple(ranges), rows=len(found),
+        noisy=sum(r.status is typed.Status.NOISY for r in found),
+        failed=sum(r.status.value in typed.FAILED for r in found))
