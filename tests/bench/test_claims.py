@@ -23,34 +23,46 @@ def test_verdict(value, spread, expect):
     assert claims.verdict(value, spread, 1.3, 2.0) == expect
 
 
-def test_a_row_per_claim_and_the_tutorials_mode_last():
+def test_a_judgement_per_claim_and_mode_the_tutorials_mode_last():
     doc = results.load(H200 / "bench.json")
-    text = claims.verdicts(doc)
-    assert text.splitlines()[0].endswith(f"| `{claims.TUTORIAL_MODE}` |")
-    rows = table_rows(text)
-    assert [r[0] for r in rows] == [f"{m} · {b}" for m, b in claims.CLAIMED]
-    assert all(r[-1] == "not measured" for r in rows)  # no max-autotune run is recorded yet
-    assert all(r[2].endswith((": holds", ": higher", ": lower")) for r in rows)
+    found = claims.judged(doc)
+    modes = list(dict.fromkeys(j.mode for j in found))
+    assert modes == ["default", "reduce-overhead", claims.TUTORIAL_MODE]
+    assert [(j.model, j.batch) for j in found if j.mode == "default"] == list(claims.CLAIMED)
+    # no max-autotune run is in this matrix
+    assert {j.verdict for j in found if j.mode == claims.TUTORIAL_MODE} == {
+        claims.Claim.NOT_MEASURED}
+    rows = {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}
+    for j in (j for j in found if j.mode != claims.TUTORIAL_MODE):
+        row = rows[(j.model, j.batch, j.mode)]
+        assert (j.speedup, j.spread) == (row["speedup"], row["speedup_iqr"])
+        assert j.verdict.value == claims.verdict(j.speedup, j.spread, *j.claimed)
+    rows_shown = table_rows(claims.verdicts(doc).split("\n\n")[0])
+    assert [r[0] for r in rows_shown] == [f"{m} · {b}" for m, b in claims.CLAIMED]
 
 
 def test_verdicts_over_runs_count_every_run_in_every_cell():
     from snippets.bench import stability
 
     runs = stability.recorded_gpu_runs(ROOT / "docs" / "results")
-    rows = table_rows(claims.verdicts_over_runs(runs))
-    assert [r[0] for r in rows] == [f"{m} · {b}" for m, b in claims.CLAIMED]
-    measured = [c for r in rows for c in r[2:] if c != "not measured"]
-    assert measured and all(f"of {len(runs)} runs within): " in c for c in measured)
-    # no max-autotune run is recorded yet: a line says so instead of a column
-    text = claims.verdicts_over_runs(runs)
-    assert f"`{claims.TUTORIAL_MODE}`: not in any recorded run of this matrix." in text
-    assert f"| `{claims.TUTORIAL_MODE}` |" not in text
+    found = claims.judged_over_runs(runs)
+    measured = [j for j in found if j.verdict is not claims.Claim.NOT_MEASURED]
+    assert measured and all(j.runs == len(runs) for j in measured)
+    assert all(j.lowest <= j.speedup <= j.highest and 0 <= j.within <= j.runs for j in measured)
+    # no max-autotune run is recorded in this matrix: a row of the summary, not a column
+    assert {j.verdict for j in found if j.mode == claims.TUTORIAL_MODE} == {
+        claims.Claim.NOT_MEASURED}
+    table, summary = claims.verdicts_over_runs(runs).split("\n\n")
+    assert f"`{claims.TUTORIAL_MODE}`" not in table.splitlines()[0]
+    assert [r[0] for r in table_rows(summary)][-1] == f"`{claims.TUTORIAL_MODE}`"
 
 
 def test_the_tutorials_mode_is_held_to_its_claims_from_the_modes_run():
     doc = results.load(H200 / "production-modes.json")
-    rows = table_rows(claims.tutorial_mode(doc))
+    rows = table_rows(claims.tutorial_mode(doc).split("\n\n")[0])
     assert [r[0] for r in rows] == [f"{m} · {b}" for m, b in claims.CLAIMED]
     assert all(r[2].endswith((": holds", ": higher", ": lower")) for r in rows)
     without = {**doc, "rows": [r for r in doc["rows"] if r["mode"] != claims.TUTORIAL_MODE]}
-    assert claims.tutorial_mode(without).endswith("not in the recorded modes run yet.")
+    summary = table_rows(claims.tutorial_mode(without))
+    assert summary == [[f"`{claims.TUTORIAL_MODE}`",
+                        ", ".join(f"{m} · {b}" for m, b in claims.CLAIMED)]]
