@@ -9,9 +9,9 @@ strict``): a misspelt finding is an error, not an empty space.
     {% set gpu = findings("bench", "cuda") %}
     {% if gpu %}eager takes {{ gpu.growth[0].time_ratio | fmt(".2f") }} times as long ...{% endif %}
 
-Functions a page may call: ``findings(kind, device)``, ``no_run_yet(kind, device)``. Filters:
-``fmt`` (a format spec, "–" for None) and ``span`` (a ``Span`` as "a to b", one number where the
-two are equal once formatted).
+Functions a page may call: ``findings(name, device)`` (``SOURCES`` lists the names) and
+``no_run_yet(kind, device)``. Filters: ``fmt`` (a format spec, "–" for None) and ``span`` (a
+``Span`` as "a to b", one number where the two are equal once formatted).
 """
 
 from __future__ import annotations
@@ -26,10 +26,22 @@ from snippets.core import render, results
 from snippets.core.findings import Span
 from snippets.site import pages
 
-# kind -> (the producer a fresh build measures with on a device type, or None where the kind is
-# only ever recorded; the function from a document to its findings)
-SOURCES: dict[str, tuple[Callable[[str], Callable[..., dict]] | None, Callable[[dict], Any]]] = {
-    "bench": (bench.produce_on, bench_findings.of),
+
+@dataclass(frozen=True)
+class Source:
+    """Where a page's findings come from: ``of`` takes the newest document of each of ``kinds``
+    on the device (None for a kind with no run, except the first, without which there are no
+    findings); ``produce_on(device)`` is the first kind's producer in a fresh build, None where
+    that kind is only ever recorded."""
+
+    of: Callable[..., Any]
+    kinds: tuple[str, ...]
+    produce_on: Callable[[str], Callable[..., dict]] | None = None
+
+
+# The name a page asks for -> its source. One line per topic.
+SOURCES: dict[str, Source] = {
+    "bench": Source(bench_findings.of, ("bench",), bench.produce_on),
 }
 
 
@@ -45,16 +57,18 @@ class Placed:
         return getattr(self.data, name)
 
 
-def findings(kind: str, device: str) -> Placed | None:
-    """The findings of the document a page shows for ``kind`` on ``device``; None where no run
-    is recorded."""
-    if kind not in SOURCES:
-        raise KeyError(f"no findings for {kind!r}: add the kind to snippets.site.macros.SOURCES")
-    produce_on, of = SOURCES[kind]
-    doc, how = pages.document(kind, produce_on(device) if produce_on else None, device=device)
-    if doc is None:
+def findings(name: str, device: str) -> Placed | None:
+    """The findings ``name`` computes from the documents a page shows on ``device``; None where
+    the first of its kinds has no run. The stamp is the documents' stamps, joined."""
+    if name not in SOURCES:
+        raise KeyError(f"no findings {name!r}: add it to snippets.site.macros.SOURCES")
+    src = SOURCES[name]
+    found = [pages.document(kind, src.produce_on(device) if src.produce_on and i == 0 else None,
+                            device=device) for i, kind in enumerate(src.kinds)]
+    if found[0][0] is None:
         return None
-    return Placed(of(doc), results.stamp(doc, how), doc["provenance"]["device"])
+    stamp = "; ".join(results.stamp(doc, how) for doc, how in found if doc is not None)
+    return Placed(src.of(*(doc for doc, _ in found)), stamp, found[0][0]["provenance"]["device"])
 
 
 def fmt(value: float | None, spec: str = ".2f") -> str:
