@@ -212,7 +212,8 @@ def test_on_a_gpu_both_kinds_are_re_timed_by_the_profiler_and_replays_are_timed(
 
     for graph_timed in (False, True):
         ops, lost = tuned(graph_timed)
-        assert ops and all(o.get("retimed_by") == "profiler" for o in ops)
+        assert ops and all(o.get("retimed_by") == "profiler" for o in ops), [
+            o.get("retime_error") for o in ops]
         for o in ops:
             assert 0 < o["library"]["kernel_ms"] < math.inf
             assert 0 < o["template"]["kernel_ms"] < math.inf
