@@ -5,16 +5,19 @@ Thin on purpose: the measuring is in ``snippets.bench``, the tables in ``snippet
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import sys
+from dataclasses import replace
 from pathlib import Path
 
+import torch
 from rich.console import Console
 
 from snippets import bench
 from snippets.bench import tables
-from snippets.core import cli, config, models, results
+from snippets.core import backends, cli, config, models, results
 
 PROG = "python -m snippets.bench"
 
@@ -67,6 +70,12 @@ def parser() -> cli.Parser:
                    help="climb the speed ladder: eager, compile, + channels_last, + CUDA graphs, "
                         "+ freezing, each rung adding one step to the one before; a max-autotune "
                         "mode in --modes adds the max-autotune rung")
+    # A cached choice (cuDNN's plan per convolution shape) is made once per process: measure a
+    # switch like this one in separate processes, one per setting, not both ways in one.
+    p.add_argument("--cudnn-benchmark", action=argparse.BooleanOptionalAction,
+                   help="let cuDNN time its algorithms for each convolution shape (default: "
+                        f"{'on' if backends.DEFAULT['cuda'].cudnn_benchmark else 'off'} on CUDA, "
+                        f"{'on' if backends.DEFAULT['cpu'].cudnn_benchmark else 'off'} on CPU)")
     p.add_argument("--format", choices=("table", "markdown", "json"), default="table")
     p.add_argument("--output", type=Path, help="write the results file here, row by row")
     p.add_argument("--compare", type=Path, metavar="FILE",
@@ -83,11 +92,15 @@ def config_from_args(argv: list[str] | None) -> tuple[bench.BenchConfig, object]
     except models.SpecError as exc:
         cli.fail(PROG, str(exc))
     only_user = user and "--models" not in " ".join(argv if argv is not None else sys.argv)
+    chosen = None
+    if args.cudnn_benchmark is not None:
+        chosen = replace(backends.DEFAULT[torch.device(config.resolve_device(device)).type],
+                         cudnn_benchmark=args.cudnn_benchmark)
     cfg = bench.BenchConfig(
         models=() if only_user else args.models, factories=user, batch_sizes=args.batch_sizes,
         modes=args.modes, dtype=args.dtype, channels_last=args.channels_last, device=device,
         rounds=args.rounds, warm_rounds=args.warm_rounds, host_gate=args.host_gate,
-        crosscheck=args.crosscheck, ladder=args.ladder,
+        crosscheck=args.crosscheck, ladder=args.ladder, backends=chosen,
     ).resolve()
     return cfg, args
 

@@ -177,3 +177,15 @@ def test_ctrl_c_inside_dynamo_still_stops_the_run(tmp_path):
     assert [r["model"] for r in doc["rows"]] == [TINY, TINY] and not doc["complete"]
     assert json.loads(proc.stdout)["rows"] == doc["rows"]  # the table of what was finished
     assert time.monotonic() - t0 < 200
+
+
+@pytest.mark.parametrize(("flag", "expect"), [("--cudnn-benchmark", True),
+                                              ("--no-cudnn-benchmark", False)])
+def test_cudnn_benchmark_is_set_for_the_run_on_top_of_the_devices_defaults(flag, expect):
+    from snippets.bench.__main__ import config_from_args
+    from snippets.core import backends
+
+    cfg, _ = config_from_args(["--device", "cpu", flag])
+    assert cfg.backends.cudnn_benchmark is expect
+    assert cfg.backends.matmul_precision == backends.DEFAULT["cpu"].matmul_precision
+    assert cfg.settings()["cudnn_benchmark"] is expect  # recorded in the run's provenance
