@@ -50,12 +50,17 @@ class BackendSettings:
             torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark = was[1], was[2]
 
 
-# What the guide measures with, per device type: on CUDA, TF32 and cuDNN's autotuner, as a
-# production inference service with fixed shapes would run; on the CPU, torch's defaults (neither
-# switch does anything there). The H200 settings grid (speed-settings.json, on the speed page)
-# backs the CUDA row: the autotuner helped reduce-overhead and was within noise for eager and the
-# default mode, never hurting; TF32 does not touch the bf16 the GPU runs use.
+# What the guide measures with, per device type: on CUDA, TF32 (it does not touch the bf16 the
+# GPU runs use) and cuDNN's heuristics rather than its autotuner; on the CPU, torch's defaults
+# (neither switch does anything there). cudnn.benchmark is off because, measured where it acts
+# (one process per setting, alternating: docs/results/nvidia-h200_torch-2.11.0/cudnn-benchmark/),
+# ResNet-50's reduce-overhead replay ran slower with it in every process at both batch sizes, and
+# eager and the default mode, bound by the host, showed no gain beyond their spread. Timed both
+# ways in one process (the speed page's settings grid) it cannot show this: ATen's cuDNN
+# convolution caches its plan per shape (aten/src/ATen/native/cudnn/Conv_v8.cpp, run_single_conv
+# and its CacheKeyWrapper, whose key holds no benchmark flag), so the first setting to run a shape
+# decides the plan for both.
 DEFAULT = {
-    "cuda": BackendSettings(matmul_precision="high", cudnn_benchmark=True),
+    "cuda": BackendSettings(matmul_precision="high", cudnn_benchmark=False),
     "cpu": BackendSettings(),
 }

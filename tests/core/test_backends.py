@@ -34,7 +34,7 @@ def test_settings_are_restored_when_the_run_raises():
 
 def test_settings_record_themselves():
     cuda = backends.DEFAULT["cuda"].as_dict()
-    assert cuda == {"matmul_precision": "high", "cudnn_tf32": True, "cudnn_benchmark": True,
+    assert cuda == {"matmul_precision": "high", "cudnn_tf32": True, "cudnn_benchmark": False,
                     "tf32": True}
     assert backends.DEFAULT["cpu"].as_dict()["tf32"] is False
 
