@@ -25,6 +25,7 @@ from snippets.bench import findings as bench_findings
 from snippets.core import render, results
 from snippets.core.findings import Span
 from snippets.site import pages
+from snippets.speed import findings as speed_findings
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,9 @@ class Source:
 # The name a page asks for -> its source. One line per topic.
 SOURCES: dict[str, Source] = {
     "bench": Source(bench_findings.of, ("bench",), bench.produce_on),
+    # The speed page's kinds are recorded only (a ladder compiles for minutes): no producer.
+    "speed": Source(speed_findings.of, ("bench-ladder",)),
+    "speed-freezing": Source(speed_findings.of_freezing, ("speed-freezing",)),
 }
 
 

@@ -1,15 +1,19 @@
 """The goals "How fast can it go" sets on one H200 in bf16, and what a recorded ladder says of
-each: reached or not, by how much, and the profile and roofline evidence of why.
+each: met or missed, by how much, and the profile and roofline evidence of why.
 
 The goals are recorded, not asserted: each is judged from the fastest rung of its ladder that
-computed eager's answer, and every figure in a verdict is computed from the results file.
+computed eager's answer, and every figure of a verdict is computed from the results file. The
+page's prose (``docs/includes/speed.md``) places them.
 """
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import Any
 
+from snippets.core import render
+from snippets.core import rows as typed
 from snippets.speed import roofline
 
 
@@ -19,12 +23,6 @@ class Goal:
     batch_size: int
     metric: str  # "latency_ms": at most ``target``; "pct_of_peak": at least ``target``
     target: float
-
-    def words(self) -> str:
-        if self.metric == "latency_ms":
-            return f"{self.model} at batch {self.batch_size} in at most {self.target:g} ms"
-        return (f"{self.model} at batch {self.batch_size} at {self.target:g} % of the measured "
-                "bf16 peak or more")
 
 
 # The issue's targets for one H200 in bf16: at batch 1 a latency (what a single request waits),
@@ -37,66 +35,100 @@ DEVICE, DTYPE = "H200", "bf16"
 def best(doc: dict[str, Any], model: str, bs: int) -> dict[str, Any] | None:
     """The fastest rung of a ladder that ran and computed eager's answer."""
     rows = [r for r in doc["rows"] if r["model"] == model and r["batch_size"] == bs
-            and r["status"] in ("ok", "noisy") and r.get("latency_ms")]
+            and r["status"] in typed.TIMED and r.get("latency_ms")]
     return min(rows, key=lambda r: r["latency_ms"]["median"]) if rows else None
 
 
-def _why(row: dict[str, Any], ceil: dict[str, Any] | None) -> str:
-    """The profile and roofline evidence of a row, as one sentence."""
-    parts = []
+class Outcome(str, enum.Enum):
+    MET = "met"
+    MISSED = "missed"
+    NOT_MEASURED = "not measured"  # the ladder has no rung that computed eager's answer
+    NO_PEAK = "no peak"  # a share of peak, in a run that measured no peak
+
+
+@dataclass(frozen=True)
+class Why:
+    """The evidence of a missed goal: the idle share in % and the kernels per call, the largest
+    kernel and its share in %, and the roofline where the run measured it."""
+
+    idle_pct: float | None
+    kernels: float | None
+    top: str | None
+    top_pct: float | None
+    roof: roofline.Roof | None
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One goal against a ladder: the outcome, the fastest rung, its median ms and % of peak,
+    and where missed by how much (``over_ms`` and ``times`` for a latency, ``short`` in points
+    for a share of peak) and why."""
+
+    goal: Goal
+    outcome: Outcome
+    mode: str | None = None
+    ms: float | None = None
+    pct: float | None = None
+    over_ms: float | None = None
+    times: float | None = None
+    short: float | None = None
+    why: Why | None = None
+
+
+@dataclass(frozen=True)
+class Goals:
+    """The goals against a ladder run; ``judged`` is False off an H200 in bf16, where they are
+    not judged (``device`` and ``dtype`` say what the run was)."""
+
+    judged: bool
+    device: str
+    dtype: str | None
+    goals: tuple[Judged, ...]
+
+
+def _why(row: dict[str, Any], ceil: dict[str, Any] | None) -> Why:
     prof = row.get("profile") or {}
-    if prof.get("idle_fraction") is not None:
-        parts.append(f"the device sat idle between kernels for {100 * prof['idle_fraction']:.0f} "
-                     f"% of the profiled wall time, over {prof['kernels_per_call']:.0f} kernels "
-                     "a call")
-        if prof.get("top"):
-            top = prof["top"][0]
-            parts.append(f"the largest kernel, `{top['name']}`, held "
-                         f"{100 * (top['share'] or 0):.0f} % of it")
-    read = roofline.row_reading(row, ceil)
-    if read:
-        cap = 100 * read["compute_ms"] / read["bound_ms"]
-        parts.append(f"the roofline puts its floor at {read['bound_ms']:.3g} ms "
-                     f"({read['bound']}-bound), {100 * read['of_roofline']:.0f} % of the "
-                     f"measured time, and caps it at {cap:.0f} % of peak")
-    return "; ".join(parts) if parts else "no profile or roofline reading was recorded"
+    idle = prof.get("idle_fraction")
+    top = (prof.get("top") or [None])[0] if idle is not None else None
+    return Why(100 * idle if idle is not None else None,
+               prof.get("kernels_per_call") if idle is not None else None,
+               top["name"] if top else None, 100 * (top["share"] or 0) if top else None,
+               roofline.roof(row, ceil))
 
 
-def verdict(doc: dict[str, Any], goal: Goal) -> str:
-    """One goal against a ladder document, as a sentence computed from it."""
+def judge(doc: dict[str, Any], goal: Goal) -> Judged:
+    """One goal against a ladder document."""
     row = best(doc, goal.model, goal.batch_size)
     if row is None:
-        return f"- **{goal.words()}**: not measured in this run."
-    ceil = doc["provenance"].get("ceilings")
-    got_ms = row["latency_ms"]["median"]
+        return Judged(goal, Outcome.NOT_MEASURED)
+    ms = row["latency_ms"]["median"]
+    pct = row.get("pct_of_peak")
     if goal.metric == "latency_ms":
-        reached = got_ms <= goal.target
-        how = (f"`{row['mode']}` takes {got_ms:.3g} ms" + (
-            "" if reached else f", {got_ms - goal.target:.3g} ms ({got_ms / goal.target:.2f} "
-                               "times) over"))
+        met = ms <= goal.target
+        how = {} if met else {"over_ms": ms - goal.target, "times": ms / goal.target}
+    elif pct is None:
+        return Judged(goal, Outcome.NO_PEAK, row["mode"], ms)
     else:
-        pct = row.get("pct_of_peak")
-        if pct is None:
-            return f"- **{goal.words()}**: no peak was measured in this run."
-        reached = pct >= goal.target
-        how = (f"`{row['mode']}` reaches {pct:.1f} % in {got_ms:.3g} ms" + (
-            "" if reached else f", {goal.target - pct:.1f} points short"))
-    head = "reached" if reached else "not reached"
-    why = "" if reached else f". Why: {_why(row, ceil)}"
-    return f"- **{goal.words()}**: {head}; {how}{why}."
+        met = pct >= goal.target
+        how = {} if met else {"short": goal.target - pct}
+    why = None if met else _why(row, doc["provenance"].get("ceilings"))
+    return Judged(goal, Outcome.MET if met else Outcome.MISSED, row["mode"], ms, pct, why=why,
+                  **how)
+
+
+def of(doc: dict[str, Any]) -> Goals:
+    """Every goal against a ladder document."""
+    p = doc["provenance"]
+    dtype = p.get("settings", {}).get("dtype")
+    judged = DEVICE in str(p.get("device")) and dtype == DTYPE
+    return Goals(judged, str(p.get("device")), dtype,
+                 tuple(judge(doc, g) for g in GOALS) if judged else ())
 
 
 def listing() -> str:
-    """The goals as the page lists them before any run is judged."""
-    return "\n".join(f"- {g.words()}" for g in GOALS)
-
-
-def verdicts(doc: dict[str, Any]) -> str:
-    """Every goal against a ladder document; where the run is not an H200 in bf16, why the goals
-    are not judged."""
-    p = doc["provenance"]
-    dtype = p.get("settings", {}).get("dtype")
-    if DEVICE not in str(p.get("device")) or dtype != DTYPE:
-        return (f"The goals are set for one {DEVICE} in {DTYPE}; this run is {p.get('device')} in "
-                f"{dtype}, so they are not judged here.")
-    return "\n".join(verdict(doc, g) for g in GOALS)
+    """The goals as a table, before any run is judged."""
+    return render.markdown_table(("Model", "Batch", "Goal"), (
+        (g.model, str(g.batch_size),
+         f"at most {g.target:g} ms" if g.metric == "latency_ms"
+         else f"at least {g.target:g} % of the measured {DTYPE} peak") for g in GOALS),
+        align="lrl")

@@ -17,6 +17,7 @@ time over it says how far the row is from that.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -106,3 +107,22 @@ def row_reading(row: dict[str, Any], ceil: dict[str, Any] | None) -> dict[str, A
     """``reading`` of a ladder row, from its FLOPs, bytes and median."""
     return reading(row.get("flops"), row.get("bytes"),
                    (row.get("latency_ms") or {}).get("median"), ceil)
+
+
+@dataclass(frozen=True)
+class Roof:
+    """A row against its roofline: the floor as a % of the measured time, which bound sets it,
+    the floor in ms, and the compute floor as a % of the bound (the most of peak it can reach)."""
+
+    of_roofline_pct: float
+    bound: str
+    bound_ms: float
+    cap_pct: float
+
+
+def roof(row: dict[str, Any], ceil: dict[str, Any] | None) -> Roof | None:
+    read = row_reading(row, ceil)
+    if not read:
+        return None
+    return Roof(100 * read["of_roofline"], read["bound"], read["bound_ms"],
+                100 * read["compute_ms"] / read["bound_ms"])

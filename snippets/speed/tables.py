@@ -1,15 +1,17 @@
-"""The tables and findings of "How fast can it go": each ladder read against the device's measured
-ceilings, the profile of its fastest rung, and the settings grid with a verdict per mode.
+"""The tables of "How fast can it go": each ladder read against the device's measured ceilings,
+the profile of its fastest rung, the settings grid with a verdict per mode, and the freezing
+check.
 
-Everything here takes a results document and returns Markdown; nothing measures or prints.
+Everything here takes a results document and returns Markdown tables; nothing measures, prints
+or composes a sentence (the page's prose places ``snippets.speed.findings``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from snippets.core import measure, render
-from snippets.speed import choices, evidence, freezing, goals, roofline, settings
+from snippets.core import render
+from snippets.speed import choices, findings, freezing, roofline, settings
 
 
 def _label(r: dict[str, Any]) -> str:
@@ -26,17 +28,17 @@ def _spread(r: dict[str, Any]) -> str:
 
 
 def ceilings(doc: dict[str, Any]) -> str:
-    """The ceilings the run measured, as a sentence."""
-    c = doc["provenance"].get("ceilings")
-    if not c:
-        return "This run measured no ceilings (it predates them), so its rows have no roofline."
+    """The ceilings the run measured, as a table; "" where it measured none."""
+    c = findings.ladders(doc).ceilings
+    if c is None:
+        return ""
     # A CPU copies main memory to main memory: "device-to-device" would name a GPU's copy.
-    copy = "device-to-device" if doc["provenance"].get("device_type") == "cuda" else "memory"
-    return (f"Ceilings measured at the start of this run: a {c['matmul_n']}×{c['matmul_n']} "
-            f"{c['matmul_dtype']} matmul at **{c['matmul_tflops']:.4g} TFLOP/s**, and a "
-            f"{c['copy_mib']} MiB {copy} copy at **{c['copy_gbps']:.4g} GB/s** (bytes "
-            "read plus bytes written); medians of "
-            f"{len(c['matmul_samples'])} samples each.")
+    copy = "device-to-device" if c.device_copy else "memory"
+    return render.markdown_table(("Ceiling", "Of", "Median rate", "Samples"), (
+        ("matmul", f"{c.matmul_n}×{c.matmul_n} {c.matmul_dtype}",
+         f"{c.matmul_tflops:.4g} TFLOP/s", str(c.samples)),
+        (f"{copy} copy", f"{render.num(c.copy_mib, 'g')} MiB, read plus written",
+         f"{c.copy_gbps:.4g} GB/s", str(c.samples))), align="llrr")
 
 
 def ladder(doc: dict[str, Any]) -> str:
@@ -93,91 +95,14 @@ def top_kernels(doc: dict[str, Any]) -> str:
     return render.top_kernels(render.profiled(doc["rows"], _label)[0])
 
 
-def findings(doc: dict[str, Any]) -> str:
-    """What the ladders say, computed from them: per ladder the fastest rung, the step that
-    bought the most (hedged where its gain is within the spread of its rows), and where the
-    fastest rung stands against its roofline; where eager is fastest or freezing was profiled,
-    what the profile shows."""
-    ceil = doc["provenance"].get("ceilings")
-    out = []
-    for model, bs in dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]):
-        best = goals.best(doc, model, bs)
-        if best is None:
-            continue
-        steps = [r for r in doc["rows"] if r["model"] == model and r["batch_size"] == bs
-                 and r.get("speedup_prev") and r["status"] in ("ok", "noisy")]
-        line = f"- **{model} at batch {bs}**: fastest is `{best['mode']}`"
-        if best.get("speedup") and best["mode"] != "eager":
-            line += f", {best['speedup']:.2f} times eager's speed"
-        line += evidence.eager_fastest(doc, best) + evidence.freezing_profile(best)
-        if steps:
-            top = max(steps, key=lambda r: r["speedup_prev"])
-            below = f"`{top['prev_rung']}`" if top.get("prev_rung") else "the rung below"
-            # A step "buys" only if it beats the rung below by more than the noise threshold.
-            if top["speedup_prev"] > 1 + measure.NOISY_IQR_RATIO:
-                line += (f"; the step that buys most is `{top['mode']}` "
-                         f"({top['speedup_prev']:.2f}× over {below})"
-                         + evidence.within_noise(doc, top))
-            else:
-                line += (f"; no step beats the rung below it by more than "
-                         f"{measure.NOISY_IQR_RATIO:.0%} (the best, `{top['mode']}`, is "
-                         f"{top['speedup_prev']:.2f}× over {below})")
-        read = roofline.row_reading(best, ceil)
-        if read:
-            line += (f"; it runs at {100 * read['of_roofline']:.0f} % of its roofline "
-                     f"({read['bound']}-bound floor {read['bound_ms']:.3g} ms)")
-        out.append(line + ".")
-    out += [line for line in (evidence.slower_steps(doc),) if line]
-    bad = [r for r in doc["rows"] if r["status"] in ("mismatch", "oom", "error")]
-    out.append(f"- {len(bad)} of {len(doc['rows'])} rungs failed or computed another answer.")
-    return "\n".join(out)
-
-
-def recompiled_note(doc: dict[str, Any]) -> str:
-    """Where a ladder was recorded before each rung had its own compiled entry (its rows carry
-    no rung key), what that means for its freezing rung."""
-    ladder_rows = [r for r in doc["rows"] if r.get("rung")]
-    if not ladder_rows or any("key" in r["rung"] for r in ladder_rows):
-        return ""
-    return ("!!! warning \"Recorded before each rung kept its own compiled code\"\n\n"
-            "    In this run Dynamo was reset after each rung was built, so every rung was "
-            "compiled again at its first timed call, and freezing, then a global switch set "
-            "around the build only, was off by then: its `+ freezing` row times the rung below "
-            "it once more. A run of the current code compiles each rung once, with its own "
-            "options.")
-
-
-def try_first(doc: dict[str, Any]) -> str:
-    """The steps in the order they paid in this run: each step's geometric-mean speedup over
-    the rung below it, across the ladders where it ran and computed eager's answer."""
-    import math
-
-    gains: dict[str, list[float]] = {}
-    as_option: set[str] = set()  # steps measured with freezing asked for as an option alone
-    for r in doc["rows"]:
-        if r.get("speedup_prev") and r["status"] in ("ok", "noisy"):
-            gains.setdefault(r["mode"], []).append(r["speedup_prev"])
-            if evidence.freezing_as_option(r):
-                as_option.add(r["mode"])
-    ranked = sorted(((math.exp(sum(map(math.log, v)) / len(v)), k, len(v))
-                     for k, v in gains.items()), reverse=True)
-    caveat = (" (measured with freezing asked for as a compile option alone, which Dynamo does "
-              "not see: see above)")
-    return "\n".join(f"{i}. `{name}`: {g:.2f}× over the rung below, geometric mean of {n} "
-                     f"ladder{'s' if n > 1 else ''}{caveat if name in as_option else ''}"
-                     for i, (g, name, n) in enumerate(ranked, 1))
-
-
 def ladder_report(doc: dict[str, Any]) -> str:
-    """A ladder run as the page shows it: ceilings, ladders, findings, then the roofline, the
-    profile and the top kernels in blocks that open."""
-    parts = [p for p in (recompiled_note(doc), ceilings(doc)) if p] + [ladder(doc)]
-    parts += [p for p in (evidence.other_commands(doc),) if p] + [
-              "What the ladders say, computed from them:", findings(doc)]
-    parts += [p for p in (evidence.first_compile(doc),) if p] + [
-             render.details("The roofline of every rung (floors from the ceilings above; bytes "
-                            "are a lower bound: weights and input read once, output written "
-                            "once)", roofline_table(doc))]
+    """A ladder run's tables as the page shows them: ceilings, ladders, then the roofline, the
+    profile, the top kernels and what autotuning measured in blocks that open. The page's
+    prose places ``findings.ladders`` under them."""
+    parts = [p for p in (ceilings(doc), ladder(doc)) if p]
+    parts += [render.details("The roofline of every rung (floors from the ceilings above; bytes "
+                             "are a lower bound: weights and input read once, output written "
+                             "once)", roofline_table(doc))]
     if any(r.get("profile") for r in doc["rows"]):
         parts += [render.details("Where the profiled rungs' time goes (torch.profiler)",
                                  profile_table(doc) + "\n\n" + top_kernels(doc))]
@@ -218,16 +143,17 @@ def settings_verdicts(doc: dict[str, Any]) -> str:
                                   "Geometric mean ×", "Chosen"), rows)
 
 
+def settings_groups(doc: dict[str, Any]) -> str:
+    """The groups the verdicts count: each model and the batch sizes it was measured at."""
+    return render.markdown_table(("Model", "Batch sizes"), (
+        (m, ", ".join(map(str, b))) for m, b in findings.settings(doc).sizes), align="ll")
+
+
 def settings_report(doc: dict[str, Any]) -> str:
-    """The verdicts, over which models and batch sizes they were measured, then every point."""
-    sizes: dict[str, list[int]] = {}
-    for model, bs in dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]):
-        sizes.setdefault(model, []).append(bs)
-    over = "; ".join(f"{m} at batch {', '.join(map(str, b))}" for m, b in sizes.items())
-    return (settings_verdicts(doc) + f"\n\nThe groups are each model and batch size measured: "
-            f"{over}." + "\n\n" + render.details(
+    """The verdicts, the groups they were measured over, then every point."""
+    return "\n\n".join((settings_verdicts(doc), settings_groups(doc), render.details(
         "Every point of the grid (× all off: the speedup over the same mode with every "
-        "switch off, in the same rounds)", settings_table(doc)))
+        "switch off, in the same rounds)", settings_table(doc))))
 
 
 # ---- freezing: the switch against the option ------------------------------------------------
@@ -290,41 +216,17 @@ def freezing_table(doc: dict[str, Any]) -> str:
         for r in doc["rows"]), left_last=True)
 
 
-def freezing_findings(doc: dict[str, Any]) -> str:
-    """Per model and batch size, computed from the rows: what each way of asking for freezing
-    ran at against no freezing, and on a GPU what its replays copied, against the weights."""
-    out = []
-    groups = dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"])
-    for model, bs in groups:
-        rows = {r.get("point"): r for r in doc["rows"]
-                if (r["model"], r["batch_size"]) == (model, bs)}
-        said = []
-        for point in freezing.POINTS[1:]:
-            r = rows.get(point)
-            if r is None or r["status"] not in ("ok", "noisy") or not r.get("speedup"):
-                said.append(f"{freezing.POINT_WORDS[point]}: {r['status'] if r else 'not run'}")
-                continue
-            line = f"{freezing.POINT_WORDS[point]} {r['speedup']:.2f}×"
-            c = r.get("replay_copy")
-            if c:
-                line += (f" (each replay first copying "
-                         f"{render.count(round(c['tensors']), 'tensor')}, {c['mb']:.3g} MiB)")
-            said.append(line)
-        first = next(iter(rows.values()))
-        copy0 = (rows.get("off") or {}).get("replay_copy")
-        tail = ""
-        if copy0:
-            tail = (f"; without freezing a replay copies "
-                    f"{render.count(round(copy0['tensors']), 'tensor')} ({copy0['mb']:.3g} MiB)")
-        if first.get("weights_mb") and copy0:
-            tail += (f"; the input is {first['input_mb']:.3g} MiB, the weights "
-                     f"{first['weights_mb']:.3g} MiB")
-        fast = ("" if first.get("fastpath", True) else
-                " (all three with the encoder's fast path off, as on the ladder's freezing rung)")
-        out.append(f"- **{model} at batch {bs}**, each way's speed over no freezing{fast}: "
-                   + "; ".join(said) + tail + ".")
-    return "\n".join(out)
+def freezing_sizes(doc: dict[str, Any]) -> str:
+    """What each model and batch of the check holds, to set its copies beside: the input and
+    the weights; "" where no replay copied (a CPU) or the sizes were not recorded."""
+    rows = [f for f in findings.freezing(doc).checks if f.copied is not None and f.weights_mib]
+    if not rows:
+        return ""
+    return render.markdown_table(("Model · batch", "Input MiB", "Weights MiB"), (
+        (f"{f.model} · {f.batch}", f"{f.input_mib:.3g}", f"{f.weights_mib:.3g}") for f in rows))
 
 
 def freezing_report(doc: dict[str, Any]) -> str:
-    return freezing_table(doc) + "\n\n" + freezing_findings(doc)
+    """The recorded check's tables: each way against no freezing, and the sizes to read its
+    copies against."""
+    return "\n\n".join(p for p in (freezing_table(doc), freezing_sizes(doc)) if p)

@@ -1,5 +1,5 @@
 """The page's reading of autotuning's records, on made-up rows: counts, the two rankings, and
-the clause and table the page shows."""
+the summary and table the page shows."""
 
 from __future__ import annotations
 
@@ -25,40 +25,34 @@ ROW = {"model": "m", "batch_size": 1, "mode": "+ max-autotune", "autotune": [
 
 def test_a_summary_counts_choices_and_reads_both_rankings():
     s = choices.summary(ROW)
-    assert (s["ops"], s["errors"], s["template"], s["both"], s["retimed"]) == (3, 1, 2, 3, 2)
-    assert math.isclose(s["timer"], (3.0 * 2.0 * 0.5) ** (1 / 3))
-    assert math.isclose(s["profiler"], (0.5 * 1.5) ** 0.5)
-    assert s["reversed"] == 1
+    assert (s.ops, s.errors, s.template, s.both, s.retimed) == (3, 1, 2, 3, 2)
+    assert math.isclose(s.timer, (3.0 * 2.0 * 0.5) ** (1 / 3))
+    assert math.isclose(s.profiler, (0.5 * 1.5) ** 0.5)
+    assert s.reversed == 1
     # How much more than the template's kernels the timer counted: a template's re-timing is
     # always the profiler's.
-    assert math.isclose(s["launch"], (0.009 / 0.008 * 0.025 / 0.020) ** 0.5)
-    assert s["launch_of"] == 2
-    assert f"; the timer read the fastest template at {s['launch']:.2f}× its kernel time by " \
-        "the profiler (geometric mean of 2)" in choices.clause(ROW)
+    assert math.isclose(s.launch, (0.009 / 0.008 * 0.025 / 0.020) ** 0.5)
+    assert s.launch_of == 2
 
 
 def test_the_profiler_s_readings_are_summed_only_where_it_re_timed_every_operator():
-    assert choices.summary(ROW)["chosen_us"] is None  # one operator was not re-timed
+    assert choices.summary(ROW).chosen_us is None  # one operator was not re-timed
     every = {**ROW, "autotune": ROW["autotune"][:2] + [_op("library", 0.010, 0.020, 0.005, 0.006)]}
     s = choices.summary(every)
-    assert math.isclose(s["chosen_us"], 8 + 20 + 5)  # the template twice, then the library
-    assert math.isclose(s["library_us"], 4 + 30 + 5)
+    assert math.isclose(s.chosen_us, 8 + 20 + 5)  # the template twice, then the library
+    assert math.isclose(s.library_us, 4 + 30 + 5)
 
 
-def test_rows_without_records_read_as_none_and_an_empty_record_names_the_cache():
+def test_rows_without_records_read_as_none_and_an_empty_record_as_no_operator():
     assert choices.summary({"mode": "+ freezing"}) is None
-    assert choices.clause({"mode": "+ freezing"}) == ""
-    assert "cache held every choice" in choices.clause({**ROW, "autotune": []})
+    assert choices.summary({**ROW, "autotune": []}).ops == 0
 
 
-def test_the_clause_and_the_table_say_what_the_records_hold():
-    line = choices.clause(ROW)
-    assert "chose a generated template over the library kernel for 2 of them" in line
-    assert "for 1 of those the template it chose runs slower" in line
-    assert "captured" not in line
-    timed = choices.clause({**ROW, "uncaptured": {"count": 4, "first": ["RuntimeError: x"]}})
-    assert "4 of its candidates failed when captured in a CUDA graph (the first with " \
-        "`RuntimeError: x`)" in timed
+def test_the_summary_and_the_table_say_what_the_records_hold():
+    s = choices.summary(ROW)
+    assert (s.template, s.library, s.reversed, s.uncaptured) == (2, 1, 1, 0)
+    timed = choices.summary({**ROW, "uncaptured": {"count": 4, "first": ["RuntimeError: x"]}})
+    assert (timed.uncaptured, timed.uncaptured_first) == (4, "RuntimeError: x")
     table = choices.table({"rows": [ROW, {"model": "m", "batch_size": 1, "mode": "eager"}]})
     assert table.count("\n") == 2 and "m · 1 · + max-autotune | 2 of 3 |" in table
     assert choices.table({"rows": [{"mode": "eager"}]}) == ""
@@ -69,10 +63,9 @@ def test_a_record_re_timed_before_the_timer_was_the_profiler_s_is_not_read_as_th
     old = {**ROW, "autotune": [{k: v for k, v in o.items() if k != "retimed_by"}
                                for o in ROW["autotune"]]}
     s = choices.summary(old)
-    assert s["retimed"] == 0 and s["profiler"] is None and s["reversed"] == 0
-    assert "the profiler, timing the kernels alone" not in choices.clause(old)
+    assert s.retimed == 0 and s.profiler is None and s.reversed == 0
     # A convolution, which Inductor calls without out=, it re-timed with the profiler itself.
     conv = {**old["autotune"][0], "library": {**old["autotune"][0]["library"],
                                               "name": "convolution"}}
     s = choices.summary({**old, "autotune": [conv, *old["autotune"][1:]]})
-    assert s["retimed"] == 1 and s["reversed"] == 1
+    assert s.retimed == 1 and s.reversed == 1

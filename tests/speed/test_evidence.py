@@ -1,10 +1,14 @@
-"""The sentences that explain a surprising ladder row, on made-up documents: a gain within the
+"""The evidence for a surprising ladder row, as findings on made-up documents: a gain within the
 spread, an eager rung that runs the transformer's fast path, a frozen rung that calls plain
-convolutions, and a first compile longer than the rest."""
+convolutions, a first compile longer than the rest, slower steps and autotuned rungs."""
 
 from __future__ import annotations
 
-from snippets.speed import evidence, tables
+import math
+
+from snippets.speed import evidence, findings, tables
+from snippets.speed.evidence import Packed, Profiled
+from snippets.speed.findings import Step
 
 from .docs_fixtures import doc, row
 
@@ -32,11 +36,13 @@ def _ladder(step_ms: tuple[float, ...], **best: object) -> dict:
 
 def test_a_gain_within_the_spread_of_its_rows_is_hedged() -> None:
     # 8 ms against 10: a 25 % gain; its samples 6..10 ms are an IQR of 50 % of the median
-    wide = tables.findings(_ladder((6.0, 8.0, 10.0)))
-    assert "the step that buys most is `+ channels_last` (1.25× over `compile`)" in wide
-    assert "within the spread of the two rows (IQR 50.0 % and 0.0 %" in wide
-    narrow = tables.findings(_ladder((8.0, 8.0, 8.0)))
-    assert "(1.25× over `compile`)" in narrow and "within the spread" not in narrow
+    step = findings.ladders(_ladder((6.0, 8.0, 10.0))).ladders[0].step
+    assert (step.mode, step.below, step.verdict) == ("+ channels_last", "compile", Step.BUYS)
+    assert math.isclose(step.speedup, 1.25) and step.spreads == (50.0, 0.0)
+    narrow = findings.ladders(_ladder((8.0, 8.0, 8.0))).ladders[0].step
+    assert narrow.verdict is Step.BUYS and narrow.spreads is None
+    flat = findings.ladders(_ladder((9.8, 9.8, 9.8))).ladders[0].step
+    assert flat.verdict is Step.NONE
 
 
 def test_an_eager_fast_path_is_named_with_what_the_compiled_rungs_returned() -> None:
@@ -44,53 +50,62 @@ def test_an_eager_fast_path_is_named_with_what_the_compiled_rungs_returned() -> 
                 profile=_profile(evidence.FASTPATH_OP, 0.9, 6.0)),
             row("transformer", 1, "compile", (11.0, 11.0, 11.0), speedup=10 / 11,
                 speedup_prev=10 / 11, prev_rung="eager", compile_s=1.0, rel_err=0.0)]
-    out = tables.findings(doc("bench", rows, **CPU))
-    assert "fastest is `eager`; eager's profile: `aten::_transformer_encoder_layer_fwd` " \
-           "holds 90 % of the wall time, 6 calls a call" in out
-    assert "(../graph-breaks/#what-the-one-graph-contains-the-fast-path)" in out
-    assert "bit for bit (rel err 0) and run at 0.91× eager's speed" in out
+    ladder = findings.ladders(doc("bench", rows, **CPU)).ladders[0]
+    assert ladder.mode == "eager" and ladder.speedup is None
+    e = ladder.eager
+    assert e.fastpath and e.bit_exact and e.top.name == evidence.FASTPATH_OP
+    assert math.isclose(e.top.share_pct, 90.0) and e.top.count_per_call == 6.0
+    assert math.isclose(e.compiled.low, 10 / 11) and e.compiled.low == e.compiled.high
 
 
-def test_a_frozen_rung_that_calls_plain_convolutions_says_so() -> None:
+def test_a_frozen_rung_shows_whether_it_called_plain_convolutions() -> None:
     frozen = {"mode": "default", "channels_last": True, "freezing": True, "key": "freezing"}
     plain = _ladder((8.0, 8.0, 8.0), rung=frozen,
                     profile=_profile("aten::convolution", 0.8, 53.0))
-    assert "no prepacked `mkldnn::` operator: `aten::convolution` holds 80 %" in \
-        tables.findings(plain)
+    found = findings.ladders(plain).ladders[0].frozen
+    assert found.packed is Packed.PLAIN and math.isclose(found.kernel.share_pct, 80.0)
     packed = _ladder((8.0, 8.0, 8.0), rung=frozen,
                      profile=_profile("mkldnn::_convolution_pointwise", 0.8, 53.0))
-    assert "oneDNN's prepacked `mkldnn::_convolution_pointwise`, 80 %" in tables.findings(packed)
+    found = findings.ladders(packed).ladders[0].frozen
+    assert found.packed is Packed.PREPACKED
+    assert found.kernel.name == "mkldnn::_convolution_pointwise"
 
 
-def test_a_first_compile_longer_than_the_rest_is_explained_once() -> None:
-    out = evidence.first_compile(_ladder((8.0, 8.0, 8.0)))
-    assert "(resnet50 at batch 1, `compile` 30.0 s against 5.0 s for the rungs after it" in out
-    assert "one process" in out
+def test_a_first_compile_longer_than_the_rest_is_found() -> None:
+    (first,) = evidence.first_compiles(_ladder((8.0, 8.0, 8.0)))
+    assert (first.model, first.batch, first.mode, first.first_s) == ("resnet50", 1, "compile",
+                                                                      30.0)
+    assert (first.later_s.low, first.later_s.high) == (5.0, 5.0)
     d = _ladder((8.0, 8.0, 8.0))
     d["rows"][2]["compile_s"] = 25.0  # within 1.5 times: nothing to explain
-    assert evidence.first_compile(d) == ""
+    assert evidence.first_compiles(d) == ()
 
 
 def test_a_cpu_ceiling_is_a_memory_copy() -> None:
     ceil = {"matmul_n": 8, "matmul_dtype": "fp32", "copy_mib": 4, "matmul_tflops": 1.0,
             "matmul_samples": [1.0], "copy_gbps": 2.0, "copy_samples": [2.0]}
     d = _ladder((8.0, 8.0, 8.0))
+    assert findings.ladders(d).ceilings is None and tables.ceilings(d) == ""
     d["provenance"]["ceilings"] = ceil
-    assert "4 MiB memory copy" in tables.ceilings(d)
+    c = findings.ladders(d).ceilings
+    assert (c.matmul_n, c.copy_mib, c.samples, c.device_copy) == (8, 4, 1, False)
+    assert "| memory copy | 4 MiB" in tables.ceilings(d)
     d["provenance"]["device_type"] = "cuda"
-    assert "4 MiB device-to-device copy" in tables.ceilings(d)
+    assert findings.ladders(d).ceilings.device_copy
+    assert "| device-to-device copy | 4 MiB" in tables.ceilings(d)
 
 
-def test_a_step_that_makes_the_ladder_slower_says_what_its_profile_changed() -> None:
+def test_a_step_that_makes_the_ladder_slower_carries_both_profiles() -> None:
     slow = _ladder((12.5, 12.5, 12.5))  # 10 ms, then 12.5: 0.80× the rung below
-    assert "`+ channels_last` runs at 0.80× the speed of the rung below it, `compile`; the " \
-           "run profiled only its fastest rung" in tables.findings(slow)
+    (s,) = findings.ladders(slow).slower
+    assert (s.mode, s.below, s.profiled) == ("+ channels_last", "compile", Profiled.NEITHER)
+    assert math.isclose(s.ratio, 0.8)
     for r, kernels in zip(slow["rows"][1:], (100.0, 140.0), strict=True):
         r["profile"] = _profile("k", 0.5, kernels)
-    line = evidence.slower_steps(slow)
-    assert "its profile counts 140 kernels a call against 100" in line
-    assert "idle 10 % of the time against 10 %" in line
-    assert evidence.slower_steps(_ladder((8.0, 8.0, 8.0))) == ""
+    (s,) = evidence.slower_steps(slow)
+    assert s.profiled is Profiled.BOTH and (s.mine.kernels, s.theirs.kernels) == (140.0, 100.0)
+    assert math.isclose(s.mine.idle_pct, 10.0) and s.mine.longest.name == "k"
+    assert evidence.slower_steps(_ladder((8.0, 8.0, 8.0))) == ()
 
 
 def test_a_slower_step_is_read_against_the_rung_below_of_its_own_command() -> None:
@@ -99,20 +114,18 @@ def test_a_slower_step_is_read_against_the_rung_below_of_its_own_command() -> No
     compiled["profile"] = _profile("k", 0.5, 100.0)
     top.update(part=1, profile=_profile("k", 0.5, 140.0))
     # The file's rung below came from another command: its profile does not pair with this one.
-    assert "the file holds its profile, but not the rung below's" in evidence.slower_steps(slow)
+    assert evidence.slower_steps(slow)[0].profiled is Profiled.MINE_ONLY
     top["below_profile"] = _profile("k", 0.5, 120.0)  # as the top rung's command profiled it
-    assert "its profile counts 140 kernels a call against 120" in evidence.slower_steps(slow)
+    (s,) = evidence.slower_steps(slow)
+    assert s.profiled is Profiled.BOTH and s.theirs.kernels == 120.0
 
 
-def test_a_row_added_by_another_command_says_its_ratios_are_from_its_own_rounds() -> None:
+def test_a_row_added_by_another_command_is_named() -> None:
     ladder = _ladder((12.5, 12.5, 12.5))
-    assert evidence.other_commands(ladder) == ""
+    assert evidence.other_commands(ladder) == ()
     top = ladder["rows"][-1]
     top["part"] = 1  # added by a later command, timed against eager and the rung below anew
-    line = evidence.other_commands(ladder)
-    assert f"`{top['model']} · {top['batch_size']} · {top['mode']}`" in line
-    assert line.count("`") == 2 and "like-for-like" in line
-    assert line in tables.ladder_report(ladder)
+    assert findings.ladders(ladder).apart == ("resnet50 · 1 · + channels_last",)
 
 
 def _tuned(key: str, ratio: float, library_chosen: int, **fields: object) -> dict:
@@ -130,28 +143,18 @@ def test_autotuned_rungs_are_read_with_their_kernel_split_and_both_ways_of_timin
     def split(mm: float, rest: float) -> dict:
         return {**_profile("k", 0.5, 70.0), "by_class": {"matmul": mm, "triton": rest}}
 
-    ladder = doc("bench", [
+    found = findings.autotuned(doc("bench", [
         _tuned("max-autotune", 0.87, 0, profile=split(400.0, 200.0),
                below_profile=split(340.0, 170.0)),
-        _tuned("graph-timed-autotune", 0.95, 3)], **CPU)
-    text = evidence.autotuned(ladder)
-    assert text.startswith("1 of the 2 autotuned rungs in this file run slower")
-    assert "take 400.0 µs a call against 340.0 in the rung below, its other kernels 200.0 µs " \
-           "against 170.0." in text
-    assert "timed as replays, autotuning chose the library kernel for 3 of 4 operators, " \
-           "against 0 of 4 by its own timer, and the rung runs at 0.95× the speed of " \
-           "`+ freezing`, against 0.87×." in text
-    assert "Coordinate-descent" not in text and "while it tuned" not in text
-    profiled = {**_tuned("max-autotune", 0.87, 0, profile=split(400.0, 200.0),
-                         below_profile=split(340.0, 170.0))}
-    profiled["autotune"] = [{**op, "retimed_by": "profiler",
-                             "library": {**op["library"], "kernel_ms": 0.012},
-                             "template": {**op["template"], "kernel_ms": 0.010}}
-                            for op in profiled["autotune"]]
-    assert "against 170.0; while it tuned, the profiler read the kernels it chose at 40.0 µs " \
-           "a call in all, and the library's at 48.0." in evidence.autotuned(
-               doc("bench", [profiled], **CPU))
-    assert evidence.autotuned(doc("bench", [], **CPU)) == "This file holds no autotuned rung."
+        _tuned("graph-timed-autotune", 0.95, 3)], **CPU))
+    assert (len(found.slower), len(found.rungs)) == (1, 2)
+    assert found.rungs[0].split == findings.Split(400.0, 200.0, 340.0, 170.0)
+    assert found.rungs[1].split is None
+    (p,) = found.replayed
+    assert (p.graph.library, p.graph.ops, p.own.library, p.own.ops) == (3, 4, 0, 4)
+    assert (p.graph_ratio, p.own_ratio, p.below) == (0.95, 0.87, "+ freezing")
+    assert found.descent == () and found.rungs[0].choices.chosen_us is None
+    assert findings.autotuned(doc("bench", [], **CPU)).rungs == ()
 
 
 def test_coordinate_descent_alone_is_read_beside_the_autotuned_rungs_of_its_ladder() -> None:
@@ -159,9 +162,29 @@ def test_coordinate_descent_alone_is_read_beside_the_autotuned_rungs_of_its_ladd
                   speedup_prev=1.03, prev_rung="+ freezing",
                   rung={"mode": "reduce-overhead", "key": "coordinate-descent"})
     other = {**descent, "batch_size": 1, "speedup_prev": 0.99}
-    text = evidence.autotuned(doc("bench", [
+    found = findings.autotuned(doc("bench", [
         descent, other, _tuned("max-autotune", 0.87, 0),
-        _tuned("graph-timed-autotune", 0.95, 3)], **CPU))
-    assert "- **transformer at batch 32**: 1.03× the speed of `+ freezing`, where " \
-           "`+ max-autotune` runs at 0.87× and `+ graph-timed autotune` runs at 0.95×." in text
-    assert "- **transformer at batch 1**: 0.99× the speed of `+ freezing`." in text
+        _tuned("graph-timed-autotune", 0.95, 3)], **CPU)).descent
+    assert [(d.batch, d.ratio) for d in found] == [(32, 1.03), (1, 0.99)]
+    assert [t.ratio for t in found[0].tuned] == [0.87, 0.95] and found[1].tuned == ()
+
+
+def test_what_to_try_first_ranks_steps_and_marks_those_measured_with_the_option_alone():
+    def step(mode, prev, **rung):
+        return {"mode": mode, "speedup_prev": prev, "status": "ok", "rung": rung}
+
+    d = {"rows": [step("compile", 2.0), step("+ freezing", 0.9, freezing=True)]}
+    paid = findings.paid(d).paid
+    assert [(p.mode, p.gmean, p.ladders, p.as_option) for p in paid] == [
+        ("compile", 2.0, 1, False), ("+ freezing", 0.9, 1, True)]
+    d["rows"][1]["rung"]["freezing_switch"] = True
+    assert not findings.paid(d).paid[1].as_option
+
+
+def test_a_frozen_row_recorded_with_the_option_is_found() -> None:
+    profile = {"device_type": "cuda", "top": [
+        {"name": "void at::native::multi_tensor_apply_kernel<x>", "us_per_call": 81.3}]}
+    assert evidence.as_option({"rung": {"freezing": True}, "profile": profile}) == \
+        evidence.AsOption(on_gpu=True, copy_us=81.3)
+    assert evidence.as_option({"rung": {"freezing": True, "freezing_switch": True}}) is None
+    assert evidence.as_option({"rung": {"freezing": False}}) is None

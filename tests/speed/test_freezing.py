@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from snippets.speed import evidence, freezing, tables
+from snippets.speed import freezing, tables
 
 
 @pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="a CPU build without oneDNN")
@@ -28,26 +28,3 @@ def test_the_page_says_what_the_two_ways_ran():
     value[0]["prepacked"] = True
     assert "both ways froze the weights" in tables.freezing_switch(value)
     assert "no oneDNN" in tables.freezing_switch([])
-
-
-def test_a_frozen_row_recorded_with_the_option_says_so():
-    profile = {"device_type": "cuda", "top": [
-        {"name": "void at::native::multi_tensor_apply_kernel<x>", "us_per_call": 81.3}]}
-    row = {"rung": {"freezing": True}, "profile": profile}
-    line = evidence._as_option(row)
-    assert "asked for freezing as a compile option alone" in line
-    assert "(its profile: `multi_tensor_apply_kernel`, 81.3 µs a call)" in line
-    assert evidence._as_option({"rung": {"freezing": True, "freezing_switch": True}}) == ""
-    assert evidence._as_option({"rung": {"freezing": False}}) == ""
-
-
-def test_what_to_try_first_marks_steps_measured_with_the_option_alone():
-    def row(mode, prev, **rung):
-        return {"mode": mode, "speedup_prev": prev, "status": "ok", "rung": rung}
-
-    doc = {"rows": [row("compile", 2.0), row("+ freezing", 0.9, freezing=True)]}
-    text = tables.try_first(doc)
-    assert text.splitlines()[1].startswith("2. `+ freezing`: 0.90×")
-    assert "compile option alone" in text.splitlines()[1]
-    doc["rows"][1]["rung"]["freezing_switch"] = True
-    assert "compile option" not in tables.try_first(doc)

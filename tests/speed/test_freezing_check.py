@@ -7,7 +7,7 @@ from torch import nn
 
 from snippets import speed
 from snippets.core import results
-from snippets.speed import freezing, tables
+from snippets.speed import findings, freezing, tables
 
 from .test_cli import run_cli
 
@@ -51,10 +51,12 @@ def test_the_page_reads_the_copies_against_the_weights():
                     row("switch", 0.45, 1.03, 1, 0.3)]}
     text = tables.freezing_report(doc)
     assert "| m · 1 · the option alone | 0.590 (0.0) | 0.78 | 268 (49.1 MiB) | ok |" in text
-    assert ("the option alone 0.78× (each replay first copying 268 tensors, 49.1 MiB); "
-            "option and switch 1.03× (each replay first copying 1 tensor, 0.3 MiB)") in text
-    assert "without freezing a replay copies 1 tensor (0.3 MiB)" in text
-    assert "the input is 0.3 MiB, the weights 49 MiB" in text
+    assert "| m · 1 | 0.3 | 49 |" in text  # the sizes to read the copies against
+    (check,) = findings.freezing(doc).checks
+    assert [(w.point, w.speedup, w.copied, w.copied_mib) for w in check.ways] == [
+        ("option", 0.78, 268, 49.1), ("switch", 1.03, 1, 0.3)]
+    assert (check.copied, check.copied_mib, check.input_mib, check.weights_mib) == (
+        1, 0.3, 0.3, 49.0)
 
 
 def test_the_freezing_run_takes_no_ladder_flags(capsys):
@@ -72,4 +74,4 @@ def test_an_encoder_is_checked_without_its_fast_path_as_on_the_ladder():
                                            factories=(("enc", encoder),), **QUICK))
     assert all(r["fastpath"] is False and r["status"] in ("ok", "noisy") for r in doc["rows"])
     assert torch.backends.mha.get_fastpath_enabled()
-    assert "fast path off, as on the ladder's freezing rung" in tables.freezing_findings(doc)
+    assert all(not c.fastpath for c in findings.freezing(doc).checks)

@@ -3,7 +3,9 @@ plots, on made-up documents whose arithmetic can be checked by hand."""
 
 from __future__ import annotations
 
-from snippets.speed import goals, plots, settings, tables
+import math
+
+from snippets.speed import findings, goals, plots, settings, tables
 
 from .docs_fixtures import doc, point, row
 
@@ -29,31 +31,42 @@ def ladder_doc(best_ms: float, pct: float, **prov) -> dict:
     return doc("bench", rows, ceilings=CEIL, peak_bf16_tflops=800.0, **prov)
 
 
-def test_goals_reached_say_so():
-    out = goals.verdicts(ladder_doc(0.1, 50.0))
-    assert out.count("reached;") == 4 and "not reached" not in out
+def test_goals_met_say_so():
+    found = goals.of(ladder_doc(0.1, 50.0))
+    assert found.judged and [j.outcome for j in found.goals] == [goals.Outcome.MET] * 4
+    assert all(j.why is None and j.over_ms is None and j.short is None for j in found.goals)
 
 
 def test_goals_missed_say_by_how_much_and_why():
-    out = goals.verdicts(ladder_doc(0.5, 20.0))
-    lines = out.splitlines()
-    assert len(lines) == 4 and all("not reached" in line for line in lines)
+    found = goals.of(ladder_doc(0.5, 20.0)).goals
+    assert [j.outcome for j in found] == [goals.Outcome.MISSED] * 4
     # 0.5 ms against 0.40: 0.1 ms, 1.25 times over; 20 % against 25: 5 points short
-    assert "0.1 ms (1.25 times) over" in lines[0] and "5.0 points short" in lines[1]
-    assert "idle between kernels for 40 %" in lines[0] and "`sm90_gemm`, held 20 %" in lines[0]
+    assert math.isclose(found[0].over_ms, 0.1) and math.isclose(found[0].times, 1.25)
+    assert math.isclose(found[1].short, 5.0)
+    why = found[0].why
+    assert math.isclose(why.idle_pct, 40.0) and (why.top, why.kernels) == ("sm90_gemm", 120.0)
+    assert math.isclose(why.top_pct, 20.0)
     # floor: 50.3 MB at 4000 GB/s is 0.0126 ms, above 8 GFLOP at 800 TFLOP/s (0.01 ms)
-    assert "0.0126 ms (memory-bound)" in lines[0]
+    assert why.roof.bound == "memory" and f"{why.roof.bound_ms:.3g}" == "0.0126"
 
 
 def test_goals_are_not_judged_off_an_h200_in_bf16():
-    out = goals.verdicts(ladder_doc(0.1, 50.0, device="CPU: x", dtype="fp32"))
-    assert "not judged" in out and "reached" not in out
+    found = goals.of(ladder_doc(0.1, 50.0, device="CPU: x", dtype="fp32"))
+    assert not found.judged and found.goals == () and found.dtype == "fp32"
+
+
+def test_the_goals_are_listed_as_a_table():
+    assert "| resnet50 | 1 | at most 0.4 ms |" in goals.listing()
 
 
 def test_findings_name_the_fastest_rung_and_the_step_that_buys_most():
-    out = tables.findings(ladder_doc(0.5, 20.0))
-    assert "**resnet50 at batch 1**: fastest is `+ CUDA graphs`, 8.00 times eager's speed" in out
-    assert "(8.00× over `eager`)" in out and "0 of 8 rungs failed" in out
+    found = findings.ladders(ladder_doc(0.5, 20.0))
+    first = found.ladders[0]
+    assert (first.model, first.batch, first.mode, first.speedup) == (
+        "resnet50", 1, "+ CUDA graphs", 8.0)
+    assert (first.step.mode, first.step.below, first.step.speedup) == ("+ CUDA graphs",
+                                                                       "eager", 8.0)
+    assert (found.failed, found.rows) == (0, 8)
 
 
 def test_the_report_carries_ceilings_roofline_and_profile():
@@ -69,7 +82,8 @@ def test_a_ladder_recorded_before_the_ceilings_still_renders():
     for r in d["rows"]:
         r.pop("bytes"), r.pop("profile", None)
     out = tables.ladder_report(d)
-    assert "measured no ceilings" in out and "Where the fastest rung" not in out
+    assert findings.ladders(d).ceilings is None
+    assert "TFLOP/s" not in out and "Where the profiled rungs" not in out
 
 
 def test_a_plot_per_ladder_with_its_floor_and_goal():
@@ -84,4 +98,5 @@ def test_settings_tables_name_each_mode_and_the_setting_chosen():
                             point("r", 1, "default", (0.5, 0.5, 0.5), benchmark=True)])
     out = tables.settings_report(d)
     assert "| default · cudnn.benchmark | helps | 1 / 0 / 1 | 2.000 | on |" in out
-    assert "The groups are each model and batch size measured: r at batch 1." in out
+    assert "| r | 1 |" in out
+    assert findings.settings(d).sizes == (("r", (1,)),)

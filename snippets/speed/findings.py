@@ -1,0 +1,370 @@
+"""What a speed run says, as data: the numbers and verdicts the prose of "How fast can it go"
+reads (``docs/includes/speed.md`` places them).
+
+``of(doc)`` gathers what the page reads from a ``bench-ladder`` document, ``of_freezing(doc)``
+from a ``speed-freezing`` one. Of their parts, ``ladders(doc)`` returns a ladder run's ceilings,
+each ladder's fastest rung, best step and roofline, its slower steps and its long first
+compiles; ``autotuned(doc)`` the autotuned rungs against the rung below; ``paid(doc)`` the steps
+in the order they paid; ``freezing(doc)`` a freezing check per model and batch; ``settings(doc)``
+what the settings grid was measured over. Pure: nothing here measures, formats or composes text.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from snippets.core import measure
+from snippets.core import rows as typed
+from snippets.speed import choices, evidence, goals, roofline
+from snippets.speed import freezing as freezing_check
+from snippets.speed.evidence import EagerFastest, FirstCompile, FrozenProfile, Slower
+
+NOISE = measure.NOISY_IQR_RATIO  # a step "buys" only if it beats the rung below by more
+
+
+@dataclass(frozen=True)
+class Ceilings:
+    """What the run measured before any rung was timed; ``device_copy`` is a GPU's copy from
+    device memory to device memory (a CPU's is main memory to main memory)."""
+
+    matmul_n: int
+    matmul_dtype: str
+    matmul_tflops: float
+    copy_mib: float
+    copy_gbps: float
+    samples: int
+    device_copy: bool
+
+
+class Step(str, enum.Enum):
+    """Whether the ladder's best step beats the rung below by more than the noise mark."""
+
+    BUYS = "buys"
+    NONE = "none"
+
+
+@dataclass(frozen=True)
+class BestStep:
+    """The step with the largest speedup over the rung below; ``spreads`` (the two rows' IQR %
+    of their medians) where its gain is within them."""
+
+    mode: str
+    below: str | None
+    speedup: float
+    verdict: Step
+    spreads: tuple[float, ...] | None
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """One ladder (model and batch): its fastest rung that computed eager's answer, that rung's
+    speedup over eager (None where eager is fastest) and what its profile shows, the best step,
+    and the fastest rung against its roofline."""
+
+    model: str
+    batch: int
+    mode: str
+    speedup: float | None
+    eager: EagerFastest | None
+    frozen: FrozenProfile | None
+    step: BestStep | None
+    roof: roofline.Roof | None
+
+
+@dataclass(frozen=True)
+class Ladders:
+    device: str
+    ceilings: Ceilings | None
+    apart: tuple[str, ...]  # rows timed against the rung below in another command's rounds
+    ladders: tuple[Ladder, ...]
+    slower: tuple[Slower, ...]
+    rows: int
+    failed: int
+    first_compiles: tuple[FirstCompile, ...]
+    cache_empty: bool
+    shared_code: bool  # the rungs shared one compiled entry: Dynamo was reset between them
+
+
+def _ceilings(doc: dict[str, Any]) -> Ceilings | None:
+    c = doc["provenance"].get("ceilings")
+    if not c:
+        return None
+    return Ceilings(c["matmul_n"], c["matmul_dtype"], c["matmul_tflops"], c["copy_mib"],
+                    c["copy_gbps"], len(c["matmul_samples"]),
+                    doc["provenance"].get("device_type") == "cuda")
+
+
+def _step(doc: dict[str, Any], model: str, bs: int) -> BestStep | None:
+    steps = [r for r in doc["rows"] if r["model"] == model and r["batch_size"] == bs
+             and r.get("speedup_prev") and r["status"] in typed.TIMED]
+    if not steps:
+        return None
+    top = max(steps, key=lambda r: r["speedup_prev"])
+    buys = top["speedup_prev"] > 1 + NOISE
+    return BestStep(top["mode"], top.get("prev_rung"), top["speedup_prev"],
+                    Step.BUYS if buys else Step.NONE,
+                    evidence.within_noise(doc, top) if buys else None)
+
+
+def ladders(doc: dict[str, Any]) -> Ladders:
+    """The findings of one ladder run."""
+    ceil = doc["provenance"].get("ceilings")
+    found = []
+    for model, bs in dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]):
+        best = goals.best(doc, model, bs)
+        if best is None:
+            continue
+        found.append(Ladder(
+            model, bs, best["mode"],
+            best.get("speedup") if best["mode"] != "eager" else None,
+            evidence.eager_fastest(doc, best), evidence.freezing_profile(best),
+            _step(doc, model, bs), roofline.roof(best, ceil)))
+    rungs = [r for r in doc["rows"] if r.get("rung")]
+    return Ladders(
+        device=doc["provenance"].get("device_type") or "", ceilings=_ceilings(doc),
+        apart=evidence.other_commands(doc), ladders=tuple(found),
+        slower=evidence.slower_steps(doc), rows=len(doc["rows"]),
+        failed=sum(r["status"] in typed.FAILED for r in doc["rows"]),
+        first_compiles=evidence.first_compiles(doc), cache_empty=evidence.cache_was_empty(doc),
+        shared_code=bool(rungs) and not any("key" in r["rung"] for r in rungs))
+
+
+# ---- try first -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Paid:
+    """One step's geometric-mean speedup over the rung below, over the ladders where it ran and
+    computed eager's answer; ``as_option`` where it was measured with freezing as an option
+    alone."""
+
+    mode: str
+    gmean: float
+    ladders: int
+    as_option: bool
+
+
+@dataclass(frozen=True)
+class TryFirst:
+    paid: tuple[Paid, ...]
+
+
+def paid(doc: dict[str, Any]) -> TryFirst:
+    """The steps in the order they paid in this run."""
+    gains: dict[str, list[float]] = {}
+    as_option: set[str] = set()
+    for r in doc["rows"]:
+        if r.get("speedup_prev") and r["status"] in typed.TIMED:
+            gains.setdefault(r["mode"], []).append(r["speedup_prev"])
+            if evidence.freezing_as_option(r):
+                as_option.add(r["mode"])
+    ranked = sorted(((math.exp(sum(map(math.log, v)) / len(v)), k, len(v))
+                     for k, v in gains.items()), reverse=True)
+    return TryFirst(tuple(Paid(k, g, n, k in as_option) for g, k, n in ranked))
+
+
+# ---- autotuning ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Split:
+    """Kernel time per call in µs, matrix products and convolutions (the library's kernels and
+    autotuning's templates alike) against the rest, of a rung and of the rung below."""
+
+    matmul_us: float
+    rest_us: float
+    matmul_below_us: float
+    rest_below_us: float
+
+
+def split(row: dict[str, Any]) -> Split | None:
+    mine, theirs = row.get("profile") or {}, row.get("below_profile") or {}
+    if not (mine.get("by_class") and theirs.get("by_class")):
+        return None
+
+    def two(p: dict[str, Any]) -> tuple[float, float]:
+        mm = p["by_class"].get("matmul", 0.0)
+        return mm, sum(p["by_class"].values()) - mm
+
+    return Split(*two(mine), *two(theirs))
+
+
+@dataclass(frozen=True)
+class Tuned:
+    """An autotuned rung against the rung below, with what autotuning measured (None where the
+    row holds no record) and, where both rungs were profiled, the kernel time split."""
+
+    model: str
+    batch: int
+    mode: str
+    key: str | None
+    ratio: float
+    below: str | None
+    as_option: bool
+    choices: choices.Choices | None
+    split: Split | None
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """One ladder autotuned both ways: the library kernels kept when candidates were timed as
+    replays and by the timer, each of how many operators, and both rungs' speed over the rung
+    below."""
+
+    model: str
+    batch: int
+    below: str | None
+    graph: choices.Choices
+    own: choices.Choices
+    graph_ratio: float
+    own_ratio: float
+
+
+@dataclass(frozen=True)
+class Descent:
+    """A ``coordinate-descent`` rung's speed over the rung below, beside the autotuned rungs of
+    its ladder."""
+
+    model: str
+    batch: int
+    ratio: float
+    below: str | None
+    tuned: tuple[Tuned, ...]
+
+
+@dataclass(frozen=True)
+class Autotuned:
+    rungs: tuple[Tuned, ...]
+    noise: float  # the mark a rung must fall below, as a fraction under 1
+    replayed: tuple[Replayed, ...]
+    descent: tuple[Descent, ...]
+
+    @property
+    def slower(self) -> tuple[Tuned, ...]:
+        return tuple(t for t in self.rungs if t.ratio < 1 - self.noise)
+
+
+def autotuned(doc: dict[str, Any]) -> Autotuned:
+    """Every autotuned rung of a ladder file, the ladders tuned both ways, and the
+    coordinate-descent rungs beside them."""
+    rungs = tuple(
+        Tuned(r["model"], r["batch_size"], r["mode"], r["rung"].get("key"), r["speedup_prev"],
+              r.get("prev_rung"), evidence.freezing_as_option(r), choices.summary(r), split(r))
+        for r in doc["rows"] if "max-autotune" in ((r.get("rung") or {}).get("mode") or "")
+        and r["status"] in typed.TIMED and r.get("speedup_prev"))
+    replayed = []
+    for g in (t for t in rungs if t.key == "graph-timed-autotune"):
+        m = next((t for t in rungs if (t.model, t.batch, t.key)
+                  == (g.model, g.batch, "max-autotune")), None)
+        if m and g.choices and m.choices and g.choices.ops and m.choices.ops:
+            replayed.append(Replayed(g.model, g.batch, g.below, g.choices, m.choices, g.ratio,
+                                     m.ratio))
+    descent = tuple(
+        Descent(d["model"], d["batch_size"], d["speedup_prev"], d.get("prev_rung"),
+                tuple(t for t in rungs if (t.model, t.batch) == (d["model"], d["batch_size"])))
+        for d in doc["rows"] if (d.get("rung") or {}).get("key") == "coordinate-descent"
+        and d.get("speedup_prev") and d["status"] in typed.TIMED)
+    return Autotuned(rungs, NOISE, tuple(replayed), descent)
+
+
+# ---- the freezing check and the settings grid ----------------------------------------------
+
+@dataclass(frozen=True)
+class Way:
+    """One way of asking for freezing against no freezing: its status, its speedup (None where
+    it did not time) and, on a GPU, what each replay copied first."""
+
+    point: str
+    words: str  # the point as the table names it
+    status: str
+    speedup: float | None
+    copied: int | None
+    copied_mib: float | None
+
+
+@dataclass(frozen=True)
+class Frozen:
+    """One model and batch of the freezing check: each way, what a replay copies without
+    freezing, and the input and weights to set it beside."""
+
+    model: str
+    batch: int
+    fastpath: bool
+    ways: tuple[Way, ...]
+    copied: int | None
+    copied_mib: float | None
+    input_mib: float | None
+    weights_mib: float | None
+
+
+def _copy(r: dict[str, Any] | None) -> tuple[int | None, float | None]:
+    c = (r or {}).get("replay_copy")
+    return (round(c["tensors"]), c["mb"]) if c else (None, None)
+
+
+@dataclass(frozen=True)
+class Freezings:
+    checks: tuple[Frozen, ...]
+
+
+def freezing(doc: dict[str, Any]) -> Freezings:
+    """The freezing check per model and batch size."""
+    out = []
+    for model, bs in dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]):
+        rows = {r.get("point"): r for r in doc["rows"]
+                if (r["model"], r["batch_size"]) == (model, bs)}
+        ways = []
+        for point in freezing_check.POINTS[1:]:
+            r = rows.get(point)
+            timed = r is not None and r["status"] in typed.TIMED and r.get("speedup")
+            copied = _copy(r) if timed else (None, None)
+            ways.append(Way(point, freezing_check.POINT_WORDS[point],
+                            r["status"] if r else "not run", r["speedup"] if timed else None,
+                            *copied))
+        first = next(iter(rows.values()))
+        copied = _copy(rows.get("off"))
+        out.append(Frozen(model, bs, first.get("fastpath", True), tuple(ways), *copied,
+                          first.get("input_mb"), first.get("weights_mb")))
+    return Freezings(tuple(out))
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The models and batch sizes the settings grid was measured over: the groups its verdicts
+    count."""
+
+    sizes: tuple[tuple[str, tuple[int, ...]], ...]
+
+
+def settings(doc: dict[str, Any]) -> Grid:
+    sizes: dict[str, list[int]] = {}
+    for model, bs in dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]):
+        sizes.setdefault(model, []).append(bs)
+    return Grid(tuple((m, tuple(b)) for m, b in sizes.items()))
+
+
+@dataclass(frozen=True)
+class Speed:
+    """Everything the page reads from one ladder run."""
+
+    ladder: Ladders
+    goals: goals.Goals
+    autotuned: Autotuned
+    try_first: TryFirst
+
+
+def of(doc: dict[str, Any]) -> Speed:
+    """The findings of one ladder run, for the page."""
+    return Speed(ladders(doc), goals.of(doc), autotuned(doc), paid(doc))
+
+
+@dataclass(frozen=True)
+class Check:
+    """What the page reads from one freezing check."""
+
+    freezing: Freezings
+
+
+def of_freezing(doc: dict[str, Any]) -> Check:
+    return Check(freezing(doc))
