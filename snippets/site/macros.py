@@ -75,6 +75,16 @@ def findings(name: str, device: str) -> Placed | None:
     return Placed(src.of(*(doc for doc, _ in found)), stamp, found[0][0]["provenance"]["device"])
 
 
+def cudnn_fresh() -> Any:
+    """The findings of cudnn.benchmark measured one process per setting; None where no such
+    processes are recorded."""
+    from snippets.site.build import current
+    from snippets.speed import fresh
+
+    docs = fresh.recorded(current().results_dir)
+    return fresh.of(docs) if docs else None
+
+
 def fmt(value: float | None, spec: str = ".2f") -> str:
     return render.num(value, spec)
 
@@ -88,6 +98,7 @@ def span(value: Span | None, spec: str = ".2f", suffix: str = "") -> str:
 def define_env(env: Any) -> None:
     """What mkdocs-macros calls when the build starts."""
     env.macro(findings)
+    env.macro(cudnn_fresh)
     env.macro(lambda kind, device, root="../": pages.no_run_yet(kind, device, root=root),
               "no_run_yet")
     env.filter(fmt)

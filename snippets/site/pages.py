@@ -219,6 +219,17 @@ def compare(mine: str, recorded: str, *, build: Build | None = None) -> str:
                                                     f"compared with {results.stamp(other)}")
 
 
+def fresh_settings(*, build: Build | None = None) -> str:
+    """cudnn.benchmark measured one process per setting (``snippets.speed.fresh``), stamped
+    with the processes it was drawn from."""
+    from snippets.speed import fresh
+
+    docs = fresh.recorded((build or current()).results_dir)
+    if not docs:
+        return no_run_yet("bench", "cuda")
+    return section(fresh.table(fresh.of(docs)), fresh.stamp(docs))
+
+
 def build_times(device: str, *, build: Build | None = None) -> str:
     """The recorded build times of the newest run folder of ``device``, stamped."""
     from snippets.site import buildtime

@@ -1,0 +1,114 @@
+"""A backend switch measured where it acts: one benchmark process per setting, alternating.
+
+cuDNN, Inductor and Dynamo cache their choices per process: ATen's cuDNN convolution keeps a plan
+per shape whose key holds no ``benchmark`` flag, and looks it up before it chooses between its
+heuristics and timing its algorithms, so timing ``cudnn.benchmark`` off and on inside one process
+measures whichever setting ran a shape first, twice. Here each setting ran in processes of its
+own (``python -m snippets.bench --[no-]cudnn-benchmark``), off and on in turn, each writing one
+results file into ``<run folder>/cudnn-benchmark/``. ``of`` reads those files into findings: each
+configuration's median per process and setting, and in how many of the process pairs (off then
+on, adjacent in time) the setting ran faster. Pure: nothing here measures.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from snippets.core import render, results
+
+FOLDER = "cudnn-benchmark"  # beside a run folder's other files: one results file per process
+SWITCH = "cudnn_benchmark"
+
+
+class Better(str, enum.Enum):
+    """Which setting ran faster, where every process pair agrees; ``MIXED`` where they do not."""
+
+    OFF = "off"
+    ON = "on"
+    MIXED = "mixed"
+
+
+@dataclass(frozen=True)
+class Point:
+    """One (model, batch, mode): its median in each process, per setting, in the order run."""
+
+    model: str
+    batch: int
+    mode: str
+    off_ms: tuple[float, ...]
+    on_ms: tuple[float, ...]
+    off_faster: int  # process pairs in which the setting off ran faster
+    better: Better
+
+    @property
+    def pairs(self) -> int:
+        return min(len(self.off_ms), len(self.on_ms))
+
+
+@dataclass(frozen=True)
+class Fresh:
+    points: tuple[Point, ...]
+    processes: int
+
+    def of_mode(self, mode: str) -> tuple[Point, ...]:
+        return tuple(p for p in self.points if p.mode == mode)
+
+    def better_in_every_pair(self, mode: str) -> Better | None:
+        """The setting that ran faster in every process pair of every batch of ``mode``; None
+        where the pairs or the batches disagree."""
+        found = {p.better for p in self.of_mode(mode)}
+        return found.pop() if len(found) == 1 and Better.MIXED not in found else None
+
+
+def recorded(results_dir: Path) -> list[dict[str, Any]]:
+    """The documents of the newest GPU run folder's ``cudnn-benchmark/``, in the order they ran."""
+    found = [results.load(p) for p in Path(results_dir).glob(f"*/{FOLDER}/*.json")]
+    found = [d for d in found if results.device_type_of(d) == "cuda"]
+    return sorted(found, key=lambda d: d["provenance"]["date"])
+
+
+def of(docs: list[dict[str, Any]]) -> Fresh:
+    """Each configuration's medians per setting, over processes in the order they ran."""
+    timed: dict[tuple[str, int, str], dict[bool, list[float]]] = {}
+    for doc in docs:
+        on = bool(doc["provenance"]["settings"][SWITCH])
+        for r in results.typed_rows(doc):
+            if r.timed:
+                key = (r.key.model, r.key.batch, r.key.variant)
+                timed.setdefault(key, {False: [], True: []})[on].append(r.median)
+    points = []
+    for (model, bs, mode), by in timed.items():
+        off, on = tuple(by[False]), tuple(by[True])
+        faster = sum(a < b for a, b in zip(off, on, strict=False))
+        pairs = min(len(off), len(on))
+        better = (Better.OFF if faster == pairs else Better.ON if faster == 0 else Better.MIXED)
+        points.append(Point(model, bs, mode, off, on, faster, better))
+    return Fresh(tuple(points), len(docs))
+
+
+def table(found: Fresh) -> str:
+    """A row per configuration: each process's median with the setting off, then on, and the
+    pairs in which off ran faster. No ratio: the medians come from separate processes."""
+    def ms(values: tuple[float, ...]) -> str:
+        return ", ".join(render.ms(v) for v in values)
+
+    return render.markdown_table(
+        ("Model · batch · mode", "Off: ms per process", "On: ms per process", "Off faster in"),
+        [(f"{p.model} · {p.batch} · {p.mode}", ms(p.off_ms), ms(p.on_ms),
+          f"{p.off_faster} of {p.pairs}") for p in found.points])
+
+
+def stamp(docs: list[dict[str, Any]]) -> str:
+    """One stamp for the processes: the device and torch, how many, the day or days, the
+    commits."""
+    prov = docs[0]["provenance"]
+    days = sorted({d["provenance"]["date"][:10] for d in docs})
+    commits = list(dict.fromkeys(results.short_commit(d["provenance"]["commit"]) for d in docs))
+    when = days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
+    return (f"recorded: {prov['device']} · driver {prov.get('driver')} · torch {prov['torch']} · "
+            f"{prov['settings'].get('dtype')}, {prov['settings'].get('rounds')} rounds · "
+            f"{render.count(len(docs), 'process', 'processes')}, {when} · "
+            f"{'commit' if len(commits) == 1 else 'commits'} {', '.join(commits)}")

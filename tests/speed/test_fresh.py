@@ -1,0 +1,36 @@
+"""cudnn.benchmark measured one process per setting: the findings read from the recorded files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from snippets.core import results
+from snippets.speed import fresh
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_each_configuration_holds_one_median_per_process_and_setting():
+    docs = fresh.recorded(ROOT / "docs" / "results")
+    on = [d for d in docs if d["provenance"]["settings"]["cudnn_benchmark"]]
+    assert docs and len(on) * 2 == len(docs)  # as many processes with it on as off
+    found = fresh.of(docs)
+    assert found.processes == len(docs)
+    for p in found.points:
+        assert len(p.off_ms) == len(p.on_ms) == len(on)
+        assert p.pairs == len(on) and 0 <= p.off_faster <= p.pairs
+        assert p.better is (fresh.Better.OFF if p.off_faster == p.pairs else fresh.Better.ON
+                            if p.off_faster == 0 else fresh.Better.MIXED)
+    first = docs[0]["rows"][0]
+    point = next(p for p in found.points if (p.model, p.batch, p.mode) == (
+        first["model"], first["batch_size"], first["mode"]))
+    off = not docs[0]["provenance"]["settings"]["cudnn_benchmark"]
+    assert (point.off_ms if off else point.on_ms)[0] == first["latency_ms"]["median"]
+
+
+def test_processes_alternate_and_the_replay_favours_one_setting_in_every_pair():
+    docs = fresh.recorded(ROOT / "docs" / "results")
+    flags = [d["provenance"]["settings"]["cudnn_benchmark"] for d in docs]
+    assert flags == [False, True] * (len(docs) // 2)  # off, on, off, on, ... in time
+    assert all(results.device_type_of(d) == "cuda" for d in docs)
+    assert fresh.of(docs).better_in_every_pair("reduce-overhead") is fresh.Better.OFF
