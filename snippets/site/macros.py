@@ -20,11 +20,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from snippets import bench
+from snippets import bench, train
 from snippets.bench import findings as bench_findings
 from snippets.core import render, results
 from snippets.core.findings import Span
 from snippets.site import pages
+from snippets.train import findings as train_findings
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,10 @@ class Source:
 # The name a page asks for -> its source. One line per topic.
 SOURCES: dict[str, Source] = {
     "bench": Source(bench_findings.of, ("bench",), bench.produce_on),
+    # A GPU training run is only ever recorded (command by command); a CPU one a fresh build
+    # measures, as the page's CPU sections do.
+    "train": Source(train_findings.of, ("train", "train-repeat"),
+                    lambda device: train.produce_on(device) if device == "cpu" else None),
 }
 
 
