@@ -206,7 +206,7 @@ def optimizer_claim(doc: dict[str, Any]) -> str:
 
 def autotune_judged_one(model: str, bs: int, mode: str, base: dict[str, Any] | None,
                         tuned: dict[str, Any] | None) -> AutotuneJudged:
-    untuned = UNTUNED[mode]
+    untuned = base["variant"] if base else UNTUNED[mode]
     if not base or not tuned or base.get("compile_s") is None or tuned.get("compile_s") is None:
         return AutotuneJudged(model, bs, mode, untuned, Holds.NOT_MEASURED)
     if tuned["status"] not in tables.LEARNS:
