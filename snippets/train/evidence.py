@@ -1,5 +1,6 @@
 """Where a training step's time goes, and whether two runs of the same commands agree: the
-tables under the training page's results, drawn from its findings (``snippets.train.findings``).
+tables under the training page's results, drawn from its findings (``snippets.train.where``,
+``snippets.train.repeat``).
 
 A second run (``train-repeat.json``) is evidence in two ways: its profiles stand in for a first
 run that was not profiled, and its speedups say how far a speedup moves when the same commands
@@ -12,9 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from snippets.core import render
-from snippets.train import findings as found
+from snippets.train import repeat
 from snippets.train.tables import (
     LEARNS,
+    Key,
     by_key,
     groups,
     labels,
@@ -24,6 +26,7 @@ from snippets.train.tables import (
     row_label,
     step_median,
 )
+from snippets.train.where import Seen, profiles_seen
 
 
 def report(doc: dict[str, Any]) -> str:
@@ -36,10 +39,10 @@ def where(doc: dict[str, Any], again: dict[str, Any] | None = None) -> str:
     """The profiles of ``doc``, with those of ``again`` (a second run of the same commands) for
     the rows ``doc`` did not profile; empty where neither run profiled any row."""
     profiled = any(r.get("profile") for r in [*doc["rows"], *(again or {"rows": []})["rows"]])
-    return profiles(doc, found.profiles_seen(doc, again)) if profiled else ""
+    return profiles(doc, profiles_seen(doc, again)) if profiled else ""
 
 
-def profiles(doc: dict[str, Any], seen: found.Seen | None = None) -> str:
+def profiles(doc: dict[str, Any], seen: Seen | None = None) -> str:
     """Every profiled variant's step, and the top kernels of each group's fastest profiled
     variant, in a block that opens; a row ``doc`` did not profile shows the profile ``seen``
     holds for it from a second run of the same commands, so marked."""
@@ -79,15 +82,15 @@ def profiles(doc: dict[str, Any], seen: found.Seen | None = None) -> str:
 
 # ---- two runs of the same commands ------------------------------------------------------------
 
-def _label(key: found.Key, later: bool) -> str:
+def _label(key: Key, later: bool) -> str:
     return f"{key[0]} · {key[1]} · {key[2]}" + (" (later)" if later else "")
 
 
 def agreement(doc: dict[str, Any], again: dict[str, Any]) -> str:
     """Every compiled speedup of one run beside the same row of a second run of the same
-    commands, and, for the pairs apart by more than ``findings.AGREE``, what moved (``moved``).
+    commands, and, for the pairs apart by more than ``repeat.AGREE``, what moved (``moved``).
     A row the first file took from a command run after the second run is marked "later"."""
-    agreed = found.agreement(doc, again)
+    agreed = repeat.agreement(doc, again)
     body = [[_label(p.key, p.later), render.num(p.first, ".2f"), render.num(p.second, ".2f"),
              render.num(100 * p.apart if p.apart is not None else None, "+.1f")]
             for p in agreed.pairs]
@@ -97,7 +100,7 @@ def agreement(doc: dict[str, Any], again: dict[str, Any]) -> str:
                         *([moved(agreed)] if agreed.moved else [])])
 
 
-def moved(agreed: found.Agreement) -> str:
+def moved(agreed: repeat.Agreement) -> str:
     """For the speedups that moved between two runs: eager's step and the variant's, and the
     host canary (a fixed piece of CPU work timed beside the rounds), run 1 → run 2."""
     body = [[_label(m.key, m.later), _then(*map(render.ms, m.eager_ms)),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from snippets.core import results
-from snippets.train import evidence, findings
+from snippets.train import evidence, repeat
 from tests.markdown import table_rows
 
 from .rows import pair, timed
@@ -33,14 +33,14 @@ def test_two_runs_of_the_same_commands_are_set_side_by_side(cpu_train_run, tmp_p
     assert "recorded, run 1: CPU" in out and "; recorded, run 2: CPU" in out
     moved = table_rows([t for t in out.split("\n\n") if t.startswith("|")][1])  # what moved
     assert [r[0] for r in moved] == ["tiny-cnn · 4 · model"]
-    agreed = findings.agreement(doc, again)
+    agreed = repeat.agreement(doc, again)
     assert agreed.agree == len(compiled) - 1 and [p.key[2] for p in agreed.apart] == ["model"]
 
 
 def test_what_moved_between_two_runs_is_read_against_each_run_s_own_eager():
     doc = {"provenance": {}, "rows": pair("reduce-overhead", 20.0, 5.0, 4.0)}
     again = {"provenance": {}, "rows": pair("reduce-overhead", 25.0, 5.1, 4.9, canary=500.0)}
-    text = evidence.moved(findings.agreement(doc, again))
+    text = evidence.moved(repeat.agreement(doc, again))
     assert table_rows(text)[0] == ["m · 32 · reduce-overhead", "20.0 → 25.0", "5.00 → 5.10",
                                    "400 → 500"]
 

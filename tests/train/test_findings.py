@@ -7,8 +7,9 @@ import pytest
 
 from snippets.core import results
 from snippets.core.findings import Span
-from snippets.train import findings
-from snippets.train.findings import Pace, Source, Winner
+from snippets.train import findings, repeat, where
+from snippets.train.findings import Winner
+from snippets.train.where import Pace, Source
 
 from .rows import pair, timed
 
@@ -20,14 +21,14 @@ def test_the_host_s_share_of_a_step_is_what_cuda_graphs_take_off_it():
                     timed("n", 32, "model", 5.0)]}  # no CUDA-graph row: nothing to say
     doc["rows"][0]["profile"] = {"device_type": "cuda", "idle_fraction": 0.6,
                                  "kernels_per_call": 400.0, "top": []}
-    host, gpu = findings.waiting(doc)
+    host, gpu = where.waiting(doc)
     assert (host.model, host.batch, host.pace) == ("m", 32, Pace.HOST)
     assert host.waits_ms == pytest.approx(8.0) and host.waits_share == pytest.approx(2 / 3)
-    assert host.idle == findings.Idle(Source.RUN_1, 0.6, 400.0, None)
-    assert host.larger == findings.Larger(128, 4.0, pytest.approx(1.05))
+    assert host.idle == where.Idle(Source.RUN_1, 0.6, 400.0, None)
+    assert host.larger == where.Larger(128, 4.0, pytest.approx(1.05))
     assert (gpu.batch, gpu.pace, gpu.step_ms, gpu.replayed_ms) == (128, Pace.GPU, 12.6, 11.0)
     doc["rows"][1]["part"] = 1  # timed in another command: not set against each other
-    assert findings.waiting(doc)[0] == findings.Waiting("m", 32, Pace.APART)
+    assert where.waiting(doc)[0] == where.Waiting("m", 32, Pace.APART)
 
 
 def test_the_peak_goal_reads_the_best_variant_at_the_largest_batch_on_a_gpu_only():
@@ -36,19 +37,19 @@ def test_the_peak_goal_reads_the_best_variant_at_the_largest_batch_on_a_gpu_only
             timed("resnet50", 128, "reduce-overhead", 25.0, 30.0),
             timed("transformer", 128, "model", 5.0, 41.0)]
     doc = {"provenance": {"device_type": "cuda"}, "rows": rows}
-    resnet, transformer = findings.goals(doc)
+    resnet, transformer = where.goals(doc)
     assert (resnet.batch, resnet.variant, resnet.pct, resnet.reached) == (
         128, "reduce-overhead", 30.0, False)
     assert resnet.missed_by == pytest.approx(5.0) and resnet.short is None  # no profile
     assert transformer.reached and transformer.goal == 40.0 and transformer.short is None
     rows[2]["profile"] = {"device_type": "cuda", "idle_fraction": 0.25, "kernels_per_call": 900.0,
                           "top": [{"name": "sm90_xmma_fprop", "share": 0.3}]}
-    short = findings.goals(doc)[0].short
-    assert short == findings.Short(Source.RUN_1, 0.25, None, 900.0,
-                                   findings.Kernel("sm90_xmma_fprop", 0.3))
+    short = where.goals(doc)[0].short
+    assert short == where.Short(Source.RUN_1, 0.25, None, 900.0,
+                                   where.Kernel("sm90_xmma_fprop", 0.3))
     rows[2]["profile"]["by_class"] = {"matmul": 60.0, "triton": 30.0, "layout": 0.0, "other": 10}
-    assert findings.goals(doc)[0].short.matmul == pytest.approx(0.6)
-    assert findings.goals({"provenance": {"device_type": "cpu"}, "rows": rows}) == ()
+    assert where.goals(doc)[0].short.matmul == pytest.approx(0.6)
+    assert where.goals({"provenance": {"device_type": "cpu"}, "rows": rows}) == ()
 
 
 def test_run_2_s_profile_stands_in_for_a_row_run_1_did_not_profile():
@@ -58,9 +59,9 @@ def test_run_2_s_profile_stands_in_for_a_row_run_1_did_not_profile():
              "rows": [{**timed("m", 32, "model", 12.0), "profile": {
                  "device_type": "cuda", "idle_fraction": 0.6, "kernels_per_call": 400.0}},
                  timed("m", 32, "reduce-overhead", 4.0)]}
-    assert findings.waiting(doc, findings.profiles_seen(doc, again))[0].idle.source is \
+    assert where.waiting(doc, where.profiles_seen(doc, again))[0].idle.source is \
         Source.RUN_2
-    assert findings.waiting(doc)[0].idle is None
+    assert where.waiting(doc)[0].idle is None
 
 
 def test_an_eager_step_that_keeps_the_gpu_busy_names_its_longest_kernels():
@@ -71,7 +72,7 @@ def test_an_eager_step_that_keeps_the_gpu_busy_names_its_longest_kernels():
     doc = {"rows": [timed("m", 128, "eager", 50.0), timed("m", 32, "eager", 20.0)]}
     seen = {("m", 128, "eager"): (busy, Source.RUN_2),
             ("m", 32, "eager"): ({**busy, "idle_fraction": 0.6}, Source.RUN_2)}
-    (only,) = findings.busy(doc, seen)  # batch 32 waits on the host
+    (only,) = where.busy(doc, seen)  # batch 32 waits on the host
     assert (only.batch, only.source, only.busy) == (128, Source.RUN_2, pytest.approx(0.96))
     # The annotation is no kernel.
     assert [k.name for k in only.longest] == ["bn_bw", "nchwToNhwc", "gemm"]
@@ -128,7 +129,7 @@ def test_rows_whose_own_eager_row_the_file_does_not_hold():
 def test_two_runs_agree_or_not_and_what_moved():
     doc = {"provenance": {}, "rows": pair("reduce-overhead", 20.0, 5.0, 4.0)}
     again = {"provenance": {}, "rows": pair("reduce-overhead", 25.0, 5.1, 4.9, canary=500.0)}
-    got = findings.agreement(doc, again)
+    got = repeat.agreement(doc, again)
     assert (got.both, got.agree, got.later_dates) == (1, 0, ())
     assert [p.key for p in got.apart] == [("m", 32, "reduce-overhead")]
     assert got.apart[0].apart == pytest.approx(0.225)
@@ -136,7 +137,7 @@ def test_two_runs_agree_or_not_and_what_moved():
     assert moved.eager_ms == (20.0, 25.0) and moved.variant_ms == (5.0, 5.1)
     assert moved.canary_us == (400.0, 500.0) and got.eager_moved_more == 1
     close = {"provenance": {}, "rows": pair("reduce-overhead", 20.0, 5.0, 4.1)}
-    assert findings.agreement(doc, close).agree == 1 and not findings.agreement(doc, close).moved
+    assert repeat.agreement(doc, close).agree == 1 and not repeat.agreement(doc, close).moved
 
 
 def test_a_row_measured_again_after_the_second_run_is_marked_later():
@@ -147,10 +148,10 @@ def test_a_row_measured_again_after_the_second_run_is_marked_later():
                 "2026-01-01T01:00:00+00:00", "2026-01-01T05:00:00+00:00")
     again = doc([*pair("model", 20.0, 10.0, 2.02), *pair("step", 20.0, 10.0, 2.0)],
                 "2026-01-01T03:00:00+00:00")
-    got = findings.agreement(first, again)
+    got = repeat.agreement(first, again)
     assert [(p.key[2], p.later) for p in got.pairs] == [("model", False), ("step", True)]
     assert got.later_dates == ("2026-01-01 05:00",)
-    assert findings.agreement(first, {**again, "provenance": {"parts": [
+    assert repeat.agreement(first, {**again, "provenance": {"parts": [
         {"date": "2026-01-01T06:00:00+00:00"}]}}).later_dates == ()
 
 
