@@ -20,12 +20,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from snippets import bench
+from snippets import bench, train
 from snippets.bench import findings as bench_findings
 from snippets.core import render, results
 from snippets.core.findings import Span
 from snippets.site import pages
 from snippets.speed import findings as speed_findings
+from snippets.train import findings as train_findings
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,10 @@ SOURCES: dict[str, Source] = {
     # The speed page's kinds are recorded only (a ladder compiles for minutes): no producer.
     "speed": Source(speed_findings.of, ("bench-ladder",)),
     "speed-freezing": Source(speed_findings.of_freezing, ("speed-freezing",)),
+    # A GPU training run is only ever recorded (command by command); a CPU one a fresh build
+    # measures, as the page's CPU sections do.
+    "train": Source(train_findings.of, ("train", "train-repeat"),
+                    lambda device: train.produce_on(device) if device == "cpu" else None),
 }
 
 

@@ -3,12 +3,16 @@
 The tutorial says three things about training: compile the model rather than the whole training
 step unless the optimizer step is a hot spot; add max-autotune only once the shapes are stable;
 and compiling the loss and backward is automatic, since AOTAutograd traces both. The first two
-are set against a run's rows here, the third against what ``aot.traced`` saw. Every verdict is
-computed, never typed.
+are set against a run's rows here, the third against what ``aot.traced`` saw. The verdicts are
+data (``OptimizerJudged``, ``AutotuneJudged``, ``Traced``, each with an enum verdict); the tables
+are drawn from them, and the page's sentences say what each verdict means.
 """
 
 from __future__ import annotations
 
+import enum
+import functools
+from dataclasses import dataclass
 from typing import Any
 
 from snippets.core import measure, render
@@ -76,15 +80,74 @@ def faster(r: measure.Ratio | None) -> bool:
     return r is not None and r.value - r.iqr / 2 > 1
 
 
-NO_VERDICT = "no verdict: a row is missing, failed or learns differently from eager"
-
-
 def _show(r: measure.Ratio | None) -> str:
     if r is None:
         return "–"
     # A spread that rounds to nothing at two decimals is still a spread, not none.
     half = f"{r.iqr / 2:.2f}" if r.iqr / 2 >= 0.005 else "<0.01"
     return f"{r.value:.2f}x ± {half}"
+
+
+class Holds(str, enum.Enum):
+    """A claim's verdict against one model and batch size."""
+
+    HOLDS = "holds"
+    BY_EXCEPTION = "holds by its exception"  # the whole step is faster, the optimizer a hot spot
+    DOES_NOT_HOLD = "does not hold"
+    NO_VERDICT = "no verdict"  # a row missing, failed or learning differently; or hosts apart
+    NOT_MEASURED = "not measured"
+    FAILED = "failed"  # the autotuned row failed or learned differently (its status says)
+
+
+class Payback(str, enum.Enum):
+    """Whether autotuning's faster steps pay for its longer first steps at one shape."""
+
+    PAYS = "pays"
+    NEVER = "never"  # its steps are no faster
+    NOT_SHOWN = "not measurably faster"  # faster by the median, not past half its spread
+    UNRANKED = "unranked"  # two commands on hosts too far apart for the ratio to rank them
+    NO_SPEED = "no speed"  # no ratio: a row missing, failed or learning differently
+
+
+@dataclass(frozen=True)
+class OptimizerJudged:
+    """"Compile the model rather than the whole step, unless the optimizer step is a hot spot",
+    against one model and batch size: the optimizer compiled too and the whole step compiled,
+    each over the model alone; the share of eager's step that compiling the optimizer saves;
+    where rows of two commands ran on hosts too far apart, the hosts' gap."""
+
+    model: str
+    batch: int
+    optimizer: measure.Ratio | None
+    whole: measure.Ratio | None
+    share: float | None
+    hosts_apart: float | None
+    verdict: Holds
+
+    @property
+    def hot_spot(self) -> bool:
+        return faster(self.optimizer) and self.share is not None and self.share >= HOT_SPOT
+
+
+@dataclass(frozen=True)
+class AutotuneJudged:
+    """"Add max-autotune only once the shapes are stable", against one model, batch size and
+    autotuning mode: its first steps over those of the same compile without autotuning
+    (``base``), its steps' speed over that compile's, and after how many steps at one shape it
+    has paid for the difference. The claim holds where autotuning's first steps cost more than
+    ``CHEAP_COMPILE`` times the untuned ones."""
+
+    model: str
+    batch: int
+    mode: str
+    base: str
+    verdict: Holds
+    cost: float | None = None
+    speed: measure.Ratio | None = None
+    hosts_apart: float | None = None
+    payback: Payback | None = None
+    pays_after: float | None = None
+    status: str | None = None  # a failed row's status and message
 
 
 def hot_share(rows: dict, model: str, bs: int) -> float | None:
@@ -96,108 +159,154 @@ def hot_share(rows: dict, model: str, bs: int) -> float | None:
 
 
 def optimizer_verdict(opt: measure.Ratio | None, whole: measure.Ratio | None,
-                      share: float | None) -> str:
+                      share: float | None) -> Holds:
     """``opt``: the optimizer compiled too, over the model alone; ``whole``: the whole step over
     the model alone; ``share``: what compiling the optimizer saves of eager's step
     (``hot_share``). The hot spot is decided from ``opt`` and ``share`` alone, never from the
     whole step, so the verdict cannot hold merely because the whole step won."""
     if opt is None or whole is None or share is None:
-        return NO_VERDICT
+        return Holds.NO_VERDICT
     if not faster(whole):
-        return "holds: the whole step is no faster than the model alone"
-    hot = faster(opt) and share >= HOT_SPOT
-    saves = f"compiling it saves {share:.0%} of eager's step, the mark is {HOT_SPOT:.0%}"
-    if hot:
-        return f"holds by its exception: the whole step is faster, and the optimizer is a hot " \
-               f"spot ({saves})"
-    return f"does not hold: the whole step is faster, though the optimizer is no hot spot " \
-           f"({saves})"
+        return Holds.HOLDS
+    return Holds.BY_EXCEPTION if faster(opt) and share >= HOT_SPOT else Holds.DOES_NOT_HOLD
 
 
-def optimizer_claim(doc: dict[str, Any]) -> str:
-    """Per model and batch size: what compiling the optimizer and the whole step add to a
-    compiled model, and the verdict on "compile the model, not the whole step"."""
-    rows, body = tables.by_key(doc), []
+def optimizer_judged(doc: dict[str, Any]) -> list[OptimizerJudged]:
+    """Per model and batch size: the verdict on "compile the model, not the whole step"."""
+    rows, out = tables.by_key(doc), []
     for model, bs in tables.groups(doc):
         base = rows.get((model, bs, "model"))
         others = [rows.get((model, bs, v)) for v in ("model+optimizer", "step")]
         opt, whole = (ratio(base, o) for o in others)
         gaps = [g for o in others if base and o and (g := unranked(base, o)) is not None]
-        verdict = (optimizer_verdict(opt, whole, hot_share(rows, model, bs)) if not gaps else
-                   f"no verdict: `model` was timed in another command, on a host {max(gaps):.0%} "
-                   "apart by the canaries, too far for the ratios to rank these steps")
-        body.append([f"{model} · {bs}", _show(opt), _show(whole), verdict])
+        share = hot_share(rows, model, bs)
+        out.append(OptimizerJudged(model, bs, opt, whole, share, max(gaps) if gaps else None,
+                                   Holds.NO_VERDICT if gaps
+                                   else optimizer_verdict(opt, whole, share)))
+    return out
+
+
+def _optimizer_cell(j: OptimizerJudged) -> str:
+    if j.hosts_apart is not None:
+        return f"{j.verdict.value}: hosts {j.hosts_apart:.0%} apart"
+    return j.verdict.value
+
+
+def optimizer_claim(doc: dict[str, Any]) -> str:
+    """Per model and batch size: what compiling the optimizer and the whole step add to a
+    compiled model, what compiling the optimizer saves, and the verdict."""
+    # The saving is shown where the verdict reads it: where the whole step is faster.
+    body = [[f"{j.model} · {j.batch}", _show(j.optimizer), _show(j.whole),
+             render.num(j.share if j.verdict in (Holds.BY_EXCEPTION, Holds.DOES_NOT_HOLD)
+                        else None, ".0%"), _optimizer_cell(j)] for j in optimizer_judged(doc)]
     head = ("Model · batch", "Optimizer compiled too, over `model`", "Whole step, over `model`",
-            "Verdict")
-    return render.markdown_table(head, body, align="lrrl")
+            f"Optimizer saves (mark {HOT_SPOT:.0%})", "Verdict")
+    return render.markdown_table(head, body, align="lrrrl")
 
 
-def autotune_cell(base: dict[str, Any] | None, tuned: dict[str, Any] | None) -> str:
+def autotune_judged_one(model: str, bs: int, mode: str, base: dict[str, Any] | None,
+                        tuned: dict[str, Any] | None) -> AutotuneJudged:
+    untuned = base["variant"] if base else UNTUNED[mode]
     if not base or not tuned or base.get("compile_s") is None or tuned.get("compile_s") is None:
-        return "not measured"
+        return AutotuneJudged(model, bs, mode, untuned, Holds.NOT_MEASURED)
     if tuned["status"] not in tables.LEARNS:
-        return f"{tuned['status']}: {tuned['message']}" if tuned["message"] else tuned["status"]
+        status = f"{tuned['status']}: {tuned['message']}" if tuned["message"] else tuned["status"]
+        return AutotuneJudged(model, bs, mode, untuned, Holds.FAILED, status=status)
     cost = tuned["compile_s"] / base["compile_s"] if base["compile_s"] else float("inf")
-    word = "does not hold" if cost <= CHEAP_COMPILE else "holds"
+    verdict = Holds.DOES_NOT_HOLD if cost <= CHEAP_COMPILE else Holds.HOLDS
     r = ratio(base, tuned)
+    judged = functools.partial(AutotuneJudged, model, bs, mode, untuned, verdict, cost, r)
     if r is None:
-        return f"{word}: first steps {cost:.1f} times `{base['variant']}`'s; {NO_VERDICT} on speed"
+        return judged(payback=Payback.NO_SPEED)
     if (apart := unranked(base, tuned)) is not None:
-        return (f"{word}: first steps {cost:.1f} times `{base['variant']}`'s; steps {_show(r)} "
-                f"its speed, timed in two commands on hosts {apart:.0%} apart by their canaries, "
-                "too far for the ratio to rank them")
+        return judged(hosts_apart=apart, payback=Payback.UNRANKED)
     steps = tables.break_even_steps(tuned, base, r.value) if faster(r) else None
-    pays = ("never pays" if r.value <= 1 else "not measurably faster, so never shown to pay"
-            if steps is None else f"pays after {steps:,.0f} steps")
-    return (f"{word}: first steps {cost:.1f} times `{base['variant']}`'s, steps {_show(r)} its "
-            f"speed; {pays} at one shape")
+    if steps is not None:
+        return judged(payback=Payback.PAYS, pays_after=steps)
+    return judged(payback=Payback.NEVER if r.value <= 1 else Payback.NOT_SHOWN)
 
 
-def autotune_claim(doc: dict[str, Any]) -> str:
+def autotuned_modes(doc: dict[str, Any]) -> list[str]:
+    """The autotuning modes the run timed; the first alone where it timed none, so that the
+    claim says it was not measured."""
+    return [m for m in AUTOTUNED if any(r["variant"] == m for r in doc["rows"])] or [AUTOTUNED[0]]
+
+
+def autotune_judged(doc: dict[str, Any]) -> list[AutotuneJudged]:
     """Per model and batch size and autotuning mode: its first steps against the same compile
     without autotuning (``UNTUNED``), its steps against that compile's, and after how many
     steps at one shape it has paid for the difference (every new shape pays its compile
     again)."""
     rows = tables.by_key(doc)
-    modes = [m for m in AUTOTUNED if any(r["variant"] == m for r in doc["rows"])] or [AUTOTUNED[0]]
-    body = [[f"{model} · {bs}", *(autotune_cell(rows.get((model, bs, UNTUNED[m])),
-                                                rows.get((model, bs, m))) for m in modes)]
-            for model, bs in tables.groups(doc)]
-    head = ("Model · batch", *(f"`{m}` against `{UNTUNED[m]}`" for m in modes))
-    return render.markdown_table(head, body, left=len(head))
+    return [autotune_judged_one(model, bs, m, rows.get((model, bs, UNTUNED[m])),
+                                rows.get((model, bs, m)))
+            for model, bs in tables.groups(doc) for m in autotuned_modes(doc)]
+
+
+def _payback_cell(j: AutotuneJudged) -> str:
+    if j.payback is Payback.PAYS:
+        return f"after {j.pays_after:,.0f} steps"
+    if j.payback is Payback.UNRANKED:
+        return f"unranked: hosts {j.hosts_apart:.0%} apart"
+    return "–" if j.payback in (None, Payback.NO_SPEED) else j.payback.value
+
+
+def autotune_claim(doc: dict[str, Any]) -> str:
+    """Per model and batch size and autotuning mode, against the same compile without it: the
+    first steps' cost, the steps' speed, when it pays back at one shape, and the verdict."""
+    body = [[f"{j.model} · {j.batch}", f"`{j.mode}` against `{j.base}`",
+             render.num(j.cost, ".1f"), _show(j.speed), _payback_cell(j),
+             j.status if j.verdict is Holds.FAILED else j.verdict.value]
+            for j in autotune_judged(doc)]
+    head = ("Model · batch", "Autotuned", "First steps ×", "Steps' speed", "Pays back",
+            "Verdict")
+    return render.markdown_table(head, body, align="llrrll")
 
 
 def verdicts(doc: dict[str, Any]) -> str:
-    return ("**Compile the model rather than the whole step, unless the optimizer step is a hot "
-            "spot.**\n\n" + optimizer_claim(doc) + "\n\n**Add max-autotune only once the shapes "
-            "are stable.**\n\n" + autotune_claim(doc))
+    """The first two claims' tables: the optimizer's, then autotuning's."""
+    return optimizer_claim(doc) + "\n\n" + autotune_claim(doc)
 
 
-def aot_verdict(value: list[dict[str, Any]]) -> str:
-    """The third claim against what AOTAutograd was seen to trace (``aot.traced``)."""
+# ---- what AOTAutograd traced ------------------------------------------------------------------
+
+class Aot(str, enum.Enum):
+    HOLDS = "holds"
+    IN_PART = "holds in part"  # the backward always; the loss only when compiled with the model
+    DOES_NOT_HOLD = "does not hold"
+
+
+@dataclass(frozen=True)
+class Traced:
+    """What AOTAutograd was seen to trace (``aot.traced``): a backward graph for the compiled
+    model, the loss in the model's graphs, the graphs the loss is in when the whole step is
+    compiled, and the verdict on "compiling takes care of the loss and the backward"."""
+
+    backward: bool
+    loss_with_model: bool
+    loss_with_step: tuple[str, ...]
+    verdict: Aot
+
+
+def traced(value: list[dict[str, Any]]) -> Traced:
     seen = {v["variant"]: v for v in value}
     model, step = seen.get("model", {}), seen.get("step", {})
-    kinds = {g["kind"] for g in model.get("graphs", [])}
-    backward = "backward" in kinds
+    backward = "backward" in {g["kind"] for g in model.get("graphs", [])}
     loss_with_model = any(g["loss"] for g in model.get("graphs", []))
-    loss_with_step = list(dict.fromkeys(g["kind"] for g in step.get("graphs", []) if g["loss"]))
-    out = ["- Compiling the model compiles its backward too: AOTAutograd "
-           + ("made a backward graph" if backward else "made no backward graph") + "."]
-    out.append("- The loss is traced only where it is inside the compiled code: "
-               + ("in the model's graphs" if loss_with_model else "not with the model alone")
-               + ("; with the whole step it is in the " + " and ".join(loss_with_step)
-                  + " graphs" if loss_with_step else "") + ".")
-    reasons = [r for r in step.get("reasons", []) if "backward" in r.lower()]
-    if reasons:
-        out.append(f"- `loss.backward()` itself is not traced: Dynamo breaks the graph there "
-                   f"(\"{reasons[0]}\") and runs AOTAutograd's backward graph from eager mode.")
-    holds = backward and not loss_with_model
-    out.append("- Verdict: " + ("holds for the backward, and for the loss only when the loss is "
-                                "compiled with the model (the whole step)." if holds else
-                                "as stated, holds." if backward else "does not hold."))
-    return "\n".join(out)
+    verdict = (Aot.DOES_NOT_HOLD if not backward else Aot.HOLDS if loss_with_model
+               else Aot.IN_PART)
+    return Traced(backward, loss_with_model,
+                  tuple(dict.fromkeys(g["kind"] for g in step.get("graphs", []) if g["loss"])),
+                  verdict)
 
 
 def aot_report(value: list[dict[str, Any]]) -> str:
-    """The graphs AOTAutograd made, and the verdict they give."""
-    return tables.traced(value) + "\n\n" + aot_verdict(value)
+    """The graphs AOTAutograd made, and the claim's parts they settle, with its verdict."""
+    t = traced(value)
+    body = [["The backward, the model compiled", "yes" if t.backward else "no"],
+            ["The loss, the model compiled", "yes" if t.loss_with_model else "no"],
+            ["The loss, the whole step compiled",
+             " and ".join(t.loss_with_step) if t.loss_with_step else "no"],
+            ["Verdict", f"**{t.verdict.value}**"]]
+    return (tables.traced(value) + "\n\n"
+            + render.markdown_table(("Traced by AOTAutograd", "Seen"), body, left=2))

@@ -2,8 +2,10 @@
 what AOTAutograd traced (``evidence`` reads where a step's time goes and whether two runs agree;
 ``compare`` has the terminal's tables).
 
-Everything here takes a results document (or a live value) and returns text or a rich renderable;
-nothing measures, and nothing prints. Every sentence under a table is computed from it.
+Everything here takes a results document (or a live value) and returns a table or a rich
+renderable; nothing measures, and nothing prints. What the tables say (which variant pays, whether
+every variant learned as eager did) is in ``snippets.train.findings``, and the page's sentences
+place it.
 """
 
 from __future__ import annotations
@@ -153,17 +155,14 @@ def labels(doc: dict[str, Any]) -> list[str]:
 
 
 def unpaired(doc: dict[str, Any]) -> str:
-    """A sentence naming the rows whose own command's eager row the file does not hold: their
-    speedups cannot be read against the eager row shown."""
+    """A note naming the rows whose own command's eager row the file does not hold: their
+    speedups cannot be read against the eager row shown (the training page says why)."""
     rows = [r for r in doc["rows"] if r["variant"] != "eager" and r.get("speedup") is not None
             and own_eager(doc, r) is None]
     if not rows:
         return ""
-    return (f"The speedups of {', '.join(f'`{row_label(r)}`' for r in rows)} are against the eager "
-            "steps timed in their own commands' rounds, which this file does not hold: it was "
-            "joined from several commands before a joined file kept every command's eager row. "
-            "Set against the eager row shown, measured in another command, their step times "
-            "can disagree with their speedups.")
+    names = ", ".join(f"`{row_label(r)}`" for r in rows)
+    return f"Speedup against an eager row this file does not hold: {names}."
 
 
 def key_status(row: dict[str, Any]) -> str:
@@ -187,9 +186,9 @@ def table(doc: dict[str, Any]) -> str:
 
 
 def results(doc: dict[str, Any]) -> str:
-    """The table, which variant pays for each model and batch size, and when it pays back."""
-    return (table(doc) + "\n\nWhich variant pays, computed from the table:\n\n" + findings(doc)
-            + "\n\n" + payoff(doc))
+    """The table, and when each compiled variant pays back (``findings.picks`` says which
+    variant pays for each model and batch size)."""
+    return table(doc) + "\n\n" + payoff(doc)
 
 
 # ---- where compiling pays ---------------------------------------------------------------------
@@ -230,76 +229,6 @@ def payoff(doc: dict[str, Any]) -> str:
     return render.markdown_table(head, body)
 
 
-def _learned(rows: dict[Key, dict[str, Any]], model: str, bs: int) -> list[dict[str, Any]]:
-    """The rows of one model and batch size that learned like eager and were timed."""
-    return [r for (m, b, _), r in rows.items()
-            if (m, b) == (model, bs) and r["status"] in LEARNS and step_median(r)]
-
-
-def _unsettled(best: dict[str, Any], timed: list[dict[str, Any]]) -> str:
-    """Where another row of the group, timed in another command, has the larger speedup than
-    the row with the shortest step: the two commands' hosts ran at different speeds, and which
-    row is faster is then not settled by their step times nor by their speedups (each is over
-    its own command's eager step, which moves with the host)."""
-    rival = max(timed, key=lambda r: r.get("speedup") or 0.0)
-    if rival is best or (rival.get("speedup") or 0.0) <= (best.get("speedup") or 0.0) \
-            or rival.get("part") == best.get("part"):
-        return ""
-    apart = hosts_apart(best, rival)
-    hosts = (f", on hosts {apart:.0%} apart by their canaries" if apart is not None else "")
-    return (f"; `{rival['variant']}`, timed in another command{hosts}, has the larger speedup "
-            f"({rival['speedup']:.2f}x over its own command's eager), so which of the two is "
-            "faster, this file does not settle")
-
-
-def findings(doc: dict[str, Any]) -> str:
-    """For each model and batch size: the fastest variant that learns like eager, and what
-    failed; so the prose under a table cannot disagree with it."""
-    rows, out = by_key(doc), []
-    for model, bs in groups(doc):
-        eager = rows.get((model, bs, "eager"))
-        timed = _learned(rows, model, bs)
-        if not eager or not timed:
-            out.append(f"- {model} at batch {bs}: nothing was timed.")
-            continue
-        best = min(timed, key=step_median)
-        if best["variant"] == "eager":
-            wrong = [r["variant"] for (m, b, _), r in rows.items() if (m, b) == (model, bs)
-                     and r["status"] == "mismatch" and step_median(r) < step_median(eager)]
-            but = (f" (faster, but learning differently: {', '.join(wrong)})" if wrong else "")
-            out.append(f"- {model} at batch {bs}: eager is fastest of the variants that learn "
-                       f"as eager does{but}; compiling does not pay here.")
-        else:
-            steps = break_even_steps(best, own_eager(doc, best) or eager)
-            ratio = best.get("speedup") or step_median(eager) / step_median(best)
-            out.append(f"- {model} at batch {bs}: fastest is `{best['variant']}`, "
-                       f"{ratio:.2f} times eager's speed, which pays for its first steps "
-                       f"after {steps:,.0f} steps{_unsettled(best, timed)}.")
-    bad = [r for r in doc["rows"] if r["status"] not in LEARNS]
-    wrong = [r for r in bad if r["status"] == "mismatch"]
-    noisy = sum(r["status"] == "noisy" for r in doc["rows"])
-    out.append(f"- Of {len(doc['rows'])} rows, {len(wrong)} learn differently from eager, "
-               f"{len(bad) - len(wrong)} failed and {noisy} are marked noisy."
-               + (" " + noise_evidence(doc) if noisy else ""))
-    return "\n".join(out)
-
-
-def noise_evidence(doc: dict[str, Any]) -> str:
-    """What the file says about the noisy rows' cause: the host's CPU steal during the rounds
-    (a hypervisor taking the cores) is recorded; other processes on the host are not."""
-    noisy = [r for r in doc["rows"] if r["status"] == "noisy"]
-    iqr = [r["step_ms"]["iqr"] / r["step_ms"]["median"] for r in noisy
-           if (r.get("step_ms") or {}).get("median")]
-    spread = f"their IQR is {min(iqr):.0%} to {max(iqr):.0%} of the median" if iqr else ""
-    steal = [r["cpu_steal_pct"] for r in noisy if r.get("cpu_steal_pct") is not None]
-    if not steal:
-        return f"Of the noisy rows, {spread}; the file records nothing on their cause." \
-            if spread else "The file records nothing on the noisy rows' cause."
-    return (f"Of the noisy rows, {spread + '; ' if spread else ''}CPU steal during their rounds "
-            f"was at most {max(steal):.1f} %, so a hypervisor did not take the cores; whether "
-            "other processes on the host lengthened some rounds, the file does not record.")
-
-
 # ---- learning the same ------------------------------------------------------------------------
 
 def _steps_shown(n: int) -> list[int]:
@@ -310,7 +239,7 @@ def _steps_shown(n: int) -> list[int]:
 
 def losses(doc: dict[str, Any]) -> str:
     """Each variant's loss at a few steps beside eager's, and the largest gap: the loss curves
-    as text (the file holds every step)."""
+    as a table (the file holds every step; ``findings.learning`` says which drifted)."""
     n = max((len(r.get("losses") or []) for r in doc["rows"]), default=0)
     shown = _steps_shown(n)
     head = ("Model · batch · variant", *(f"Step {s}" for s in shown), "Loss gap")
@@ -322,14 +251,7 @@ def losses(doc: dict[str, Any]) -> str:
         body.append([name,
                      *(render.num(curve[s - 1] if s <= len(curve) else None, ".4g")
                        for s in shown), gap(r)])
-    tol = doc["provenance"]["settings"].get("tolerance")
-    limit = f"{100 * tol:g} %" if tol else "the tolerance"
-    diverged = [f"`{r['variant']}` ({r['model']} · {r['batch_size']})" for r in doc["rows"]
-                if r["status"] == "mismatch"]
-    verdict = ("every compiled variant stays within " + limit + " of eager's first loss"
-               if not diverged else ", ".join(diverged) + " drift past " + limit)
-    return (render.markdown_table(head, body) + f"\n\nOver {n} steps from the same weights, "
-            f"{verdict}.")
+    return render.markdown_table(head, body)
 
 
 # ---- memory -----------------------------------------------------------------------------------
@@ -350,8 +272,6 @@ def memory(doc: dict[str, Any]) -> str:
         elif row.get("graph_pool_shared_with"):
             pooled += f" (shared with {', '.join(row['graph_pool_shared_with'])})"
         body.append([row_label(row), render.num(mb, ",.0f"), pooled, ratio])
-    if all(r[1] == "–" for r in body):
-        return "This run measured no memory: peak memory is read from CUDA's allocator."
     return render.markdown_table(
         ("Model · batch · variant", "Peak MB", "Pool MB", "× eager"), body)
 

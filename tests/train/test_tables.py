@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from snippets.core import measure, results
-from snippets.train import aot, claims, compare, evidence, tables
+from snippets.train import aot, claims, compare, findings, tables
 from tests.markdown import table_rows
 
 from .conftest import QUICK
@@ -16,15 +16,13 @@ from .test_cli import run_cli
 
 def test_the_page_table_has_a_row_per_variant_and_every_column_in_its_block(cpu_train_run):
     doc = results.load(cpu_train_run)
-    text = evidence.report(doc)
+    text = tables.results(doc)
     rows = table_rows(text)
     assert [r[0] for r in rows] == [f"tiny-cnn · 4 · {r['variant']}" for r in doc["rows"]]
     assert "<details" in text and all(c in text for c in tables.COLUMNS)
-    assert "Which variant pays, computed from the table:" in text
-    block = text.split("Where each step's time goes (torch.profiler, 2 steps")[1]
-    assert all(f"| tiny-cnn · 4 · {r['variant']} |" in block for r in doc["rows"])
-    assert ", the fastest profiled**" in block and "Top-level ops / step" in block  # a CPU's
-    assert "What each step's kernel time is spent on" not in block  # no split on a CPU
+    payoff = table_rows([t for t in text.split("\n\n") if t.startswith("|")][-1])
+    assert [r[0] for r in payoff] == [f"tiny-cnn · 4 · {r['variant']}" for r in doc["rows"]
+                                      if r["variant"] != "eager"]
 
 
 def test_the_loss_table_samples_each_curve(cpu_train_run):
@@ -34,7 +32,7 @@ def test_the_loss_table_samples_each_curve(cpu_train_run):
     assert "Step 1 |" in head and "Step 5 |" in head  # the first and the last step
     eager = table_rows(text)[0]
     assert eager[1] == f"{doc['rows'][0]['losses'][0]:.4g}"
-    assert "every compiled variant stays within 0.1 % of eager's first loss" in text
+    assert findings.learning(doc) == findings.Learning(5, 0.001, ())
 
 
 def test_break_even_steps():
@@ -45,25 +43,29 @@ def test_break_even_steps():
 
 
 def test_memory_says_when_none_was_measured(cpu_train_run):
-    assert "measured no memory" in tables.memory(results.load(cpu_train_run))
+    doc = results.load(cpu_train_run)
+    assert not findings.of(doc).memory_measured
+    assert all(r[1] == "–" for r in table_rows(tables.memory(doc)))
 
 
 R = measure.Ratio
 
 
+H = claims.Holds
+
+
 @pytest.mark.parametrize(("opt", "whole", "share", "expect"), [
-    (R(1.0, 0.1), R(1.0, 0.1), 0.0, "holds: the whole step is no faster"),
-    (R(1.2, 0.1), R(1.2, 0.1), 0.15, "holds by its exception: the whole step is faster, and "
-                                     "the optimizer is a hot spot"),
+    (R(1.0, 0.1), R(1.0, 0.1), 0.0, H.HOLDS),  # the whole step is no faster
+    (R(1.2, 0.1), R(1.2, 0.1), 0.15, H.BY_EXCEPTION),  # faster, and the optimizer a hot spot
     # Measurably faster, but saving less than the mark: no hot spot, so the whole step's win
     # contradicts the advice.
-    (R(1.2, 0.1), R(1.3, 0.1), 0.05, "does not hold"),
-    (R(1.0, 0.1), R(1.3, 0.1), 0.0, "does not hold"),
-    (R(1.0, 0.1), R(1.04, 0.1), 0.0, "holds: the whole step is no faster"),  # within its spread
-    (None, R(1.3, 0.1), 0.1, "no verdict"),
+    (R(1.2, 0.1), R(1.3, 0.1), 0.05, H.DOES_NOT_HOLD),
+    (R(1.0, 0.1), R(1.3, 0.1), 0.0, H.DOES_NOT_HOLD),
+    (R(1.0, 0.1), R(1.04, 0.1), 0.0, H.HOLDS),  # within its spread
+    (None, R(1.3, 0.1), 0.1, H.NO_VERDICT),
 ])
 def test_optimizer_verdict(opt, whole, share, expect):
-    assert claims.optimizer_verdict(opt, whole, share).startswith(expect)
+    assert claims.optimizer_verdict(opt, whole, share) is expect
 
 
 def test_the_hot_spot_share_is_what_compiling_the_optimizer_saves_of_eager():
@@ -84,12 +86,15 @@ def test_eager_first_steps_keep_their_milliseconds():
 
 
 def test_verdicts_over_a_real_run(cpu_train_run):
-    text = claims.verdicts(results.load(cpu_train_run))
-    rows = table_rows(text)
-    assert rows[0][0] == "tiny-cnn · 4"
-    assert rows[0][3].startswith(("holds", "does not hold"))
+    doc = results.load(cpu_train_run)
+    optimizer, autotune = (table_rows(t) for t in claims.verdicts(doc).split("\n\n"))
+    assert optimizer[0][0] == "tiny-cnn · 4"
+    assert claims.optimizer_judged(doc)[0].verdict in (H.HOLDS, H.BY_EXCEPTION, H.DOES_NOT_HOLD)
+    assert optimizer[0][4] == claims.optimizer_judged(doc)[0].verdict.value
     # No autotuned variant in a CPU run: its claim says so instead of guessing.
-    assert "not measured" in text.split("max-autotune")[-1]
+    (tuned,) = claims.autotune_judged(doc)
+    assert (tuned.mode, tuned.verdict) == ("max-autotune-no-cudagraphs", H.NOT_MEASURED)
+    assert autotune[0][-1] == "not measured"
 
 
 def test_what_aot_autograd_traced():
@@ -101,8 +106,10 @@ def test_what_aot_autograd_traced():
     assert [g["kind"] for g in step["graphs"][:2]] == ["forward", "backward"]
     assert step["graphs"][0]["loss"] and step["graphs"][1]["loss"]
     assert any("backward" in r for r in step["reasons"])
-    text = claims.aot_report(value)
-    assert "Verdict: holds for the backward, and for the loss only when" in text
+    seen = claims.traced(value)
+    assert seen == claims.Traced(True, False, ("forward", "backward"), claims.Aot.IN_PART)
+    assert table_rows(claims.aot_report(value).split("\n\n")[1])[-1] == [
+        "Verdict", "**holds in part**"]
 
 
 def test_a_variant_that_learns_differently_is_marked(tmp_path, capsys):
@@ -114,7 +121,8 @@ def test_a_variant_that_learns_differently_is_marked(tmp_path, capsys):
     row = doc["rows"][1]
     assert row["status"] == "mismatch" and "does not learn the same" in row["message"]
     assert row["loss_gap"] > 1e-3 and row["step_ms"]  # timed all the same, and its speedup marked
-    assert tables.speed(row).endswith(", invalid") and "drift past" in tables.losses(doc)
+    assert tables.speed(row).endswith(", invalid")
+    assert [d.variant for d in findings.learning(doc).drifted] == ["model"]
 
 
 def test_compare_names_the_settings_that_differ(cpu_train_run):
@@ -140,16 +148,6 @@ def test_the_loss_plot_draws_one_figure_per_model_with_its_text(cpu_train_run):
         plots.losses(drifted)
 
 
-def test_the_noisy_rows_get_what_the_file_says_of_their_cause():
-    def row(status, steal):
-        return {"status": status, "step_ms": {"median": 10.0, "iqr": 1.5},
-                "cpu_steal_pct": steal}
-
-    text = tables.noise_evidence({"rows": [row("noisy", 0.0), row("ok", 9.0)]})
-    assert "IQR is 15% to 15% of the median" in text and "at most 0.0 %" in text
-    assert "the file records nothing" in tables.noise_evidence({"rows": [row("noisy", None)]})
-
-
 def test_each_command_s_eager_row_is_shown_and_its_rows_read_against_it():
     rows = [*pair("model", 20.0, 10.0, 2.0), *pair("max-autotune-no-cudagraphs", 30.0, 12.0,
                                                      2.5, part=1)]
@@ -164,7 +162,7 @@ def test_each_command_s_eager_row_is_shown_and_its_rows_read_against_it():
     assert tables.saved_ms(rows[3], rows[0]) == pytest.approx(18.0)
     assert tables.unpaired(doc) == ""
     legacy = {**doc, "rows": [rows[0], rows[2], rows[3]]}  # the second eager row not kept
-    assert "`m · 32 · max-autotune-no-cudagraphs` are against" in tables.unpaired(legacy)
+    assert "`m · 32 · max-autotune-no-cudagraphs`" in tables.unpaired(legacy)
 
 
 def test_the_memory_table_counts_a_cuda_graph_s_pool_where_it_was_measured():
@@ -196,10 +194,12 @@ def test_rows_of_two_commands_are_compared_through_each_command_s_eager():
     base, tuned = row("model", 10.0, 1.25, 0.05, 0), row("max-autotune", 11.0, 1.5, 0.06, 1)
     r = claims.ratio(base, tuned)
     assert r.value == pytest.approx(1.2) and r.iqr == pytest.approx(1.2 * (0.04 + 0.04))
-    cell = claims.autotune_cell(base, tuned)
-    assert "steps 1.20x ± 0.05 its speed" in cell and "pays after" in cell
+    got = claims.autotune_judged_one("m", 32, "max-autotune", base, tuned)
+    assert (got.base, got.cost, got.verdict) == ("model", 20.0, H.HOLDS)
+    assert got.payback is claims.Payback.PAYS and got.pays_after > 0
     slower = row("max-autotune", 11.0, 1.26, 0.3, 1)  # within its spread
-    assert "not measurably faster" in claims.autotune_cell(base, slower)
+    assert claims.autotune_judged_one("m", 32, "max-autotune", base, slower).payback is \
+        claims.Payback.NOT_SHOWN
 
 
 def test_two_replayed_cuda_graphs_of_two_commands_are_set_against_each_other_by_their_steps():
@@ -215,22 +215,25 @@ def test_two_replayed_cuda_graphs_of_two_commands_are_set_against_each_other_by_
                                                                      250.0)
     r = claims.ratio(graphs, tuned)
     assert r.value == pytest.approx(10 / 9) and r.iqr == pytest.approx(10 / 9 * 0.02, rel=1e-3)
-    cell = claims.autotune_cell(graphs, tuned)
-    assert "times `reduce-overhead`'s" in cell and "host" not in cell  # replays: no caveat
+    got = claims.autotune_judged_one("m", 32, "max-autotune", graphs, tuned)
+    assert got.base == "reduce-overhead" and got.hosts_apart is None  # replays: no caveat
     doc = {"rows": [graphs, tuned, row("model", 20.0, 1.0, 0, 450.0)]}
-    assert "| `max-autotune` against `reduce-overhead` |" in claims.autotune_claim(doc)
+    assert table_rows(claims.autotune_claim(doc))[0][1] == "`max-autotune` against " \
+                                                             "`reduce-overhead`"
     # A replay whose rounds spread (noisy) waits on the host too: across hosts this far apart,
     # its step is not ranked against another command's.
-    cell = claims.autotune_cell({**graphs, "status": "noisy"}, tuned)
-    assert "on hosts 80% apart by their canaries, too far for the ratio to rank them" in cell
+    got = claims.autotune_judged_one("m", 32, "max-autotune", {**graphs, "status": "noisy"},
+                                     tuned)
+    assert got.payback is claims.Payback.UNRANKED and got.hosts_apart == pytest.approx(0.8)
     # A host-bound step of another command gets the hosts' difference beside its verdict.
     base, other = row("model", 20.0, 1.0, 0, 300.0), row("max-autotune-no-cudagraphs", 18.0,
                                                            1.2, 1, 450.0)
     assert tables.hosts_apart(base, other) == pytest.approx(0.5)
-    cell = claims.autotune_cell(base, other)
-    assert "on hosts 50% apart by their canaries, too far for the ratio to rank them" in cell
-    assert "pays" not in cell
-    assert "host" not in claims.autotune_cell(base, {**other, "host_canary_us": 320.0})
+    got = claims.autotune_judged_one("m", 32, "max-autotune-no-cudagraphs", base, other)
+    assert got.payback is claims.Payback.UNRANKED and got.hosts_apart == pytest.approx(0.5)
+    near = claims.autotune_judged_one("m", 32, "max-autotune-no-cudagraphs", base,
+                                      {**other, "host_canary_us": 320.0})
+    assert near.hosts_apart is None and near.payback is not claims.Payback.UNRANKED
 
 
 def test_the_loss_table_tells_each_command_s_eager_row_apart():
@@ -251,26 +254,11 @@ def test_the_optimizer_claim_gives_no_verdict_across_hosts_too_far_apart():
     rows = [row("eager", 40.0, None, 0, 500.0), row("model+optimizer", 25.0, 1.6, 0, 500.0),
             row("step", 25.0, 1.6, 0, 500.0), row("eager", 40.0, None, 1, 250.0),
             row("model", 20.0, 2.0, 1, 250.0)]
-    text = claims.optimizer_claim({"rows": rows})
-    assert "no verdict: `model` was timed in another command, on a host 100% apart" in text
+    (got,) = claims.optimizer_judged({"rows": rows})
+    assert got.verdict is H.NO_VERDICT and got.hosts_apart == pytest.approx(1.0)
+    assert table_rows(claims.optimizer_claim({"rows": rows}))[0][-1] == "no verdict: hosts " \
+                                                                          "100% apart"
     for r in rows:
         r["host_canary_us"] = 400.0
-    assert "holds: the whole step is no faster" in claims.optimizer_claim({"rows": rows})
-
-
-def test_the_fastest_row_says_when_another_command_s_row_has_the_larger_speedup():
-    # max-autotune's step is shorter, but its command's eager was faster, so its speedup reads
-    # lower than reduce-overhead's: across hosts apart, which is faster stays open.
-    rows = [*pair("reduce-overhead", 16.0, 4.0, 4.0, canary=400.0),
-            *pair("max-autotune", 11.0, 3.0, 3.7, part=1, canary=250.0)]
-    for r in rows:
-        r["compile_s"] = 1.0
-    line = tables.findings({"rows": rows}).splitlines()[0]
-    assert "fastest is `max-autotune`, 3.70 times" in line
-    assert ("`reduce-overhead`, timed in another command, on hosts 60% apart by their canaries, "
-            "has the larger speedup (4.00x over its own command's eager)") in line
-    # In one command, the shortest step has the largest speedup: nothing to add.
-    one = [*pair("model", 16.0, 8.0, 2.0), {**pair("step", 16.0, 4.0, 4.0)[1]}]
-    for r in one:
-        r["compile_s"] = 1.0
-    assert "another command" not in tables.findings({"rows": one})
+    (got,) = claims.optimizer_judged({"rows": rows})
+    assert got.verdict is H.HOLDS and got.hosts_apart is None  # the whole step is no faster

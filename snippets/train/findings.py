@@ -1,0 +1,187 @@
+"""What a training run says, as data: the numbers and verdicts the training page's prose reads.
+
+``of(doc, again)`` takes a ``train`` document (and a second run of the same commands,
+``train-repeat``, where one is recorded) and returns a frozen ``Findings``: which variant pays for
+each model and batch size, what the rows' statuses count, where a step's time goes and how near
+the peak it came (``where``), whether the two runs agree (``repeat``), and whether every variant
+learned as eager did.
+``docs/training.md`` (through ``docs/includes/train.md``) places the numbers into its sentences
+and branches on the verdicts. Pure: nothing here measures, formats or composes text.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from snippets.core.findings import Span
+from snippets.train import repeat, where
+from snippets.train.repeat import Agreement
+from snippets.train.tables import (
+    LEARNS,
+    Key,
+    break_even_steps,
+    by_key,
+    groups,
+    hosts_apart,
+    own_eager,
+    row_key,
+    step_median,
+)
+from snippets.train.where import Busy, Goal, Waiting
+
+# ---- which variant pays -----------------------------------------------------------------------
+
+
+class Winner(str, enum.Enum):
+    COMPILED = "compiled"  # a compiled variant that learns like eager has the shortest step
+    EAGER = "eager"  # eager is fastest of the variants that learn as it does
+    NOTHING_TIMED = "nothing timed"
+
+
+@dataclass(frozen=True)
+class Rival:
+    """A row of the same group, timed in another command, whose speedup (over its own command's
+    eager) beats the fastest row's: the hosts ran at different speeds, so which is faster stays
+    open. ``hosts_apart`` is the canaries' gap, None where one was not recorded."""
+
+    variant: str
+    speedup: float
+    hosts_apart: float | None
+
+
+@dataclass(frozen=True)
+class Pick:
+    """The fastest variant of one model and batch size that learns like eager: its speedup over
+    eager and after how many steps it has paid for its first steps; where eager is fastest, the
+    variants faster still that learn differently."""
+
+    model: str
+    batch: int
+    winner: Winner
+    variant: str | None = None
+    speedup: float | None = None
+    pays_after: float | None = None
+    rival: Rival | None = None
+    faster_but_wrong: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Counts:
+    """The rows by status, and what the file says of the noisy rows' cause: their IQR as a
+    share of their median, and the most CPU steal (a hypervisor taking the cores) during their
+    rounds, None where not recorded."""
+
+    rows: int
+    mismatched: int
+    failed: int
+    noisy: int
+    noisy_iqr: Span | None
+    steal_max: float | None
+
+
+def _rival(best: dict[str, Any], timed: list[dict[str, Any]]) -> Rival | None:
+    rival = max(timed, key=lambda r: r.get("speedup") or 0.0)
+    if rival is best or (rival.get("speedup") or 0.0) <= (best.get("speedup") or 0.0) \
+            or rival.get("part") == best.get("part"):
+        return None
+    return Rival(rival["variant"], rival["speedup"], hosts_apart(best, rival))
+
+
+def picks(doc: dict[str, Any]) -> tuple[Pick, ...]:
+    """For each model and batch size, the fastest variant that learns like eager."""
+    rows, out = by_key(doc), []
+    for model, bs in groups(doc):
+        eager = rows.get((model, bs, "eager"))
+        timed = [r for (m, b, _), r in rows.items()
+                 if (m, b) == (model, bs) and r["status"] in LEARNS and step_median(r)]
+        if not eager or not timed:
+            out.append(Pick(model, bs, Winner.NOTHING_TIMED))
+            continue
+        best = min(timed, key=step_median)
+        if best["variant"] == "eager":
+            wrong = tuple(r["variant"] for (m, b, _), r in rows.items() if (m, b) == (model, bs)
+                          and r["status"] == "mismatch" and step_median(r) < step_median(eager))
+            out.append(Pick(model, bs, Winner.EAGER, faster_but_wrong=wrong))
+            continue
+        out.append(Pick(model, bs, Winner.COMPILED, best["variant"],
+                        best.get("speedup") or step_median(eager) / step_median(best),
+                        break_even_steps(best, own_eager(doc, best) or eager),
+                        _rival(best, timed)))
+    return tuple(out)
+
+
+def counts(doc: dict[str, Any]) -> Counts:
+    bad = [r for r in doc["rows"] if r["status"] not in LEARNS]
+    noisy = [r for r in doc["rows"] if r["status"] == "noisy"]
+    iqr = [r["step_ms"]["iqr"] / r["step_ms"]["median"] for r in noisy
+           if (r.get("step_ms") or {}).get("median")]
+    steal = [r["cpu_steal_pct"] for r in noisy if r.get("cpu_steal_pct") is not None]
+    mismatched = sum(r["status"] == "mismatch" for r in bad)
+    return Counts(len(doc["rows"]), mismatched, len(bad) - mismatched, len(noisy),
+                  Span.of(iqr) if iqr else None, max(steal) if steal else None)
+
+
+def unpaired(doc: dict[str, Any]) -> tuple[Key, ...]:
+    """The compiled rows whose own command's eager row the file does not hold: their speedups
+    are against eager rounds the file does not show."""
+    return tuple(row_key(r) for r in doc["rows"] if r["variant"] != "eager"
+                 and r.get("speedup") is not None and own_eager(doc, r) is None)
+
+
+# ---- learning the same ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Drift:
+    model: str
+    batch: int
+    variant: str
+
+
+@dataclass(frozen=True)
+class Learning:
+    """Over how many steps the losses were compared, the tolerance (a fraction of eager's first
+    loss, None where not recorded), and the variants that drifted past it."""
+
+    steps: int
+    tolerance: float | None
+    drifted: tuple[Drift, ...]
+
+
+def learning(doc: dict[str, Any]) -> Learning:
+    return Learning(max((len(r.get("losses") or []) for r in doc["rows"]), default=0),
+                    doc["provenance"]["settings"].get("tolerance") or None,
+                    tuple(Drift(r["model"], r["batch_size"], r["variant"]) for r in doc["rows"]
+                          if r["status"] == "mismatch"))
+
+
+# ---- all of it --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Findings:
+    device: str
+    picks: tuple[Pick, ...]
+    counts: Counts
+    unpaired: tuple[Key, ...]
+    waiting: tuple[Waiting, ...]
+    busy: tuple[Busy, ...]
+    goals: tuple[Goal, ...]
+    profiled: bool  # either run profiled any row
+    agreement: Agreement | None  # None without a second run
+    learning: Learning
+    memory_measured: bool
+
+
+def of(doc: dict[str, Any], again: dict[str, Any] | None = None) -> Findings:
+    """The findings of one training run, with a second run of the same commands where given:
+    its profiles stand in for rows the first did not profile."""
+    seen = where.profiles_seen(doc, again)
+    return Findings(
+        device=doc["provenance"].get("device_type", ""), picks=picks(doc), counts=counts(doc),
+        unpaired=unpaired(doc), waiting=where.waiting(doc, seen), busy=where.busy(doc, seen),
+        goals=where.goals(doc, seen),
+        profiled=any(r.get("profile") for r in [*doc["rows"], *(again or {"rows": []})["rows"]]),
+        agreement=repeat.agreement(doc, again) if again is not None else None,
+        learning=learning(doc),
+        memory_measured=any(r.get("peak_mem_mb") is not None for r in by_key(doc).values()))
