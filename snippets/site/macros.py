@@ -24,6 +24,7 @@ from snippets import bench
 from snippets.bench import findings as bench_findings
 from snippets.core import render, results
 from snippets.core.findings import Span
+from snippets.production import findings as production_findings
 from snippets.site import pages
 
 
@@ -42,6 +43,10 @@ class Source:
 # The name a page asks for -> its source. One line per topic.
 SOURCES: dict[str, Source] = {
     "bench": Source(bench_findings.of, ("bench",), bench.produce_on),
+    "production-startup": Source(production_findings.startup, ("production-startup",)),
+    "production-stream": Source(production_findings.stream, ("production-stream",)),
+    "production-modes": Source(production_findings.modes, ("production-modes",)),
+    "production-hazards": Source(production_findings.hazards, ("production-hazards",)),
 }
 
 
