@@ -25,6 +25,7 @@ from snippets.bench import findings as bench_findings
 from snippets.core import render, results
 from snippets.core.findings import Span
 from snippets.production import findings as production_findings
+from snippets.production import serving_findings
 from snippets.site import pages
 
 
@@ -44,9 +45,9 @@ class Source:
 SOURCES: dict[str, Source] = {
     "bench": Source(bench_findings.of, ("bench",), bench.produce_on),
     "production-startup": Source(production_findings.startup, ("production-startup",)),
-    "production-stream": Source(production_findings.stream, ("production-stream",)),
-    "production-modes": Source(production_findings.modes, ("production-modes",)),
-    "production-hazards": Source(production_findings.hazards, ("production-hazards",)),
+    "production-stream": Source(serving_findings.stream, ("production-stream",)),
+    "production-modes": Source(serving_findings.modes, ("production-modes",)),
+    "production-hazards": Source(serving_findings.hazards, ("production-hazards",)),
 }
 
 

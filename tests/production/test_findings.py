@@ -1,13 +1,14 @@
-"""snippets.production.findings: the numbers and verdicts the production page reads, on made-up
-rows; and the tables drawn beside them."""
+"""snippets.production.findings and serving_findings: the numbers and verdicts the production
+page reads, on made-up rows; and the tables drawn beside them."""
 
 from __future__ import annotations
 
 import pytest
 
-from snippets.production import findings, tables
-from snippets.production.findings import CatchUp, Goal, Graphs, Pace, Rank, Slower
+from snippets.production import findings, serving_findings, tables
+from snippets.production.findings import CatchUp, Goal, Graphs, Pace
 from snippets.production.hazards import STEP_MARKS, Hazard, Outcome
+from snippets.production.serving_findings import Rank, Slower
 
 
 def _run(model, path, rep, ms, misses=1, canary=None, **extra):
@@ -107,7 +108,7 @@ def test_the_start_up_table_shows_each_path_once_with_its_runs():
     doc = {"rows": [_run("m", "eager", 0, 10.0), {**_run("m", "aot-load", 0, 5.0),
                                                   "status": "error", "message": "boom"}]}
     table = tables.startup(doc)
-    assert "| m · eager | 6.0 |" in table and "| 0/1 | error: boom |" in table
+    assert "m · eager | 6.0" in table and "error: boom" in table
     assert tables.report({**doc, "kind": "production-startup"}).count("<details") == 1
 
 
@@ -119,21 +120,21 @@ def _stream_row(strategy: str, compiles: int, p50: float, p99: float) -> dict:
 def test_the_stream_sets_each_tail_against_the_goal_and_each_median_against_eager():
     doc = {"rows": [_stream_row("eager", 0, 1.0, 2.0), _stream_row("no warm-up", 4, 1.0, 9.0),
                     _stream_row("warm-up", 0, 1.0, 1.4)]}
-    found = findings.stream(doc)
+    found = serving_findings.stream(doc)
     assert (found.calm, found.clean) == ("warm-up", ("warm-up",))
     [tail] = found.tails
     assert (tail.strategy, tail.ratio, tail.within) == ("warm-up", 1.4, True)
     assert found.eager_tail == 2.0 and found.verdict is Slower.NONE
     doc["rows"][2]["p50_ms"] = 1.2  # a calm tail is not a speedup: the median says so
-    found = findings.stream(doc)
+    found = serving_findings.stream(doc)
     assert found.verdict is Slower.SOME and found.slower == ("warm-up",)
-    assert not findings.stream({"rows": []}).done
+    assert not serving_findings.stream({"rows": []}).done
 
 
 def test_a_strategy_name_with_a_comma_stays_one_name():
     doc = {"rows": [_stream_row("warm-up", 0, 1.0, 1.4),
                     _stream_row("warm-up, buckets", 0, 1.0, 1.2)]}
-    found = findings.stream(doc)
+    found = serving_findings.stream(doc)
     assert found.clean == ("warm-up", "warm-up, buckets") and found.verdict is None
 
 
@@ -153,7 +154,7 @@ def test_the_hazards_say_which_fix_kept_the_answer_by_their_keys():
                     # A step that failed as a whole is named by the step, not a hazard.
                     {"hazard": "pool memory", "variant": "", "outcome": "error",
                      "message": "x"}]}
-    found = findings.hazards(doc)
+    found = serving_findings.hazards(doc)
     assert found.kept == (".clone()",) and found.lost == ("as written", STEP_MARKS)
     assert found.step_marks_lost
     assert [(s.outcome, s.cases) for s in found.skips] == [
@@ -168,8 +169,9 @@ def _mode(mode, median, speedup, model="m", bs=1, compile_s=10.0):
 
 
 def test_two_modes_are_ranked_only_where_medians_and_speedups_agree():
-    agree = findings.modes({"rows": [_mode("eager", 4.0, None), _mode("reduce-overhead", 0.5, 8.0),
-                                     _mode("max-autotune", 0.4, 10.0, compile_s=100.0)]})
+    agree = serving_findings.modes({"rows": [
+        _mode("eager", 4.0, None), _mode("reduce-overhead", 0.5, 8.0),
+        _mode("max-autotune", 0.4, 10.0, compile_s=100.0)]})
     [group] = agree.groups
     assert (group.fastest, group.speedup) == ("max-autotune", 10.0)
     [pair] = group.pairs
@@ -178,8 +180,9 @@ def test_two_modes_are_ranked_only_where_medians_and_speedups_agree():
     assert not pair.untuned and not agree.split
     assert agree.absent == ("default", "max-autotune-no-cudagraphs")
     # max-autotune beside a slower eager: slower by medians, faster by speedups.
-    split = findings.modes({"rows": [_mode("eager", 4.0, None), _mode("reduce-overhead", 0.5, 8.0),
-                                     _mode("max-autotune", 0.6, 9.0)]})
+    split = serving_findings.modes({"rows": [
+        _mode("eager", 4.0, None), _mode("reduce-overhead", 0.5, 8.0),
+        _mode("max-autotune", 0.6, 9.0)]})
     [group] = split.groups
     assert group.pairs[0].rank is Rank.SPLIT and group.pairs[0].untuned and split.split
     [own] = group.own_eager
