@@ -226,6 +226,11 @@ class Hazards:
     skips: tuple[Skips, ...]
     held: dict[str, float]
 
+    @property
+    def recorded_anyway(self) -> bool:
+        """Some skip case was recorded and replayed, and answered as eager did."""
+        return any(s.outcome is Outcome.NOT_SKIPPED for s in self.skips)
+
 
 def _hazard(row: dict[str, Any]) -> Hazard | None:
     """A row's hazard; None for a step that failed as a whole (its row names the step)."""
