@@ -9,6 +9,7 @@ logged reason), with the memory the graph pool holds beside the default mode's.
 
 from __future__ import annotations
 
+import enum
 import functools
 import gc
 import json
@@ -26,6 +27,28 @@ from snippets import production
 from snippets.core import backends, results, torch_logs
 
 KIND = "production-hazards"
+
+
+class Hazard(str, enum.Enum):
+    """What a row of the file tried: the key its findings are read by (the values are the
+    file's own)."""
+
+    OVERWRITTEN = "output read after the next replay"
+    SKIPPED = "graph skipped"
+    MEMORY = "memory held between calls"
+
+
+class Outcome(str, enum.Enum):
+    """What happened to one variant of a hazard."""
+
+    CORRECT = "correct"
+    WRONG = "wrong values"
+    ERROR = "error"
+    SKIPPED = "skipped"
+    NOT_SKIPPED = "not skipped"
+    MEASURED = "measured"
+
+
 ROOT = Path(__file__).resolve().parents[2]
 # The guide's CUDA settings, TF32 among them, as every other CUDA run uses; applied in this
 # process and in each child. Under torch's own "highest", Inductor warns about the fp32 model's
@@ -69,8 +92,8 @@ def with_step_marks(compiled, x1, x2):
 # --8<-- [end:overwritten]
 
 
-VARIANTS = {"as written": as_written, ".clone()": with_clone,
-            "cudagraph_mark_step_begin()": with_step_marks}
+STEP_MARKS = "cudagraph_mark_step_begin()"  # the variant that marks each step
+VARIANTS = {"as written": as_written, ".clone()": with_clone, STEP_MARKS: with_step_marks}
 
 
 @_with_switches
@@ -84,18 +107,18 @@ def overwritten(device: torch.device) -> list[dict[str, Any]]:
         for name, fn in VARIANTS.items():
             torch._dynamo.reset()
             compiled = torch.compile(model, mode="reduce-overhead")
-            outcome, message = "correct", ""
+            outcome, message = Outcome.CORRECT, ""
             try:
                 for _ in range(3):  # the first calls warm up and record; then it replays
                     a, _b = fn(compiled, x1, x2)
                     got = a.clone()
                 torch.cuda.synchronize(device)
                 if not torch.allclose(got, want, rtol=1e-2, atol=1e-2):
-                    outcome, message = "wrong values", "the first answer holds the second's"
+                    outcome, message = Outcome.WRONG, "the first answer holds the second's"
             except Exception as exc:
-                outcome, message = "error", torch_logs.clean_path(production.fault(exc))
-            rows.append({"hazard": "output read after the next replay", "variant": name,
-                         "outcome": outcome, "message": message})
+                outcome, message = Outcome.ERROR, torch_logs.clean_path(production.fault(exc))
+            rows.append({"hazard": Hazard.OVERWRITTEN.value, "variant": name,
+                         "outcome": outcome.value, "message": message})
     torch._dynamo.reset()
     return rows
 
@@ -154,14 +177,14 @@ def skipped(case: str) -> dict[str, Any]:
     reasons = [ln for ln in lines if not ln.startswith("outputs ")]
     reason = reasons[0] if reasons else ""
     if not verdict:
-        outcome = "error"
+        outcome = Outcome.ERROR
     elif "differ" in verdict:
-        outcome = "wrong values"
+        outcome = Outcome.WRONG
     else:
-        outcome = "skipped" if "skipping cudagraphs" in reason else "not skipped"
+        outcome = Outcome.SKIPPED if "skipping cudagraphs" in reason else Outcome.NOT_SKIPPED
     message = reason or ("no skip logged: recorded and replayed" if verdict else
                          "the case did not finish")
-    return {"hazard": "graph skipped", "variant": case, "outcome": outcome,
+    return {"hazard": Hazard.SKIPPED.value, "variant": case, "outcome": outcome.value,
             "message": f"{message}; {verdict}" if verdict else message}
 
 
@@ -206,7 +229,7 @@ def _held_mb(mode: str) -> dict[str, Any]:
         last = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
         raise RuntimeError(last[:300])
     held = json.loads(proc.stdout.strip().splitlines()[-1])
-    return {"hazard": "memory held between calls", "variant": mode, "outcome": "measured",
+    return {"hazard": Hazard.MEMORY.value, "variant": mode, "outcome": Outcome.MEASURED.value,
             "message": "transformer, batch 32, bf16; reserved after the calls, cache emptied",
             **held}
 
@@ -230,7 +253,7 @@ def document(device: str = "cuda", *, commit: str | None = None,
         try:
             rows = step()
         except Exception as exc:  # one case's fault is its row's; the run goes on
-            rows = [{"hazard": name, "variant": "", "outcome": "error",
+            rows = [{"hazard": name, "variant": "", "outcome": Outcome.ERROR.value,
                      "message": production.fault(exc)}]
         doc["rows"] += [{**r, "date": doc["provenance"]["date"]} for r in rows]
         on_row(doc)

@@ -24,6 +24,8 @@ from snippets import bench, train
 from snippets.bench import findings as bench_findings
 from snippets.core import render, results
 from snippets.core.findings import Span
+from snippets.production import findings as production_findings
+from snippets.production import serving_findings
 from snippets.site import pages
 from snippets.speed import findings as speed_findings
 from snippets.train import findings as train_findings
@@ -51,6 +53,11 @@ SOURCES: dict[str, Source] = {
     # measures, as the page's CPU sections do.
     "train": Source(train_findings.of, ("train", "train-repeat"),
                     lambda device: train.produce_on(device) if device == "cpu" else None),
+    # The production page's runs take many fresh processes each: recorded only.
+    "production-startup": Source(production_findings.startup, ("production-startup",)),
+    "production-stream": Source(serving_findings.stream, ("production-stream",)),
+    "production-modes": Source(serving_findings.modes, ("production-modes",)),
+    "production-hazards": Source(serving_findings.hazards, ("production-hazards",)),
 }
 
 

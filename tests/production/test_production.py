@@ -10,7 +10,7 @@ from torch import nn
 from snippets import production
 from snippets.core import results
 from snippets.dynamic import TinyEncoder
-from snippets.production import modes, paths, pinning, startup, stream, tables
+from snippets.production import modes, paths, pinning, serving_findings, startup, stream, tables
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
@@ -76,7 +76,8 @@ def test_the_stream_compiles_nothing_after_a_warm_up():
     assert rows["warm-up"]["compiles"] == rows["warm-up, buckets"]["compiles"] == 0
     assert rows["warm-up, buckets"]["warmup_compiles"] == len(stream.bucket_shapes())
     assert all(r["status"] == "ok" and r["all_correct"] for r in doc["rows"])
-    assert "warm-up" in tables.stream(doc) and "fail_on_recompile" in tables.stream_reading(doc)
+    assert "warm-up" in tables.stream(doc)
+    assert serving_findings.stream(doc).clean == ("warm-up", "warm-up, buckets")
 
 
 def test_padding_to_a_bucket_keeps_the_real_positions():
@@ -142,8 +143,8 @@ def test_a_path_torch_lacks_is_a_row_not_a_crash(monkeypatch):
     assert [(r["path"], r["status"]) for r in rows] == [("aot-build", "unsupported"),
                                                          ("aot-load", "error"),
                                                          ("aot-load-warm", "error")]
-    assert rows[1]["message"] == "needs aot-build, which did not run"
-    assert rows[2]["message"] == "needs aot-load, which did not run"
+    assert rows[1]["message"].startswith("needs aot-build")
+    assert rows[2]["message"].startswith("needs aot-load")
 
 
 def test_merge_keeps_earlier_rows_and_refuses_another_device():

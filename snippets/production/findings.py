@@ -1,0 +1,357 @@
+"""What a start-up run says, as data: the numbers and verdicts the production page's prose reads.
+
+``startup(doc)`` takes a production-startup document and returns a frozen ``Startup``; the other
+production kinds' findings are in ``serving_findings``. The page places their numbers into
+sentences written in ``docs/includes/production.md`` and branches on their verdicts; the start-up
+table in ``tables`` reads the same per-path summary (``paths``). Pure: nothing here measures,
+formats or composes text.
+"""
+
+from __future__ import annotations
+
+import enum
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+from snippets.core.findings import Span
+
+# The start-up paths in the order the page names them, with the label a table row and a
+# sentence give each.
+LABELS = {"eager": "eager", "compile-empty": "compile, empty cache",
+          "compile-warm": "compile, warm local cache", "artifacts": "compile, cache artifacts",
+          "regional": "regional compile, empty cache", "aot-build": "AOTInductor build",
+          "aot-load": "AOTInductor package, empty cache",
+          "aot-load-warm": "AOTInductor package, warm cache",
+          "aot-load-trusted": "AOTInductor package, CPU check skipped"}
+GOOD = ("ok", "noisy")  # the statuses of a run whose figures count
+
+
+def _median(values: list[float | None]) -> float | None:
+    got = [v for v in values if v is not None]
+    return statistics.median(got) if got else None
+
+
+def by_path(rows: list[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """Rows grouped per (model, path), each group in the order given."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["model"], row["path"]), []).append(row)
+    return groups
+
+
+def ran(row: dict[str, Any]) -> str:
+    """A row's sort key in run order: its command's start (sorting is stable within one)."""
+    return row.get("date") or ""
+
+
+def failure(row: dict[str, Any]) -> str:
+    """A failed run's status and its message's first clause (a crash's frame follows ", File"
+    and is left to the detail)."""
+    return f"{row['status']}: {row['message'].split(', File')[0][:60]}"
+
+
+# ---- start-up ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PathRuns:
+    """One (model, path) of a start-up file: the median over its good runs of each time, every
+    good run's own per-call figure, Inductor's graph-cache misses, the package's load time
+    (ready minus import), of that the CPU check and the load of the runs that timed it, and the
+    failures seen (``status: message``; ``short`` has each message's first clause)."""
+
+    model: str
+    path: str
+    label: str
+    runs: int
+    good: int
+    first_s: float | None
+    steady_s: float | None
+    build_s: float | None
+    ms: float | None
+    ms_runs: tuple[float, ...]
+    misses: float | None
+    load_s: float | None
+    isa_s: float | None
+    isa_of_s: float | None
+    failures: tuple[str, ...]
+    short: tuple[str, ...]
+
+
+def paths(doc: dict[str, Any]) -> dict[tuple[str, str], PathRuns]:
+    """Every (model, path) of a start-up document, in the order the file first has them."""
+    out = {}
+    for (model, path), rows in by_path(doc["rows"]).items():
+        good = [r for r in rows if r["status"] in GOOD]
+        bad = [r for r in rows if r not in good]
+        ms_runs = tuple(m for r in good if (m := (r["latency_ms"] or {}).get("median")) is not None)
+        out[(model, path)] = PathRuns(
+            model, path, LABELS.get(path, path), len(rows), len(good),
+            first_s=_median([r["first_s"] for r in good]),
+            steady_s=_median([r["steady_s"] for r in good]),
+            build_s=_median([r["build_s"] for r in good]),
+            ms=_median(list(ms_runs)), ms_runs=ms_runs,
+            # Graphs Inductor compiled (its FX-graph cache missed): what regional compile saves
+            # when blocks are identical, and what it does not when they differ.
+            misses=_median([r.get("fx_cache_misses") for r in good]),
+            load_s=_median([r["ready_s"] - r["import_s"] for r in good
+                            if r.get("ready_s") is not None and r.get("import_s") is not None]),
+            # The CPU check and the loading of the runs that timed it: two figures of one set
+            # of runs.
+            isa_s=_median([r.get("isa_check_s") for r in good]),
+            isa_of_s=_median([r["ready_s"] - r["import_s"] for r in good
+                              if r.get("isa_check_s") is not None]),
+            failures=tuple(sorted({f"{r['status']}: {r['message']}" for r in bad})),
+            short=tuple(sorted({failure(r) for r in bad})))
+    return out
+
+
+class CatchUp(str, enum.Enum):
+    """When a path's extra seconds before its first answer are repaid by its faster calls."""
+
+    AFTER = "after"  # after ``calls`` calls
+    NO_LATER = "no later"  # it answers no later than eager: nothing to repay
+    NEVER = "never"  # later and no faster per call
+
+
+@dataclass(frozen=True)
+class Against:
+    """A path against eager in one model: its first answer's lateness (seconds, signed), its
+    per-call time, and when it catches up."""
+
+    path: str
+    label: str
+    late: float
+    ms: float
+    catch_up: CatchUp
+    calls: float | None
+
+
+class Graphs(str, enum.Enum):
+    """What the file says about the graphs regional compile compiled."""
+
+    UNCOUNTED = "uncounted"  # a path without cache counts
+    NO_MISS = "no miss"  # the cache counted no miss: the count says nothing
+    COUNTED = "counted"
+
+
+@dataclass(frozen=True)
+class Regional:
+    """Regional against whole-model compile: the first answer's lateness (seconds, signed) and
+    the graphs each compiled; ``differ`` where it compiled more than one, its blocks not
+    identical."""
+
+    late: float
+    graphs: Graphs
+    misses: float | None
+    whole_misses: float | None
+    differ: bool
+
+
+@dataclass(frozen=True)
+class Package:
+    """Where an AOTInductor package's first answer went: ``load`` (its runs on an empty cache
+    folder), the build, and loading it again on a warm folder and with the CPU check trusted
+    (None where the file has no load time for them)."""
+
+    load: PathRuns
+    build_s: float | None
+    warm: PathRuns | None
+    trusted: PathRuns | None
+
+    @property
+    def check_timed_apart(self) -> bool:
+        """The check was timed in some runs only: its share is of those runs' loading."""
+        return self.load.isa_of_s != self.load.load_s
+
+
+class Goal(str, enum.Enum):
+    REACHED = "reached"
+    MISSED = "missed"
+
+
+class Pace(str, enum.Enum):
+    """A path's per-call time against another's, at a whole percent."""
+
+    FASTER = "faster"
+    SLOWER = "slower"
+    SAME = "same"
+
+
+# The start-up goal this guide set itself (record, do not assert): a path that moves the
+# compile out of the service (cache artifacts or AOTInductor) answers first within GOAL_S
+# seconds of eager's first answer, at a steady latency at most GOAL_SLOWER above the best
+# just-in-time path's.
+GOAL_S, GOAL_SLOWER = 2.0, 0.05
+PORTABLE = ("artifacts", "aot-load", "aot-load-trusted")
+JIT = ("compile-empty", "compile-warm", "regional")
+
+
+@dataclass(frozen=True)
+class Portable:
+    """The fastest portable path against the goal: its lateness over eager (seconds, signed)
+    and its per-call time over the best just-in-time path's, less one."""
+
+    path: str
+    label: str
+    late: float
+    slower: float
+    goal: Goal
+    pace: Pace
+    goal_s: float = GOAL_S
+    goal_slower: float = GOAL_SLOWER
+
+
+@dataclass(frozen=True)
+class ModelStart:
+    model: str
+    eager: PathRuns | None
+    against: tuple[Against, ...]
+    failed: tuple[PathRuns, ...]  # paths that failed in every run
+    regional: Regional | None
+    package: Package | None
+    portable: Portable | None
+
+
+@dataclass(frozen=True)
+class Spread:
+    """A path whose runs' per-call figures differ by more than ``SPREAD``: its median hides it."""
+
+    model: str
+    label: str
+    runs: tuple[float, ...]
+    ratio: float
+
+
+@dataclass(frozen=True)
+class PartlyFailed:
+    """A path that failed in some runs: ``fixed`` where every failure came before the first good
+    run (a fault fixed between the two commits), else it fails now and then."""
+
+    model: str
+    label: str
+    bad: int
+    runs: int
+    why: tuple[str, ...]
+    fixed: bool
+    last_bad: str
+    first_good: str
+
+
+@dataclass(frozen=True)
+class Startup:
+    models: tuple[ModelStart, ...]
+    spreads: tuple[Spread, ...]
+    partly_failed: tuple[PartlyFailed, ...]
+    loads: Span | None  # package loads of every model, where they are about as long
+    loads_mostly_check: bool
+    canary_missing: bool
+
+    @property
+    def empty(self) -> bool:
+        return not (self.spreads or self.partly_failed or self.loads or self.canary_missing
+                    or any(m.against or m.failed or m.regional or m.package or m.portable
+                           for m in self.models))
+
+
+# Runs of one path whose per-call figures differ more than this factor are named: the "ms per
+# call" cell is their median (with two runs, their mean) and hides the spread.
+SPREAD = 1.5
+# Load times within this factor of each other are "about as long".
+ALIKE = 1.1
+CATCH_UP = ("compile-empty", "compile-warm", "artifacts", "regional", "aot-load", "aot-load-warm",
+            "aot-load-trusted")
+
+
+def _against(eager: PathRuns | None, s: PathRuns | None) -> Against | None:
+    if (s is None or eager is None or None in (s.first_s, s.ms, eager.first_s, eager.ms)):
+        return None
+    late = s.first_s - eager.first_s
+    saved = (eager.ms - s.ms) / 1e3
+    if saved > 0 and late > 0:
+        return Against(s.path, s.label, late, s.ms, CatchUp.AFTER, late / saved)
+    return Against(s.path, s.label, late, s.ms, CatchUp.NO_LATER if late <= 0 else CatchUp.NEVER,
+                   None)
+
+
+def _regional(whole: PathRuns | None, regional: PathRuns | None) -> Regional | None:
+    if not whole or not regional or None in (whole.first_s, regional.first_s):
+        return None
+    graphs = (Graphs.UNCOUNTED if None in (whole.misses, regional.misses) else
+              Graphs.NO_MISS if not regional.misses else Graphs.COUNTED)
+    return Regional(regional.first_s - whole.first_s, graphs, regional.misses, whole.misses,
+                    (regional.misses or 0) > 1)
+
+
+def _package(got: dict[str, PathRuns]) -> Package | None:
+    load, build = got.get("aot-load"), got.get("aot-build")
+    if not load or load.load_s is None or load.first_s is None:
+        return None
+    warm, trusted = got.get("aot-load-warm"), got.get("aot-load-trusted")
+    return Package(load, build.build_s if build else None,
+                   warm if warm and warm.load_s is not None else None,
+                   trusted if trusted and None not in (trusted.load_s, trusted.first_s)
+                   else None)
+
+
+def _portable(got: dict[str, PathRuns]) -> Portable | None:
+    eager = got.get("eager")
+    done = {p: got[p] for p in PORTABLE + JIT
+            if p in got and got[p].first_s is not None and got[p].ms is not None}
+    portable = {p: s for p, s in done.items() if p in PORTABLE}
+    jit = [s.ms for p, s in done.items() if p in JIT]
+    if eager is None or eager.first_s is None or not portable or not jit:
+        return None
+    path, best = min(portable.items(), key=lambda kv: kv[1].first_s)
+    late, slower = best.first_s - eager.first_s, best.ms / min(jit) - 1
+    pace = Pace.SAME if not round(slower, 2) else Pace.SLOWER if slower > 0 else Pace.FASTER
+    goal = Goal.REACHED if late <= GOAL_S and slower <= GOAL_SLOWER else Goal.MISSED
+    return Portable(path, best.label, late, slower, goal, pace)
+
+
+def _partly_failed(doc: dict[str, Any]) -> list[PartlyFailed]:
+    """Paths that failed in some runs and not in others, in run order."""
+    parts = doc.get("provenance", {}).get("parts") or []
+
+    def commit(row: dict[str, Any]) -> str:
+        i = row.get("part")
+        return (parts[i].get("commit") or "?")[:12] if i is not None and i < len(parts) else "?"
+
+    out = []
+    for (model, path), rows in by_path(sorted(doc["rows"], key=ran)).items():
+        ok = [r["status"] in GOOD for r in rows]
+        if all(ok) or not any(ok):
+            continue
+        bad = [r for r, good in zip(rows, ok, strict=True) if not good]
+        since = ok.index(True)
+        out.append(PartlyFailed(model, LABELS.get(path, path), len(bad), len(rows),
+                                tuple(sorted({failure(r) for r in bad})), all(ok[since:]),
+                                commit(bad[-1]), commit(rows[since])))
+    return out
+
+
+def startup(doc: dict[str, Any]) -> Startup:
+    """The findings of one start-up file, per model and across them."""
+    summary = paths(doc)
+    models = []
+    for model in dict.fromkeys(m for m, _ in summary):
+        got = {p: s for (m, p), s in summary.items() if m == model}
+        eager = got.get("eager")
+        models.append(ModelStart(
+            model, eager, tuple(a for p in CATCH_UP if (a := _against(eager, got.get(p)))),
+            tuple(s for s in got.values() if s.good == 0),
+            _regional(got.get("compile-empty"), got.get("regional")), _package(got),
+            _portable(got)))
+    spreads = [Spread(s.model, s.label, s.ms_runs, max(s.ms_runs) / min(s.ms_runs))
+               for s in summary.values()
+               if len(s.ms_runs) > 1 and max(s.ms_runs) > SPREAD * min(s.ms_runs)]
+    # A load that takes as long for every model is the loader's or the machine's, not the
+    # weights'.
+    got = [s for (_, p), s in summary.items() if p == "aot-load" and s.load_s is not None]
+    loads = [s.load_s for s in got]
+    alike = len(loads) > 1 and max(loads) <= ALIKE * min(loads)
+    return Startup(
+        tuple(models), tuple(spreads), tuple(_partly_failed(doc)),
+        Span.of(loads) if alike else None,
+        all(s.isa_s is not None and s.isa_s > s.isa_of_s / 2 for s in got),
+        bool(doc["rows"]) and all(r.get("host_canary_us") is None for r in doc["rows"]))

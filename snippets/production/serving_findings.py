@@ -1,0 +1,254 @@
+"""What a service meets after its start, as data: the findings of the request-stream, compile-mode
+and CUDA-graph hazard runs, which the production page's prose reads.
+
+``stream(doc)``, ``modes(doc)`` and ``hazards(doc)`` each take a document of their kind and return
+a frozen finding; the page places its numbers into sentences written in
+``docs/includes/production.md`` and branches on its verdicts. Pure: nothing here measures, formats
+or composes text.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from snippets.core import measure
+from snippets.production.findings import GOOD
+from snippets.production.hazards import STEP_MARKS, Hazard, Outcome
+
+# ---- the request stream ------------------------------------------------------------------------
+
+# The stream goal (record, do not assert): after a warm-up, the 99th percentile request takes at
+# most this many times the median one.
+STREAM_GOAL = 1.5
+
+
+class Slower(str, enum.Enum):
+    """Which compiled strategies' median request is slower than eager's."""
+
+    ALL = "all"
+    NONE = "none"
+    SOME = "some"
+
+
+@dataclass(frozen=True)
+class Tail:
+    """A strategy that compiled nothing in the stream: its p99 over its p50, against the goal."""
+
+    strategy: str
+    ratio: float
+    within: bool
+
+
+@dataclass(frozen=True)
+class Median:
+    strategy: str
+    p50_ms: float
+
+
+@dataclass(frozen=True)
+class Stream:
+    """``calm`` has the shortest slowest request; ``clean`` compiled nothing during the stream;
+    ``eager_tail`` is eager's own p99 over p50 (the stream's mix of sizes); each compiled
+    strategy's median request beside eager's, and which are slower (None without eager)."""
+
+    done: bool
+    calm: str | None = None
+    calm_max_ms: float | None = None
+    clean: tuple[str, ...] = ()
+    tails: tuple[Tail, ...] = ()
+    goal: float = STREAM_GOAL
+    eager_tail: float | None = None
+    eager_p50: float | None = None
+    compiled: tuple[Median, ...] = ()
+    slower: tuple[str, ...] = ()
+    verdict: Slower | None = None
+
+
+def stream(doc: dict[str, Any]) -> Stream:
+    done = [r for r in doc["rows"] if r["max_ms"] is not None]
+    if not done:
+        return Stream(False)
+    calm = min(done, key=lambda r: r["max_ms"])
+    clean = [r for r in done if r["compiles"] == 0 and r["strategy"] != "eager"]
+    eager = next((r for r in done if r["strategy"] == "eager" and r["p50_ms"]), None)
+    compiled = [r for r in done if r["strategy"] != "eager" and r["p50_ms"]]
+    slower = [r["strategy"] for r in compiled if eager and r["p50_ms"] > eager["p50_ms"]]
+    verdict = (None if eager is None or not compiled else Slower.ALL
+               if len(slower) == len(compiled) else Slower.NONE if not slower else Slower.SOME)
+    return Stream(
+        True, calm["strategy"], calm["max_ms"], tuple(r["strategy"] for r in clean),
+        tuple(Tail(r["strategy"], r["p99_ms"] / r["p50_ms"],
+                   r["p99_ms"] <= STREAM_GOAL * r["p50_ms"]) for r in clean if r["p50_ms"]),
+        eager_tail=eager["p99_ms"] / eager["p50_ms"] if eager else None,
+        eager_p50=eager["p50_ms"] if eager else None,
+        compiled=tuple(Median(r["strategy"], r["p50_ms"]) for r in compiled) if eager else (),
+        slower=tuple(slower), verdict=verdict)
+
+
+# ---- compile modes -----------------------------------------------------------------------------
+
+# A mode "pays" over another when its median is lower by more than the spread the guide calls
+# noise (measure.NOISY_IQR_RATIO): a smaller difference is within what reruns disagree by.
+PAYS = measure.NOISY_IQR_RATIO
+MODE_ORDER = ("default", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
+# Each max-autotune mode against the mode it adds tuning to (both of the second pair replay
+# CUDA graphs).
+TUNED = (("max-autotune-no-cudagraphs", "default"), ("max-autotune", "reduce-overhead"))
+# max-autotune benchmarks candidate kernels for each matrix product and convolution it owns, which
+# takes minutes; a compile under this many times its base mode's did no such search.
+UNTUNED = 1.5
+# A mode's own eager run this many times faster or slower than the eager row's is named: its
+# speedup is over that eager, not the one in the table.
+EAGER_APART = 1.2
+
+
+class Rank(str, enum.Enum):
+    """A tuned mode against its base mode, where medians and speedups must agree."""
+
+    PAYS = "pays"
+    SLOWER = "slower"
+    SPLIT = "split"  # one says faster, the other slower, both beyond noise: no ranking
+    NO_GAIN = "no gain"
+
+
+@dataclass(frozen=True)
+class Pair:
+    """``tuned`` against ``base``: its speed over base's by medians (as timed) and by speedups
+    (each over its own eager, which cancels a host slower in one process; None without
+    speedups), the compile times with an empty cache, and ``untuned`` where it compiled about
+    as fast as base."""
+
+    tuned: str
+    base: str
+    rank: Rank
+    by_median: float
+    by_speedup: float | None
+    tuned_compile_s: float | None
+    base_compile_s: float | None
+    untuned: bool
+
+
+@dataclass(frozen=True)
+class OwnEager:
+    """A mode whose eager run (beside it, in its processes) was far from the eager row's."""
+
+    mode: str
+    own_ms: float
+    ref_ms: float
+    speedup: float
+    slower: bool  # its eager was slower than the eager row's
+
+
+@dataclass(frozen=True)
+class Group:
+    model: str
+    batch: int
+    fastest: str
+    speedup: float
+    pairs: tuple[Pair, ...]
+    own_eager: tuple[OwnEager, ...]
+
+
+@dataclass(frozen=True)
+class Modes:
+    groups: tuple[Group, ...]
+    split: bool  # some pair cannot be ranked
+    absent: tuple[str, ...]  # modes the file does not hold yet
+
+
+def rank(mode: dict[str, Any], base: dict[str, Any]) -> Pair:
+    """Whether ``mode`` pays over ``base``: a verdict needs medians and speedups to agree."""
+    by_median = base["latency_ms"]["median"] / mode["latency_ms"]["median"]
+    by_speedup = (mode["speedup"] / base["speedup"]
+                  if mode.get("speedup") and base.get("speedup") else None)
+    both = (by_median, by_median if by_speedup is None else by_speedup)
+    verdict = (Rank.PAYS if all(r > 1 + PAYS for r in both) else
+               Rank.SLOWER if all(r < 1 - PAYS for r in both) else
+               Rank.SPLIT if max(both) > 1 + PAYS and min(both) < 1 - PAYS else Rank.NO_GAIN)
+    t, d = mode["compile_empty_s"], base["compile_empty_s"]
+    return Pair(mode["mode"], base["mode"], verdict, by_median, by_speedup, t, d,
+                t is not None and d is not None and t < UNTUNED * d)
+
+
+def _own_eager(rows: dict[str, dict[str, Any]]) -> list[OwnEager]:
+    eager = rows.get("eager")
+    if not eager:
+        return []
+    ref, out = eager["latency_ms"]["median"], []
+    for mode, r in rows.items():
+        own = r.get("eager_median_ms") or (r["latency_ms"]["median"] * r["speedup"]
+                                           if r.get("speedup") else None)
+        if mode == "eager" or own is None or 1 / EAGER_APART < own / ref < EAGER_APART:
+            continue
+        out.append(OwnEager(mode, own, ref, r["speedup"], own > ref))
+    return out
+
+
+def modes(doc: dict[str, Any]) -> Modes:
+    """Per model and batch: the fastest mode, each tuned mode against its base, and the modes
+    whose own eager run was far from the eager row's."""
+    groups: dict[tuple[str, int], dict[str, dict[str, Any]]] = {}
+    for r in doc["rows"]:
+        if r["status"] in GOOD and r["latency_ms"]:
+            groups.setdefault((r["model"], r["batch_size"]), {})[r["mode"]] = r
+    out = []
+    for (model, bs), rows in groups.items():
+        compiled = [r for m, r in rows.items() if m != "eager"]
+        if not compiled:
+            continue
+        best = min(compiled, key=lambda r: r["latency_ms"]["median"])
+        pairs = tuple(rank(rows[t], rows[b]) for t, b in TUNED if t in rows and b in rows)
+        out.append(Group(model, bs, best["mode"], best["speedup"], pairs,
+                         tuple(_own_eager(rows))))
+    seen = {r["mode"] for r in doc["rows"]}
+    return Modes(tuple(out), any(p.rank is Rank.SPLIT for g in out for p in g.pairs),
+                 tuple(m for m in MODE_ORDER if m not in seen))
+
+
+# ---- CUDA-graph hazards ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Skips:
+    outcome: Outcome
+    cases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Hazards:
+    """Which variants kept the first answer past the next replay, and which lost it; what each
+    skip case did (outcomes in a fixed order); the MB each mode keeps reserved between calls."""
+
+    kept: tuple[str, ...]
+    lost: tuple[str, ...]
+    step_marks_lost: bool
+    skips: tuple[Skips, ...]
+    held: dict[str, float]
+
+    @property
+    def recorded_anyway(self) -> bool:
+        """Some skip case was recorded and replayed, and answered as eager did."""
+        return any(s.outcome is Outcome.NOT_SKIPPED for s in self.skips)
+
+
+def _hazard(row: dict[str, Any]) -> Hazard | None:
+    """A row's hazard; None for a step that failed as a whole (its row names the step)."""
+    try:
+        return Hazard(row["hazard"])
+    except ValueError:
+        return None
+
+
+def hazards(doc: dict[str, Any]) -> Hazards:
+    rows = [(_hazard(r), r) for r in doc["rows"]]
+    replay = [r for h, r in rows if h is Hazard.OVERWRITTEN]
+    kept = tuple(r["variant"] for r in replay if r["outcome"] == Outcome.CORRECT)
+    lost = tuple(r["variant"] for r in replay if r["outcome"] != Outcome.CORRECT)
+    skips = [r for h, r in rows if h is Hazard.SKIPPED]
+    return Hazards(
+        kept, lost, STEP_MARKS in lost,
+        tuple(Skips(o, cases) for o in (Outcome.SKIPPED, Outcome.NOT_SKIPPED, Outcome.WRONG,
+                                      Outcome.ERROR)
+              if (cases := tuple(r["variant"] for r in skips if r["outcome"] == o))),
+        {r["variant"]: r["held_mb"] for _, r in rows if r.get("held_mb") is not None})

@@ -1,0 +1,190 @@
+"""snippets.production.findings and serving_findings: the numbers and verdicts the production
+page reads, on made-up rows; and the tables drawn beside them."""
+
+from __future__ import annotations
+
+import pytest
+
+from snippets.production import findings, serving_findings, tables
+from snippets.production.findings import CatchUp, Goal, Graphs, Pace
+from snippets.production.hazards import STEP_MARKS, Hazard, Outcome
+from snippets.production.serving_findings import Rank, Slower
+
+
+def _run(model, path, rep, ms, misses=1, canary=None, **extra):
+    return {"model": model, "path": path, "rep": rep, "status": "ok", "message": "",
+            "import_s": 2.0, "ready_s": 5.0, "first_s": 6.0 + rep, "steady_s": 6.0,
+            "build_s": None, "latency_ms": {"median": ms}, "fx_cache_misses": misses,
+            "host_canary_us": canary, "rel_err": 0.0, **extra}
+
+
+def _paths(**paths: tuple[float, float]) -> dict:
+    """A start-up file of one model "m": each path one run with (first answer s, ms per call)."""
+    return {"rows": [{**_run("m", p.replace("_", "-"), 0, ms), "first_s": first}
+                     for p, (first, ms) in paths.items()]}
+
+
+def _model(doc):
+    return findings.startup(doc).models[0]
+
+
+def test_the_start_up_goal_takes_the_fastest_portable_path_against_the_best_jit_one():
+    reached = _model(_paths(eager=(3.0, 2.0), compile_warm=(9.0, 1.0), artifacts=(4.5, 1.04),
+                            aot_load=(6.0, 1.0))).portable
+    assert (reached.path, reached.goal, reached.pace) == ("artifacts", Goal.REACHED, Pace.SLOWER)
+    assert reached.late == pytest.approx(1.5) and reached.slower == pytest.approx(0.04)
+    slow = _model(_paths(eager=(3.0, 2.0), compile_warm=(9.0, 1.0), artifacts=(4.5, 1.2)))
+    assert slow.portable.goal is Goal.MISSED and slow.portable.slower == pytest.approx(0.2)
+    fast = _model(_paths(eager=(3.0, 2.0), compile_warm=(9.0, 1.0), artifacts=(4.5, 0.9)))
+    assert fast.portable.pace is Pace.FASTER and fast.portable.slower == pytest.approx(-0.1)
+    same = _model(_paths(eager=(3.0, 2.0), compile_warm=(9.0, 1.0), artifacts=(4.5, 1.001)))
+    assert same.portable.pace is Pace.SAME
+    assert _model(_paths(eager=(3.0, 2.0), compile_warm=(9, 1))).portable is None
+
+
+def test_each_path_catches_up_with_eager_after_its_extra_seconds_over_its_saving():
+    m = _model(_paths(eager=(3.0, 2.0), compile_warm=(5.0, 1.0), aot_load=(2.0, 1.0),
+                      regional=(9.0, 3.0)))
+    got = {a.path: a for a in m.against}
+    assert list(got) == ["compile-warm", "regional", "aot-load"]  # the page's order
+    assert got["compile-warm"].catch_up is CatchUp.AFTER
+    assert got["compile-warm"].calls == pytest.approx(2.0 / 1e-3)  # 2 s over 1 ms a call
+    assert got["aot-load"].catch_up is CatchUp.NO_LATER and got["aot-load"].late == -1.0
+    assert got["regional"].catch_up is CatchUp.NEVER and got["regional"].calls is None
+
+
+def test_regional_compile_counts_its_graphs_a_spread_and_a_missing_canary():
+    doc = {"rows": [_run("m", "eager", 0, 10.0, 0), _run("m", "eager", 1, 10.0, 0),
+                    _run("m", "compile-empty", 0, 5.0), _run("m", "compile-empty", 1, 50.0),
+                    _run("m", "regional", 0, 6.0, misses=4), _run("m", "aot-load", 0, 5.0, 0)]}
+    found = findings.startup(doc)
+    regional = found.models[0].regional
+    assert (regional.graphs, regional.misses, regional.whole_misses, regional.differ) == (
+        Graphs.COUNTED, 4, 1, True)
+    assert regional.late == pytest.approx(-0.5)  # 6.0 against the median of 6.0 and 7.0
+    [spread] = found.spreads
+    assert (spread.label, spread.runs, spread.ratio) == ("compile, empty cache", (5.0, 50.0), 10.0)
+    assert found.models[0].package.load.load_s == 3.0 and found.canary_missing
+    doc["rows"][0]["host_canary_us"] = 50.0
+    assert not findings.startup(doc).canary_missing
+
+
+def test_failures_before_a_fix_are_told_apart_from_a_path_that_fails_now_and_then():
+    def run(part, status, date):
+        return {**_run("m", "aot-load", 0, 5.0, 0), "part": part, "status": status,
+                "message": "" if status == "ok" else "crashed with SIGSEGV, File \"x.py\"",
+                "date": date}
+
+    parts = [{"commit": "a" * 40}, {"commit": "b" * 40}]
+    fixed = {"provenance": {"parts": parts},
+             "rows": [run(0, "error", "1"), run(0, "error", "2"), run(1, "ok", "3")]}
+    [f] = findings.startup(fixed).partly_failed
+    assert (f.fixed, f.bad, f.runs, f.last_bad, f.first_good) == (
+        True, 2, 3, "a" * 12, "b" * 12)
+    assert f.why == ("error: crashed with SIGSEGV",)  # the frame after ", File" is left out
+    flaky = {"provenance": {"parts": parts},
+             "rows": [run(0, "ok", "1"), run(0, "error", "2"), run(1, "ok", "3")]}
+    [f] = findings.startup(flaky).partly_failed
+    assert (f.fixed, f.bad, f.runs) == (False, 1, 3)
+
+
+def test_a_package_load_is_split_into_the_cpu_check_and_the_rest():
+    def load(model, path, ready, isa):
+        return {**_run(model, path, 0, 5.0, 0), "ready_s": ready, "isa_check_s": isa}
+
+    doc = {"rows": [_run("m", "eager", 0, 10.0, 0), load("m", "aot-load", 12.0, 8.0),
+                    load("m", "aot-load-warm", 3.0, 0.1), load("m", "aot-load-trusted", 6.0, 3.0),
+                    _run("n", "eager", 0, 10.0, 0), load("n", "aot-load", 12.5, 8.5)]}
+    found = findings.startup(doc)
+    p = found.models[0].package
+    assert (p.load.load_s, p.load.isa_s, p.check_timed_apart) == (10.0, 8.0, False)
+    assert (p.warm.load_s, p.warm.isa_s) == (1.0, 0.1)
+    assert (p.trusted.load_s, p.trusted.isa_s, p.trusted.first_s) == (4.0, 3.0, 6.0)
+    assert (found.loads.low, found.loads.high, found.loads_mostly_check) == (10.0, 10.5, True)
+    assert found.models[1].package.warm is None
+
+
+def test_the_start_up_table_shows_each_path_once_with_its_runs():
+    doc = {"rows": [_run("m", "eager", 0, 10.0), {**_run("m", "aot-load", 0, 5.0),
+                                                  "status": "error", "message": "boom"}]}
+    table = tables.startup(doc)
+    assert "m · eager | 6.0" in table and "error: boom" in table
+    assert tables.report({**doc, "kind": "production-startup"}).count("<details") == 1
+
+
+def _stream_row(strategy: str, compiles: int, p50: float, p99: float) -> dict:
+    return {"strategy": strategy, "compiles": compiles, "p50_ms": p50, "p99_ms": p99,
+            "max_ms": p99 * 2, "warmup_s": None, "status": "ok", "message": ""}
+
+
+def test_the_stream_sets_each_tail_against_the_goal_and_each_median_against_eager():
+    doc = {"rows": [_stream_row("eager", 0, 1.0, 2.0), _stream_row("no warm-up", 4, 1.0, 9.0),
+                    _stream_row("warm-up", 0, 1.0, 1.4)]}
+    found = serving_findings.stream(doc)
+    assert (found.calm, found.clean) == ("warm-up", ("warm-up",))
+    [tail] = found.tails
+    assert (tail.strategy, tail.ratio, tail.within) == ("warm-up", 1.4, True)
+    assert found.eager_tail == 2.0 and found.verdict is Slower.NONE
+    doc["rows"][2]["p50_ms"] = 1.2  # a calm tail is not a speedup: the median says so
+    found = serving_findings.stream(doc)
+    assert found.verdict is Slower.SOME and found.slower == ("warm-up",)
+    assert not serving_findings.stream({"rows": []}).done
+
+
+def test_a_strategy_name_with_a_comma_stays_one_name():
+    doc = {"rows": [_stream_row("warm-up", 0, 1.0, 1.4),
+                    _stream_row("warm-up, buckets", 0, 1.0, 1.2)]}
+    found = serving_findings.stream(doc)
+    assert found.clean == ("warm-up", "warm-up, buckets") and found.verdict is None
+
+
+def _row(hazard, variant, outcome, **extra):
+    return {"hazard": hazard.value, "variant": variant, "outcome": outcome.value, "message": "",
+            **extra}
+
+
+def test_the_hazards_say_which_fix_kept_the_answer_by_their_keys():
+    doc = {"rows": [_row(Hazard.OVERWRITTEN, "as written", Outcome.ERROR),
+                    _row(Hazard.OVERWRITTEN, ".clone()", Outcome.CORRECT),
+                    _row(Hazard.OVERWRITTEN, STEP_MARKS, Outcome.ERROR),
+                    _row(Hazard.SKIPPED, "input mutation", Outcome.SKIPPED),
+                    _row(Hazard.SKIPPED, "CPU tensor", Outcome.NOT_SKIPPED),
+                    _row(Hazard.MEMORY, "default", Outcome.MEASURED, held_mb=2.0),
+                    _row(Hazard.MEMORY, "reduce-overhead", Outcome.MEASURED, held_mb=50.0),
+                    # A step that failed as a whole is named by the step, not a hazard.
+                    {"hazard": "pool memory", "variant": "", "outcome": "error",
+                     "message": "x"}]}
+    found = serving_findings.hazards(doc)
+    assert found.kept == (".clone()",) and found.lost == ("as written", STEP_MARKS)
+    assert found.step_marks_lost
+    assert [(s.outcome, s.cases) for s in found.skips] == [
+        (Outcome.SKIPPED, ("input mutation",)), (Outcome.NOT_SKIPPED, ("CPU tensor",))]
+    assert found.recorded_anyway and found.held == {"default": 2.0, "reduce-overhead": 50.0}
+    assert "holds 50 MB" in tables.hazards(doc)
+
+
+def _mode(mode, median, speedup, model="m", bs=1, compile_s=10.0):
+    return {"model": model, "batch_size": bs, "mode": mode, "status": "ok",
+            "latency_ms": {"median": median}, "speedup": speedup, "compile_empty_s": compile_s}
+
+
+def test_two_modes_are_ranked_only_where_medians_and_speedups_agree():
+    agree = serving_findings.modes({"rows": [
+        _mode("eager", 4.0, None), _mode("reduce-overhead", 0.5, 8.0),
+        _mode("max-autotune", 0.4, 10.0, compile_s=100.0)]})
+    [group] = agree.groups
+    assert (group.fastest, group.speedup) == ("max-autotune", 10.0)
+    [pair] = group.pairs
+    assert (pair.tuned, pair.base, pair.rank) == ("max-autotune", "reduce-overhead", Rank.PAYS)
+    assert pair.by_median == pytest.approx(1.25) and pair.by_speedup == pytest.approx(1.25)
+    assert not pair.untuned and not agree.split
+    assert agree.absent == ("default", "max-autotune-no-cudagraphs")
+    # max-autotune beside a slower eager: slower by medians, faster by speedups.
+    split = serving_findings.modes({"rows": [
+        _mode("eager", 4.0, None), _mode("reduce-overhead", 0.5, 8.0),
+        _mode("max-autotune", 0.6, 9.0)]})
+    [group] = split.groups
+    assert group.pairs[0].rank is Rank.SPLIT and group.pairs[0].untuned and split.split
+    [own] = group.own_eager
+    assert (own.mode, own.ref_ms, own.speedup, own.slower) == ("max-autotune", 4.0, 9.0, True)
+    assert own.own_ms == pytest.approx(5.4)
