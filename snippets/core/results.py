@@ -74,6 +74,12 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     # Freezing asked for three ways (none, the option alone, option and switch): benchmark rows,
     # each with its ``point``, and on a GPU ``replay_copy``.
     Kind("speed-freezing", "snippets.speed-freezing/1", _BENCH_ROW),
+    # One configuration timed alone in a process of its own, by CUDA events around back-to-back
+    # calls (bench.independent): the benchmark's harness held to a timer that shares nothing
+    # with it but the model and the settings.
+    Kind("bench-independent", "snippets.bench-independent/1", {
+        "model": (str,), "batch_size": (int,), "mode": (str,), "status": (str,),
+        "message": (str,), "latency_ms": (dict, type(None)), "calls_per_sample": (int,)}),
     # The graph-break and fast-path runs were first recorded under explain's schema name.
     Kind("graph-breaks", "snippets.graph-breaks/1", {
         "cause": (str,), "variant": (str,), "kind": (str,), "graph_count": (int,),

@@ -289,6 +289,7 @@ def _run_title(prov: dict[str, Any]) -> str:
 
 def renderers() -> dict[str, Callable[[dict], str]]:
     """How the Results page draws each kind of results file: the tables its own page shows."""
+    from snippets.bench import independent
     from snippets.bench import tables as bench_tables
     from snippets.debug import tables as debug_tables
     from snippets.dynamic import tables as dynamic_tables
@@ -301,6 +302,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
 
     return {
         "bench": bench_tables.table,
+        independent.KIND: independent.alone_table,
         "graph-breaks": explain_tables.costs,
         "transformer-fastpath": explain_tables.fastpath_latency,
         "dynamic-shapes": lambda d: dynamic_tables.stalls(d) + "\n\n" + dynamic_tables.steady(d),

@@ -1,0 +1,170 @@
+"""The benchmark held to an independent timer: one configuration, alone in a process of its own.
+
+The benchmark times every mode of a model in interleaved rounds, inside one process that has
+compiled and captured all of them. A timer beside it in the same rounds (``bench.crosscheck``)
+cannot see a difference that comes from that process: the other modes' graphs and memory, the
+order of the calls, the rounds' warm-up. Here a separate process builds one model at one batch
+size under the benchmark's own settings (dtype, eval, no grad, backend switches), compiles one
+mode, warms it, and times back-to-back calls between two CUDA events, nothing else: no
+interleaving, no batching rule, no host canary. ``of`` sets each such process beside the
+benchmark's median for the same configuration, from a benchmark run recorded in the same session.
+
+    python -m snippets.bench.independent --model resnet50 --batch-size 1 \
+        --mode reduce-overhead --output FILE
+"""
+
+from __future__ import annotations
+
+import enum
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from snippets import bench
+from snippets.core import backends, cli, measure, models, results
+from snippets.core import rows as typed
+
+KIND = "bench-independent"
+CALLS = 200  # back-to-back calls between the two events: a CUDA-graph replay lasts 0.3-2 ms
+REPEATS = 30  # event pairs, each one sample
+WARMUP = 20  # calls after the compile, before any timing: CUDA-graph capture happens here
+AGREE = 0.03  # the harness and this timer agree where their medians are within 3 %
+
+
+# --8<-- [start:alone]
+def time_alone(model: torch.nn.Module, x: torch.Tensor, mode: str, *,
+               calls: int = CALLS, repeats: int = REPEATS) -> list[float]:
+    """Milliseconds per call of ``mode``, one sample per pair of CUDA events around ``calls``
+    back-to-back calls."""
+    fn = model if mode == "eager" else torch.compile(model, mode=mode)
+    for _ in range(WARMUP):
+        fn(x)
+    torch.cuda.synchronize()
+    samples = []
+    for _ in range(repeats):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(calls):
+            fn(x)
+        end.record()
+        end.synchronize()
+        samples.append(start.elapsed_time(end) / calls)
+    return samples
+# --8<-- [end:alone]
+
+
+def document(name: str, bs: int, mode: str, *, commit: str | None = None) -> dict[str, Any]:
+    """One process's results document: a single row, timed alone."""
+    device = torch.device("cuda")
+    settings = backends.DEFAULT["cuda"]
+    dtype = bench.DEFAULTS["cuda"]["dtype"]
+    doc = results.new_document(KIND, results.provenance(device, {
+        "dtype": dtype, "tf32": settings.tf32, "cudnn_benchmark": settings.cudnn_benchmark,
+        "backends": settings.as_dict(), "calls": CALLS, "repeats": REPEATS, "warmup": WARMUP,
+        "grad": False}, commit=commit))
+    row: dict[str, Any] = {"model": name, "batch_size": bs, "mode": mode, "status": "ok",
+                           "message": "", "latency_ms": None, "calls_per_sample": CALLS}
+    try:
+        with settings.apply(), torch.no_grad():
+            model, x = models.build(models.BUILTIN[name], name, bs)
+            model = model.to(device, bench.DTYPES[dtype]).eval()
+            x = x.to(device, bench.DTYPES[dtype])
+            row["latency_ms"] = measure.Measurement(tuple(time_alone(model, x, mode))).as_dict()
+    except Exception as exc:  # the fault is this process's one row
+        row["status"], row["message"] = typed.fault(exc)
+    doc["rows"].append(row)
+    doc["complete"] = True
+    return doc
+
+
+# ---- findings -----------------------------------------------------------------------------------
+
+class Agreement(str, enum.Enum):
+    AGREES = "agrees"  # within AGREE of the benchmark's median
+    HARNESS_LOWER = "harness lower"
+    HARNESS_HIGHER = "harness higher"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One configuration: the benchmark's median, this timer's median over its processes, and
+    their ratio (the harness's over this timer's)."""
+
+    model: str
+    batch: int
+    mode: str
+    harness_ms: float
+    alone_ms: tuple[float, ...]  # one median per process
+    ratio: float
+    agreement: Agreement
+
+
+def of(bench_doc: dict[str, Any], alone: list[dict[str, Any]]) -> list[Check]:
+    """Each configuration timed alone, set beside the benchmark run's median for it."""
+    harness = {(r.key.model, r.key.batch, r.key.variant): r.median
+               for r in results.typed_rows(bench_doc) if r.timed}
+    medians: dict[tuple[str, int, str], list[float]] = {}
+    for doc in alone:
+        for r in results.typed_rows(doc):
+            if r.timed:
+                medians.setdefault((r.key.model, r.key.batch, r.key.variant), []).append(r.median)
+    out = []
+    for key, got in medians.items():
+        if key not in harness:
+            continue
+        ratio = harness[key] / statistics.median(got)
+        agreement = (Agreement.AGREES if abs(ratio - 1) <= AGREE else
+                     Agreement.HARNESS_LOWER if ratio < 1 else Agreement.HARNESS_HIGHER)
+        out.append(Check(*key, harness[key], tuple(got), ratio, agreement))
+    return out
+
+
+def table(checks: list[Check]) -> str:
+    """A row per configuration: the harness's median, this timer's, their ratio, the verdict."""
+    from snippets.core import render
+
+    return render.markdown_table(
+        ("Model · batch · mode", "Harness ms", "Alone ms", "Harness / alone", "Verdict"),
+        [(f"{c.model} · {c.batch} · {c.mode}", render.ms(c.harness_ms),
+          ", ".join(render.ms(v) for v in c.alone_ms), f"{c.ratio:.3f}", c.agreement.value)
+         for c in checks], left_last=True)
+
+
+def alone_table(doc: dict[str, Any]) -> str:
+    """One process's row as the Results page shows it: its median, spread and samples."""
+    from snippets.core import render
+
+    return render.markdown_table(
+        ("Model · batch · mode", "Median ms", "IQR ms", "Samples", "Calls each", "Status"),
+        [(f"{r['model']} · {r['batch_size']} · {r['mode']}",
+          render.ms(typed.median(r)), render.ms((r.get("latency_ms") or {}).get("iqr")),
+          str(len((r.get("latency_ms") or {}).get("samples", []))), str(r["calls_per_sample"]),
+          r["status"]) for r in doc["rows"]], left_last=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    prog = "python -m snippets.bench.independent"
+    p = cli.Parser(prog=prog, description="Time one configuration alone, in this process.")
+    p.add_argument("--model", required=True, choices=list(models.BUILTIN))
+    p.add_argument("--batch-size", type=cli.positive_int, required=True)
+    p.add_argument("--mode", required=True, choices=list(bench.MODES))
+    p.add_argument("--output", type=Path, required=True, help="write the results file here")
+    args = p.parse_args(argv)
+    if not torch.cuda.is_available():
+        cli.fail(prog, "this timer reads CUDA events: it needs a CUDA device")
+    cli.check_output(prog, args.output)
+    doc = document(args.model, args.batch_size, args.mode, commit=cli.commit_from_env())
+    results.write_atomic(args.output, doc)
+    row = doc["rows"][0]
+    print(f"{row['model']} · {row['batch_size']} · {row['mode']}: "
+          f"{(row['latency_ms'] or {}).get('median')} ms ({row['status']})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
