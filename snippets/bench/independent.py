@@ -135,6 +135,34 @@ def table(checks: list[Check]) -> str:
          for c in checks], left_last=True)
 
 
+FOLDER = "independent"  # beside a run folder's other files: the harness's run and one per process
+
+
+def recorded(results_dir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """The newest GPU run folder's ``independent/``: its benchmark run and its processes, in the
+    order they ran; None where there is none."""
+    for folder in sorted(Path(results_dir).glob(f"*/{FOLDER}"), reverse=True):
+        harness = folder / "bench.json"
+        docs = [results.load(p) for p in folder.glob("*.json") if p.name != harness.name]
+        if harness.exists() and docs and results.device_type_of(docs[0]) == "cuda":
+            return results.load(harness), sorted(docs, key=lambda d: d["provenance"]["date"])
+    return None
+
+
+def stamp(docs: list[dict[str, Any]]) -> str:
+    """One stamp for the processes timed alone: device, torch, how many, when, the commits."""
+    from snippets.core import render
+
+    prov = docs[0]["provenance"]
+    days = sorted({d["provenance"]["date"][:10] for d in docs})
+    when = days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
+    commits = list(dict.fromkeys(results.short_commit(d["provenance"]["commit"]) for d in docs))
+    return (f"recorded alone: {prov['device']} · torch {prov['torch']} · "
+            f"{prov['settings']['calls']} calls × {prov['settings']['repeats']} event pairs · "
+            f"{render.count(len(docs), 'process', 'processes')}, {when} · "
+            f"{'commit' if len(commits) == 1 else 'commits'} {', '.join(commits)}")
+
+
 def alone_table(doc: dict[str, Any]) -> str:
     """One process's row as the Results page shows it: its median, spread and samples."""
     from snippets.core import render

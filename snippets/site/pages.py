@@ -219,6 +219,20 @@ def compare(mine: str, recorded: str, *, build: Build | None = None) -> str:
                                                     f"compared with {results.stamp(other)}")
 
 
+def independent(*, build: Build | None = None) -> str:
+    """The CUDA-graph rows timed alone in processes of their own, beside the benchmark run made
+    just before them (``snippets.bench.independent``), stamped with every process."""
+    from snippets.bench import independent as alone
+
+    runs = alone.recorded((build or current()).results_dir)
+    if runs is None:
+        return no_run_yet(alone.KIND, "cuda")
+    harness, docs = runs
+    stamp = "; ".join([results.stamp(harness, "recorded, harness"),
+                       alone.stamp(docs)])
+    return section(alone.table(alone.of(harness, docs)), stamp)
+
+
 def fresh_settings(*, build: Build | None = None) -> str:
     """cudnn.benchmark measured one process per setting (``snippets.speed.fresh``), stamped
     with the processes it was drawn from."""

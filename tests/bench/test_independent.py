@@ -44,3 +44,17 @@ def test_without_cuda_it_is_one_line_and_exit_2(tmp_path, capsys):
                           "--output", str(tmp_path / "x.json")])
     assert exit_.value.code == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_the_recorded_processes_hold_every_cuda_graph_row_of_their_benchmark_run():
+    from pathlib import Path
+
+    harness, docs = independent.recorded(Path(__file__).resolve().parents[2] / "docs/results")
+    graphed = {(r["model"], r["batch_size"]) for r in harness["rows"]
+               if r["mode"] == "reduce-overhead"}
+    checks = independent.of(harness, docs)
+    assert {(c.model, c.batch) for c in checks} == graphed
+    assert all(len(c.alone_ms) == 2 for c in checks)  # two processes each
+    assert all(d["provenance"]["date"] > harness["provenance"]["date"] for d in docs)
+    assert {d["provenance"]["settings"]["cudnn_benchmark"] for d in docs} == {
+        harness["provenance"]["settings"]["cudnn_benchmark"]}  # the benchmark's own settings
