@@ -24,11 +24,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from snippets.core.rows import median
 from snippets.train import group
-
-
-def _median(row: dict[str, Any] | None) -> float | None:
-    return ((row or {}).get("step_ms") or {}).get("median")
 
 
 def _gap(row: dict[str, Any], ref: dict[str, Any] | None) -> float | None:
@@ -56,8 +53,9 @@ def derive(rows: list[dict[str, Any]], tolerance: float | None) -> list[dict[str
             out.append(r)
             continue
         one = single.get((r["model"], r["variant"], r["global_batch"]))
-        if r["strategy"] != "single" and _median(one) and _median(r):
-            r["scaling_efficiency"] = _median(one) / (r["world_size"] * _median(r))
+        t_1, t_n = median(one, "step_ms"), median(r, "step_ms")
+        if r["strategy"] != "single" and t_1 and t_n:
+            r["scaling_efficiency"] = t_1 / (r["world_size"] * t_n)
         if not (r["strategy"] == "single" and r["variant"] == "eager"):  # the reference itself
             r["loss_gap"] = _gap(r, single.get((r["model"], "eager", r["global_batch"])))
         if r["variant"] != "eager":
@@ -71,13 +69,12 @@ def derive(rows: list[dict[str, Any]], tolerance: float | None) -> list[dict[str
 
 
 def _diverged(r: dict[str, Any], tolerance: float | None) -> str:
-    """Why a row does not learn as it should, or ""."""
+    """Why a row does not learn as it should (its message, beside the status ``mismatch``),
+    or ""."""
     if tolerance is None:
         return ""
     if r["loss_gap_eager"] is not None and r["loss_gap_eager"] > tolerance:
-        return (f"loss gap {r['loss_gap_eager']:.3g} from its own eager run, above "
-                f"{tolerance:g}: it does not learn the same")
+        return f"loss gap {r['loss_gap_eager']:.3g} from its own eager run, above {tolerance:g}"
     if r["loss_gap"] is not None and r["loss_gap"] > tolerance and not r.get("batch_norm"):
-        return (f"loss gap {r['loss_gap']:.3g} from one process, above {tolerance:g}: "
-                "it does not learn the same")
+        return f"loss gap {r['loss_gap']:.3g} from one process, above {tolerance:g}"
     return ""

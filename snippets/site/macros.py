@@ -26,6 +26,7 @@ from snippets.core import render, results
 from snippets.core.findings import Span
 from snippets.production import findings as production_findings
 from snippets.production import serving_findings
+from snippets.scale import findings as scale_findings
 from snippets.site import pages
 from snippets.speed import findings as speed_findings
 from snippets.train import findings as train_findings
@@ -58,6 +59,10 @@ SOURCES: dict[str, Source] = {
     "production-stream": Source(serving_findings.stream, ("production-stream",)),
     "production-modes": Source(serving_findings.modes, ("production-modes",)),
     "production-hazards": Source(serving_findings.hazards, ("production-hazards",)),
+    # A scale run needs several GPUs and is recorded command by command: recorded only. Its
+    # page also reads the training run's one-GPU steps.
+    "scale": Source(scale_findings.of, ("scale",)),
+    "scale-one-gpu": Source(scale_findings.one_gpu, ("train",)),
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -62,10 +63,9 @@ def test_bad_input_gets_one_line_and_exit_2(capsys, argv, expect):
 def test_no_traceback_from_a_real_process():
     proc = subprocess.run([sys.executable, "-m", "snippets.scale", "--strategies", "tp"],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert proc.returncode == 2
-    assert proc.stderr.strip().splitlines() == [
-        "python -m snippets.scale: error: argument --strategies: unknown strategy 'tp'; choose "
-        "from single, ddp, fsdp2"]
+    line, = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and line.startswith("python -m snippets.scale: error:")
+    assert "unknown strategy 'tp'" in line
 
 
 @pytest.mark.parametrize("argv, env, expect", [
@@ -93,8 +93,8 @@ def test_help_states_the_defaults_the_code_uses(capsys):
         main(["--help"])
     text = " ".join(capsys.readouterr().out.split())
     cuda, cpu = scale.DEFAULTS["cuda"], scale.DEFAULTS["cpu"]
-    assert f"(default: {cuda['steps']} on CUDA, {cpu['steps']} on CPU)" in text
-    assert f"(default: {cuda['batch_size']} on CUDA, {cpu['batch_size']} on CPU)" in text
+    stated = set(re.findall(r"\(default: (\d+) on CUDA, (\d+) on CPU\)", text))
+    assert {(str(cuda[k]), str(cpu[k])) for k in ("steps", "batch_size")} <= stated
 
 
 def test_append_checks_the_file_before_it_runs(cpu_scale_run, tmp_path, capsys):
@@ -103,7 +103,7 @@ def test_append_checks_the_file_before_it_runs(cpu_scale_run, tmp_path, capsys):
     code, _, err = run_cli(capsys, "--device", "cpu", "--model", MLP, "--steps", "3",
                            "--rounds", "3", "--inductor-cache", "shared", "--output", str(out),
                            "--append")
-    assert code == 2 and "setting steps is 3 here, 4 in the file" in err
+    assert code == 2 and all(w in err for w in ("steps", "3 here", "4 in the file"))
     bench = tmp_path / "bench.json"
     bench.write_text(out.read_text().replace("snippets.scale/1", "snippets.bench/1"))
     code, _, err = run_cli(capsys, "--device", "cpu", "--compare", str(bench))
@@ -143,6 +143,6 @@ def test_a_failing_configuration_is_recorded_the_run_goes_on_and_ctrl_c_stops_it
     assert not doc["complete"] and [r["model"] for r in doc["rows"]] == [FAILS]
     failed = doc["rows"][0]
     assert failed["status"] == "error" and failed["step_ms"] is None
-    assert failed["message"] == "rank 1: RuntimeError: planted failure on rank 1"
+    assert failed["message"].startswith("rank 1: RuntimeError") and "planted" in failed["message"]
     assert json.loads(stdout)["rows"] == doc["rows"]  # the table of what was finished
     assert _gone(HANGS)
