@@ -20,11 +20,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from snippets import bench, train
+from snippets import bench, dynamic, train
 from snippets.bench import crosscheck_findings, payoff
 from snippets.bench import findings as bench_findings
 from snippets.core import render, results
 from snippets.core.findings import Span
+from snippets.dynamic import findings as dynamic_findings
 from snippets.production import findings as production_findings
 from snippets.production import serving_findings
 from snippets.site import pages
@@ -50,6 +51,7 @@ SOURCES: dict[str, Source] = {
     "bench-crosscheck": Source(crosscheck_findings.of, ("bench-crosscheck",), bench.crosscheck_on),
     # The graph-breaks run's small blocks, as the page on when compile does not pay reads them.
     "graph-breaks-tiny": Source(payoff.tiny, ("graph-breaks",)),
+    "dynamic-steady": Source(dynamic_findings.steady, (dynamic.KIND,), dynamic.produce_on),
     # The speed page's kinds are recorded only (a ladder compiles for minutes): no producer.
     "speed": Source(speed_findings.of, ("bench-ladder",)),
     "speed-freezing": Source(speed_findings.of_freezing, ("speed-freezing",)),
