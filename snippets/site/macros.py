@@ -25,6 +25,8 @@ from snippets.bench import crosscheck_findings, payoff
 from snippets.bench import findings as bench_findings
 from snippets.core import render, results
 from snippets.core.findings import Span
+from snippets.debug import findings as debug_findings
+from snippets.debug import minifier
 from snippets.dynamic import findings as dynamic_findings
 from snippets.production import findings as production_findings
 from snippets.production import serving_findings
@@ -51,6 +53,9 @@ SOURCES: dict[str, Source] = {
     "bench-crosscheck": Source(crosscheck_findings.of, ("bench-crosscheck",), bench.crosscheck_on),
     # The graph-breaks run's small blocks, as the page on when compile does not pay reads them.
     "graph-breaks-tiny": Source(payoff.tiny, ("graph-breaks",)),
+    # The minifier runs for minutes on a CPU; a fresh build on one measures it, as the page does.
+    "debug-minifier": Source(debug_findings.minified, (minifier.KIND,),
+                             lambda device: minifier.produce),
     "dynamic-steady": Source(dynamic_findings.steady, (dynamic.KIND,), dynamic.produce_on),
     # The speed page's kinds are recorded only (a ladder compiles for minutes): no producer.
     "speed": Source(speed_findings.of, ("bench-ladder",)),
