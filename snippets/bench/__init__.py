@@ -306,6 +306,13 @@ def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:
     return functools.partial(document, BenchConfig(device=device, **fields))
 
 
+def crosscheck_on(device: str) -> Callable[..., dict[str, Any]]:
+    """The noise page's cross-check: the page's run timed again by two other timers; on a CPU
+    the transformer alone, to keep a fresh build short."""
+    return produce_on(device, crosscheck=True,
+                      **({"models": ("transformer",)} if device == "cpu" else {}))
+
+
 def channels_last_on(device: str) -> Callable[..., dict[str, Any]]:
     """ResNet-50 alone in channels_last, eager included: the layout its convolutions prefer."""
     return produce_on(device, models=("resnet50",), channels_last=True)

@@ -5,13 +5,57 @@ evidence: the first compiled on a machine no benchmark had run on, the second co
 one's artifacts on disk (the cache is on by default, under /tmp unless TORCHINDUCTOR_CACHE_DIR
 says otherwise), what a restarted process sees. Both predate the benchmark's count of the cache,
 so their files say its state is unknown; the page says what the run's log adds.
+
+The tables are drawn here; what they show is data (``slower_to_pay``, ``tiny``), which the page
+places in sentences of its own.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from snippets.core import render, results
+from snippets.core.findings import Span
+
+Rows = dict[tuple[str, int, str], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class SlowerToPay:
+    """A row that compiled faster in the next process yet needs more calls there: the calls
+    divide by the time each call saves against eager *of the same run*, so an eager median
+    inflated by a slow spell of the host makes the first process's saving look larger."""
+
+    model: str
+    batch: int
+    mode: str
+    saved_first: float  # ms a call saves against eager, first process
+    saved_next: float
+    eager_first: float  # eager's median ms, first process
+    eager_next: float
+    status_first: str  # eager's row status ("ok", "noisy")
+    status_next: str
+
+
+@dataclass(frozen=True)
+class Block:
+    """One small block of the graph-breaks run, by its cause and how it was written."""
+
+    cause: str
+    variant: str
+
+
+@dataclass(frozen=True)
+class TinyWork:
+    """The graph-breaks page's small blocks: how many ran slower compiled than eager, how long
+    eager took on them, and the blocks that did not run slower."""
+
+    blocks: int
+    slower: int
+    eager_ms: Span
+    faster: tuple[Block, ...]
 
 
 def break_even_calls(compile_s: float, eager_ms: float, compiled_ms: float) -> float | None:
@@ -45,10 +89,20 @@ def _calls(rows: dict[tuple[str, int, str], dict[str, Any]], key: tuple[str, int
     return "never" if got[1] is None else f"{got[1]:,.0f}"
 
 
+def first_two(results_dir: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The first two benchmark runs on one fresh H200 machine, one process after the other;
+    None where they are not recorded."""
+    from snippets.bench import stability
+
+    runs = dict(stability.recorded_gpu_runs(results_dir))
+    cold, warm = runs.get("noise/first-1"), runs.get("noise/first-2")
+    return (cold, warm) if cold and warm else None
+
+
 def cold_warm_markdown(cold: dict[str, Any], warm: dict[str, Any]) -> str:
-    """The table of the two processes, then why a row needs more calls in the second, if any
-    does. The runs predate the count of Inductor's cache (their cache state is unknown), so the
-    columns name the process, not the cache."""
+    """The table of the two processes (``slower_to_pay`` says which rows need more calls in the
+    second). The runs predate the count of Inductor's cache (their cache state is unknown), so
+    the columns name the process, not the cache."""
     cold_rows, warm_rows = rows_by_key(cold), rows_by_key(warm)
     head = ("Model · batch · mode", "Compile s, first process", "Compile s, next process",
             "Calls to break even, first", "Calls to break even, next")
@@ -59,21 +113,17 @@ def cold_warm_markdown(cold: dict[str, Any], warm: dict[str, Any]) -> str:
         body.append([" · ".join(map(str, key)), f"{row['compile_s']:.1f}",
                      render.num((warm_rows.get(key) or {}).get("compile_s"), ".1f"),
                      _calls(cold_rows, key), _calls(warm_rows, key)])
-    why = slower_to_pay(cold_rows, warm_rows)
-    return render.markdown_table(head, body) + ("\n\n" + why if why else "")
+    return render.markdown_table(head, body)
 
 
-def _eager_ms(rows: dict[tuple[str, int, str], dict[str, Any]], key: tuple[str, int, str]
-              ) -> tuple[float, str]:
+def _eager_ms(rows: Rows, key: tuple[str, int, str]) -> tuple[float, str]:
     eager = rows[(key[0], key[1], "eager")]
     return eager["latency_ms"]["median"], eager["status"]
 
 
-def slower_to_pay(cold_rows: dict[tuple[str, int, str], dict[str, Any]],
-                  warm_rows: dict[tuple[str, int, str], dict[str, Any]]) -> str:
-    """A sentence per row that compiled faster in the next process yet needs more calls there:
-    the calls divide by the time each call saves against eager *of the same run*, so an eager
-    median inflated by a slow spell of the host makes the first process's saving look larger."""
+def slower_to_pay(cold: dict[str, Any], warm: dict[str, Any]) -> tuple[SlowerToPay, ...]:
+    """Every row that compiled faster in the next process yet needs more calls there."""
+    cold_rows, warm_rows = rows_by_key(cold), rows_by_key(warm)
     out = []
     for key in cold_rows:
         first, nxt = compile_and_calls(cold_rows, key), compile_and_calls(warm_rows, key)
@@ -82,15 +132,9 @@ def slower_to_pay(cold_rows: dict[tuple[str, int, str], dict[str, Any]],
         if nxt[1] <= first[1] or nxt[0] > first[0]:
             continue
         (e1, s1), (e2, s2) = _eager_ms(cold_rows, key), _eager_ms(warm_rows, key)
-        saved1 = e1 - cold_rows[key]["latency_ms"]["median"]
-        saved2 = e2 - warm_rows[key]["latency_ms"]["median"]
-        out.append(f"- {' · '.join(map(str, key))} compiled faster in the next process but "
-                   f"needs more calls there: each call saved {saved1:.3f} ms against eager in "
-                   f"the first process and {saved2:.3f} ms in the next, because eager's median "
-                   f"was {e1:.3g} ms in the first (its row marked {s1}) and {e2:.3g} ms in the "
-                   f"next ({s2}). A slow spell of the host during the first run's eager rounds "
-                   "would do this; the saving of the next process is the one to plan with.")
-    return "\n".join(out)
+        out.append(SlowerToPay(*key, e1 - cold_rows[key]["latency_ms"]["median"],
+                               e2 - warm_rows[key]["latency_ms"]["median"], e1, e2, s1, s2))
+    return tuple(out)
 
 
 def cold_warm_stamp(cold: dict[str, Any], warm: dict[str, Any]) -> str:
@@ -98,17 +142,18 @@ def cold_warm_stamp(cold: dict[str, Any], warm: dict[str, Any]) -> str:
             f"next process {warm['provenance']['date']}, same machine")
 
 
-def tiny_work(doc: dict[str, Any]) -> str:
-    """The graph-breaks page's small blocks, eager against compiled: how many ran slower
-    compiled, and how long eager took on them, computed from a ``graph-breaks`` document."""
+def tiny(doc: dict[str, Any]) -> TinyWork:
+    """What the graph-breaks page's small blocks show, from a ``graph-breaks`` document."""
     rows = doc["rows"]
+    return TinyWork(len(rows), sum(r["speedup"] < 1 for r in rows),
+                    Span.of([r["eager_ms"]["median"] for r in rows]),
+                    tuple(Block(r["cause"], r["variant"]) for r in rows if r["speedup"] >= 1))
+
+
+def tiny_work(doc: dict[str, Any]) -> str:
+    """The graph-breaks page's small blocks, eager against compiled (``tiny`` says what they
+    show)."""
     head = ("Block: written as", "Eager ms", "Compiled ms", "Speedup")
-    body = [(f"{r['cause']}: {r['variant']}", render.ms(r["eager_ms"]["median"]),
-             render.ms(r["compiled_ms"]["median"]), f"{r['speedup']:.2f}x") for r in rows]
-    slower = sum(r["speedup"] < 1 for r in rows)
-    faster = [f"{r['cause']}: {r['variant']}" for r in rows if r["speedup"] >= 1]
-    eager = [r["eager_ms"]["median"] for r in rows]
-    rest = f" The others: {'; '.join(faster)}." if faster else ""
-    return (f"{slower} of {len(rows)} blocks ran slower compiled than eager; eager took "
-            f"{render.span(eager, '.3g', ' ms')} per call on them.{rest}\n\n"
-            + render.markdown_table(head, body))
+    return render.markdown_table(head, [
+        (f"{r['cause']}: {r['variant']}", render.ms(r["eager_ms"]["median"]),
+         render.ms(r["compiled_ms"]["median"]), f"{r['speedup']:.2f}x") for r in doc["rows"]])

@@ -1,19 +1,65 @@
 """How far recorded runs of the same benchmark agree, and what the machine did while they ran.
 
-Pure rendering over recorded results documents: the benchmark page uses it to show, from the
-files themselves, which numbers repeat from run to run and which move with the host CPU.
+Pure, over recorded results documents: the benchmark and noise pages show its tables, from the
+files themselves, of which numbers repeat from run to run and which move with the host CPU, and
+place the findings of ``of(runs)`` (a frozen ``Stability``) in sentences of their own.
 """
 
 from __future__ import annotations
 
 import statistics
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from snippets.bench.findings import CUDA_GRAPH_MODES
 from snippets.core import render, results
+from snippets.core.findings import Span
 
 Key = tuple[str, int, str]
+Runs = list[tuple[str, dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Widest:
+    """Of one mode, the configuration whose speedup moved most from run to run: its highest
+    over its lowest, and the two: how far a single run's figure can be trusted."""
+
+    mode: str
+    ratio: float
+    model: str
+    batch: int
+    speedup: Span
+
+
+@dataclass(frozen=True)
+class Correlation:
+    """Of one model, eager's correlation with the host canary, over the rows that kept both per
+    round."""
+
+    model: str
+    corr: Span
+
+
+@dataclass(frozen=True)
+class Noisiest:
+    """The noisiest eager group of all runs, which the spells table shows round by round, and
+    how many times its fastest sample a slow one takes."""
+
+    label: str
+    model: str
+    batch: int
+    slow: float
+
+
+@dataclass(frozen=True)
+class Stability:
+    """What the recorded runs of the default matrix say together."""
+
+    runs: int
+    widest: tuple[Widest, ...]
+    correlations: tuple[Correlation, ...]  # over the runs the host table shows
+    noisiest: Noisiest
 
 
 def load_runs(folder: Path, names: list[str]) -> list[tuple[str, dict[str, Any]]]:
@@ -45,27 +91,32 @@ def speedup_spread(runs: list[tuple[str, dict[str, Any]]]) -> str:
     tables = [_rows(doc) for _, doc in runs]
     keys = [k for k in tables[0] if k[2] != "eager"] if tables else []
     head = ("Model · batch · mode", "Runs", "Lowest", "Median", "Highest", "Highest/lowest")
-    body, widest = [], {}
+    body = []
     for key in keys:
-        present = sorted(v for t in tables if (v := t.get(key, {}).get("speedup")))
+        present = _speedups(tables, key)
         spread = f"{present[-1] / present[0]:.2f}" if len(present) > 1 else "–"
         body.append([" · ".join(map(str, key)), len(present),
                      *(f"{v:.2f}x" for v in (present[0], statistics.median(present),
                                              present[-1])), spread])
-        if len(present) > 1 and present[-1] / present[0] > widest.get(key[2], (0,))[0]:
-            widest[key[2]] = (present[-1] / present[0], key, present)
-    return (render.markdown_table(head, body) + "\n\n" + _widest(widest, len(runs)) + "\n\n"
+    return (render.markdown_table(head, body) + "\n\n"
             + render.details("The speedup in every run", _per_run(runs, keys)))
 
 
-def _widest(widest: dict[str, tuple[float, Key, list[float]]], n: int) -> str:
-    """Per mode, the configuration whose speedup moved most from run to run: how far a single
-    run's figure, the benchmark table's included, can be trusted."""
-    lines = [f"- `{mode}`: highest over lowest up to {ratio:.2f} "
-             f"across the {n} runs, widest for {' · '.join(map(str, key[:2]))}, "
-             f"{present[0]:.2f}x to {present[-1]:.2f}x."
-             for mode, (ratio, key, present) in widest.items()]
-    return "\n".join(lines)
+def _speedups(tables: list[dict[Key, dict[str, Any]]], key: Key) -> list[float]:
+    return sorted(v for t in tables if (v := t.get(key, {}).get("speedup")))
+
+
+def widest(runs: Runs) -> tuple[Widest, ...]:
+    """Per mode, in the order the runs list them, the configuration whose speedup moved most
+    from run to run (none for a mode no configuration of which ran twice)."""
+    tables = [_rows(doc) for _, doc in runs]
+    out: dict[str, Widest] = {}
+    for key in (k for k in tables[0] if k[2] != "eager") if tables else ():
+        present = _speedups(tables, key)
+        if len(present) > 1 and present[-1] / present[0] > getattr(out.get(key[2]), "ratio", 0):
+            out[key[2]] = Widest(key[2], present[-1] / present[0], key[0], key[1],
+                                 Span(present[0], present[-1]))
+    return tuple(out.values())
 
 
 def _pct(row: dict[str, Any]) -> str:
@@ -88,21 +139,15 @@ def _corr(row: dict[str, Any]) -> str:
     return render.num(_corr_value(row), ".2f")
 
 
-def _corr_summary(runs: list[tuple[str, dict[str, Any]]]) -> str:
+def correlations(runs: Runs) -> tuple[Correlation, ...]:
     """Eager's correlation with the canary per model, over the runs that kept both: the range
-    the prose may lean on, and what a "–" in the column means."""
+    the prose may lean on."""
     by_model: dict[str, list[float]] = {}
     for _, doc in runs:
         for row in doc["rows"]:
             if row["mode"] == "eager" and (c := _corr_value(row)) is not None:
                 by_model.setdefault(row["model"], []).append(c)
-    if not by_model:
-        return ""
-    spans = "; ".join(f"{model} rows {render.span(v, '.2f')}" for model, v in by_model.items())
-    return (f"Eager's correlation with the canary, over the rows that kept both per round: "
-            f"{spans}. A \"–\" marks a run that kept no canary sample per round (a gated run "
-            "kept only its median and best; the earliest runs had no canary), so no "
-            "correlation can be computed there.")
+    return tuple(Correlation(model, Span.of(v)) for model, v in by_model.items())
 
 
 def host_evidence(runs: list[tuple[str, dict[str, Any]]]) -> str:
@@ -131,7 +176,7 @@ def host_evidence(runs: list[tuple[str, dict[str, Any]]]) -> str:
                          render.num(steal, ".2f"),
                          f"{clock['min']}–{clock['max']}" if clock else "–",
                          _corr(rows.get((model, bs, "default"), {}))])
-    return (render.markdown_table(key_head, key) + "\n\n" + _corr_summary(runs) + "\n\n"
+    return (render.markdown_table(key_head, key) + "\n\n"
             + render.details("The default mode, hypervisor steal and the SM clock",
                              render.markdown_table(full_head, full)))
 
@@ -174,11 +219,7 @@ def spells(doc: dict[str, Any], model: str, batch_size: int) -> str:
             part = rows[(model, batch_size, mode)]["latency_ms"]["samples"][first:last + 1]
             cells.append(f"{statistics.median(part):.3g} ms")
         body.append(cells)
-    return (render.markdown_table(("Rounds · host state", *modes), body) + "\n\n"
-            f"A round is slow where every variant without CUDA graphs took more than {SLOW:g} "
-            "times its own fastest sample, and partly slow where only some did: the variants "
-            "take turns within a round, so a spell that begins or ends mid-round reaches only "
-            "some of them.")
+    return render.markdown_table(("Rounds · host state", *modes), body)
 
 
 # ---- which runs ---------------------------------------------------------------------------------
@@ -208,15 +249,33 @@ def runs_stamp(runs: list[tuple[str, dict[str, Any]]]) -> str:
             f"{'commit' if len(commits) == 1 else 'commits'} {', '.join(commits)}")
 
 
-def evidence(which: str, runs: list[tuple[str, dict[str, Any]]]
-             ) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
+def host_runs(runs: Runs) -> Runs:
+    """The runs that recorded what the host did (its canary or the hypervisor's steal)."""
+    return [r for r in runs if r[1]["rows"][0].get("host_canary_us")
+            or r[1]["rows"][0].get("cpu_steal_pct") is not None]
+
+
+def noisiest(runs: Runs) -> Noisiest:
+    """The eager group of all runs whose IQR is the largest part of its median."""
+    label, _, row = max(
+        ((label, doc, r) for label, doc in runs for r in doc["rows"]
+         if r["mode"] == "eager" and r.get("latency_ms")),
+        key=lambda t: t[2]["latency_ms"]["iqr"] / t[2]["latency_ms"]["median"])
+    return Noisiest(label, row["model"], row["batch_size"], SLOW)
+
+
+def of(runs: Runs) -> Stability:
+    """The findings of the recorded runs of the default matrix (two at least)."""
+    return Stability(len(runs), widest(runs), correlations(host_runs(runs)), noisiest(runs))
+
+
+def evidence(which: str, runs: Runs) -> tuple[str, Runs]:
     """One evidence block of the benchmark page, "spread", "host", "spells" or "claims": its
     Markdown and the runs it was drawn from (for its stamp)."""
     if which == "spread":
         return speedup_spread(runs), runs
     if which == "host":
-        shown = [r for r in runs if r[1]["rows"][0].get("host_canary_us")
-                 or r[1]["rows"][0].get("cpu_steal_pct") is not None]
+        shown = host_runs(runs)
         return host_evidence(shown), shown
     if which == "claims":
         from snippets.bench import claims  # the tutorial's claims, held to every run
@@ -224,10 +283,7 @@ def evidence(which: str, runs: list[tuple[str, dict[str, Any]]]
         return claims.verdicts_over_runs(runs), runs
     if which != "spells":
         raise ValueError(f"evidence {which!r}: expected spread, host, spells or claims")
-    # The noisiest eager group of all runs, round by round.
-    label, doc, row = max(
-        ((label, doc, r) for label, doc in runs for r in doc["rows"]
-         if r["mode"] == "eager" and r.get("latency_ms")),
-        key=lambda t: t[2]["latency_ms"]["iqr"] / t[2]["latency_ms"]["median"])
-    model, bs = row["model"], row["batch_size"]
-    return f"Run `{label}`, {model} at batch {bs}:\n\n" + spells(doc, model, bs), [(label, doc)]
+    # The noisiest eager group of all runs, round by round; the page names it from ``of``.
+    group = noisiest(runs)
+    doc = dict(runs)[group.label]
+    return spells(doc, group.model, group.batch), [(group.label, doc)]

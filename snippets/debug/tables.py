@@ -1,4 +1,5 @@
-"""The debugging page's renderings: logs as console blocks, counts as tables; nothing measures."""
+"""The debugging page's renderings: logs as console blocks, counts as tables; nothing measures.
+What the minifier's run found is ``snippets.debug.findings``; the page words it."""
 
 from __future__ import annotations
 
@@ -20,19 +21,13 @@ def log(logs: str):
 
 
 def trace(report: dict[str, Any]) -> str:
-    """The trace's records by kind, and the files tlparse made of them."""
+    """The trace's records by kind, and the files tlparse made of them where it is installed
+    (the page says how their folders are named)."""
     table = render.markdown_table(("Record in the trace", "Count"),
                                   sorted(report["records"].items(), key=lambda kv: -kv[1]))
-    files = report["tlparse_files"]
-    listing = ("tlparse is not installed here, so there is no report to list."
-               if files is None else
-               "What `tlparse` wrote, one folder per compile. A folder's name is the compile's "
-               "id in four fields: the compiled-autograd id (`-`: none, as in any forward-only "
-               "run), the frame, the compile of that frame, and the attempt (one more each time "
-               "Dynamo restarts its analysis). `-_0_0_0` is frame 0, compile 0, first attempt; "
-               "`-_-_-_-` holds what belongs to no compile:\n\n```text\n"
-               + "\n".join(files) + "\n```")
-    return f"```console\n$ {debug.TRACE_COMMAND}\n```\n\n{table}\n\n{listing}"
+    files = report["tlparse_files"]  # None where tlparse is not installed: nothing to list
+    listing = "" if files is None else "\n\n```text\n" + "\n".join(files) + "\n```"
+    return f"```console\n$ {debug.TRACE_COMMAND}\n```\n\n{table}{listing}"
 
 
 def events(rows: list[dict[str, Any]]) -> str:
@@ -80,6 +75,8 @@ def minify_commands() -> str:
 
 
 def minifier(doc: dict[str, Any]) -> str:
+    """The minifier's steps, then the ``forward`` of the minified graph (``debug.findings`` says
+    whether it kept the planted bug)."""
     row = doc["rows"][0]
     found = render.markdown_table(("Step", "Result", "Seconds"), [
         ("Compile with the check on", row["error"] or "no mismatch found",
@@ -87,8 +84,4 @@ def minifier(doc: dict[str, Any]) -> str:
         ("Minify", f"{row['nodes_before']} graph nodes down to {row['nodes_after']}, in "
                    f"{row['queries']} trial compiles", render.num(row["minify_s"], ".0f")),
     ], align="llr")
-    verdict = ("What is left is the ReLU, the operation the bug was planted in."
-               if "relu" in row["repro_forward"] else
-               "What is left is not the ReLU the bug was planted in: read repro.py with care.")
-    return (f"{found}\n\nThe `forward` of the minified graph in `repro.py`:\n\n"
-            f"```python\n{textwrap.dedent(row['repro_forward'])}\n```\n\n{verdict}")
+    return f"{found}\n\n```python\n{textwrap.dedent(row['repro_forward'])}\n```"

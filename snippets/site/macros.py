@@ -20,10 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from snippets import bench, train
+from snippets import bench, dynamic, train
+from snippets.bench import crosscheck_findings, payoff
 from snippets.bench import findings as bench_findings
 from snippets.core import render, results
 from snippets.core.findings import Span
+from snippets.debug import findings as debug_findings
+from snippets.debug import minifier
+from snippets.dynamic import findings as dynamic_findings
 from snippets.production import findings as production_findings
 from snippets.production import serving_findings
 from snippets.scale import findings as scale_findings
@@ -47,6 +51,13 @@ class Source:
 # The name a page asks for -> its source. One line per topic.
 SOURCES: dict[str, Source] = {
     "bench": Source(bench_findings.of, ("bench",), bench.produce_on),
+    "bench-crosscheck": Source(crosscheck_findings.of, ("bench-crosscheck",), bench.crosscheck_on),
+    # The graph-breaks run's small blocks, as the page on when compile does not pay reads them.
+    "graph-breaks-tiny": Source(payoff.tiny, ("graph-breaks",)),
+    # The minifier runs for minutes on a CPU; a fresh build on one measures it, as the page does.
+    "debug-minifier": Source(debug_findings.minified, (minifier.KIND,),
+                             lambda device: minifier.produce),
+    "dynamic-steady": Source(dynamic_findings.steady, (dynamic.KIND,), dynamic.produce_on),
     # The speed page's kinds are recorded only (a ladder compiles for minutes): no producer.
     "speed": Source(speed_findings.of, ("bench-ladder",)),
     "speed-freezing": Source(speed_findings.of_freezing, ("speed-freezing",)),
@@ -102,6 +113,25 @@ def cudnn_fresh() -> Any:
     return fresh.of(docs) if docs else None
 
 
+def bench_runs() -> Any:
+    """The findings of every recorded GPU run of the default matrix (``bench.stability``); None
+    where fewer than two are recorded."""
+    from snippets.bench import stability
+    from snippets.site.build import current
+
+    runs = stability.recorded_gpu_runs(current().results_dir)
+    return stability.of(runs) if len(runs) >= 2 else None
+
+
+def cold_warm() -> Any:
+    """The rows slower to pay in the second of two processes on one fresh machine
+    (``bench.payoff``); None where the two are not recorded."""
+    from snippets.site.build import current
+
+    pair = payoff.first_two(current().results_dir)
+    return payoff.slower_to_pay(*pair) if pair else None
+
+
 def fmt(value: float | None, spec: str = ".2f") -> str:
     return render.num(value, spec)
 
@@ -116,6 +146,8 @@ def define_env(env: Any) -> None:
     """What mkdocs-macros calls when the build starts."""
     env.macro(findings)
     env.macro(cudnn_fresh)
+    env.macro(bench_runs)
+    env.macro(cold_warm)
     env.macro(lambda kind, device, root="../": pages.no_run_yet(kind, device, root=root),
               "no_run_yet")
     env.filter(fmt)

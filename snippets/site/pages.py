@@ -197,12 +197,12 @@ def repeated(kind: str, render: Callable[[dict, dict], str], device: str = "cuda
 def payoff(*, build: Build | None = None) -> str:
     """The cold/warm compile table from the first two H200 runs, stamped with both."""
     from snippets.bench import payoff as pay
-    from snippets.bench import plots, stability
+    from snippets.bench import plots
 
-    runs = dict(stability.recorded_gpu_runs((build or current()).results_dir))
-    cold, warm = runs.get("noise/first-1"), runs.get("noise/first-2")
-    if not cold or not warm:
+    pair = pay.first_two((build or current()).results_dir)
+    if pair is None:
         return no_run_yet("bench", "cuda")
+    cold, warm = pair
     body = plot(plots.break_even, cold, warm, build=build) + "\n\n" + pay.cold_warm_markdown(
         cold, warm)
     return section(body, pay.cold_warm_stamp(cold, warm))

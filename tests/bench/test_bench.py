@@ -112,7 +112,7 @@ def test_a_cuda_run_records_the_gpu_and_every_fast_mode():
 
 
 def test_crosscheck_times_every_variant_with_two_independent_timers(monkeypatch):
-    from snippets.bench import crosscheck, crosscheck_tables
+    from snippets.bench import crosscheck, crosscheck_findings, crosscheck_tables
 
     monkeypatch.setattr(crosscheck, "MIN_RUN_S", 0.01)  # counts, not timings, are asserted
     cfg = bench.BenchConfig(device="cpu", models=(), factories=(("tiny", _tiny),),
@@ -128,8 +128,9 @@ def test_crosscheck_times_every_variant_with_two_independent_timers(monkeypatch)
     assert all(r > 0 for r in crosscheck.ratios(row))
     assert "| tiny · 1 · eager |" in crosscheck_tables.crosscheck(doc)
     assert "Timer, + threads ms" in crosscheck_tables.crosscheck(doc)
-    findings = crosscheck_tables.crosscheck_findings(doc)
-    assert "- Every row: the wall clock reads" in findings and "on every row." in findings
+    found = crosscheck_findings.of(doc)
+    assert found.graphs is None and found.others.rows == 1  # a CPU's run: no CUDA graph
+    assert found.others.threads is not None and found.others.held is not None
 
 
 def test_bench_ladder_still_climbs_with_the_speed_ladder():

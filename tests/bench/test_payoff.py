@@ -38,7 +38,7 @@ def test_break_even_of_each_run_uses_that_runs_own_eager():
     assert rows["resnet50 · 1 · default"][4] == f"{expected:,.0f}"
 
 
-def test_a_row_slower_to_pay_in_the_next_process_is_explained():
+def test_a_row_slower_to_pay_in_the_next_process_is_found():
     cold = results.load(H200 / "noise/first-1.json")
     warm = results.load(H200 / "noise/first-2.json")
     text = payoff.cold_warm_markdown(cold, warm)
@@ -46,13 +46,22 @@ def test_a_row_slower_to_pay_in_the_next_process_is_explained():
               if "never" not in r[3:] and "–" not in r[3:]
               and float(r[2]) <= float(r[1])
               and int(r[4].replace(",", "")) > int(r[3].replace(",", ""))]
-    for label in slower:
-        assert f"- {label} compiled faster in the next process but needs more calls" in text
+    found = payoff.slower_to_pay(cold, warm)
+    assert [f"{f.model} · {f.batch} · {f.mode}" for f in found] == slower
+    c = {(r["model"], r["batch_size"], r["mode"]): r for r in cold["rows"]}
+    for f in found:
+        eager = c[(f.model, f.batch, "eager")]
+        assert f.eager_first == eager["latency_ms"]["median"]
+        assert f.status_first == eager["status"]
+        assert f.saved_first == f.eager_first - c[(f.model, f.batch, f.mode)]["latency_ms"][
+            "median"]
 
 
 def test_tiny_work_counts_every_block_once():
     doc = results.load(H200 / "graph-breaks.json")
-    text = payoff.tiny_work(doc)
-    slower = sum(r["speedup"] < 1 for r in doc["rows"])
-    assert text.startswith(f"{slower} of {len(doc['rows'])} blocks ran slower compiled")
-    assert len(table_rows(text)) == len(doc["rows"])
+    found = payoff.tiny(doc)
+    assert (found.blocks, found.slower) == (len(doc["rows"]),
+                                            sum(r["speedup"] < 1 for r in doc["rows"]))
+    assert found.blocks == found.slower + len(found.faster)
+    assert found.eager_ms.low == min(r["eager_ms"]["median"] for r in doc["rows"])
+    assert len(table_rows(payoff.tiny_work(doc))) == len(doc["rows"])

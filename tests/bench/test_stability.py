@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from snippets import bench
-from snippets.bench import crosscheck_tables, findings, stability
+from snippets.bench import crosscheck_findings, crosscheck_tables, findings, stability
 from snippets.core import results
-from snippets.core.findings import Verdict
+from snippets.core.findings import Span, Verdict
 from snippets.site import pages
 from snippets.site.build import Build
 from tests.markdown import table_rows
@@ -106,12 +106,72 @@ def test_a_mode_range_spans_the_batch_sizes_of_its_model():
     assert one.low == one.high and findings.of(doc).batches == (1,)
 
 
-def test_crosscheck_findings_say_the_timer_gap_is_open_without_the_held_column():
+def test_crosscheck_gap_is_open_only_without_the_held_column():
     doc = results.load(H200 / "bench-crosscheck.json")
     held = any(r.get("crosscheck", {}).get("timer_harness_blocks_ms") for r in doc["rows"])
-    text = crosscheck_tables.crosscheck_findings(doc)
-    assert ("This run does not say why" in text) != held
+    found = crosscheck_findings.of(doc)
+    assert found.graphs.gap_open is not held and (found.graphs.held is not None) == held
     assert ("Timer, long blocks ms" in crosscheck_tables.crosscheck(doc)) == held
+
+
+def test_crosscheck_checks_every_row_against_the_harness():
+    doc = results.load(H200 / "bench-crosscheck.json")
+    found = crosscheck_findings.of(doc)
+    assert [(c.model, c.batch, c.mode) for c in found.checks] == [
+        (r["model"], r["batch_size"], r["mode"]) for r in doc["rows"]]
+    row, check = doc["rows"][0], found.checks[0]
+    assert check.wall == row["crosscheck"]["wall_ms"]["median"] / row["latency_ms"]["median"]
+    graphs = [c for c in found.checks if c.mode == "reduce-overhead"]
+    assert found.graphs.rows == len(graphs) and found.others.rows == len(doc["rows"]) - len(graphs)
+    assert found.graphs.wall == Span.of([c.wall for c in graphs])
+    worst = max((c.wall for c in graphs), key=lambda w: abs(w - 1))
+    assert (found.graphs.wall_agrees is crosscheck_findings.Agreement.WITHIN) == (
+        abs(worst - 1) <= found.bar)
+    assert found.others.noisy == sum(r["status"] == "noisy" for r in doc["rows"]
+                                     if r["mode"] != "reduce-overhead")
+
+
+def test_a_cpu_crosscheck_has_no_cuda_graph_rows():
+    doc = results.load(ROOT / "docs/results/cpu-intel-xeon_torch-2.14.1/bench-crosscheck.json")
+    found = crosscheck_findings.of(doc)
+    assert found.graphs is None and found.others.rows == len(doc["rows"])
+    assert found.others.thread_counts == tuple(sorted({
+        r["crosscheck"]["harness_threads"] for r in doc["rows"]}))
+
+
+def test_agreement_is_held_to_the_bar_either_way():
+    bar = crosscheck_findings.cc.AGREE_WITHIN
+    assert crosscheck_findings.agreement(1 - bar / 2) is crosscheck_findings.Agreement.WITHIN
+    assert crosscheck_findings.agreement(1 + 2 * bar) is crosscheck_findings.Agreement.OUTSIDE
+
+
+def test_widest_range_of_each_mode_is_its_highest_over_its_lowest():
+    runs = stability.recorded_gpu_runs(ROOT / "docs" / "results")
+    found = stability.of(runs)
+    assert found.runs == len(runs)
+    assert [w.mode for w in found.widest] == ["default", "reduce-overhead"]
+    for w in found.widest:
+        got = [v for _, doc in runs for r in doc["rows"]
+               if (r["model"], r["batch_size"], r["mode"]) == (w.model, w.batch, w.mode)
+               and (v := r.get("speedup"))]
+        assert w.speedup == Span.of(got) and w.ratio == max(got) / min(got)
+    spread = {cells[0]: cells[-1] for cells in table_rows(stability.speedup_spread(runs))}
+    assert all(float(v) <= max(w.ratio for w in found.widest) + 0.005 for v in spread.values())
+
+
+def test_correlations_and_the_noisiest_group_come_from_the_runs():
+    runs = stability.recorded_gpu_runs(ROOT / "docs" / "results")
+    found = stability.of(runs)
+    assert {c.model for c in found.correlations} == {"resnet50", "transformer"}
+    assert all(-1 <= c.corr.low <= c.corr.high <= 1 for c in found.correlations)
+    n = found.noisiest
+    row = next(r for r in dict(runs)[n.label]["rows"]
+               if (r["model"], r["batch_size"], r["mode"]) == (n.model, n.batch, "eager"))
+    ratio = row["latency_ms"]["iqr"] / row["latency_ms"]["median"]
+    assert all(r["latency_ms"]["iqr"] / r["latency_ms"]["median"] <= ratio
+               for _, doc in runs for r in doc["rows"]
+               if r["mode"] == "eager" and r.get("latency_ms"))
+    assert n.slow == stability.SLOW
 
 
 def test_later_compiles_are_read_only_from_an_empty_cache_run():
@@ -120,9 +180,3 @@ def test_later_compiles_are_read_only_from_an_empty_cache_run():
     empty = bench.cache_state(doc["provenance"]["settings"]) == "empty"
     assert bool(later) == empty
     assert [c.mode for c in later] == (["default", "reduce-overhead"][1:] if empty else [])
-
-
-def test_calls_per_block_read_as_one_figure_where_all_blocks_agree():
-    assert crosscheck_tables._calls([1, 1]) == "1 call"
-    assert crosscheck_tables._calls([14, 87, 20]) == "14 to 87 calls"
-    assert crosscheck_tables._calls([3]) == "3 calls"

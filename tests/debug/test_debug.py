@@ -6,8 +6,9 @@ import pytest
 
 from snippets import debug
 from snippets.core import results
-from snippets.debug import minifier, tables
+from snippets.debug import findings, minifier, tables
 from snippets.debug.__main__ import main
+from tests.markdown import table_rows
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
@@ -73,6 +74,23 @@ def test_the_minifier_is_shown_as_export_lines_and_a_script_that_runs():
     assert "export TORCHDYNAMO_REPRO_AFTER=aot" in shell and "python wrong_answer.py" in shell
     source = minifier.WRONG_ANSWER.read_text()
     assert "inject_relu_bug_TESTING_ONLY" in source and 'if __name__ == "__main__":' in source
+
+
+def test_minified_findings_say_whether_the_planted_bug_is_what_is_left():
+    doc = results.load(results.ROOT / "docs/results/cpu-intel-xeon_torch-2.14.1/"
+                       "debug-minifier.json")
+    found = findings.minified(doc)
+    row = doc["rows"][0]
+    assert (found.nodes_before, found.nodes_after, found.queries) == (
+        row["nodes_before"], row["nodes_after"], row["queries"])
+    assert found.mismatch and found.culprit is findings.Culprit.FOUND
+    doc["rows"][0] = {**row, "error": None, "repro_forward": "def forward(self, x): ..."}
+    assert findings.minified(doc) == findings.Minified(False, row["nodes_before"],
+                                                       row["nodes_after"], row["queries"],
+                                                       findings.Culprit.MISSED)
+    shown = tables.minifier(doc)
+    assert shown.endswith("def forward(self, x): ...\n```")
+    assert [r[0] for r in table_rows(shown)] == ["Compile with the check on", "Minify"]
 
 
 @pytest.mark.slow

@@ -7,7 +7,8 @@ import torch
 
 from snippets import dynamic
 from snippets.core import results
-from snippets.dynamic import recompiles, tables
+from snippets.dynamic import findings, recompiles, tables
+from tests.markdown import table_rows
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
@@ -94,7 +95,8 @@ def test_markdown_tables_render_a_document():
                        "speedup": 1.0}]}
     assert "| default | 2 | 3.00 | 2.00 | 0 | 4×32 8×32 |" in tables.stalls(doc)
     doc["rows"][0]["errors"] = ["ConstraintViolationError: batch | specialized"]
-    assert "- `default`: ConstraintViolationError: batch \\| specialized" in tables.stalls(doc)
+    assert table_rows(tables.stalls(doc).split("\n\n")[1]) == [
+        ["`default`", "ConstraintViolationError: batch \\| specialized"]]
     assert "| eager | 8×64 | 2 | 0.1 | 1.00x |" in tables.steady(doc)
 
 
@@ -134,10 +136,12 @@ def test_steady_findings_compare_each_kernel_and_say_when_the_spread_decides():
 
     doc = {"steady": [row("eager", 1.0, 0.1, 1.0), row("dynamic=True", 1.05, 0.02, 0.95),
                       row("dynamic=False", 0.98, 0.05, 1.02)]}
-    lines = tables.steady_findings(doc).splitlines()
-    assert lines[0] == ("- Eager takes 1 ms a call at 8×64. The specialized kernel runs at 1.02x "
-                        "of eager's speed, the dynamic one at 0.95x; the dynamic one takes 1.07 "
-                        "of the specialized one's time.")
-    assert lines[1].endswith("less than the widest interquartile range (0.1 ms): this run "
-                             "cannot rank them.")
-    assert tables.steady_findings({"steady": []}) == ""
+    found = findings.steady(doc)
+    assert (found.batch, found.seq, found.eager_ms) == (8, 64, 1.0)
+    assert (found.specialized_speedup, found.dynamic_speedup) == (1.02, 0.95)
+    assert found.dynamic_over_specialized == pytest.approx(1.05 / 0.98)
+    assert found.difference_ms == pytest.approx(0.07) and found.widest_iqr_ms == 0.1
+    assert found.ranked is findings.Ranked.WITHIN_SPREAD
+    doc["steady"][1]["latency_ms"]["median"] = 1.5  # now apart by more than any IQR
+    assert findings.steady(doc).ranked is findings.Ranked.RANKED
+    assert findings.steady({"steady": []}) is None
