@@ -109,7 +109,7 @@ def kernel_classes(labelled: Labelled, first: str) -> str:
     split = [(label, p["by_class"]) for label, p in labelled if p.get("by_class")]
     if not split:
         return ""
-    # NCCL's column only where a step communicated (profiles recorded before it have no "comm")
+    # NCCL's column only where a step communicated; a split without "comm" put NCCL in "other"
     heads = [k for k in CLASS_HEADS if k != "comm" or any(c.get(k) for _, c in split)]
     return markdown_table((first, *(CLASS_HEADS[k] for k in heads)), [
         (label, *(num(100 * c.get(k, 0.0) / total if (total := sum(c.values())) else None, ".0f")

@@ -34,8 +34,6 @@ STATUSES = tuple(s.value for s in rows.Status)
 # Every measured kind records these; "settings" holds the run's config and backend switches.
 PROVENANCE_FIELDS = ("device", "device_type", "driver", "cuda", "torch", "torchvision", "triton",
                      "python", "date", "commit", "host_cpu", "cpu_count", "settings")
-# Files recorded before a field was added: what they may lack, and still be read.
-OPTIONAL_BEFORE = {"host_cpu", "cpu_count", "device_type"}
 
 
 # How a run was made where its settings cannot say (say, two runs at once on one host, each on
@@ -55,7 +53,6 @@ class Kind:
     schema: str
     row_fields: dict[str, tuple[type, ...]] = field(default_factory=dict)
     measured: bool = True  # False: a value computed at build time (counts, logs), not timed
-    legacy: tuple[str, ...] = ()  # schema names that files of this kind were recorded under
 
 
 _BENCH_ROW = {
@@ -80,14 +77,13 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("bench-independent", "snippets.bench-independent/1", {
         "model": (str,), "batch_size": (int,), "mode": (str,), "status": (str,),
         "message": (str,), "latency_ms": (dict, type(None)), "calls_per_sample": (int,)}),
-    # The graph-break and fast-path runs were first recorded under explain's schema name.
     Kind("graph-breaks", "snippets.graph-breaks/1", {
         "cause": (str,), "variant": (str,), "kind": (str,), "graph_count": (int,),
         "graph_break_count": (int,), "compile_s": NUM, "rel_err": NUM, "eager_ms": (dict,),
-        "compiled_ms": (dict,), "speedup": NUM}, legacy=("snippets.explain/1",)),
+        "compiled_ms": (dict,), "speedup": NUM}),
     Kind("transformer-fastpath", "snippets.fastpath/1", {
         "batch_size": (int,), "variant": (str,), "compile_s": NUM, "rel_err": NUM,
-        "latency_ms": (dict,), "speedup": NUM}, legacy=("snippets.explain/1",)),
+        "latency_ms": (dict,), "speedup": NUM}),
     Kind("dynamic-shapes", "snippets.dynamic/1", {
         "strategy": (str,), "compiles": (int,), "compiled_at": (list,), "stall_total_ms": NUM,
         "stall_max_ms": NUM, "eager_after_limit": (int,), "errors": (list,),
@@ -147,11 +143,9 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
 
 
 def kind_of(doc: dict[str, Any]) -> Kind | None:
-    """The kind a document declares, or the one its schema names (bench files carry no kind)."""
-    if doc.get("kind") in KINDS:
-        kind = KINDS[doc["kind"]]
-        return kind if doc.get("schema") in (kind.schema, *kind.legacy) else None
-    return next((k for k in KINDS.values() if doc.get("schema") == k.schema), None)
+    """The kind a document declares, where its schema is that kind's; else None."""
+    kind = KINDS.get(str(doc.get("kind")))
+    return kind if kind is not None and doc.get("schema") == kind.schema else None
 
 
 # ---- provenance -----------------------------------------------------------------------------
@@ -358,9 +352,8 @@ def validate(doc: Any, source: str = "results", kind: str | None = None) -> dict
         known = ", ".join(k.schema for k in KINDS.values())
         raise ResultsError(f"{source}: schema {doc.get('schema')!r} is none of {known}")
     prov = doc.get("provenance")
-    needed = [k for k in PROVENANCE_FIELDS if k not in OPTIONAL_BEFORE]
-    if not isinstance(prov, dict) or any(k not in prov for k in needed):
-        raise ResultsError(f"{source}: provenance must hold {', '.join(needed)}")
+    if not isinstance(prov, dict) or any(k not in prov for k in PROVENANCE_FIELDS):
+        raise ResultsError(f"{source}: provenance must hold {', '.join(PROVENANCE_FIELDS)}")
     rows = doc.get("rows")
     if not isinstance(rows, list):
         raise ResultsError(f"{source}: rows must be a list")
@@ -386,9 +379,8 @@ def load(path: str | Path, kind: str | None = None) -> dict[str, Any]:
 
 
 def device_type_of(doc: dict[str, Any]) -> str:
-    """``cuda`` or ``cpu``; files from before ``device_type`` was recorded say it in the name."""
-    prov = doc["provenance"]
-    return prov.get("device_type") or ("cpu" if str(prov["device"]).startswith("CPU") else "cuda")
+    """``cuda`` or ``cpu``: the type of the device the document's run was made on."""
+    return doc["provenance"]["device_type"]
 
 
 def typed_rows(doc: dict[str, Any], **names: str) -> list[rows.Row]:
@@ -447,7 +439,8 @@ def complete_parts(old: dict[str, Any], new: dict[str, Any], parts: list[dict[st
     """For a file that ``--append`` joined ``new`` to ``old``: its ``parts`` (from ``add_part``),
     each marked whether its command finished, and whether the file is complete. It is when every
     part that still has rows finished: an interrupted command's rows, all measured again later,
-    leave none. Parts recorded before they said so take ``old``'s word for it."""
+    leave none. The file's first command, whose part ``add_part`` made from ``old``'s provenance,
+    takes ``old``'s word for it."""
     marked = [{"complete": bool(old.get("complete")), **p} for p in parts]
     marked[part]["complete"] = bool(new.get("complete"))
     return marked, all(marked[r["part"]]["complete"] for r in rows)

@@ -20,18 +20,11 @@ def _geomean(values: list[float]) -> float | None:
     return math.exp(sum(map(math.log, values)) / len(values)) if values else None
 
 
-# Library calls that Inductor's own re-timing reads from the profiler: those it makes without an
-# out= tensor (ExternKernelChoice(..., has_out_variant=False): a convolution). Any other library
-# call's kernel_ms, in a record made before the ladder swapped the timer (no ``retimed_by``), is
-# the autotuner's timer read a second time.
-PROFILED_BY_INDUCTOR = frozenset({"convolution"})
-
-
 def _both_profiled(op: dict[str, Any]) -> bool:
-    """Whether both of an operator's reported candidates were re-timed by the profiler."""
+    """Whether both of an operator's reported candidates were re-timed by the profiler: without
+    ``retimed_by``, a library call's kernel_ms is the autotuner's timer read a second time."""
     return (bool(op["library"]["kernel_ms"] and op["template"]["kernel_ms"])
-            and (op.get("retimed_by") == "profiler"
-                 or op["library"]["name"] in PROFILED_BY_INDUCTOR))
+            and op.get("retimed_by") == "profiler")
 
 
 @dataclass(frozen=True)

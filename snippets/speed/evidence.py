@@ -29,7 +29,6 @@ PACKED_PREFIX = "mkldnn::"
 # A first compile counts as "longer" when it takes more than this many times the slowest later
 # one: a ratio, not a timing, so the page says so only where the gap is plain.
 FIRST_COMPILE_RATIO = 1.5
-COPY_KERNEL = "multi_tensor_apply_kernel"  # a foreach op's kernel: CUDA-graph trees copy with one
 
 
 @dataclass(frozen=True)
@@ -170,32 +169,6 @@ def other_commands(doc: dict[str, Any]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def freezing_as_option(row: dict[str, Any]) -> bool:
-    """A frozen rung recorded with freezing passed as a compile option alone, without the
-    switch (``ladder.frozen``)."""
-    r = row.get("rung") or {}
-    return bool(r.get("freezing")) and not r.get("freezing_switch")
-
-
-@dataclass(frozen=True)
-class AsOption:
-    """A frozen rung that asked for freezing as a compile option alone; on a GPU, the weight copy
-    before each replay as its profile shows it (None where the profile does not)."""
-
-    on_gpu: bool
-    copy_us: float | None
-
-
-def as_option(row: dict[str, Any]) -> AsOption | None:
-    if not freezing_as_option(row):
-        return None
-    prof = row.get("profile") or {}
-    gpu = prof.get("device_type") == "cuda"
-    copy = next((k for k in prof.get("top") or [] if COPY_KERNEL in k["name"]), None) if gpu \
-        else None
-    return AsOption(gpu, copy["us_per_call"] if copy else None)
-
-
 @dataclass(frozen=True)
 class Profile:
     """A profile per call: kernels, the GPU's busy time, the idle share in % and the longest
@@ -225,8 +198,8 @@ class Profiled(str, enum.Enum):
 @dataclass(frozen=True)
 class Slower:
     """A step that makes its ladder plainly slower than the rung below (by more than the noise
-    mark): its ratio, both rungs' profiles where the run kept them, how it asked for freezing
-    and what autotuning measured."""
+    mark): its ratio, both rungs' profiles where the run kept them, and what autotuning
+    measured."""
 
     model: str
     batch: int
@@ -236,7 +209,6 @@ class Slower:
     profiled: Profiled
     mine: Profile | None
     theirs: Profile | None
-    as_option: AsOption | None
     choices: choices.Choices | None
 
 
@@ -257,7 +229,7 @@ def slower(doc: dict[str, Any], r: dict[str, Any]) -> Slower | None:
         profiled = Profiled.MINE_ONLY if mine and "error" not in mine else Profiled.NEITHER
         pair = (None, None)
     return Slower(r["model"], r["batch_size"], r["mode"], ratio, r.get("prev_rung"), profiled,
-                  *pair, as_option(r), choices.summary(r))
+                  *pair, choices.summary(r))
 
 
 def slower_steps(doc: dict[str, Any]) -> tuple[Slower, ...]:

@@ -137,13 +137,11 @@ def ladders(doc: dict[str, Any]) -> Ladders:
 @dataclass(frozen=True)
 class Paid:
     """One step's geometric-mean speedup over the rung below, over the ladders where it ran and
-    computed eager's answer; ``as_option`` where it was measured with freezing as an option
-    alone."""
+    computed eager's answer."""
 
     mode: str
     gmean: float
     ladders: int
-    as_option: bool
 
 
 @dataclass(frozen=True)
@@ -154,15 +152,12 @@ class TryFirst:
 def paid(doc: dict[str, Any]) -> TryFirst:
     """The steps in the order they paid in this run."""
     gains: dict[str, list[float]] = {}
-    as_option: set[str] = set()
     for r in doc["rows"]:
         if r.get("speedup_prev") and r["status"] in typed.TIMED:
             gains.setdefault(r["mode"], []).append(r["speedup_prev"])
-            if evidence.freezing_as_option(r):
-                as_option.add(r["mode"])
     ranked = sorted(((math.exp(sum(map(math.log, v)) / len(v)), k, len(v))
                      for k, v in gains.items()), reverse=True)
-    return TryFirst(tuple(Paid(k, g, n, k in as_option) for g, k, n in ranked))
+    return TryFirst(tuple(Paid(k, g, n) for g, k, n in ranked))
 
 
 # ---- autotuning ----------------------------------------------------------------------------------
@@ -201,7 +196,6 @@ class Tuned:
     key: str | None
     ratio: float
     below: str | None
-    as_option: bool
     choices: choices.Choices | None
     split: Split | None
 
@@ -250,7 +244,7 @@ def autotuned(doc: dict[str, Any]) -> Autotuned:
     coordinate-descent rungs beside them."""
     rungs = tuple(
         Tuned(r["model"], r["batch_size"], r["mode"], r["rung"].get("key"), r["speedup_prev"],
-              r.get("prev_rung"), evidence.freezing_as_option(r), choices.summary(r), split(r))
+              r.get("prev_rung"), choices.summary(r), split(r))
         for r in doc["rows"] if "max-autotune" in ((r.get("rung") or {}).get("mode") or "")
         and r["status"] in typed.TIMED and r.get("speedup_prev"))
     replayed = []

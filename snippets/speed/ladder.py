@@ -245,8 +245,7 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
                         else None)
         row["speedup_prev"] = measure.speedup(timed[prev], m).value if prev else None
         row["prev_rung"] = prev  # the rung below as measured: --rungs may leave one out
-        # freezing_switch: set as Inductor's switch while Dynamo traced (rows recorded before
-        # passed it as a compile option, which Dynamo does not see; see ``frozen``).
+        # freezing_switch: set as Inductor's switch while Dynamo traced (see ``frozen``).
         row["rung"] = {"mode": rung.mode, "channels_last": rung.channels_last and x.dim() == 4,
                        "freezing": rung.freezing, "key": rung.key,
                        **({"freezing_switch": True} if rung.freezing else {}),

@@ -115,7 +115,7 @@ def row_cells(row: dict[str, Any]) -> list[str]:
     peak = num(row.get("peak_mem_mb"), ".0f")
     if row["variant"] in CUDA_GRAPHS and row.get("peak_mem_mb") is not None:
         # The graph's pool is taken when it is recorded, not by the step: measured apart, or,
-        # in a run recorded before it was, not at all.
+        # where graph_pool_mb is None, not at all.
         peak += (f" + {row['graph_pool_mb']:.0f} pool" if row.get("graph_pool_mb") is not None
                  else " (no pool)")
     return [row["model"], str(row["batch_size"]), row["variant"],

@@ -69,14 +69,16 @@ def test_every_committed_results_file_loads_as_its_kind(path):
     assert results.device_type_of(doc) in ("cuda", "cpu")
 
 
-def test_files_recorded_under_explains_old_schema_name_still_load(tmp_path):
-    old = json.loads((ROOT / "docs/results/cpu-amd-epyc_torch-2.14.1/graph-breaks.json")
+def test_a_document_is_of_the_kind_it_names_under_that_kinds_schema():
+    doc = json.loads((ROOT / "docs/results/cpu-amd-epyc_torch-2.14.1/graph-breaks.json")
                      .read_text())
-    assert old["schema"] == "snippets.explain/1"  # as recorded, never rewritten by hand
-    assert results.kind_of(old).name == "graph-breaks"
-    old["kind"] = "explain-causes"  # the old name does not stand for any kind
-    with pytest.raises(results.ResultsError, match="schema"):
-        results.validate(old)
+    assert results.kind_of(doc).name == "graph-breaks"
+    for wrong in ({"kind": "explain-causes"}, {"schema": "snippets.explain/1"}, {"kind": None}):
+        with pytest.raises(results.ResultsError, match="schema"):
+            results.validate({**doc, **wrong})
+    del doc["provenance"]["device_type"]
+    with pytest.raises(results.ResultsError, match="provenance must hold"):
+        results.validate(doc)
 
 
 def test_provenance_records_the_device_and_the_commit_given():

@@ -169,22 +169,11 @@ def test_coordinate_descent_alone_is_read_beside_the_autotuned_rungs_of_its_ladd
     assert [t.ratio for t in found[0].tuned] == [0.87, 0.95] and found[1].tuned == ()
 
 
-def test_what_to_try_first_ranks_steps_and_marks_those_measured_with_the_option_alone():
+def test_what_to_try_first_ranks_steps_by_what_they_paid():
     def step(mode, prev, **rung):
         return {"mode": mode, "speedup_prev": prev, "status": "ok", "rung": rung}
 
-    d = {"rows": [step("compile", 2.0), step("+ freezing", 0.9, freezing=True)]}
-    paid = findings.paid(d).paid
-    assert [(p.mode, p.gmean, p.ladders, p.as_option) for p in paid] == [
-        ("compile", 2.0, 1, False), ("+ freezing", 0.9, 1, True)]
-    d["rows"][1]["rung"]["freezing_switch"] = True
-    assert not findings.paid(d).paid[1].as_option
-
-
-def test_a_frozen_row_recorded_with_the_option_is_found() -> None:
-    profile = {"device_type": "cuda", "top": [
-        {"name": "void at::native::multi_tensor_apply_kernel<x>", "us_per_call": 81.3}]}
-    assert evidence.as_option({"rung": {"freezing": True}, "profile": profile}) == \
-        evidence.AsOption(on_gpu=True, copy_us=81.3)
-    assert evidence.as_option({"rung": {"freezing": True, "freezing_switch": True}}) is None
-    assert evidence.as_option({"rung": {"freezing": False}}) is None
+    d = {"rows": [step("compile", 2.0), step("+ freezing", 0.9, freezing=True,
+                                             freezing_switch=True)]}
+    assert [(p.mode, p.gmean, p.ladders) for p in findings.paid(d).paid] == [
+        ("compile", 2.0, 1), ("+ freezing", 0.9, 1)]
