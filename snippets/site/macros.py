@@ -24,6 +24,9 @@ from snippets import bench, train
 from snippets.bench import findings as bench_findings
 from snippets.core import render, results
 from snippets.core.findings import Span
+from snippets.explain import costs as explain_costs
+from snippets.explain import fastpath as explain_fastpath
+from snippets.explain import findings as explain_findings
 from snippets.production import findings as production_findings
 from snippets.production import serving_findings
 from snippets.site import pages
@@ -58,6 +61,11 @@ SOURCES: dict[str, Source] = {
     "production-stream": Source(serving_findings.stream, ("production-stream",)),
     "production-modes": Source(serving_findings.modes, ("production-modes",)),
     "production-hazards": Source(serving_findings.hazards, ("production-hazards",)),
+    # The graph-breaks page's timed runs, each measured by a fresh build on its device type.
+    "explain-costs": Source(explain_findings.costs, (explain_costs.KIND,),
+                            explain_costs.produce_on),
+    "explain-fastpath": Source(explain_findings.fastpath, (explain_fastpath.KIND,),
+                               explain_fastpath.produce_on),
 }
 
 
@@ -97,6 +105,18 @@ def cudnn_fresh() -> Any:
     return fresh.of(docs) if docs else None
 
 
+def explain_agreement() -> Placed:
+    """The explainer held to Dynamo's log, as findings, from the live section the graph-breaks
+    page shows: the same cache entry, so a build executes it once."""
+    from snippets.explain import agreement
+    from snippets.site import cache, live
+    from snippets.site.build import current
+
+    value, meta = cache.cached(f"live-{agreement.KIND}", live.producer(agreement.KIND),
+                               current())
+    return Placed(explain_findings.agreement(value), pages.live_stamp(meta), meta["device"])
+
+
 def fmt(value: float | None, spec: str = ".2f") -> str:
     return render.num(value, spec)
 
@@ -111,6 +131,7 @@ def define_env(env: Any) -> None:
     """What mkdocs-macros calls when the build starts."""
     env.macro(findings)
     env.macro(cudnn_fresh)
+    env.macro(explain_agreement)
     env.macro(lambda kind, device, root="../": pages.no_run_yet(kind, device, root=root),
               "no_run_yet")
     env.filter(fmt)
