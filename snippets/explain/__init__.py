@@ -144,6 +144,11 @@ def explain_quietly(fn: Callable[..., object], *args: object) -> Explanation:
         dynamo_log.setLevel(level)
 
 
+def text_report(exp: Explanation) -> str:
+    """The plain-text report ``python -m snippets.explain`` prints (``report.text``)."""
+    return report.text(exp)
+
+
 def load_target(spec: str) -> tuple[Callable[..., object], tuple[Any, ...]]:
     """Import ``pkg.module:factory`` and call it; raise SpecError with one line on any misuse."""
     factory = models.load_factory(spec)
