@@ -7,7 +7,8 @@ into, and each break once per line, with its reason in plain words and Dynamo's 
 broken examples and fixes), ``counts`` (their graphs and breaks), ``corpus`` and ``agreement``
 (the explainer held to PyTorch's own graph-break cases), ``costs`` (what a break costs in time),
 ``fastpath`` (the transformer's fused fast path), ``logs`` (the switches that make breaks
-visible) and ``tables`` (the page's renderings).
+visible), ``findings`` (what the page's runs say, as data), ``tables`` (the page's renderings)
+and ``report`` (the words the command prints).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 import torch
 
 from snippets.core import models, torch_logs
-from snippets.explain import reasons, records
+from snippets.explain import reasons, records, report
 
 
 @dataclass(frozen=True)
@@ -32,8 +33,15 @@ class BreakReason:
     hint: str = ""  # what Dynamo suggests, where it suggests more than "report an issue"
     times: int = 1  # records Dynamo logged at this line (a nested break is traced again per level)
     inside: str = ""  # where the log says the trace broke, when that is in torch or the stdlib
-    skipped: str = ""  # what Dynamo ran eagerly after the break, and what kept it from resuming
     kind: str = ""  # Dynamo's own name for the type of break ("Failed to trace builtin operator")
+    function: str = ""  # the user's function the line is in (never a resume function's name)
+    eager: report.Eager | None = None  # what Dynamo ran eagerly after a break it did not resume
+    blocker: reasons.Blocker | None = None  # the loop, with or try that kept it from resuming
+
+    @property
+    def skipped(self) -> str:
+        """What Dynamo ran eagerly after the break and why, in the report's words; or ""."""
+        return report.skipped(self)
 
 
 @dataclass(frozen=True)
@@ -76,20 +84,16 @@ def _reasons(logged: list[records.Record]) -> tuple[BreakReason, ...]:
         first = min(group, key=lambda r: (not r.in_user_code, not r.stack))
         around = reasons.enclosing(file, line, fallback=first.user_frame.name)
         said = reasons.plain(first.reason, reasons.source_line(file, line))
+        # Where Dynamo ran code eagerly after this break: what, and what kept it from picking
+        # the trace up again.
         skipped = {r.skipped for r in group} - {""}
-        note = ""
-        if skipped:
-            # Dynamo ran code eagerly after this break: say what, and what kept it from
-            # picking the trace up again.
-            what = (f"all of {around.function}" if "function" in skipped
-                    else f"the rest of {around.function}")
-            why = f" inside {around.blocker}" if around.blocker else ""
-            note = f"Dynamo could not resume after this break{why}, and ran {what} eagerly"
+        eager = (None if not skipped else report.Eager.FUNCTION if "function" in skipped
+                 else report.Eager.REST)
         inside = "" if first.in_user_code else torch_logs.clean_path(f"{first.file}:{first.line}")
         out.append(BreakReason(torch_logs.clean_path(said.reason),
                                _where(file, line, around.function),
-                               torch_logs.clean_path(said.hint), len(group), inside, note,
-                               said.kind))
+                               torch_logs.clean_path(said.hint), len(group), inside, said.kind,
+                               around.function, eager, around.blocker if eager else None))
     return tuple(out)
 
 
@@ -141,19 +145,8 @@ def explain_quietly(fn: Callable[..., object], *args: object) -> Explanation:
 
 
 def text_report(exp: Explanation) -> str:
-    lines = [f"graphs: {exp.graph_count}", f"graph breaks: {exp.graph_break_count}"]
-    for i, r in enumerate(exp.break_reasons, 1):
-        lines.append(f"  {i}. {r.reason}")
-        if r.location:
-            again = f" (Dynamo logged it {r.times} times)" if r.times > 1 else ""
-            lines.append(f"     at {r.location}{again}")
-        if r.inside:
-            lines.append(f"     (the trace broke inside {r.inside}, which this line calls)")
-        if r.skipped:
-            lines.append(f"     {r.skipped}")
-        if r.hint:
-            lines.append(f"     hint: {r.hint}")
-    return "\n".join(lines)
+    """The plain-text report ``python -m snippets.explain`` prints (``report.text``)."""
+    return report.text(exp)
 
 
 def load_target(spec: str) -> tuple[Callable[..., object], tuple[Any, ...]]:
@@ -163,25 +156,26 @@ def load_target(spec: str) -> tuple[Callable[..., object], tuple[Any, ...]]:
         made = factory()
     except Exception as exc:
         where = traceback.extract_tb(exc.__traceback__)[-1]
-        raise models.SpecError(f"{spec}() failed: {type(exc).__name__}: {exc} "
-                               f"({_where(where.filename, where.lineno, where.name)})") from None
+        raise models.SpecError(report.SAY["factory failed"].format(
+            spec=spec, error=f"{type(exc).__name__}: {exc}",
+            where=_where(where.filename, where.lineno, where.name))) from None
     problem = _malformed(made)
     if problem:
-        raise models.SpecError(f"{spec}() must return (callable_or_module, example_args_tuple): "
-                               f"{problem}")
+        raise models.SpecError(report.SAY["not a pair"].format(spec=spec, problem=problem))
     return made
 
 
 def _malformed(made: object) -> str:
     """What is wrong with a factory's return value, in a few words; "" when nothing is."""
+    say = report.SAY
     if not isinstance(made, tuple):
-        return f"it returned a {type(made).__name__}"
+        return say["not a tuple"].format(type=type(made).__name__)
     if len(made) != 2:
-        return f"it returned a tuple of {len(made)} items"
+        return say["items"].format(n=len(made))
     fn, args = made
     if not callable(fn):
-        return f"the first item, of type {type(fn).__name__}, cannot be called"
+        return say["not callable"].format(type=type(fn).__name__)
     if not isinstance(args, tuple):
-        one = " (write (x,) for one input)" if not isinstance(args, (list, dict)) else ""
-        return f"the example args are a {type(args).__name__}, not a tuple{one}"
+        one = say["one input"] if not isinstance(args, (list, dict)) else ""
+        return say["args"].format(type=type(args).__name__) + one
     return ""

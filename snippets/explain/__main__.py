@@ -14,7 +14,7 @@ from pathlib import Path
 
 from snippets import explain
 from snippets.core import cli, models, results
-from snippets.explain import costs, fastpath, tables
+from snippets.explain import costs, fastpath, report, tables
 
 PROG = "python -m snippets.explain"
 
@@ -52,7 +52,7 @@ def explain_spec(spec: str, fmt: str) -> int:
     elif fmt == "markdown":
         print(tables.explanation(exp))
     else:
-        print(explain.text_report(exp))
+        print(report.text(exp))
     return 0
 
 

@@ -203,6 +203,7 @@ class Variant:
     module: type[Block]
     args: Callable[[torch.Tensor], tuple] = lambda x: (x,)  # fresh each call: a generator is spent
     breaks_expected: bool = False  # True where the fix keeps one explicit, deliberate break
+    numpy: bool = False  # True where the block hands the tensor to NumPy (which Dynamo translates)
 
 
 @dataclass(frozen=True)
@@ -222,9 +223,9 @@ CAUSES: tuple[Cause, ...] = (
           (Variant("torch.where", WhereBranch), Variant("torch.cond", CondBranch))),
     Cause("print", "Printing in forward", Variant("print", PrintInForward),
           (Variant("guarded by a flag", PrintGuarded),)),
-    Cause("numpy", ".numpy() in forward", Variant("NumPy percentile", NumpyClip),
+    Cause("numpy", ".numpy() in forward", Variant("NumPy percentile", NumpyClip, numpy=True),
           (Variant("torch.kthvalue", TorchClip),
-           Variant("NumPy, no Python number", NumpyArrayClip))),
+           Variant("NumPy, no Python number", NumpyArrayClip, numpy=True))),
     Cause("vendor", "Unsupported third-party op", Variant("called inline", VendorOp),
           (Variant("torch.compiler.disable", VendorDisabled, breaks_expected=True),
            Variant("custom_op", VendorCustomOp))),

@@ -6,6 +6,11 @@ Each case is written anew after a case in PyTorch's documentation on graph break
 the only thing that differs between Dynamo's log and the explainer is what each reports.
 ``agreement`` runs them. The functions live in this file, so their lines are real lines of a file
 Dynamo's records can name.
+
+Those lines are what the page's table of agreement shows, so an edit above a case moves every
+line number below it on the page: ``Case`` and the cited paths live in ``cases``, and the header
+above the first case keeps its length (the first case's decorator at line 53), so that the page's
+numbers change only where a case does.
 """
 
 from __future__ import annotations
@@ -16,41 +21,36 @@ import logging
 import unittest
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch import nn
 
-DOCS = "docs/source/compile/"
-TESTS = "test/dynamo/"
+from snippets.explain import cases
+from snippets.explain.cases import Case
 
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    source: str  # "<path in pytorch/pytorch>: <section or test>"
-    fn: Callable[..., object]
-    args: Callable[[], tuple[Any, ...]]  # fresh arguments for each run
-
-
+# Every case of this file, in the order the page's table lists them; ``case`` registers one
+# under its function's name, with the file of pytorch/pytorch and the section it is written
+# after.
 CASES: list[Case] = []
 
 
 def _ones() -> tuple[Any, ...]:
+    """The arguments of most cases: one 3x3 tensor of ones."""
     return (torch.ones(3, 3),)
 
 
-def case(source: str, args: Callable[[], tuple[Any, ...]] = _ones):
+def case(path: str, section: str, args: Callable[[], tuple[Any, ...]] = _ones):
+    """Register the function it decorates as a case written after ``section`` of ``path``."""
     def register(fn: Callable[..., object]) -> Callable[..., object]:
-        CASES.append(Case(fn.__name__, source, fn, args))
+        CASES.append(Case(fn.__name__, path, section, fn, args))
         return fn
     return register
 
 
 # ---- docs: common graph breaks ----------------------------------------------------------------
 
-@case(DOCS + "programming_model.common_graph_breaks.md: Data-dependent operations")
+@case(cases.COMMON, "Data-dependent operations")
 def branch_on_item(x):
     y = x.sum()
     if y > 0:
@@ -61,28 +61,28 @@ def branch_on_item(x):
 OUTSIDE = torch.randn(3, 3)
 
 
-@case(DOCS + "programming_model.common_graph_breaks.md: Data-dependent operations (global)")
+@case(cases.COMMON, "Data-dependent operations (global)")
 def branch_on_global(y):
     if OUTSIDE.sum() > 0:
         return y + OUTSIDE
     return y - OUTSIDE
 
 
-@case(DOCS + "programming_model.common_graph_breaks.md: Printing and logging")
+@case(cases.COMMON, "Printing and logging")
 def print_between(x):
     x = x + 1
     print("log!")
     return torch.sin(x)
 
 
-@case(TESTS + "test_reorder_logs.py: test_ignore_logger")
+@case(cases.REORDER, "test_ignore_logger")
 def log_between(x):
     x = x * 2
     logging.getLogger("snippets.corpus").info("value %s", x.shape)
     return x.cos()
 
 
-@case(TESTS + "test_error_messages.py: test_warnings")
+@case(cases.ERRORS, "test_warnings")
 def warn_between(x):
     x = x - 1
     with warnings.catch_warnings():
@@ -101,14 +101,14 @@ def _inner_two(x):
     return x + 2
 
 
-@case(DOCS + "programming_model.skipped_functions.md: summary example")
+@case(cases.SKIPPED, "summary example")
 def skip_frame_between(x):
     x = _inner_one(x)
     torch._dynamo.skip_frame()
     return _inner_two(x)
 
 
-@case(DOCS + "programming_model.skipped_functions.md: Graph Break in a Loop")
+@case(cases.SKIPPED, "Graph Break in a Loop")
 def break_in_loop(x):
     for i in range(5):
         x = x + 1
@@ -117,7 +117,7 @@ def break_in_loop(x):
     return x
 
 
-@case(DOCS + "programming_model.skipped_functions.md: Graph Break in a Loop (unrolled)")
+@case(cases.SKIPPED, "Graph Break in a Loop (unrolled)")
 def break_unrolled(x):
     def step(i):
         nonlocal x
@@ -138,7 +138,7 @@ class PlainContext:
         return False
 
 
-@case(DOCS + "programming_model.skipped_functions.md: Graph Break in a Context Manager")
+@case(cases.SKIPPED, "Graph Break in a Context Manager")
 def break_in_custom_with(x):
     with PlainContext():
         x = x + 1
@@ -146,7 +146,7 @@ def break_in_custom_with(x):
         return x + 1
 
 
-@case(DOCS + "programming_model.skipped_functions.md: break moved out of the context manager")
+@case(cases.SKIPPED, "break moved out of the context manager")
 def break_outside_with(x):
     with PlainContext():
         x = x + 1
@@ -155,7 +155,7 @@ def break_outside_with(x):
         return x + 1
 
 
-@case(DOCS + "programming_model.skipped_functions.md: resumable context managers")
+@case(cases.SKIPPED, "resumable context managers")
 def break_in_no_grad(x):
     with contextlib.nullcontext():
         with torch.no_grad():
@@ -164,7 +164,7 @@ def break_in_no_grad(x):
             return x + 1
 
 
-@case(DOCS + "programming_model.skipped_functions.md: Graph Break in a Try Block")
+@case(cases.SKIPPED, "Graph Break in a Try Block")
 def break_in_try(x):
     try:
         x = x + 1
@@ -174,7 +174,7 @@ def break_in_try(x):
         return x
 
 
-@case(DOCS + "programming_model.skipped_functions.md: Dealing with Skipped Functions")
+@case(cases.SKIPPED, "Dealing with Skipped Functions")
 def skip_isolated(x):
     x = _inner_one(x)
 
@@ -198,20 +198,20 @@ def _level_two(x):
     return x + 8
 
 
-@case(DOCS + "programming_model.nested_graph_breaks.md: three levels of calls")
+@case(cases.NESTED, "three levels of calls")
 def nested_break(x):
     x = x + 16
     x = _level_two(x)
     return x + 32
 
 
-@case(TESTS + "test_error_messages.py: test_dynamo_graph_break_fn")
+@case(cases.ERRORS, "test_dynamo_graph_break_fn")
 def break_first(x):
     torch._dynamo.graph_break()
     return x.sin().cos()
 
 
-@case(TESTS + "test_error_messages.py: test_dynamo_graph_break_fn, twice")
+@case(cases.ERRORS, "test_dynamo_graph_break_fn, twice")
 def two_breaks(x):
     y = x.sin()
     torch._dynamo.graph_break()
@@ -220,7 +220,7 @@ def two_breaks(x):
     return y.tan()
 
 
-@case(DOCS + "programming_model.compiler_disable.md: Disabling and Suppressing Errors")
+@case(cases.DISABLE, "Disabling and Suppressing Errors")
 def calls_disabled(x):
     return _disabled(x) + 1
 
@@ -232,75 +232,75 @@ def _disabled(x):
 
 # ---- tests: test/dynamo/test_error_messages.py ------------------------------------------------
 
-@case(TESTS + "test_error_messages.py: test_unsupported_builtin", args=tuple)
+@case(cases.ERRORS, "test_unsupported_builtin", args=tuple)
 def print_only():
     print("abc")
 
 
-@case(TESTS + "test_error_messages.py: test_dynamo_graph_break_fn_with_msg")
+@case(cases.ERRORS, "test_dynamo_graph_break_fn_with_msg")
 def break_with_message(x):
     x = x + 1
     torch._dynamo.graph_break(msg="a reason of my own")
     return x * 3
 
 
-@case(TESTS + "test_error_messages.py: test_skipfile_call")
+@case(cases.ERRORS, "test_skipfile_call")
 def calls_skipped_file(x):
     unittest.skip("not traced")
     return x + 1
 
 
-@case(TESTS + "test_error_messages.py: test_data_dependent_operator2")
+@case(cases.ERRORS, "test_data_dependent_operator2")
 def equal_is_data_dependent(x):
     if torch.equal(x, x):
         return x + 1
     return x
 
 
-@case(TESTS + "test_error_messages.py: test_sort_with_nonconstant_keys",
+@case(cases.ERRORS, "test_sort_with_nonconstant_keys",
       args=lambda: ([torch.tensor(4), torch.tensor(1), torch.tensor(2)],))
 def sort_tensors(items):
     return sorted(items)
 
 
-@case(TESTS + "test_error_messages.py: test_super_call_method",
+@case(cases.ERRORS, "test_super_call_method",
       args=lambda: (zip(range(5), range(5), strict=True),))
 def zip_argument(pairs):
     return [a + b for a, b in pairs]
 
 
-@case(TESTS + "test_error_messages.py: test_dict_items_input",
+@case(cases.ERRORS, "test_dict_items_input",
       args=lambda: (torch.ones(3), {"a": 3, "b": 4}.items()))
 def dict_items_argument(x, items):
     it = iter(items)
     return next(it), x.sin()
 
 
-@case(TESTS + "test_graph_break_messages.py: test_dynamic_shape_operator")
+@case(cases.MESSAGES, "test_dynamic_shape_operator")
 def nonzero_shape(x):
     return torch.nonzero(x > 0.5) + 1
 
 
-@case(TESTS + "test_error_messages.py: test_data_dependent_branching_fullgraph")
+@case(cases.ERRORS, "test_data_dependent_branching_fullgraph")
 def branch_on_tensor(x):
     if x.sum() > 0:
         return x.sin()
     return x.cos()
 
 
-@case(TESTS + "test_misc.py: test_tolist_float")
+@case(cases.MISC, "test_tolist_float")
 def tolist_call(x):
     values = x.tolist()
     return torch.tensor(values) + 1
 
 
-@case(TESTS + "test_misc.py: test_data_ptr_graph_break_builtin")
+@case(cases.MISC, "test_data_ptr_graph_break_builtin")
 def data_ptr_call(x):
     pointer = x.data_ptr()
     return x + (pointer % 2)
 
 
-@case(DOCS + "programming_model.fullgraph_true.md: Strategy 3: Don't compile the code")
+@case(cases.FULLGRAPH, "Strategy 3: Don't compile the code")
 def save_to_buffer(x):
     buffer = io.BytesIO()
     torch.save(x, buffer)
@@ -309,7 +309,7 @@ def save_to_buffer(x):
 
 # ---- tests: iterators, generators, loops ------------------------------------------------------
 
-@case(TESTS + "test_generator.py: test_graph_break_in_generator")
+@case(cases.GENERATOR, "test_graph_break_in_generator")
 def generator_breaks(x):
     def produce(t):
         yield t + 1
@@ -318,13 +318,13 @@ def generator_breaks(x):
     return list(produce(x))
 
 
-@case(DOCS + "programming_model.fullgraph_true.md: Strategy 1: Rewrite the unsupported code",
+@case(cases.FULLGRAPH, "Strategy 1: Rewrite the unsupported code",
       args=lambda: (torch.ones(3), iter([1, 2, 3])))
 def next_on_iterator(x, numbers):
     return x * next(numbers)
 
 
-@case(TESTS + "test_error_messages.py: test_graph_break_in_loop")
+@case(cases.ERRORS, "test_graph_break_in_loop")
 def branch_in_loop(x):
     for _ in range(2):
         if x.sum() > 0:
@@ -332,18 +332,18 @@ def branch_in_loop(x):
     return x
 
 
-@case(TESTS + "test_graph_break_messages.py: test_data_dependent_operator")
+@case(cases.MESSAGES, "test_data_dependent_operator")
 def item_only(x):
     x.sum().item()
 
 
-@case(DOCS + "programming_model.common_graph_breaks.md: Data-dependent operations (slice)")
+@case(cases.COMMON, "Data-dependent operations (slice)")
 def tensor_slice(x):
     n = x.sum().int() // 3
     return x[:n] + 1
 
 
-@case(DOCS + "programming_model.common_graph_breaks.md: Data-dependent operations (range)")
+@case(cases.COMMON, "Data-dependent operations (range)")
 def tensor_range(x):
     total = x
     for _ in range(x[0, 0].int()):
@@ -359,7 +359,7 @@ def _hooked() -> tuple[Any, ...]:
     return (model, torch.ones(2, 3))
 
 
-@case(TESTS + "test_modules.py: test_hooks_inner", args=_hooked)
+@case(cases.MODULES, "test_hooks_inner", args=_hooked)
 def with_forward_hook(model, x):
     return model(x).relu()
 
@@ -375,13 +375,13 @@ class Noisy(nn.Module):
         return x.relu()
 
 
-@case(TESTS + "test_error_messages.py: test_nested_compile_user_frames",
+@case(cases.ERRORS, "test_nested_compile_user_frames",
       args=lambda: (Noisy(), torch.ones(2, 3)))
 def submodule_breaks(model, x):
     return model(x) + model(x)
 
 
-@case(TESTS + "test_misc.py: test_duplicate_graph_break_log",
+@case(cases.MISC, "test_duplicate_graph_break_log",
       args=lambda: (torch.ones(3),))
 def helper_twice(x):
     return _prints(x) * _prints(x + 1)

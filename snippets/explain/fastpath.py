@@ -4,7 +4,7 @@ In eval mode without grad, ``nn.TransformerEncoderLayer`` runs one fused native 
 (``torch._transformer_encoder_layer_fwd``). Dynamo records that op as it is, and Inductor can only
 call it: there is nothing left to fuse. Switching the fast path off before compiling lets Dynamo
 trace the layer's parts (linear, attention, layer norm), which Inductor can fuse. This module shows
-the graph either way and times the four combinations; ``tables.fastpath_findings`` says what
+the graph either way and times the four combinations; ``findings.fastpath`` says what
 they show, which at the benchmark's sizes on an H200 is that fusing did not pay: launches, not GPU
 work, set the pace there.
 """

@@ -11,27 +11,47 @@ function Dynamo generated) and the loop, ``with`` or ``try`` that kept Dynamo fr
 from __future__ import annotations
 
 import ast
+import enum
 import functools
 import linecache
 import re
 from dataclasses import dataclass
 
+
+@dataclass(frozen=True)
+class Known:
+    """A break Dynamo words in its own terms, and the plain words a user reads for it."""
+
+    pattern: str  # a regular expression on Dynamo's reason; groups ``op``/``op2`` name an operator
+    reason: str  # what the explainer says instead; ``{op}`` is the operator matched
+    # False: said only where Dynamo gives no ``Explanation:`` (its internal lines of 2.5 and 2.6,
+    # and the titles of later ones). True: said over the explanation too, where the user's line
+    # shows no ``.item(`` (a tensor read as a number behind the user's back).
+    hidden_item: bool = False
+
+
 # Internal reasons of torch 2.5 and 2.6 (and titles of later ones) that say little to a user,
-# in the words of the explanations later versions give for the same breaks.
-_JARGON = (
-    (r"generic_jump TensorVariable|data.dependent (?:branching|jump)",
-     "data-dependent branching: Python needs a tensor's value to decide an `if` or `while`"),
-    (r"Tensor\.item|call_method TensorVariable\(\) item",
-     "Tensor.item() copies a tensor's value into Python"),
-    (r"builtin: print|BuiltinVariable\(print\)|builtin operator `print`",
-     "print() is a side effect Dynamo cannot put in a graph"),
-    (r"torch\.save|serialization",
-     "torch.save writes a file, which Dynamo cannot put in a graph"),
-    (r"dynamic shape operator: (?P<op>aten\.\w+)|(?P<op2>aten\.nonzero)",
-     "the output shape of {op} depends on the data, so the graph cannot be sized ahead"),
-    (r"call torch\._dynamo\.disable\(\) wrapped function|torch\.compiler\.disable",
-     "a function wrapped with torch.compiler.disable runs eagerly"),
-    (r"graph_break\(\)", "an explicit torch._dynamo.graph_break() call"),
+# in the words of the explanations later versions give for the same breaks; the first that
+# matches is said.
+KNOWN: tuple[Known, ...] = (
+    Known(r"generic_jump TensorVariable|data.dependent (?:branching|jump)",
+          "data-dependent branching: Python needs a tensor's value to decide an `if` or `while`"),
+    Known(r"Tensor\.item|call_method TensorVariable\(\) item",
+          "Tensor.item() copies a tensor's value into Python"),
+    Known(r"builtin: print|BuiltinVariable\(print\)|builtin operator `print`",
+          "print() is a side effect Dynamo cannot put in a graph"),
+    Known(r"torch\.save|serialization",
+          "torch.save writes a file, which Dynamo cannot put in a graph"),
+    Known(r"dynamic shape operator: (?P<op>aten\.\w+)|(?P<op2>aten\.nonzero)",
+          "the output shape of {op} depends on the data, so the graph cannot be sized ahead"),
+    Known(r"call torch\._dynamo\.disable\(\) wrapped function|torch\.compiler\.disable",
+          "a function wrapped with torch.compiler.disable runs eagerly"),
+    Known(r"graph_break\(\)", "an explicit torch._dynamo.graph_break() call"),
+    # A tensor used as an index or slice bound, or passed to int()/range(), is read with .item()
+    # behind the user's back: say so, since the line itself shows no .item().
+    Known(r"Tensor\.item|item\(\)",
+          "a tensor used where Python needs a number (an index, a slice bound, int(), range()) "
+          "is read with Tensor.item(), which copies its value into Python", hidden_item=True),
 )
 _USELESS_HINTS = ("please report", "file an issue", "report an issue")
 
@@ -63,17 +83,17 @@ def plain(text: str, source_line: str = "") -> Plain:
     hints = [h for h in _field(text, "Hint") if not any(u in h.lower() for u in _USELESS_HINTS)]
     kind = _title(text)
     reason = explanation or kind
-    for pattern, words in _JARGON:
-        match = re.search(pattern, reason, re.I)
-        if match and not explanation:
+    for known in KNOWN:
+        if known.hidden_item or explanation:
+            continue
+        match = re.search(known.pattern, reason, re.I)
+        if match:
             op = match.groupdict().get("op") or match.groupdict().get("op2") or "the operator"
-            reason = words.format(op=op)
+            reason = known.reason.format(op=op)
             break
-    # A tensor used as an index or slice bound, or passed to int()/range(), is read with .item()
-    # behind the user's back: say so, since the line itself shows no .item().
-    if re.search(r"Tensor\.item|item\(\)", reason) and ".item(" not in source_line:
-        reason = ("a tensor used where Python needs a number (an index, a slice bound, int(), "
-                  "range()) is read with Tensor.item(), which copies its value into Python")
+    for known in KNOWN:
+        if known.hidden_item and re.search(known.pattern, reason) and ".item(" not in source_line:
+            reason = known.reason
     reason = reason.removesuffix(" Message: None")  # graph_break() called without a message
     hint = hints[0] if hints else ""
     return Plain(_no_address(reason.rstrip(".")), _no_address(hint), _no_address(kind))
@@ -88,16 +108,33 @@ def _no_address(text: str) -> str:
     return _ADDRESS.sub("", text)
 
 
+class Block(str, enum.Enum):
+    """A block Dynamo cannot resume a trace inside, as a user calls it."""
+
+    FOR = "for loop"
+    WHILE = "while loop"
+    WITH = "with block"
+    TRY = "try block"
+
+
+@dataclass(frozen=True)
+class Blocker:
+    """The innermost such block around a line: which, and the line it starts at."""
+
+    block: Block
+    line: int
+
+
 @dataclass(frozen=True)
 class Enclosing:
     function: str  # the innermost def (or lambda) around the line; "<module>" at top level
-    blocker: str  # "a for loop at line 12", "a with block at line 3", ... or ""
+    blocker: Blocker | None  # the innermost loop, with or try around the line in it, or None
 
 
-_BLOCKERS = {ast.For: "for loop", ast.AsyncFor: "for loop", ast.While: "while loop",
-             ast.With: "with block", ast.AsyncWith: "with block", ast.Try: "try block"}
+_BLOCKERS = {ast.For: Block.FOR, ast.AsyncFor: Block.FOR, ast.While: Block.WHILE,
+             ast.With: Block.WITH, ast.AsyncWith: Block.WITH, ast.Try: Block.TRY}
 if hasattr(ast, "TryStar"):  # Python 3.11 on
-    _BLOCKERS[ast.TryStar] = "try block"
+    _BLOCKERS[ast.TryStar] = Block.TRY
 
 
 @functools.lru_cache(maxsize=64)
@@ -118,8 +155,9 @@ def enclosing(file: str, line: int, fallback: str = "") -> Enclosing:
     inside that function that the line sits in (Dynamo cannot resume a trace inside those)."""
     tree = _tree(file)
     if tree is None:
-        return Enclosing(_user_name(fallback), "")
-    function, blocker = "<module>", ""
+        return Enclosing(_user_name(fallback), None)
+    function, blocker = "<module>", None
+    blocker: Blocker | None
     node: ast.AST = tree
     while True:
         inner = next((child for child in ast.iter_child_nodes(node)
@@ -129,9 +167,9 @@ def enclosing(file: str, line: int, fallback: str = "") -> Enclosing:
             return Enclosing(function, blocker)
         if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             function = getattr(inner, "name", "<lambda>")
-            blocker = ""  # a loop around the def does not hold the trace inside it
+            blocker = None  # a loop around the def does not hold the trace inside it
         elif type(inner) in _BLOCKERS and _in_body(inner, line):
-            blocker = f"a {_BLOCKERS[type(inner)]} at line {inner.lineno}"
+            blocker = Blocker(_BLOCKERS[type(inner)], inner.lineno)
         node = inner
 
 

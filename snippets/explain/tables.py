@@ -1,11 +1,12 @@
-"""The graph-breaks page's tables and findings, drawn from results documents; nothing measures."""
+"""The graph-breaks page's tables, drawn from results documents (the CLI's markdown report too);
+nothing measures. The numbers the page's prose places come from ``findings``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from snippets.core import render
-from snippets.explain import fastpath, logs
+from snippets.explain import logs
 
 
 def _prose(text: str) -> str:
@@ -45,29 +46,14 @@ def costs(doc: dict[str, Any]) -> str:
     writing it, labelled by its cause.
 
     Graphs only, no break count: the graph count means the same in every recorded file, while
-    files recorded before the explainer read Dynamo's own graph-break records (commit e01dde6)
-    hold graphs - 1 as their break count, which disagrees with the live table of causes."""
+    the files made before commit e01dde6 (where the explainer began to read Dynamo's own
+    graph-break records) hold graphs - 1 as their break count, which disagrees with the live
+    table of causes."""
     head = ("Cause: written as", "Graphs", "Eager ms", "Compiled ms", "Speedup")
     return render.markdown_table(head, (
         (f"{r['cause']}: {r['kind']}, {r['variant']}", r["graph_count"],
          format(r["eager_ms"]["median"], ".3g"), format(r["compiled_ms"]["median"], ".3g"),
          f"{r['speedup']:.2f}x") for r in doc["rows"]))
-
-
-def costs_findings(doc: dict[str, Any]) -> str:
-    """How many variants ran slower compiled than eager, and the NumPy rows, computed from the
-    rows, so the sentences under a table agree with it on every machine and every run."""
-    rows = doc["rows"]
-    slower = [r for r in rows if r["speedup"] < 1]
-    fixed_slower = [r for r in slower if r["kind"] == "fixed"]
-    numpy = [r for r in rows if "NumPy" in r["variant"]]
-    out = [f"- {len(slower)} of {len(rows)} variants run slower compiled than eager, "
-           f"{len(fixed_slower)} of them fixed versions."]
-    if numpy:
-        speeds = " and ".join(f"{r['speedup']:.2f}x" for r in numpy)
-        out.append(f"- The NumPy variants ({', '.join(r['variant'] for r in numpy)}) run at "
-                   f"{speeds} of eager's speed compiled.")
-    return "\n".join(out)
 
 
 def log(text: str) -> str:
@@ -98,42 +84,6 @@ def fastpath_latency(doc: dict[str, Any]) -> str:
          f"{r['speedup']:.2f}x", f"{r['rel_err']:.1e}") for r in doc["rows"]))
 
 
-def fastpath_findings(doc: dict[str, Any]) -> str:
-    """The comparisons the page draws, computed from the recorded rows, one line per batch."""
-    out = []
-    v = fastpath.VARIANTS
-    for bs in dict.fromkeys(r["batch_size"] for r in doc["rows"]):
-        ms = {r["variant"]: r["latency_ms"]["median"] for r in doc["rows"]
-              if r["batch_size"] == bs}
-        eager, comp, comp_off = ms[v[0]], ms[v[2]], ms[v[3]]
-        fastest = min(ms, key=ms.get)
-        out.append(f"- Batch {bs}: compiled with the fast path takes {comp / eager:.2f} of "
-                   f"eager's time; compiled without it takes {comp_off / eager:.2f} of eager's "
-                   f"time and {comp_off / comp:.2f} of the time compiled with it. "
-                   f"Fastest: *{fastest}*.")
-    return "\n".join(out)
-
-
-def fastpath_spread(doc: dict[str, Any]) -> str:
-    """Per batch, how far apart the variants' medians are against the widest IQR among them:
-    a difference smaller than the spread is one the run cannot rank."""
-    out = []
-    rounds = doc["provenance"].get("settings", {}).get("rounds")
-    for bs in dict.fromkeys(r["batch_size"] for r in doc["rows"]):
-        rows = [r for r in doc["rows"] if r["batch_size"] == bs]
-        medians = [r["latency_ms"]["median"] for r in rows]
-        span = max(medians) - min(medians)
-        widest = max(rows, key=lambda r: r["latency_ms"]["iqr"])
-        iqr = widest["latency_ms"]["iqr"]
-        over = f" over {rounds} rounds" if rounds else ""
-        close = span < iqr
-        out.append(f"- Batch {bs}: the {len(rows)} medians lie within {span:.3g} ms of each "
-                   f"other, {'less' if close else 'more'} than the widest interquartile "
-                   f"range{over} ({iqr:.3g} ms, *{widest['variant']}*)"
-                   + (": the run cannot tell these variants apart." if close else "."))
-    return "\n".join(out)
-
-
 # ---- one function explained, and the explainer against Dynamo's log ---------------------------
 
 def explanation(exp: Any) -> str:
@@ -153,11 +103,10 @@ def _lines(lines: list[int] | None, agrees: bool) -> str:
 
 
 def agreement(doc: dict[str, Any]) -> str:
-    """The findings, then per case the lines of ``corpus.py`` each explainer names (✓ where they
-    are the logged ones), then where each case comes from."""
+    """Per case the lines of ``corpus.py`` each explainer names (✓ where they are the logged
+    ones), then where each case comes from; the page places the counts (``findings.agreement``)."""
     n = len(doc["rows"])
     return "\n\n".join([
-        agreement_findings(doc),
         render.details(f"The {n} cases, line by line", agreement_lines(doc)),
         render.details("Where each case comes from", agreement_sources(doc))])
 
@@ -179,16 +128,3 @@ def agreement_sources(doc: dict[str, Any]) -> str:
         path, _, section = r["source"].partition(": ")
         rows.append((f"`{r['case']}`", f"[{path.rsplit('/', 1)[-1]}]({base}{path}): {section}"))
     return render.markdown_table(head, rows, left=2)
-
-
-def agreement_findings(doc: dict[str, Any]) -> str:
-    rows = doc["rows"]
-    mine = sum(r["agrees"] for r in rows)
-    theirs = sum(r["torch_agrees"] for r in rows)
-    missed = sum(bool(set(r["logged"]) - set(r["torch_explain"] or [])) for r in rows)
-    invented = sum(bool(set(r["torch_explain"] or []) - set(r["logged"])) for r in rows)
-    invents = (f"names a line with no record in {invented}" if invented
-               else "names no line without a record")
-    return (f"Of {len(rows)} cases, `snippets.explain` names exactly the logged lines in {mine}; "
-            f"`torch._dynamo.explain` in {theirs}: it misses a logged line in {missed} and "
-            f"{invents}.")

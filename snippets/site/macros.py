@@ -28,6 +28,9 @@ from snippets.core.findings import Span
 from snippets.debug import findings as debug_findings
 from snippets.debug import minifier
 from snippets.dynamic import findings as dynamic_findings
+from snippets.explain import costs as explain_costs
+from snippets.explain import fastpath as explain_fastpath
+from snippets.explain import findings as explain_findings
 from snippets.production import findings as production_findings
 from snippets.production import serving_findings
 from snippets.scale import findings as scale_findings
@@ -74,6 +77,11 @@ SOURCES: dict[str, Source] = {
     # page also reads the training run's one-GPU steps.
     "scale": Source(scale_findings.of, ("scale",)),
     "scale-one-gpu": Source(scale_findings.one_gpu, ("train",)),
+    # The graph-breaks page's timed runs, each measured by a fresh build on its device type.
+    "explain-costs": Source(explain_findings.costs, (explain_costs.KIND,),
+                            explain_costs.produce_on),
+    "explain-fastpath": Source(explain_findings.fastpath, (explain_fastpath.KIND,),
+                               explain_fastpath.produce_on),
 }
 
 
@@ -132,6 +140,18 @@ def cold_warm() -> Any:
     return payoff.slower_to_pay(*pair) if pair else None
 
 
+def explain_agreement() -> Placed:
+    """The explainer held to Dynamo's log, as findings, from the live section the graph-breaks
+    page shows: the same cache entry, so a build executes it once."""
+    from snippets.explain import agreement
+    from snippets.site import cache, live
+    from snippets.site.build import current
+
+    value, meta = cache.cached(f"live-{agreement.KIND}", live.producer(agreement.KIND),
+                               current())
+    return Placed(explain_findings.agreement(value), pages.live_stamp(meta), meta["device"])
+
+
 def fmt(value: float | None, spec: str = ".2f") -> str:
     return render.num(value, spec)
 
@@ -148,6 +168,7 @@ def define_env(env: Any) -> None:
     env.macro(cudnn_fresh)
     env.macro(bench_runs)
     env.macro(cold_warm)
+    env.macro(explain_agreement)
     env.macro(lambda kind, device, root="../": pages.no_run_yet(kind, device, root=root),
               "no_run_yet")
     env.filter(fmt)

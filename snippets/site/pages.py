@@ -142,9 +142,12 @@ def live(name: str, render: Callable[[Any], str], *,
     cache, rendered, stamped with the device and torch it ran on."""
     produce = produce or live_sections.producer(name)
     value, meta = cache.cached(f"live-{name}", produce, build or current())
-    when = meta["date"][:10]
-    return section(render(value), f"{LIVE_STAMP} on {meta['device']} · torch {meta['torch']} · "
-                                  f"{when}")
+    return section(render(value), live_stamp(meta))
+
+
+def live_stamp(meta: dict[str, Any]) -> str:
+    """The stamp of a live result, from its cache entry's metadata: the device, torch, the day."""
+    return f"{LIVE_STAMP} on {meta['device']} · torch {meta['torch']} · {meta['date'][:10]}"
 
 
 # ---- plots ---------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ CASES: list[Case] = []
 
 def case(args=lambda: (torch.ones(4),)):
     def register(fn):
-        CASES.append(Case(fn.__name__, "kept apart from the corpus", fn, args))
+        CASES.append(Case(fn.__name__, "", "kept apart from the corpus", fn, args))
         return fn
     return register
 

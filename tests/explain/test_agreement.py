@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from snippets.core import results
-from snippets.explain import agreement, corpus, tables
+from snippets.explain import agreement, corpus, findings, tables
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
 
@@ -46,12 +46,29 @@ def test_every_heldout_case_names_exactly_the_logged_lines(heldout_doc):
 
 def test_sources_are_cited():
     for case in corpus.CASES:
-        path, _, section = case.source.partition(": ")
-        assert path.startswith(("docs/source/", "test/")) and section, case.name
+        assert case.path.startswith(("docs/source/", "test/")) and case.section, case.name
+        assert case.source == f"{case.path}: {case.section}"
+
+
+def test_agreement_findings_count_the_cases(corpus_doc):
+    got = findings.agreement(corpus_doc)
+    assert got.cases == len(corpus.CASES) and got.snippets == got.cases
+    assert 0 <= got.torch <= got.cases
+    assert got.torch_missed + got.torch <= got.cases  # a case torch missed is not one it got
+
+
+def test_agreement_findings_of_made_up_rows():
+    def row(logged, mine, theirs):
+        return {"logged": logged, "explain": mine, "torch_explain": theirs,
+                "agrees": mine == logged, "torch_agrees": theirs == logged}
+
+    doc = {"rows": [row([3], [3], [3]), row([5], [5], []), row([], [], [7]),
+                    row([9], [9], None), row([2, 4], [2, 4], [4, 6])]}
+    assert findings.agreement(doc) == findings.Agreement(
+        cases=5, snippets=5, torch=1, torch_missed=3, torch_invented=2)
 
 
 def test_agreement_table_has_a_row_per_case(corpus_doc):
     text = tables.agreement(corpus_doc)
-    assert f"Of {len(corpus_doc['rows'])} cases" in text
     for case in corpus.CASES:
         assert f"`{case.name}`" in text

@@ -8,7 +8,8 @@ import torch
 
 from snippets import explain
 from snippets.core import measure, models
-from snippets.explain import fastpath, tables
+from snippets.core.findings import Verdict
+from snippets.explain import fastpath, findings, tables
 
 
 @pytest.fixture(autouse=True)
@@ -51,32 +52,54 @@ def test_the_shown_fix_traces_the_layers_parts_and_computes_the_same():
     assert measure.relative_error(out, ref) < 1e-4
 
 
-def test_findings_one_line_per_batch_from_a_real_cpu_run():
+def test_findings_one_per_batch_from_a_real_cpu_run():
     doc = fastpath.produce(fastpath.FastpathConfig(device="cpu", rounds=2, sample_ms=1.0))
     assert doc["complete"] and [r["variant"] for r in doc["rows"]] == list(fastpath.VARIANTS)
     assert all(r["rel_err"] < 1e-4 for r in doc["rows"])
-    lines = tables.fastpath_findings(doc).splitlines()
-    assert len(lines) == 1 and lines[0].startswith("- Batch 1: ")
+    got = findings.fastpath(doc)
+    ms = {r["variant"]: r["latency_ms"]["median"] for r in doc["rows"]}
+    (b,) = got.batches
+    assert b.batch == 1 and b.fastest == min(ms, key=ms.get)
+    assert b.compiled_of_eager == ms[findings.COMPILED] / ms[findings.EAGER]
+    assert b.off_of_on == ms[findings.COMPILED_OFF] / ms[findings.COMPILED]
+    assert got.off_verdict is b.off_verdict
     assert tables.fastpath_latency(doc).count("\n") == 1 + len(doc["rows"])
-    spread = tables.fastpath_spread(doc).splitlines()
-    assert len(spread) == 1 and spread[0].startswith("- Batch 1: the 4 medians lie within ")
-    assert "over 2 rounds" in spread[0]
+    (s,) = got.spreads
+    assert (s.batch, s.variants, s.rounds) == (1, 4, 2)
+    assert s.span_ms == max(ms.values()) - min(ms.values())
+
+
+def _row(variant, median, iqr, batch=1):
+    return {"batch_size": batch, "variant": variant,
+            "latency_ms": {"median": median, "iqr": iqr, "samples": [median] * 3}}
 
 
 def test_spread_says_when_the_rows_cannot_be_told_apart():
-    def row(variant, median, iqr):
-        return {"batch_size": 1, "variant": variant, "latency_ms": {"median": median, "iqr": iqr}}
-
     doc = {"provenance": {"settings": {"rounds": 5}},
-           "rows": [row("eager, fast path", 50.0, 8.0), row("compiled, fast path", 55.0, 2.0)]}
-    assert tables.fastpath_spread(doc) == (
-        "- Batch 1: the 2 medians lie within 5 ms of each other, less than the widest "
-        "interquartile range over 5 rounds (8 ms, *eager, fast path*): the run cannot tell "
-        "these variants apart.")
+           "rows": [_row(findings.EAGER, 50.0, 8.0), _row(findings.COMPILED, 55.0, 2.0)]}
+    got = findings.fastpath(doc)
+    assert got.batches == ()  # the ratios need all four variants, the spread any
+    (s,) = got.spreads
+    assert (s.span_ms, s.widest_iqr_ms, s.widest, s.rounds) == (5.0, 8.0, findings.EAGER, 5)
+    assert s.ranked is findings.Ranked.WITHIN_SPREAD
     doc["rows"][1]["latency_ms"]["median"] = 60.0
-    assert tables.fastpath_spread(doc).endswith(
-        "10 ms of each other, more than the widest interquartile range over 5 rounds (8 ms, "
-        "*eager, fast path*).")
+    (s,) = findings.fastpath(doc).spreads
+    assert s.span_ms == 10.0 and s.ranked is findings.Ranked.APART
+    doc["provenance"] = {}
+    assert findings.fastpath(doc).spreads[0].rounds is None
+
+
+def test_fastpath_verdicts_per_batch():
+    rows = [_row(v, ms, 0.1, batch) for batch, times in ((1, (1.0, 1.5, 0.8, 1.0)),
+                                                         (32, (1.0, 1.5, 0.9, 0.6)))
+            for v, ms in zip(fastpath.VARIANTS, times, strict=True)]
+    got = findings.fastpath({"provenance": {}, "rows": rows})
+    one, many = got.batches
+    assert (one.fastest, one.off_verdict) == (findings.COMPILED, Verdict.SLOWER)
+    assert (one.compiled_of_eager, one.compiled_off_of_eager, one.off_of_on) == pytest.approx(
+        (0.8, 1.0, 1.25))
+    assert (many.fastest, many.off_verdict) == (findings.COMPILED_OFF, Verdict.PAYS)
+    assert got.off_verdict is None  # the batches disagree
 
 
 @pytest.mark.gpu
@@ -86,4 +109,4 @@ def test_the_four_variants_on_the_gpu():
     assert [(r["batch_size"], r["variant"]) for r in doc["rows"]] == [
         (bs, v) for bs in (1, 32) for v in fastpath.VARIANTS]
     assert all(r["rel_err"] < 5e-2 for r in doc["rows"])  # bf16 rounding, as the benchmark
-    assert len(tables.fastpath_findings(doc).splitlines()) == 2
+    assert [b.batch for b in findings.fastpath(doc).batches] == [1, 32]

@@ -21,12 +21,13 @@ OLD = textwrap.dedent("""\
     """)
 
 # 2.7 on: a title, an explanation, hints, a debug context.
-NEW = textwrap.dedent("""\
+EXPLANATION = "Dynamo does not know how to trace builtin operator `print`"
+NEW = textwrap.dedent(f"""\
     Graph break in user code at /home/me/model.py:30
     Graph Break Reason: Encountered graph break when attempting to trace CALL: a function call:
 
     Failed to trace builtin operator
-      Explanation: Dynamo does not know how to trace builtin operator `print`.
+      Explanation: {EXPLANATION}.
       Hint: Please report an issue to PyTorch.
       Hint: Try adding it to `torch._dynamo.config.reorderable_logging_functions`.
 
@@ -61,7 +62,7 @@ def test_old_record():
 def test_new_record_reason_and_hint():
     rec = records.parse(NEW)
     said = reasons.plain(rec.reason, 'print("here")')
-    assert said.reason == "Dynamo does not know how to trace builtin operator `print`"
+    assert said.reason == EXPLANATION  # Dynamo's own explanation, without its full stop
     assert said.hint.startswith("Try adding it")  # "report an issue" is not a hint
 
 
@@ -80,15 +81,30 @@ def test_a_break_inside_torch_is_placed_at_the_users_line():
     assert not rec.in_user_code and rec.user_frame.line == 30
 
 
+def _known(pattern_part: str) -> reasons.Known:
+    return next(k for k in reasons.KNOWN if pattern_part in k.pattern)
+
+
 def test_jargon_in_plain_words():
-    assert "print()" in reasons.plain("builtin: print [ConstantVariable] False").reason
-    assert "aten.nonzero" in reasons.plain("dynamic shape operator: aten.nonzero.default").reason
-    # A tensor used as a slice bound is read with .item(), though the line shows none.
-    said = reasons.plain("Explanation: Dynamo does not support tracing `Tensor.item()`.",
-                         "return x[:n]")
-    assert said.reason.startswith("a tensor used where Python needs a number")
-    assert reasons.plain("Explanation: User-inserted graph break. Message: None").reason == (
-        "User-inserted graph break")
+    # Internal lines of 2.5 and 2.6 are said as the table's row for them.
+    assert reasons.plain("builtin: print [ConstantVariable] False").reason == (
+        _known("builtin: print").reason.rstrip("."))
+    nonzero = reasons.plain("dynamic shape operator: aten.nonzero.default").reason
+    assert nonzero == _known("dynamic shape").reason.format(op="aten.nonzero")
+    # A tensor used as a slice bound is read with .item(), though the line shows none: said over
+    # Dynamo's explanation.
+    item = "Explanation: Dynamo does not support tracing `Tensor.item()`."
+    hidden = next(k for k in reasons.KNOWN if k.hidden_item)
+    assert reasons.plain(item, "return x[:n]").reason == hidden.reason
+    assert reasons.plain(item, "y = x.item()").reason != hidden.reason  # the line shows it
+    no_message = "Explanation: User-inserted graph break. Message: None"
+    assert reasons.plain(no_message).reason == "User-inserted graph break"
+
+
+def test_every_known_reason_is_one_row_of_one_table():
+    assert len({k.pattern for k in reasons.KNOWN}) == len(reasons.KNOWN)
+    assert all(k.reason and not k.reason.endswith(".") for k in reasons.KNOWN)
+    assert sum(k.hidden_item for k in reasons.KNOWN) == 1
 
 
 def _blocks(x):
@@ -108,9 +124,10 @@ def test_enclosing_names_the_function_and_the_block():
     first = code.co_firstlineno
     at = {offset: reasons.enclosing(code.co_filename, first + offset) for offset in (1, 2, 4, 6)}
     assert {e.function for e in at.values()} == {"_blocks"}
-    assert at[1].blocker == ""  # the for statement's own line is not inside the loop
-    assert at[2].blocker == f"a for loop at line {first + 1}"
-    assert at[4].blocker == f"a with block at line {first + 3}"
-    assert at[6].blocker == f"a try block at line {first + 5}"
+    assert at[1].blocker is None  # the for statement's own line is not inside the loop
+    block = reasons.Block
+    assert at[2].blocker == reasons.Blocker(block.FOR, first + 1)
+    assert at[4].blocker == reasons.Blocker(block.WITH, first + 3)
+    assert at[6].blocker == reasons.Blocker(block.TRY, first + 5)
     assert reasons.enclosing("/no/such/file.py", 3, "torch_dynamo_resume_in_fwd_at_2") == (
-        reasons.Enclosing("fwd", ""))
+        reasons.Enclosing("fwd", None))

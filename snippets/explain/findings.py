@@ -1,0 +1,196 @@
+"""What the graph-breaks page's runs say, as data: the numbers and verdicts its prose reads.
+
+``costs(doc)`` reads a ``graph-breaks`` run (every example eager and compiled), ``fastpath(doc)``
+a ``transformer-fastpath`` run (the encoder with and without its fused fast path) and
+``agreement(doc)`` the live ``explain-agreement`` document (the explainer against Dynamo's log).
+Each returns a frozen dataclass; ``docs/graph-breaks.md`` places the numbers into its own
+sentences and branches on the verdicts. Pure: nothing here measures, formats or composes text.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from snippets.core import measure
+from snippets.core.findings import Verdict, verdict
+from snippets.explain import breaks
+from snippets.explain import fastpath as fp
+
+# ---- what a break costs ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One fixed variant against its cause's broken one, both compiled: the broken version's
+    median over the fix's (above 1: the fix is faster), the IQR of the per-round ratios (rounds
+    are interleaved per cause) and its verdict."""
+
+    cause: str
+    variant: str
+    broken: str
+    speedup: float
+    spread: float
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """One variant's speedup compiled over eager (above 1: compiling paid)."""
+
+    cause: str
+    variant: str
+    speedup: float
+
+
+@dataclass(frozen=True)
+class Costs:
+    rows: int
+    slower: int  # variants that ran slower compiled than eager
+    fixed_slower: int  # of those, fixed versions
+    numpy: tuple[Compiled, ...]  # the variants that hand the tensor to NumPy, in the file's order
+    fixes: tuple[Fix, ...]  # every fix against its broken version, in the file's order
+
+
+def _variant(row: dict[str, Any]) -> breaks.Variant | None:
+    """The example a row was measured on, by the keys the producer wrote (cause title, variant
+    name); None for one no longer in ``breaks``."""
+    for cause in breaks.CAUSES:
+        if cause.title == row["cause"]:
+            return next((v for v in (cause.broken, *cause.fixes) if v.name == row["variant"]),
+                        None)
+    return None
+
+
+def _compiled(row: dict[str, Any]) -> measure.Measurement:
+    return measure.Measurement.from_dict(row["compiled_ms"])
+
+
+def costs(doc: dict[str, Any]) -> Costs:
+    rows = doc["rows"]
+    slower = [r for r in rows if r["speedup"] < 1]
+    broken = {r["cause"]: r for r in rows if r["kind"] == "broken"}
+    fixes = []
+    for r in rows:
+        base = broken.get(r["cause"])
+        if r["kind"] != "fixed" or base is None:
+            continue
+        ratio = measure.speedup(_compiled(base), _compiled(r))
+        fixes.append(Fix(r["cause"], r["variant"], base["variant"], ratio.value, ratio.iqr,
+                         verdict(ratio.value, ratio.iqr)))
+    numpy = tuple(Compiled(r["cause"], r["variant"], r["speedup"]) for r in rows
+                  if (v := _variant(r)) is not None and v.numpy)
+    return Costs(len(rows), len(slower), sum(r["kind"] == "fixed" for r in slower), numpy,
+                 tuple(fixes))
+
+
+# ---- the transformer's fast path -------------------------------------------------------------
+
+EAGER, EAGER_OFF, COMPILED, COMPILED_OFF = fp.VARIANTS
+
+
+class Ranked(str, enum.Enum):
+    """Whether a run can order its variants: their medians lie further apart than the widest
+    interquartile range among them, or not."""
+
+    APART = "apart"
+    WITHIN_SPREAD = "within spread"
+
+
+@dataclass(frozen=True)
+class FastpathBatch:
+    """One batch size: each compiled variant's time over eager's (eager with its fast path, as
+    the benchmark runs it), the compiled variant without the fast path over the one with it,
+    the fastest variant, and whether switching the fast path off paid once compiled (the
+    verdict of the compiled-with over compiled-without ratio and its per-round spread)."""
+
+    batch: int
+    compiled_of_eager: float
+    compiled_off_of_eager: float
+    off_of_on: float
+    fastest: str
+    off_verdict: Verdict
+
+
+@dataclass(frozen=True)
+class Spread:
+    """One batch size: how far apart its variants' medians lie against the widest IQR among
+    them (over ``rounds`` rounds, where the run says)."""
+
+    batch: int
+    variants: int
+    span_ms: float
+    widest_iqr_ms: float
+    widest: str
+    rounds: int | None
+    ranked: Ranked
+
+
+@dataclass(frozen=True)
+class Fastpath:
+    batches: tuple[FastpathBatch, ...]
+    spreads: tuple[Spread, ...]
+
+    @property
+    def off_verdict(self) -> Verdict | None:
+        """The verdict every batch shares on switching the fast path off, compiled; None where
+        the batches differ."""
+        found = {b.off_verdict for b in self.batches}
+        return found.pop() if len(found) == 1 else None
+
+
+def _batches(doc: dict[str, Any]) -> dict[int, list[dict[str, Any]]]:
+    out: dict[int, list[dict[str, Any]]] = {}
+    for r in doc["rows"]:
+        out.setdefault(r["batch_size"], []).append(r)
+    return out
+
+
+def _batch(bs: int, rows: list[dict[str, Any]]) -> FastpathBatch:
+    by = {r["variant"]: measure.Measurement.from_dict(r["latency_ms"]) for r in rows}
+    ms = {name: m.median for name, m in by.items()}
+    off = measure.speedup(by[COMPILED], by[COMPILED_OFF])
+    return FastpathBatch(bs, ms[COMPILED] / ms[EAGER], ms[COMPILED_OFF] / ms[EAGER],
+                         ms[COMPILED_OFF] / ms[COMPILED], min(ms, key=ms.get),
+                         verdict(off.value, off.iqr))
+
+
+def _spread(bs: int, rows: list[dict[str, Any]], rounds: int | None) -> Spread:
+    medians = [r["latency_ms"]["median"] for r in rows]
+    widest = max(rows, key=lambda r: r["latency_ms"]["iqr"])
+    span, iqr = max(medians) - min(medians), widest["latency_ms"]["iqr"]
+    return Spread(bs, len(rows), span, iqr, widest["variant"], rounds,
+                  Ranked.WITHIN_SPREAD if span < iqr else Ranked.APART)
+
+
+def fastpath(doc: dict[str, Any]) -> Fastpath:
+    rounds = doc["provenance"].get("settings", {}).get("rounds")
+    groups = _batches(doc)
+    # A batch's ratios need all four variants; its spread, any of them.
+    return Fastpath(tuple(_batch(bs, rows) for bs, rows in groups.items()
+                          if {r["variant"] for r in rows} >= set(fp.VARIANTS)),
+                    tuple(_spread(bs, rows, rounds) for bs, rows in groups.items()))
+
+
+# ---- the explainer against Dynamo's log -------------------------------------------------------
+
+@dataclass(frozen=True)
+class Agreement:
+    """Of ``cases``, in how many each explainer named exactly the logged lines; for
+    ``torch._dynamo.explain``, in how many it missed a logged line and in how many it named a
+    line with no record (a case may count in both)."""
+
+    cases: int
+    snippets: int
+    torch: int
+    torch_missed: int
+    torch_invented: int
+
+
+def agreement(doc: dict[str, Any]) -> Agreement:
+    rows = doc["rows"]
+    return Agreement(
+        len(rows), sum(r["agrees"] for r in rows), sum(r["torch_agrees"] for r in rows),
+        sum(bool(set(r["logged"]) - set(r["torch_explain"] or [])) for r in rows),
+        sum(bool(set(r["torch_explain"] or []) - set(r["logged"])) for r in rows))
