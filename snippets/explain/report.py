@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import enum
 from types import MappingProxyType
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from snippets.explain import BreakReason, Explanation
+from typing import Any
 
 
 class Eager(str, enum.Enum):
@@ -49,7 +46,7 @@ SAY = MappingProxyType({
 })
 
 
-def skipped(r: BreakReason) -> str:
+def skipped(r: Any) -> str:  # an explain.BreakReason: the package imports this module
     """What Dynamo ran eagerly after this break, and what kept it from resuming; "" where it
     resumed."""
     if r.eager is None:
@@ -59,7 +56,7 @@ def skipped(r: BreakReason) -> str:
     return SAY["skipped"].format(blocker=blocker, what=SAY[r.eager].format(function=r.function))
 
 
-def text(exp: Explanation) -> str:
+def text(exp: Any) -> str:  # an explain.Explanation
     lines = [SAY["graphs"].format(n=exp.graph_count),
              SAY["breaks"].format(n=exp.graph_break_count)]
     for i, r in enumerate(exp.break_reasons, 1):
