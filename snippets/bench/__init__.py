@@ -245,18 +245,6 @@ Group = Callable[[BenchConfig, str, models.Factory, int, "float | None",
                   Callable[[str], None]], Iterator[dict[str, Any]]]
 
 
-def _climb(cfg: BenchConfig, name: str, factory: models.Factory, bs: int,
-           peak: float | None, progress: Callable[[str], None]) -> Iterator[dict[str, Any]]:
-    """The speed ladder of one (model, batch size), which ``snippets.speed`` holds."""
-    from snippets.speed.ladder import climb
-
-    autotune = any(m.startswith("max-autotune") for m in cfg.modes)
-    return climb(name, factory, bs, device=torch.device(cfg.device), dtype=DTYPES[cfg.dtype],
-                 autotune=autotune, rounds=cfg.rounds, warm_rounds=cfg.warm_rounds,
-                 sample_ms=cfg.sample_ms, warmup=cfg.warmup, tolerance=TOLERANCE[cfg.dtype],
-                 peak_tflops=peak, progress=progress)
-
-
 def run(cfg: BenchConfig, peak: float | None = None,
         progress: Callable[[str], None] = lambda _: None,
         group: Group | None = None) -> Iterator[dict[str, Any]]:
@@ -265,7 +253,9 @@ def run(cfg: BenchConfig, peak: float | None = None,
     ``group`` measures one (model, batch size) (default: the modes side by side, or the ladder
     where the config asks for it)."""
     device = torch.device(cfg.device)
-    group = group or (_climb if cfg.ladder else measure_group)
+    if cfg.ladder and group is None:  # the ladder lives above the benchmark, in snippets.speed
+        raise ValueError("a ladder run climbs snippets.speed.ladder.bench_group: pass it as group")
+    group = group or measure_group
     factories = [(n, models.BUILTIN[n]) for n in cfg.models] + list(cfg.factories)
     with cfg.backends.apply():
         for name, factory in factories:

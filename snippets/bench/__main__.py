@@ -135,9 +135,16 @@ def main(argv: list[str] | None = None) -> int:
         if args.output:
             results.write_atomic(args.output, doc)
 
+    # --ladder climbs the speed page's ladder, which sits above the benchmark (snippets.speed):
+    # the command line, the top layer, hands it down as the run's group.
+    group = None
+    if cfg.ladder:
+        from snippets.speed import ladder
+
+        group = ladder.bench_group
     return cli.run_rows(
         PROG, lambda progress, on_row: bench.document(cfg, progress, on_row=on_row,
-                                                      commit=commit),
+                                                      commit=commit, group=group),
         lambda doc: _print(doc, recorded, args.format), write=write, output=args.output)
 
 if __name__ == "__main__":
