@@ -152,6 +152,12 @@ def explain_agreement() -> Placed:
     return Placed(explain_findings.agreement(value), pages.live_stamp(meta), meta["device"])
 
 
+def stamped(run: Placed, caller: Callable[[], str]) -> str:
+    """``{% call stamped(run) %}...{% endcall %}``: the block's words in a results block under
+    the stamp of the run they read, as every results section is (``pages.section``)."""
+    return pages.section(caller(), run.stamp)
+
+
 def fmt(value: float | None, spec: str = ".2f") -> str:
     return render.num(value, spec)
 
@@ -171,5 +177,7 @@ def define_env(env: Any) -> None:
     env.macro(explain_agreement)
     env.macro(lambda kind, device, root="../": pages.no_run_yet(kind, device, root=root),
               "no_run_yet")
+    env.macro(stamped)
+    env.macro(render.ms, "ms")  # a latency as every table shows it
     env.filter(fmt)
     env.filter(span)
