@@ -38,8 +38,8 @@ AGREE = 0.03  # the harness and this timer agree where their medians are within 
 # --8<-- [start:alone]
 def time_alone(model: torch.nn.Module, x: torch.Tensor, mode: str, *,
                calls: int = CALLS, repeats: int = REPEATS) -> list[float]:
-    """Milliseconds per call of ``mode``, one sample per pair of CUDA events around ``calls``
-    back-to-back calls."""
+    """Milliseconds per call of ``mode``: one sample per pair of CUDA
+    events around ``calls`` back-to-back calls."""
     fn = model if mode == "eager" else torch.compile(model, mode=mode)
     for _ in range(WARMUP):
         fn(x)
