@@ -34,11 +34,16 @@ def label(*parts: object) -> str:
     return " · ".join(map(str, parts))
 
 
-def row(markdown: str, *key: object) -> list[str] | None:
-    """The cells after the first column of the first body row (of any table in ``markdown``)
-    whose first column is ``label(*key)``; None where no row has that key."""
+def rows(markdown: str, *key: object) -> list[list[str]]:
+    """The cells after the first column of every body row (of every table in ``markdown``) whose
+    first column is ``label(*key)``, in order: one row per table that lists the key."""
     want = label(*key)
-    return next((cells[1:] for cells in all_rows(markdown) if cells[0] == want), None)
+    return [cells[1:] for cells in all_rows(markdown) if cells[0] == want]
+
+
+def row(markdown: str, *key: object) -> list[str] | None:
+    """The first of ``rows(markdown, *key)``; None where no row has that key."""
+    return next(iter(rows(markdown, *key)), None)
 
 
 def _cells(line: str) -> list[str]:
