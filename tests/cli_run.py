@@ -16,9 +16,14 @@ def run(main: Callable[[list[str]], int], capsys, *argv: str) -> tuple[int, str,
     return code, out, err
 
 
-def assert_one_line_error(code: int, out: str, err: str, expect: str) -> None:
-    """A user's mistake: exit code 2, one line on stderr that says ``expect``, no traceback."""
+def assert_one_line_error(code: int, out: str, err: str, *expect: str,
+                          prog: str | None = None) -> None:
+    """A user's mistake: exit code 2, one line on stderr that names each of ``expect`` (the bad
+    flag, value, file) and, where ``prog`` is given, starts with ``prog: error:``; no traceback."""
     assert code == 2
     lines = err.strip().splitlines()
-    assert len(lines) == 1 and expect in lines[0], err
+    assert len(lines) == 1, err
+    assert [e for e in expect if e not in lines[0]] == [], err
+    if prog is not None:
+        assert lines[0].startswith(f"{prog}: error: "), err
     assert "Traceback" not in err + out

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from snippets.bench.__main__ import main
-from snippets.core import results
+from snippets.bench import tables
+from snippets.bench.__main__ import PROG, main
+from snippets.core import config, models, results
 from tests import cli_run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,30 +84,35 @@ def test_bad_compare_file(tmp_path, capsys, content, expect):
 def test_no_traceback_from_a_real_process():
     proc = subprocess.run([sys.executable, "-m", "snippets.bench", "--models", "nope"],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert proc.returncode == 2
-    assert proc.stderr.strip().splitlines() == [
-        "python -m snippets.bench: error: argument --models: unknown model 'nope'; choose from "
-        "resnet50, transformer, or pass your own with --model pkg.module:factory"]
+    cli_run.assert_one_line_error(
+        proc.returncode, proc.stdout, proc.stderr, "argument --models:", "unknown model 'nope'",
+        ", ".join(models.BUILTIN), "--model pkg.module:factory", prog=PROG)
 
 
 def test_compare_prints_this_run_beside_the_recorded(tmp_path, capsys):
     old = tmp_path / "old.json"
     assert run_cli(capsys, "--model", TINY, *QUICK, "--modes", "eager", "--output",
                    str(old))[0] == 0
+    new = tmp_path / "new.json"
     code, out, _ = run_cli(capsys, "--model", TINY, *QUICK, "--modes", "eager",
-                           "--compare", str(old), "--format", "markdown")
+                           "--compare", str(old), "--format", "markdown", "--output", str(new))
     assert code == 0 and "This/recorded" in out and "recorded:" in out
-    assert "This run against a recorded one, same settings" in out
+    doc = results.load(new)
+    assert tables.setting_differences(doc, results.load(old)) == []
+    assert tables.compare_title(doc, results.load(old)) in out
 
 
 def test_compare_names_the_settings_that_differ(tmp_path, capsys):
     old = tmp_path / "old.json"
     assert run_cli(capsys, "--model", TINY, *QUICK, "--modes", "eager", "--dtype", "bf16",
                    "--output", str(old))[0] == 0
+    new = tmp_path / "new.json"
     code, out, _ = run_cli(capsys, "--model", TINY, *QUICK, "--modes", "eager",
-                           "--compare", str(old), "--format", "markdown")
+                           "--compare", str(old), "--format", "markdown", "--output", str(new))
     assert code == 0
-    assert "NOT like for like: dtype: fp32 here, bf16 recorded" in out
+    doc, recorded = results.load(new), results.load(old)
+    assert tables.setting_differences(doc, recorded) == ["dtype: fp32 here, bf16 recorded"]
+    assert "NOT like for like" in out and tables.compare_title(doc, recorded) in out
 
 
 def test_help_states_the_defaults_the_code_uses(capsys):
@@ -115,9 +121,10 @@ def test_help_states_the_defaults_the_code_uses(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])
     text = " ".join(capsys.readouterr().out.split())
-    cuda, cpu = bench.DEFAULTS["cuda"], bench.DEFAULTS["cpu"]
-    assert f"(default: {cuda['rounds']} on CUDA, {cpu['rounds']} on CPU)" in text
-    assert f"(default: {cuda['warm_rounds']} on CUDA, {cpu['warm_rounds']} on CPU)" in text
+    # The help of each flag is the table's (config.help_default, whose wording
+    # tests/core/test_backends.py checks), and the table holds the defaults the code uses.
+    for name in ("rounds", "warm_rounds"):
+        assert config.help_default(bench.DEFAULTS, name) in text
 
 
 def _ctrl_c_reaches_the_child() -> None:

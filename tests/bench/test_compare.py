@@ -33,7 +33,12 @@ def test_compare_page_has_a_row_per_run_row_and_a_range_per_bound() -> None:
     mine = results.load(RESULTS / "cpu-intel-xeon_torch-2.14.1/bench-compare.json")
     other = results.load(RESULTS / "cpu-amd-epyc_torch-2.14.1/bench.json")
     out = tables.compare_page(mine, other)
-    assert out.startswith("This run against a recorded one, same settings:")
+    assert tables.setting_differences(mine, other) == []
+    assert out.startswith(tables.compare_title(mine, other) + ":\n")
     rows = table_rows(out)
     assert len(rows) == len(mine["rows"]) and {r[-1] for r in rows} == {"host (CPU run)"}
-    assert "- bound by host (CPU run): this/recorded from " in out
+    # The last line gives the range of the ratios, per kind of bound: here one, the CPU's host.
+    (bound,) = {bound for bound, _ratio in tables.ratios(mine, other)}
+    ratios = [ratio for _bound, ratio in tables.ratios(mine, other)]
+    assert bound == "host (CPU run)" and out.splitlines()[-1].startswith(f"- bound by {bound}: ")
+    assert out.endswith(f"from {min(ratios):.2f} to {max(ratios):.2f}")

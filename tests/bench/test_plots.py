@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from pathlib import Path
 
 from snippets.bench import plots
@@ -16,7 +18,12 @@ def test_speedup_plots_every_valid_compiled_row(cpu_bench_run: Path) -> None:
     doc = json.loads(cpu_bench_run.read_text())
     out = plots.speedup(doc)
     assert out.startswith('<figure class="plot">') and 'role="img"' in out
-    assert "Speedup over eager of tests.site_models:mlp at batch 1, in default: from " in out
+    # The text alternative names what was drawn and the span of the speedups drawn.
+    alt = html.unescape(re.search(r'aria-label="([^"]*)"', out).group(1))
+    assert alt.startswith("Speedup over eager of tests.site_models:mlp")
+    (speedup,) = [r["speedup"] for r in doc["rows"] if r["mode"] == "default"]
+    assert alt.split(" at batch ")[1].startswith("1, in default: from ")
+    assert alt.split(": from ")[1].startswith(f"{speedup:.2f}x to {speedup:.2f}x")
 
 
 def test_speedup_draws_nothing_when_no_row_is_valid(cpu_bench_run: Path) -> None:

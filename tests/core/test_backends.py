@@ -58,8 +58,14 @@ def test_resolve_fills_none_from_the_devices_row_and_keeps_what_was_given():
     assert auto.device == ("cuda" if torch.cuda.is_available() else "cpu")
 
 
+def _per_device(text: str) -> list[str]:
+    """``(default: 100 on CUDA, 10 on CPU)`` as its parts: ``["100 on CUDA", "10 on CPU"]``."""
+    assert text.startswith("(default: ") and text.endswith(")")
+    return text.removeprefix("(default: ").removesuffix(")").split(", ")
+
+
 def test_help_is_written_from_the_table():
-    assert config.help_default(DEFAULTS, "rounds") == "(default: 100 on CUDA, 10 on CPU)"
-    assert config.help_default(DEFAULTS, "sizes") == "(default: 1,32 on CUDA, 1 on CPU)"
+    assert _per_device(config.help_default(DEFAULTS, "rounds")) == ["100 on CUDA", "10 on CPU"]
+    assert _per_device(config.help_default(DEFAULTS, "sizes")) == ["1,32 on CUDA", "1 on CPU"]
     same = {"cuda": {"x": 2.0}, "cpu": {"x": 2.0}}
     assert config.help_default(same, "x", " ms") == "(default: 2 ms)"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
 
 from snippets import debug
@@ -41,7 +43,14 @@ def test_the_trace_has_the_compile_and_tlparse_reports_it():
     # Caches off: a full compile, whatever this machine's cache holds.
     assert not any("cache_hit" in f for f in report["tlparse_files"])
     assert "| dynamo_start | 1 |" in tables.trace(report)
-    assert 'tlparse "$(ls -t /tmp/trace/*.log | head -n 1)"' in tables.trace(report)
+    assert f"$ {debug.TRACE_COMMAND}" in tables.trace(report)
+    # The command shown reads the newest log of the folder the trace was written to.
+    first, *_, last = debug.TRACE_COMMAND.splitlines()
+    assert "TORCH_TRACE=/tmp/trace" in first.split()
+    tlparse = shlex.split(last)
+    assert tlparse[0] == "tlparse" and tlparse[2:] == ["-o", "tl_out", "--no-browser"]
+    assert shlex.split(tlparse[1].removeprefix("$(").removesuffix(")")) == [
+        "ls", "-t", "/tmp/trace/*.log", "|", "head", "-n", "1"]
 
 
 def test_the_profile_shows_one_compiled_region_per_call():
@@ -59,7 +68,8 @@ def test_every_broken_example_has_its_registry_entry():
     if not debug.registry():
         pytest.skip("this torch ships no graph-break registry")
     assert all(r["id"].startswith("GB") for r in rows)
-    assert "| Data-dependent control flow: if .item() | GB" in tables.registry(rows)
+    ids = {cells[0]: cells[1] for cells in table_rows(tables.registry(rows))}
+    assert ids["Data-dependent control flow: if .item()"].startswith("GB")
     assert "{" not in tables.registry(rows)  # every placeholder shown as a blank to fill in
 
 

@@ -93,11 +93,11 @@ def test_markdown_tables_render_a_document():
                      "errors": []}],
            "steady": [{"variant": "eager", "batch": 8, "seq": 64, "latency_ms": lat,
                        "speedup": 1.0}]}
-    assert "| default | 2 | 3.00 | 2.00 | 0 | 4×32 8×32 |" in tables.stalls(doc)
+    assert table_rows(tables.stalls(doc)) == [["default", "2", "3.00", "2.00", "0", "4×32 8×32"]]
     doc["rows"][0]["errors"] = ["ConstraintViolationError: batch | specialized"]
     assert table_rows(tables.stalls(doc).split("\n\n")[1]) == [
         ["`default`", "ConstraintViolationError: batch \\| specialized"]]
-    assert "| eager | 8×64 | 2 | 0.1 | 1.00x |" in tables.steady(doc)
+    assert table_rows(tables.steady(doc)) == [["eager", "8×64", "2", "0.1", "1.00x"]]
 
 
 def test_counts_doc_is_a_valid_document_with_a_row_per_strategy():

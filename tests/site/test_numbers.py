@@ -20,7 +20,11 @@ def test_page_numbers_by_where_leaving_out_code_blocks_and_navigation():
     table = [n["value"] for n in found if n["where"] == "table"]
     assert prose == ["1.06", "32", "32"]  # inline code counts, the code block and nav do not
     assert table == ["1", "4.09", "32", "1234.5"]
-    assert any("resnet50 · 32 · Median ms" in n["context"] for n in found)
+    # A cell's context names its table, row and column: "table 1 · resnet50 · 32 · Median ms: ..."
+    context = next(n["context"] for n in found if n["value"] == "1234.5")
+    where, text = context.split(": ")
+    assert where.split(" · ", 1)[1].rsplit(" · ", 1) == ["resnet50 · 32", "Median ms"]
+    assert text == "1,234.5"
 
 
 def test_diff_is_empty_for_the_same_numbers_and_names_a_changed_one(tmp_path):

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -59,7 +61,8 @@ PRODUCE = bench.produce_on("cpu")
 
 def test_no_recorded_run_gives_an_admonition(recorded: build.Build) -> None:
     out = pages.show("bench", PRODUCE, tables.table, device="cuda", build=recorded)
-    assert out.startswith('!!! note "No recorded run yet"')
+    assert out == pages.no_run_yet("bench", "cuda")
+    assert out.startswith("!!! note ") and '"No recorded run yet"' in out.splitlines()[0]
     assert "<table" not in out and "|" not in out
 
 
@@ -195,14 +198,19 @@ def test_a_plot_is_drawn_once_then_read_from_the_cache(recorded: build.Build) ->
 
 def test_compare_sets_two_recorded_files_side_by_side_stamped(recorded: build.Build) -> None:
     results_dir = Path(__file__).resolve().parents[2] / "docs" / "results"
-    for name in ("cpu-intel-xeon_torch-2.14.1/bench-compare.json",
-                 "cpu-amd-epyc_torch-2.14.1/bench.json"):
+    names = ("cpu-intel-xeon_torch-2.14.1/bench-compare.json",
+             "cpu-amd-epyc_torch-2.14.1/bench.json")
+    for name in names:
         (recorded.results_dir / name).parent.mkdir(exist_ok=True)
         shutil.copy(results_dir / name, recorded.results_dir / name)
     out = pages.compare("cpu-intel-xeon_torch-2.14.1/bench-compare.json",
                         "cpu-amd-epyc_torch-2.14.1/bench.json", build=recorded)
     assert '<p class="stamp">recorded: CPU: Intel' in out
-    assert ", compared with recorded: CPU: AMD" in out
+    # One stamp names both runs: the one shown, then the one it is compared with.
+    mine, other = (results.load(recorded.results_dir / name) for name in names)
+    stamp = html.unescape(re.search(r'<p class="stamp">(.*)</p>', out).group(1))
+    assert stamp == f"{results.stamp(mine, 'recorded')}, compared with {results.stamp(other)}"
+    assert results.stamp(other).startswith("recorded: CPU: AMD")
     assert sitecheck.check_html(out.replace(" markdown>", ">")) == []
 
 
@@ -219,7 +227,8 @@ def _cli_anchors() -> set[str]:
 
 def test_a_missing_run_names_its_data_and_links_the_commands_that_record_it() -> None:
     out = pages.no_run_yet("bench-ladder", "cuda")
-    assert "No speed-ladder run on a CUDA GPU is recorded" in out
+    assert pages.RECORDED_BY["bench-ladder"][0] == "speed-ladder"  # what the page calls it
+    assert "No speed-ladder run" in out and "run on a CUDA GPU" in out
     assert "[CLI reference](../cli/#python-m-snippetsspeed)" in out
     assert "bench-ladder" not in out and "Contributing page says" not in out
     # The home page is the site's root: its link has no way back to take.
@@ -239,16 +248,19 @@ def test_runs_timing_lists_the_runs_of_those_modes_or_says_there_is_none(
     from tests.speed.docs_fixtures import doc, row
 
     modes = ("max-autotune", "max-autotune-no-cudagraphs")
-    assert pages.runs_timing("bench", modes, build=recorded) == "No such run is recorded yet."
+    none = pages.runs_timing("bench", modes, build=recorded)
+    assert none.startswith("No such run") and "](" not in none  # a sentence, linking no run
     folder = recorded.results_dir / "cpu-x_torch-2.11.0"
     folder.mkdir()
     plain = doc("bench", [row("r", 1, "eager", (1.0,)), row("r", 1, "default", (1.0,))],
                 device="CPU: x")
     results.write_atomic(folder / "bench.json", plain)
-    assert pages.runs_timing("bench", modes, build=recorded) == "No such run is recorded yet."
+    assert pages.runs_timing("bench", modes, build=recorded) == none  # it timed neither mode
     tuned = doc("bench", [row("r", 1, "eager", (1.0,)), row("r", 1, "max-autotune", (1.0,))],
                 device="CPU: x")
     results.write_atomic(folder / "bench-autotune.json", tuned)
     out = pages.runs_timing("bench", modes, build=recorded)
-    assert out.startswith("Recorded so far: [x (CPU), torch 2.11.0, 2026-01-01]")
-    assert "(../results/#cpu-x_torch-2.11.0--bench-autotune)" in out and "--bench)" not in out
+    # One link, to the run that timed max-autotune: its device, torch and date, then its section.
+    assert out.startswith("Recorded so far: [")
+    assert re.findall(r"\[([^\]]*)\]\(([^)]*)\)", out) == [
+        ("x (CPU), torch 2.11.0, 2026-01-01", "../results/#cpu-x_torch-2.11.0--bench-autotune")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from snippets.core import results
-from snippets.speed.__main__ import main
+from snippets.speed.__main__ import PROG, main
 from tests import cli_run
 
 TINY = "snippets.core.models:tiny_mlp"
@@ -70,4 +70,5 @@ def test_settings_then_a_ladder_under_its_choice(capsys, tmp_path, monkeypatch):
     assert [r["part"] for r in joined["rows"]] == [0, 0, 1]
     code, _, err = run_cli(capsys, "--ladder", "--model", TINY, *QUICK, "--dtype", "bf16",
                            "--output", str(lad), "--append")
-    assert code == 2 and "setting dtype is 'bf16' here, 'fp32' in the file" in err
+    cli_run.assert_one_line_error(code, "", err, "--append:", "setting dtype",
+                                  "'bf16' here, 'fp32' in the file", prog=PROG)

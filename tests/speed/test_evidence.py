@@ -9,6 +9,7 @@ import math
 from snippets.speed import evidence, findings, tables
 from snippets.speed.evidence import Packed, Profiled
 from snippets.speed.findings import Step
+from tests import markdown
 
 from .docs_fixtures import doc, row
 
@@ -89,10 +90,10 @@ def test_a_cpu_ceiling_is_a_memory_copy() -> None:
     d["provenance"]["ceilings"] = ceil
     c = findings.ladders(d).ceilings
     assert (c.matmul_n, c.copy_mib, c.samples, c.device_copy) == (8, 4, 1, False)
-    assert "| memory copy | 4 MiB" in tables.ceilings(d)
+    assert markdown.row(tables.ceilings(d), "memory copy")[0].startswith("4 MiB")
     d["provenance"]["device_type"] = "cuda"
     assert findings.ladders(d).ceilings.device_copy
-    assert "| device-to-device copy | 4 MiB" in tables.ceilings(d)
+    assert markdown.row(tables.ceilings(d), "device-to-device copy")[0].startswith("4 MiB")
 
 
 def test_a_step_that_makes_the_ladder_slower_carries_both_profiles() -> None:
@@ -125,7 +126,8 @@ def test_a_row_added_by_another_command_is_named() -> None:
     assert evidence.other_commands(ladder) == ()
     top = ladder["rows"][-1]
     top["part"] = 1  # added by a later command, timed against eager and the rung below anew
-    assert findings.ladders(ladder).apart == ("resnet50 · 1 · + channels_last",)
+    assert findings.ladders(ladder).apart == (evidence.label(top),)
+    assert evidence.label(top) == markdown.label("resnet50", 1, "+ channels_last")
 
 
 def _tuned(key: str, ratio: float, library_chosen: int, **fields: object) -> dict:

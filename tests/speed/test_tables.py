@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from snippets.speed import findings, goals, plots, settings, tables
+from tests import markdown
 
 from .docs_fixtures import doc, point, row
 
@@ -56,7 +57,7 @@ def test_goals_are_not_judged_off_an_h200_in_bf16():
 
 
 def test_the_goals_are_listed_as_a_table():
-    assert "| resnet50 | 1 | at most 0.4 ms |" in goals.listing()
+    assert markdown.row(goals.listing(), "resnet50") == ["1", "at most 0.4 ms"]
 
 
 def test_findings_name_the_fastest_rung_and_the_step_that_buys_most():
@@ -72,8 +73,10 @@ def test_findings_name_the_fastest_rung_and_the_step_that_buys_most():
 def test_the_report_carries_ceilings_roofline_and_profile():
     out = tables.ladder_report(ladder_doc(0.5, 20.0))
     assert "800 TFLOP/s" in out and "4000 GB/s" in out
-    assert "| resnet50 · 1 · + CUDA graphs | 0.500 |" in out
-    assert "| memory |" in out and "`sm90_gemm`" in out and "| 120 | 1 | 500 | 300 | 40 |" in out
+    # The rung's row in the ladder, the roofline, and the profiles' tables, in that order
+    _ladder, roof, profiled = markdown.rows(out, "resnet50", 1, "+ CUDA graphs")
+    assert (roof[0], roof[3]) == ("0.500", "memory") and "`sm90_gemm`" in out
+    assert profiled == ["120", "1", "500", "300", "40"]
 
 
 def test_a_ladder_recorded_before_the_ceilings_still_renders():
@@ -97,6 +100,7 @@ def test_settings_tables_name_each_mode_and_the_setting_chosen():
     d = doc(settings.KIND, [point("r", 1, "default", (1.0, 1.0, 1.0), benchmark=False),
                             point("r", 1, "default", (0.5, 0.5, 0.5), benchmark=True)])
     out = tables.settings_report(d)
-    assert "| default · cudnn.benchmark | helps | 1 / 0 / 1 | 2.000 | on |" in out
-    assert "| r | 1 |" in out
+    assert markdown.row(out, "default", "cudnn.benchmark") == ["helps", "1 / 0 / 1", "2.000",
+                                                               "on"]
+    assert markdown.row(out, "r") == ["1"]
     assert findings.settings(d).sizes == (("r", (1,)),)

@@ -7,7 +7,7 @@ import json
 
 from snippets.core import results
 from snippets.train import evidence, repeat
-from tests.markdown import table_rows
+from tests.markdown import all_rows, label, row, table_rows
 
 from .rows import pair, timed
 
@@ -54,7 +54,7 @@ def test_a_later_row_is_marked_in_the_agreement_table():
     again = doc([*pair("model", 20.0, 10.0, 2.02), *pair("step", 20.0, 10.0, 2.0)],
                 "2026-01-01T03:00:00+00:00")
     assert [r[0] for r in table_rows(evidence.agreement(first, again))] == [
-        "m · 32 · model", "m · 32 · step (later)"]
+        label("m", 32, "model"), label("m", 32, "step (later)")]
 
 
 def test_the_profiles_take_run_2_s_for_a_row_run_1_did_not_profile():
@@ -68,7 +68,7 @@ def test_the_profiles_take_run_2_s_for_a_row_run_1_did_not_profile():
                                             "us_per_call": 1.0, "count_per_call": 1.0,
                                             "share": 0.1}]}
     text = evidence.where(doc, again)
-    assert "| m · 32 · model (run 2) |" in text and "5 steps" in text
+    assert row(text, "m", 32, "model (run 2)") is not None and "5 steps" in text
     assert "`Optimizer.step#AdamW.step` is not a kernel" in text  # a profile of before the fix
     assert evidence.where(doc) == ""  # neither run profiled a row
 
@@ -82,6 +82,7 @@ def test_the_cpu_report_is_the_results_and_the_profiles(cpu_train_run):
                                                 for r in doc["rows"]]
     assert "<details" in text and all(c in text for c in tables.COLUMNS)
     block = text.split("Where each step's time goes (torch.profiler, 2 steps")[1]
-    assert all(f"| tiny-cnn · 4 · {r['variant']} |" in block for r in doc["rows"])
+    shown = [cells[0] for cells in all_rows(block)]
+    assert all(label("tiny-cnn", 4, r["variant"]) in shown for r in doc["rows"])
     assert ", the fastest profiled**" in block and "Top-level ops / step" in block  # a CPU's
     assert "kernel time is spent on" not in block  # no split on a CPU

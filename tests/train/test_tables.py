@@ -3,11 +3,14 @@ never the timings in them."""
 
 from __future__ import annotations
 
+import html
+import re
+
 import pytest
 
 from snippets.core import measure, results
 from snippets.train import aot, claims, compare, findings, tables
-from tests.markdown import table_rows
+from tests.markdown import label, table_rows
 
 from .conftest import QUICK
 from .rows import pair, timed
@@ -130,7 +133,9 @@ def test_compare_names_the_settings_that_differ(cpu_train_run):
     other = {**doc, "provenance": {**doc["provenance"], "settings": {
         **doc["provenance"]["settings"], "dtype": "bf16 autocast"}}}
     assert compare.compare_title(doc, doc).endswith("same settings")
-    assert "dtype: fp32 here, bf16 autocast recorded" in compare.compare_title(doc, other)
+    (differs,) = compare.setting_differences(doc, other)
+    assert differs.split(" here, ") == ["dtype: fp32", "bf16 autocast recorded"]
+    assert differs in compare.compare_title(doc, other)
     assert len(compare.compare_rows(doc, other)) == len(doc["rows"])
 
 
@@ -140,12 +145,19 @@ def test_the_loss_plot_draws_one_figure_per_model_with_its_text(cpu_train_run):
     doc = results.load(cpu_train_run)
     html = plots.losses(doc)
     assert html.count("<figure") == len({r["model"] for r in doc["rows"]}) == 1
-    assert 'role="img" aria-label="Loss per step of tiny-cnn at batch 4' in html
+    alt = _alt(html)  # the text alternative names the model and its batch size
+    assert alt.startswith("Loss per step of tiny-cnn") and alt.split(" at batch ")[1][0] == "4"
     drifted = {**doc, "rows": [{**r, "status": "mismatch"} if r["variant"] == "step" else r
                                for r in doc["rows"]]}
     # The legend's glyphs are drawn as paths; the text alternative names the drifted variant.
-    assert "Drifted" not in html and "Drifted past the tolerance: step at batch 4" in \
-        plots.losses(drifted)
+    assert "Drifted" not in html
+    drift = _alt(plots.losses(drifted)).split("Drifted past the tolerance: ")[1]
+    assert drift.startswith("step at batch 4.")
+
+
+def _alt(text: str) -> str:
+    """The text alternative of the first plot: what a screen reader says in place of it."""
+    return html.unescape(re.search(r'role="img" aria-label="([^"]*)"', text).group(1))
 
 
 def test_each_command_s_eager_row_is_shown_and_its_rows_read_against_it():
@@ -154,8 +166,8 @@ def test_each_command_s_eager_row_is_shown_and_its_rows_read_against_it():
     rows = [rows[0], rows[2], rows[1], rows[3]]
     doc = {"provenance": {"device_type": "cuda"}, "rows": rows}
     labels = tables.labels(doc)
-    assert labels[:2] == ["m · 32 · eager (beside model)",
-                          "m · 32 · eager (beside max-autotune-no-cudagraphs)"]
+    assert labels[:2] == [label("m", 32, "eager (beside model)"),
+                          label("m", 32, "eager (beside max-autotune-no-cudagraphs)")]
     assert tables.by_key(doc)[("m", 32, "eager")] is rows[0]  # a group's first eager row
     assert tables.own_eager(doc, rows[3]) is rows[1]
     # Saved per step from the row's own speedup: 12 ms at 2.5x is 18 ms saved, not 30 - 12.
@@ -241,8 +253,9 @@ def test_the_loss_table_tells_each_command_s_eager_row_apart():
     for r in rows:
         r["losses"] = [1.0, 0.5]
     text = tables.losses({"provenance": {"settings": {}}, "rows": rows})
-    assert [r[0] for r in table_rows(text)] == ["m · 32 · eager (beside model)", "m · 32 · model",
-                                                "m · 32 · eager (beside step)", "m · 32 · step"]
+    assert [r[0] for r in table_rows(text)] == [
+        label("m", 32, variant) for variant in ("eager (beside model)", "model",
+                                                "eager (beside step)", "step")]
 
 
 def test_the_optimizer_claim_gives_no_verdict_across_hosts_too_far_apart():
