@@ -1,5 +1,6 @@
-"""What the command-line tools share: one-line errors with exit code 2, list parsing, the device
-and output checks, and the one environment variable a run reads.
+"""What the command-line tools share: one-line errors with exit code 2, list parsing, the flags
+that mean the same in every tool, the device and output checks, the one environment variable a run
+reads, and the flow from a measuring command's flags to its printed run (``record``).
 
 A user's mistake is answered with ``prog: error: <what is wrong>`` on one line and exit code 2,
 never a traceback; argparse's own usage dump is replaced by that line. Environment variables are
@@ -9,18 +10,20 @@ read here, at the edge, and passed down as values.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, redirect_stdout
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
 import torch
 
-from snippets.core import results
+from snippets.core import models, results
 
 T = TypeVar("T")
 USAGE_EXIT = 2
@@ -100,6 +103,46 @@ def non_negative(text: str) -> int:
 
 
 DEVICE_HELP = "auto (CUDA if present), cpu, cuda, cuda:N"
+FORMATS = ("table", "markdown", "json")
+APPEND_HELP = ("add this run's rows to the --output file, which must hold a run of the same "
+               "settings on the same device (a run split over commands)")
+
+
+def add_common(p: argparse.ArgumentParser, default: Callable[[str], str]) -> None:
+    """``--device``, ``--rounds`` and ``--warm-rounds``, as every tool that times its variants in
+    interleaved rounds takes them; ``default(name)`` is the help's ``(default: ...)``."""
+    p.add_argument("--device", default="auto", help=DEVICE_HELP)
+    p.add_argument("--rounds", type=positive, help=f"interleaved timing rounds {default('rounds')}")
+    p.add_argument("--warm-rounds", type=non_negative,
+                   help=f"untimed rounds before the timed ones {default('warm_rounds')}")
+
+
+def add_output(p: argparse.ArgumentParser, *, formats: tuple[str, ...] = FORMATS,
+               append: str | None = None, compare: str | None = None) -> None:
+    """``--format`` (the first of ``formats`` by default) and ``--output``; ``--append`` and
+    ``--compare`` where the tool takes them, with its own help (what its files hold differs)."""
+    p.add_argument("--format", choices=formats, default=formats[0])
+    p.add_argument("--output", type=Path, help="write the results file here, row by row")
+    if append is not None:
+        p.add_argument("--append", action="store_true", help=append)
+    if compare is not None:
+        p.add_argument("--compare", type=Path, metavar="FILE", help=compare)
+
+
+def user_models(prog: str, specs: list[str], argv: list[str] | None
+                ) -> tuple[tuple[tuple[str, Callable], ...], bool]:
+    """``--model``'s factories, loaded (a spec that fails is one line), and whether they replace
+    the built-in models: they do when ``--models`` was not given."""
+    try:
+        user = tuple((spec, models.load_factory(spec)) for spec in specs)
+    except models.SpecError as exc:
+        fail(prog, str(exc))
+    return user, bool(user) and "--models" not in " ".join(argv if argv is not None else sys.argv)
+
+
+def check_append(prog: str, append: bool, output: Path | None) -> None:
+    if append and not output:
+        fail(prog, "--append needs --output, the file to add the rows to")
 
 
 def device(prog: str, text: str) -> str:
@@ -127,6 +170,14 @@ def check_output(prog: str, path: Path | None) -> None:
             results.check_writable(path)
         except results.ResultsError as exc:
             fail(prog, str(exc))
+
+
+def load_recorded(prog: str, path: Path | None, kind: str) -> dict | None:
+    """The results file ``--compare`` names, loaded and checked before the run starts."""
+    try:
+        return results.load(path, kind) if path else None
+    except results.ResultsError as exc:
+        fail(prog, str(exc))
 
 
 def commit_from_env() -> str | None:
@@ -248,8 +299,6 @@ def run_rows(prog: str, produce: Callable[..., dict], show: Callable[[dict], Non
     """
     from rich.console import Console
 
-    from snippets.core import models
-
     err = Console(stderr=True)
     doc: dict = {}
     status = err.status("starting") if err.is_terminal else None
@@ -295,3 +344,65 @@ def run_rows(prog: str, produce: Callable[..., dict], show: Callable[[dict], Non
         return stopped()
     show(doc)
     return 0
+
+
+@dataclass(frozen=True)
+class Printer:
+    """How a command prints a run in each ``--format``: JSON as recorded; Markdown as
+    ``markdown(doc)`` with the run's stamp under it; a terminal's table as ``rich(doc)``. A
+    ``--compare`` file's comparison follows: ``compare_rich`` in a terminal's table,
+    ``compare_markdown`` otherwise (also in a terminal, for a tool with no rich one)."""
+
+    markdown: Callable[[dict], str]
+    rich: Callable[[dict], object] | None = None
+    compare_markdown: Callable[[dict, dict], str] | None = None
+    compare_rich: Callable[[dict, dict], object] | None = None
+
+    def __call__(self, doc: dict, fmt: str, recorded: dict | None = None) -> None:
+        if fmt == "json":
+            print(json.dumps(doc, indent=1))
+            return
+        from rich.console import Console
+
+        out = Console(width=None if sys.stdout.isatty() else 200)
+        table = fmt != "markdown" and self.rich is not None
+        if table:
+            out.print(self.rich(doc))
+        else:
+            print(self.markdown(doc) + "\n\n" + results.stamp(doc, "this run"))
+        if recorded is None:
+            return
+        if table and self.compare_rich is not None:
+            out.print(self.compare_rich(doc, recorded))
+        else:
+            print("\n" + self.compare_markdown(doc, recorded))
+
+
+def record(prog: str, args: argparse.Namespace, kind: str,
+           produce: Callable[[Callable, Callable, dict | None], dict],
+           show: Callable[[dict, dict | None], None], *,
+           joinable: Callable[[dict], None] | None = None,
+           join: Callable[[dict, dict], dict] | None = None, show_joined: bool = False) -> int:
+    """A measuring command from its parsed flags to its exit code, the way they all go.
+
+    Before the run: the ``--compare`` file is loaded, ``--output`` checked, and with ``--append``
+    the file's run checked by ``joinable(old)``. Then ``produce(progress, on_row, old)`` runs under
+    ``run_rows``; each finished state goes to ``--output`` (``join(old, doc)`` where the file's
+    rows stay beside this run's) and the last is shown as ``show(doc, recorded)``: this run's
+    rows alone, or the joined ones with ``show_joined``.
+    """
+    recorded = load_recorded(prog, getattr(args, "compare", None), kind)
+    check_output(prog, args.output)
+    old = (appending_to(prog, args.output, args.append, kind, joinable)
+           if joinable is not None else None)
+
+    def joined(doc: dict) -> dict:
+        return join(old, doc) if old and join is not None else doc
+
+    def write(doc: dict) -> None:
+        if args.output:
+            results.write_atomic(args.output, joined(doc))
+
+    return run_rows(prog, lambda progress, on_row: produce(progress, on_row, old),
+                    lambda doc: show(joined(doc) if show_joined else doc, recorded),
+                    write=write, output=args.output)

@@ -8,11 +8,9 @@ several commands fill one results file.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 import torch
@@ -71,12 +69,10 @@ def parser() -> cli.Parser:
                    help="--modes: " + config.help_default(modes.DEFAULTS, "modes"))
     p.add_argument("--requests", type=cli.positive,
                    help="--stream: " + config.help_default(stream.DEFAULTS, "requests"))
-    p.add_argument("--format", choices=("markdown", "json"), default="markdown")
-    p.add_argument("--output", type=Path, help="write the results file here, row by row")
-    p.add_argument("--append", action="store_true",
-                   help="keep the rows already in --output, a file of the same run, device "
-                        "and torch, if there is one (--startup: as more repetitions; --modes: "
-                        "rows measured again are replaced)")
+    cli.add_output(p, formats=("markdown", "json"),
+                   append="keep the rows already in --output, a file of the same run, device "
+                          "and torch, if there is one (--startup: as more repetitions; --modes: "
+                          "rows measured again are replaced)")
     return p
 
 
@@ -120,8 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     device = cli.device(PROG, args.device)
     kind, make, join = _job(args, device)
     cli.check_output(PROG, args.output)
-    if args.append and not args.output:
-        cli.fail(PROG, "--append needs --output")
+    cli.check_append(PROG, args.append, args.output)
 
     def joinable(old: dict) -> None:  # checked before the run, not after its first row
         here = torch.device(config.resolve_device(device))
@@ -145,10 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         print(message, file=sys.stderr)
 
     def show() -> None:
-        if args.format == "json":
-            print(json.dumps(doc, indent=1))
-        else:
-            print(tables.report(doc) + "\n\n" + results.stamp(doc, "this run"))
+        cli.Printer(markdown=tables.report)(doc, args.format)
 
     def stopped() -> int:
         interrupt.settle()
