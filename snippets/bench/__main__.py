@@ -6,7 +6,6 @@ Thin on purpose: the measuring is in ``snippets.bench``, the tables in ``snippet
 from __future__ import annotations
 
 import argparse
-import logging
 from dataclasses import replace
 
 import torch
@@ -35,16 +34,7 @@ def parser() -> cli.Parser:
         return config.help_default(d, name, unit)
 
     p = cli.Parser(prog=PROG, description="Time eager against torch.compile, honestly.")
-    builtin = cli.builtin_model(tuple(models.BUILTIN))
-    p.add_argument("--models", type=cli.csv_of(builtin, "model"),
-                   default=bench.BenchConfig.models,
-                   help=f"built-in models, comma-separated: {', '.join(models.BUILTIN)} "
-                        "(default: both)")
-    p.add_argument("--model", action="append", default=[], metavar="PKG.MODULE:FACTORY",
-                   help="your own model: factory(batch_size) returns (module, example_input); "
-                        "repeatable; given alone, it replaces the built-in models")
-    p.add_argument("--batch-sizes", type=cli.csv_of(cli.positive_int, "batch size"),
-                   help=f"comma-separated {default('batch_sizes')}")
+    cli.add_models(p, tuple(models.BUILTIN), default, chosen=bench.BenchConfig.models)
     p.add_argument("--modes", type=_modes,
                    help=f"comma-separated from {', '.join(bench.MODES)}, or all; eager is always "
                         f"run {default('modes')}")
@@ -96,9 +86,6 @@ PRINT = cli.Printer(markdown=lambda doc: tables.markdown_table(doc["rows"]),
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Inductor's C++ backend logs "No CUDA runtime is found" on every CPU-only machine: expected
-    # there, and alarming to a reader of the CPU table, so it is kept out of the output.
-    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
     cfg, args = config_from_args(argv)
     commit = cli.commit_from_env()
     # --ladder climbs the speed page's ladder, which sits above the benchmark (snippets.speed):

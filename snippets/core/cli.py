@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import signal
 import sys
@@ -127,6 +128,24 @@ def add_output(p: argparse.ArgumentParser, *, formats: tuple[str, ...] = FORMATS
         p.add_argument("--append", action="store_true", help=append)
     if compare is not None:
         p.add_argument("--compare", type=Path, metavar="FILE", help=compare)
+
+
+def add_models(p: argparse.ArgumentParser, builtin: tuple[str, ...],
+               default: Callable[[str], str], *, chosen: tuple[str, ...] | None = None,
+               logits: bool = False, batch_sizes: bool = True) -> None:
+    """``--models`` (built-in ones), ``--model`` (the user's own factory, repeatable) and
+    ``--batch-sizes``. ``chosen``: ``--models``' default where the tool runs both built-ins;
+    ``logits``: the tool trains, so the user's module must return class logits."""
+    p.add_argument("--models", type=csv_of(builtin_model(builtin), "model"), default=chosen,
+                   help=f"built-in models, comma-separated: {', '.join(builtin)} "
+                        + ("(default: both)" if chosen else default("models")))
+    p.add_argument("--model", action="append", default=[], metavar="PKG.MODULE:FACTORY",
+                   help="your own model: factory(batch_size) returns (module, example_input)"
+                        + (", the module returning class logits; " if logits else "; ")
+                        + "repeatable; given alone, it replaces the built-in models")
+    if batch_sizes:
+        p.add_argument("--batch-sizes", type=csv_of(positive_int, "batch size"),
+                       help=f"comma-separated {default('batch_sizes')}")
 
 
 def user_models(prog: str, specs: list[str], argv: list[str] | None
@@ -391,6 +410,9 @@ def record(prog: str, args: argparse.Namespace, kind: str,
     rows stay beside this run's) and the last is shown as ``show(doc, recorded)``: this run's
     rows alone, or the joined ones with ``show_joined``.
     """
+    # Inductor's C++ backend logs "No CUDA runtime is found" on every CPU-only machine: expected
+    # there, and alarming to a reader of the CPU table, so it is kept out of the output.
+    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
     recorded = load_recorded(prog, getattr(args, "compare", None), kind)
     check_output(prog, args.output)
     old = (appending_to(prog, args.output, args.append, kind, joinable)

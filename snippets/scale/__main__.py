@@ -8,7 +8,6 @@ is in ``snippets.scale``, the tables in ``snippets.scale.tables``.
 from __future__ import annotations
 
 import argparse
-import logging
 
 import torch
 import torch.distributed as dist
@@ -59,14 +58,7 @@ def parser() -> cli.Parser:
     p = cli.Parser(prog=PROG, description="Train a step with DDP and FSDP2 over several "
                                           "processes, launched with torchrun, eager and "
                                           "compiled, against the same step in one process.")
-    builtin = cli.builtin_model(tuple(scale_models.BUILTIN))
-    p.add_argument("--models", type=cli.csv_of(builtin, "model"),
-                   help=f"built-in models, comma-separated: {', '.join(scale_models.BUILTIN)} "
-                        f"{default('models')}")
-    p.add_argument("--model", action="append", default=[], metavar="PKG.MODULE:FACTORY",
-                   help="your own model: factory(batch_size) returns (module, example_input), "
-                        "the module returning class logits; repeatable; given alone, it "
-                        "replaces the built-in models")
+    cli.add_models(p, tuple(scale_models.BUILTIN), default, logits=True, batch_sizes=False)
     p.add_argument("--strategies", type=cli.csv_of(cli.one_of(STRATEGIES, "strategy"), "strategy"),
                    help=f"comma-separated from {', '.join(STRATEGIES)}; single is one process "
                         f"over the whole batch, the reference {default('strategies')}")
@@ -150,8 +142,6 @@ PRINT = cli.Printer(markdown=lambda doc: tables.markdown_table(doc["rows"]), ric
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Inductor's C++ backend logs "No CUDA runtime is found" on every CPU-only machine: expected.
-    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
     cfg, args = config_from_args(argv)
     commit = cli.commit_from_env()
 

@@ -5,7 +5,6 @@ Thin on purpose: the measuring is in ``snippets.speed``, the tables in ``snippet
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
 import torch
@@ -37,15 +36,7 @@ def parser() -> cli.Parser:
                      help="freezing asked for as a compile option alone, and with Inductor's "
                           "switch on too, against none, timed together; on a GPU, what each "
                           "CUDA-graph replay copies")
-    p.add_argument("--models", type=cli.csv_of(cli.one_of(tuple(models.BUILTIN), "model"), "model"),
-                   default=speed.SpeedConfig.models,
-                   help=f"built-in models, comma-separated: {', '.join(models.BUILTIN)} "
-                        "(default: both)")
-    p.add_argument("--model", action="append", default=[], metavar="PKG.MODULE:FACTORY",
-                   help="your own model: factory(batch_size) returns (module, example_input); "
-                        "repeatable; given alone, it replaces the built-in models")
-    p.add_argument("--batch-sizes", type=cli.csv_of(cli.positive_int, "batch size"),
-                   help=f"comma-separated {default('batch_sizes')}")
+    cli.add_models(p, tuple(models.BUILTIN), default, chosen=speed.SpeedConfig.models)
     p.add_argument("--dtype", choices=list(bench.DTYPES), help=default("dtype"))
     cli.add_common(p, default)
     p.add_argument("--modes", type=cli.csv_of(cli.one_of(bench.MODES, "mode"), "mode"),
@@ -105,8 +96,6 @@ PRINT = cli.Printer(markdown=_report)
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Expected on every CPU-only machine and alarming in a CPU table (see snippets.bench).
-    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
     cfg, args = config_from_args(argv)
 
     def joinable(old: dict) -> None:

@@ -6,8 +6,6 @@ is in ``snippets.train``, the tables in ``snippets.train.tables``.
 
 from __future__ import annotations
 
-import logging
-
 import torch
 
 from snippets import train
@@ -36,16 +34,7 @@ def parser() -> cli.Parser:
 
     p = cli.Parser(prog=PROG, description="Time a training step, eager against torch.compile, "
                                           "and check that each variant learns as eager does.")
-    builtin = cli.builtin_model(tuple(classifiers.BUILTIN))
-    p.add_argument("--models", type=cli.csv_of(builtin, "model"),
-                   help=f"built-in models, comma-separated: {', '.join(classifiers.BUILTIN)} "
-                        f"{default('models')}")
-    p.add_argument("--model", action="append", default=[], metavar="PKG.MODULE:FACTORY",
-                   help="your own model: factory(batch_size) returns (module, example_input), "
-                        "the module returning class logits; repeatable; given alone, it "
-                        "replaces the built-in models")
-    p.add_argument("--batch-sizes", type=cli.csv_of(cli.positive_int, "batch size"),
-                   help=f"comma-separated {default('batch_sizes')}")
+    cli.add_models(p, tuple(classifiers.BUILTIN), default, logits=True)
     p.add_argument("--variants", type=_variants,
                    help=f"comma-separated from {', '.join(VARIANTS)}, or all; eager is always "
                         f"run {default('variants')}")
@@ -84,9 +73,6 @@ PRINT = cli.Printer(markdown=lambda doc: tables.markdown_table(doc["rows"]),
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Inductor's C++ backend logs "No CUDA runtime is found" on every CPU-only machine: expected
-    # there, and alarming to a reader of the CPU table, so it is kept out of the output.
-    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
     cfg, args = config_from_args(argv)
     commit = cli.commit_from_env()
 
