@@ -17,7 +17,7 @@ import torch
 
 from snippets import production
 from snippets.bench import MODES
-from snippets.core import cli, config, models, results
+from snippets.core import cli, config, models, process, results
 from snippets.production import hazards, modes, startup, stream, tables
 
 PROG = "python -m snippets.production"
@@ -147,11 +147,11 @@ def main(argv: list[str] | None = None) -> int:
         if doc.get("rows"):
             show()
         print(f"interrupted: {len(doc.get('rows', []))} finished rows kept", file=sys.stderr)
-        return cli.INTERRUPTED_EXIT
+        return process.INTERRUPTED_EXIT
 
-    interrupt = cli.Interrupt(last_words=stopped)
+    interrupt = process.Interrupt(last_words=stopped)
     try:
-        with interrupt.installed(), cli.stdout_to_stderr():
+        with interrupt.installed(), process.stdout_to_stderr():
             save(make(commit=cli.commit_from_env(), on_row=save, progress=progress))
     except production.MergeError as exc:  # a file of another device or torch
         cli.fail(PROG, str(exc))
