@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
+from pathlib import Path
 
 import torch
 
@@ -58,8 +59,10 @@ def parser() -> cli.Parser:
                    help="let cuDNN time its algorithms for each convolution shape (default: "
                         f"{'on' if backends.DEFAULT['cuda'].cudnn_benchmark else 'off'} on CUDA, "
                         f"{'on' if backends.DEFAULT['cpu'].cudnn_benchmark else 'off'} on CPU)")
-    cli.add_output(p, compare="print this run beside a recorded results file; settings that "
-                              "differ (dtype, layout, TF32, device) are named above the table")
+    cli.add_output(p)
+    p.add_argument("--compare", type=Path, metavar="FILE",
+                   help="print this run beside a recorded results file; settings that differ "
+                        "(dtype, layout, TF32, device) are named above the table")
     return p
 
 

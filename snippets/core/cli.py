@@ -102,8 +102,6 @@ def non_negative(text: str) -> int:
 
 DEVICE_HELP = "auto (CUDA if present), cpu, cuda, cuda:N"
 FORMATS = ("table", "markdown", "json")
-APPEND_HELP = ("add this run's rows to the --output file, which must hold a run of the same "
-               "settings on the same device (a run split over commands)")
 
 
 def add_common(p: argparse.ArgumentParser, default: Callable[[str], str]) -> None:
@@ -115,16 +113,11 @@ def add_common(p: argparse.ArgumentParser, default: Callable[[str], str]) -> Non
                    help=f"untimed rounds before the timed ones {default('warm_rounds')}")
 
 
-def add_output(p: argparse.ArgumentParser, *, formats: tuple[str, ...] = FORMATS,
-               append: str | None = None, compare: str | None = None) -> None:
-    """``--format`` (the first of ``formats`` by default) and ``--output``; ``--append`` and
-    ``--compare`` where the tool takes them, with its own help (what its files hold differs)."""
+def add_output(p: argparse.ArgumentParser, formats: tuple[str, ...] = FORMATS) -> None:
+    """``--format`` (the first of ``formats`` by default) and ``--output``. A tool's ``--append``
+    and ``--compare`` follow in its own parser: their help says what its files hold."""
     p.add_argument("--format", choices=formats, default=formats[0])
     p.add_argument("--output", type=Path, help="write the results file here, row by row")
-    if append is not None:
-        p.add_argument("--append", action="store_true", help=append)
-    if compare is not None:
-        p.add_argument("--compare", type=Path, metavar="FILE", help=compare)
 
 
 def add_models(p: argparse.ArgumentParser, builtin: tuple[str, ...],

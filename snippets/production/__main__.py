@@ -69,10 +69,11 @@ def parser() -> cli.Parser:
                    help="--modes: " + config.help_default(modes.DEFAULTS, "modes"))
     p.add_argument("--requests", type=cli.positive,
                    help="--stream: " + config.help_default(stream.DEFAULTS, "requests"))
-    cli.add_output(p, formats=("markdown", "json"),
-                   append="keep the rows already in --output, a file of the same run, device "
-                          "and torch, if there is one (--startup: as more repetitions; --modes: "
-                          "rows measured again are replaced)")
+    cli.add_output(p, ("markdown", "json"))
+    p.add_argument("--append", action="store_true",
+                   help="keep the rows already in --output, a file of the same run, device "
+                        "and torch, if there is one (--startup: as more repetitions; --modes: "
+                        "rows measured again are replaced)")
     return p
 
 

@@ -8,6 +8,7 @@ is in ``snippets.scale``, the tables in ``snippets.scale.tables``.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import torch
 import torch.distributed as dist
@@ -91,8 +92,12 @@ def parser() -> cli.Parser:
                    help="fresh: every configuration compiles with an empty Inductor cache, as "
                         "a new job does; shared: the one your environment names, warm after "
                         "the first (default: fresh)")
-    cli.add_output(p, append=cli.APPEND_HELP,
-                   compare="print this run's step times beside a recorded results file's")
+    cli.add_output(p)
+    p.add_argument("--append", action="store_true",
+                   help="add this run's rows to the --output file, which must hold a run of "
+                        "the same settings on the same device (a run split over commands)")
+    p.add_argument("--compare", type=Path, metavar="FILE",
+                   help="print this run's step times beside a recorded results file's")
     return p
 
 

@@ -51,9 +51,10 @@ def parser() -> cli.Parser:
     p.add_argument("--backends-from", type=Path, metavar="FILE",
                    help="--ladder: run each mode under the settings a --settings results file "
                         "chose for it, and record that choice")
-    cli.add_output(p, formats=("markdown", "json"),
-                   append="add this run's rows to --output, a file of the same run, device and "
-                          "torch, keeping every row it already holds")
+    cli.add_output(p, ("markdown", "json"))
+    p.add_argument("--append", action="store_true",
+                   help="add this run's rows to --output, a file of the same run, device and "
+                        "torch, keeping every row it already holds")
     return p
 
 

@@ -6,6 +6,8 @@ is in ``snippets.train``, the tables in ``snippets.train.tables``.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import torch
 
 from snippets import train
@@ -48,9 +50,13 @@ def parser() -> cli.Parser:
     p.add_argument("--profile-steps", type=cli.non_negative,
                    help=f"steps of each variant profiled after the timing, 0 for none "
                         f"{default('profile_steps')}")
-    cli.add_output(p, append=cli.APPEND_HELP,
-                   compare="print this run beside a recorded results file; settings that differ "
-                           "(dtype, optimizer, TF32, device) are named above the table")
+    cli.add_output(p)
+    p.add_argument("--append", action="store_true",
+                   help="add this run's rows to the --output file, which must hold a run of "
+                        "the same settings on the same device (a run split over commands)")
+    p.add_argument("--compare", type=Path, metavar="FILE",
+                   help="print this run beside a recorded results file; settings that differ "
+                        "(dtype, optimizer, TF32, device) are named above the table")
     return p
 
 
