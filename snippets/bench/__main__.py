@@ -6,18 +6,14 @@ Thin on purpose: the measuring is in ``snippets.bench``, the tables in ``snippet
 from __future__ import annotations
 
 import argparse
-import json
-import logging
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 import torch
-from rich.console import Console
 
 from snippets import bench
 from snippets.bench import tables
-from snippets.core import backends, cli, config, models, results
+from snippets.core import backends, cli, config, models
 
 PROG = "python -m snippets.bench"
 
@@ -39,27 +35,14 @@ def parser() -> cli.Parser:
         return config.help_default(d, name, unit)
 
     p = cli.Parser(prog=PROG, description="Time eager against torch.compile, honestly.")
-    builtin = cli.builtin_model(tuple(models.BUILTIN))
-    p.add_argument("--models", type=cli.csv_of(builtin, "model"),
-                   default=bench.BenchConfig.models,
-                   help=f"built-in models, comma-separated: {', '.join(models.BUILTIN)} "
-                        "(default: both)")
-    p.add_argument("--model", action="append", default=[], metavar="PKG.MODULE:FACTORY",
-                   help="your own model: factory(batch_size) returns (module, example_input); "
-                        "repeatable; given alone, it replaces the built-in models")
-    p.add_argument("--batch-sizes", type=cli.csv_of(cli.positive_int, "batch size"),
-                   help=f"comma-separated {default('batch_sizes')}")
+    cli.add_models(p, tuple(models.BUILTIN), default, chosen=bench.BenchConfig.models)
     p.add_argument("--modes", type=_modes,
                    help=f"comma-separated from {', '.join(bench.MODES)}, or all; eager is always "
                         f"run {default('modes')}")
     p.add_argument("--dtype", choices=list(bench.DTYPES),
                    help=f"{default('dtype')}; on CUDA fp32 matmuls run as TF32")
     p.add_argument("--channels-last", action="store_true", help="NHWC layout for 4-D inputs")
-    p.add_argument("--device", default="auto", help=cli.DEVICE_HELP)
-    p.add_argument("--rounds", type=cli.positive,
-                   help=f"interleaved timing rounds {default('rounds')}")
-    p.add_argument("--warm-rounds", type=cli.non_negative,
-                   help=f"untimed rounds before the timed ones {default('warm_rounds')}")
+    cli.add_common(p, default)
     p.add_argument("--host-gate", action="store_true",
                    help="re-measure rounds timed while the host CPU ran slow (default: keep "
                         "them, and record the host's speed beside each round)")
@@ -76,8 +59,7 @@ def parser() -> cli.Parser:
                    help="let cuDNN time its algorithms for each convolution shape (default: "
                         f"{'on' if backends.DEFAULT['cuda'].cudnn_benchmark else 'off'} on CUDA, "
                         f"{'on' if backends.DEFAULT['cpu'].cudnn_benchmark else 'off'} on CPU)")
-    p.add_argument("--format", choices=("table", "markdown", "json"), default="table")
-    p.add_argument("--output", type=Path, help="write the results file here, row by row")
+    cli.add_output(p)
     p.add_argument("--compare", type=Path, metavar="FILE",
                    help="print this run beside a recorded results file; settings that differ "
                         "(dtype, layout, TF32, device) are named above the table")
@@ -87,11 +69,7 @@ def parser() -> cli.Parser:
 def config_from_args(argv: list[str] | None) -> tuple[bench.BenchConfig, object]:
     args = parser().parse_args(argv)
     device = cli.device(PROG, args.device)
-    try:
-        user = tuple((spec, models.load_factory(spec)) for spec in args.model)
-    except models.SpecError as exc:
-        cli.fail(PROG, str(exc))
-    only_user = user and "--models" not in " ".join(argv if argv is not None else sys.argv)
+    user, only_user = cli.user_models(PROG, args.model, argv)
     chosen = None
     if args.cudnn_benchmark is not None:
         chosen = replace(backends.DEFAULT[torch.device(config.resolve_device(device)).type],
@@ -105,36 +83,14 @@ def config_from_args(argv: list[str] | None) -> tuple[bench.BenchConfig, object]
     return cfg, args
 
 
-def _print(doc: dict, recorded: dict | None, fmt: str) -> None:
-    if fmt == "json":
-        print(json.dumps(doc, indent=1))
-    elif fmt == "markdown":
-        print(tables.markdown_table(doc["rows"]) + "\n\n" + results.stamp(doc, "this run"))
-        if recorded:
-            print("\n" + tables.compare_markdown(doc, recorded))
-    else:
-        out = Console(width=None if sys.stdout.isatty() else 200)
-        out.print(tables.rich_table(doc))
-        if recorded:
-            out.print(tables.compare_table(doc, recorded))
+PRINT = cli.Printer(markdown=lambda doc: tables.markdown_table(doc["rows"]),
+                    rich=tables.rich_table, compare_markdown=tables.compare_markdown,
+                    compare_rich=tables.compare_table)
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Inductor's C++ backend logs "No CUDA runtime is found" on every CPU-only machine: expected
-    # there, and alarming to a reader of the CPU table, so it is kept out of the output.
-    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
     cfg, args = config_from_args(argv)
     commit = cli.commit_from_env()
-    try:
-        recorded = results.load(args.compare, "bench") if args.compare else None
-    except results.ResultsError as exc:
-        cli.fail(PROG, str(exc))
-    cli.check_output(PROG, args.output)
-
-    def write(doc: dict) -> None:
-        if args.output:
-            results.write_atomic(args.output, doc)
-
     # --ladder climbs the speed page's ladder, which sits above the benchmark (snippets.speed):
     # the command line, the top layer, hands it down as the run's group.
     group = None
@@ -142,10 +98,10 @@ def main(argv: list[str] | None = None) -> int:
         from snippets.speed import ladder
 
         group = ladder.bench_group
-    return cli.run_rows(
-        PROG, lambda progress, on_row: bench.document(cfg, progress, on_row=on_row,
-                                                      commit=commit, group=group),
-        lambda doc: _print(doc, recorded, args.format), write=write, output=args.output)
+    return cli.record(
+        PROG, args, "bench", lambda progress, on_row, _: bench.document(
+            cfg, progress, on_row=on_row, commit=commit, group=group),
+        lambda doc, recorded: PRINT(doc, args.format, recorded))
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from snippets import bench
 from snippets.bench import findings
-from snippets.core import render, results, rows
+from snippets.core import compare, render, results, rows
 from snippets.core.results import stamp
 
 COLUMNS = ("Model", "Batch", "Mode", "Compile s", "Median ms", "IQR ms", "Speedup", "rel err",
@@ -94,21 +94,9 @@ def rich_table(doc: dict[str, Any], title: str | None = None) -> Table:
 
 # ---- this run against a recorded one --------------------------------------------------------
 
-# The settings that change what a latency means: a ratio across any of them is not like for like.
+# The settings that change what a latency means: a ratio across any of them (or across device
+# types) is not like for like.
 COMPARED_SETTINGS = ("dtype", "channels_last", "tf32", "cudnn_benchmark")
-
-
-def setting_differences(doc: dict[str, Any], other: dict[str, Any]) -> list[str]:
-    """``dtype: bf16 here, fp32 recorded`` for each setting (and device type) that differs."""
-    mine, theirs = doc["provenance"], other["provenance"]
-    out = []
-    if mine.get("device_type") != theirs.get("device_type"):
-        out.append(f"device: {mine.get('device')} here, {theirs.get('device')} recorded")
-    for key in COMPARED_SETTINGS:
-        a, b = mine.get("settings", {}).get(key), theirs.get("settings", {}).get(key)
-        if a != b:
-            out.append(f"{key}: {a} here, {b} recorded")
-    return out
 
 
 def bound_by(doc: dict[str, Any]) -> dict[Key, str]:
@@ -167,10 +155,7 @@ COMPARE_COLUMNS = ("Model", "Batch", "Mode", "This ms", "Recorded ms", "This/rec
 
 
 def compare_title(doc: dict[str, Any], other: dict[str, Any]) -> str:
-    diffs = setting_differences(doc, other)
-    if not diffs:
-        return "This run against a recorded one, same settings"
-    return "This run against a recorded one, NOT like for like: " + "; ".join(diffs)
+    return compare.title(doc, other, COMPARED_SETTINGS, device_by="device_type")
 
 
 def compare_page(doc: dict[str, Any], other: dict[str, Any]) -> str:
@@ -193,20 +178,13 @@ def compare_page(doc: dict[str, Any], other: dict[str, Any]) -> str:
 
 
 def compare_markdown(doc: dict[str, Any], other: dict[str, Any]) -> str:
-    table = render.markdown_table(COMPARE_COLUMNS, compare_rows(doc, other), left=3,
-                                  left_last=True)
-    return (f"{compare_title(doc, other)}\n\n{table}\n\n{stamp(doc, 'this run')}\n\n"
-            f"{stamp(other)}")
+    return compare.markdown(compare_title(doc, other), doc, other, COMPARE_COLUMNS,
+                            compare_rows(doc, other), left_last=True)
 
 
 def compare_table(doc: dict[str, Any], other: dict[str, Any]) -> Table:
-    table = Table(title=compare_title(doc, other),
-                  caption=f"{stamp(doc, 'this run')}\n{stamp(other)}", caption_justify="left")
-    for i, col in enumerate(COMPARE_COLUMNS):
-        table.add_column(col, justify="left" if i < 3 or col == "Bound by" else "right")
-    for cells in compare_rows(doc, other):
-        table.add_row(*cells)
-    return table
+    return compare.rich_table(compare_title(doc, other), doc, other, COMPARE_COLUMNS,
+                              compare_rows(doc, other), left_last=True)
 
 
 def _by_key(doc: dict[str, Any]) -> dict[Key, dict[str, Any]]:

@@ -1,5 +1,6 @@
-"""What the command-line tools share: one-line errors with exit code 2, list parsing, the device
-and output checks, and the one environment variable a run reads.
+"""What the command-line tools share: one-line errors with exit code 2, list parsing, the flags
+that mean the same in every tool, the device and output checks, the one environment variable a run
+reads, and the flow from a measuring command's flags to its printed run (``record``).
 
 A user's mistake is answered with ``prog: error: <what is wrong>`` on one line and exit code 2,
 never a traceback; argparse's own usage dump is replaced by that line. Environment variables are
@@ -9,18 +10,18 @@ read here, at the edge, and passed down as values.
 from __future__ import annotations
 
 import argparse
+import json
+import logging
 import os
-import signal
 import sys
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, redirect_stdout
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
 import torch
 
-from snippets.core import results
+from snippets.core import models, process, results
 
 T = TypeVar("T")
 USAGE_EXIT = 2
@@ -100,6 +101,57 @@ def non_negative(text: str) -> int:
 
 
 DEVICE_HELP = "auto (CUDA if present), cpu, cuda, cuda:N"
+FORMATS = ("table", "markdown", "json")
+
+
+def add_common(p: argparse.ArgumentParser, default: Callable[[str], str]) -> None:
+    """``--device``, ``--rounds`` and ``--warm-rounds``, as every tool that times its variants in
+    interleaved rounds takes them; ``default(name)`` is the help's ``(default: ...)``."""
+    p.add_argument("--device", default="auto", help=DEVICE_HELP)
+    p.add_argument("--rounds", type=positive, help=f"interleaved timing rounds {default('rounds')}")
+    p.add_argument("--warm-rounds", type=non_negative,
+                   help=f"untimed rounds before the timed ones {default('warm_rounds')}")
+
+
+def add_output(p: argparse.ArgumentParser, formats: tuple[str, ...] = FORMATS) -> None:
+    """``--format`` (the first of ``formats`` by default) and ``--output``. A tool's ``--append``
+    and ``--compare`` follow in its own parser: their help says what its files hold."""
+    p.add_argument("--format", choices=formats, default=formats[0])
+    p.add_argument("--output", type=Path, help="write the results file here, row by row")
+
+
+def add_models(p: argparse.ArgumentParser, builtin: tuple[str, ...],
+               default: Callable[[str], str], *, chosen: tuple[str, ...] | None = None,
+               logits: bool = False, batch_sizes: bool = True) -> None:
+    """``--models`` (built-in ones), ``--model`` (the user's own factory, repeatable) and
+    ``--batch-sizes``. ``chosen``: ``--models``' default where the tool runs both built-ins;
+    ``logits``: the tool trains, so the user's module must return class logits."""
+    p.add_argument("--models", type=csv_of(builtin_model(builtin), "model"), default=chosen,
+                   help=f"built-in models, comma-separated: {', '.join(builtin)} "
+                        + ("(default: both)" if chosen else default("models")))
+    p.add_argument("--model", action="append", default=[], metavar="PKG.MODULE:FACTORY",
+                   help="your own model: factory(batch_size) returns (module, example_input)"
+                        + (", the module returning class logits; " if logits else "; ")
+                        + "repeatable; given alone, it replaces the built-in models")
+    if batch_sizes:
+        p.add_argument("--batch-sizes", type=csv_of(positive_int, "batch size"),
+                       help=f"comma-separated {default('batch_sizes')}")
+
+
+def user_models(prog: str, specs: list[str], argv: list[str] | None
+                ) -> tuple[tuple[tuple[str, Callable], ...], bool]:
+    """``--model``'s factories, loaded (a spec that fails is one line), and whether they replace
+    the built-in models: they do when ``--models`` was not given."""
+    try:
+        user = tuple((spec, models.load_factory(spec)) for spec in specs)
+    except models.SpecError as exc:
+        fail(prog, str(exc))
+    return user, bool(user) and "--models" not in " ".join(argv if argv is not None else sys.argv)
+
+
+def check_append(prog: str, append: bool, output: Path | None) -> None:
+    if append and not output:
+        fail(prog, "--append needs --output, the file to add the rows to")
 
 
 def device(prog: str, text: str) -> str:
@@ -129,97 +181,18 @@ def check_output(prog: str, path: Path | None) -> None:
             fail(prog, str(exc))
 
 
+def load_recorded(prog: str, path: Path | None, kind: str) -> dict | None:
+    """The results file ``--compare`` names, loaded and checked before the run starts."""
+    try:
+        return results.load(path, kind) if path else None
+    except results.ResultsError as exc:
+        fail(prog, str(exc))
+
+
 def commit_from_env() -> str | None:
     """The commit a run records where the tree has no git (a copy on a GPU builder):
     ``SNIPPETS_COMMIT``, read once at the start of a command."""
     return os.environ.get("SNIPPETS_COMMIT") or None
-
-
-INTERRUPTED_EXIT = 130  # what a shell reports for a process ended by Ctrl-C (128 + SIGINT)
-
-
-@contextmanager
-def stdout_to_stderr() -> Iterator[None]:
-    """Inside the block, whatever is written to standard output goes to standard error, so that
-    the command's own output (JSON, say) stays clean. At the file-descriptor level as well as
-    ``sys.stdout``: a C extension's build (ninja) or a library's C code writes to descriptor 1
-    directly, and a child process inherits it."""
-    sys.stdout.flush()
-    try:
-        saved = os.dup(1)
-    except OSError:  # no descriptor 1 to save (a closed stdout): Python's level is all there is
-        saved = None
-    try:
-        if saved is not None:
-            os.dup2(2, 1)
-        with redirect_stdout(sys.stderr):
-            yield
-    finally:
-        sys.stderr.flush()
-        if saved is not None:
-            os.dup2(saved, 1)
-            os.close(saved)
-
-
-class Interrupt:
-    """Ctrl-C that always stops a run, wherever it lands.
-
-    A SIGINT raises KeyboardInterrupt in whatever Python code runs at that moment. Inside Dynamo
-    (tracing a frame, or a fake kernel while it compiles) torch can catch it and carry on, so the
-    run would go to its end. Three layers make the stop certain: the KeyboardInterrupt itself;
-    ``check()``, which the run calls between its steps and which raises again once a Ctrl-C was
-    seen; and a timer that, ``grace`` seconds after the Ctrl-C, calls ``last_words`` (to show the
-    finished rows, which are already on disk) and ends the process with exit code 130.
-    """
-
-    def __init__(self, last_words: Callable[[], object] = lambda: None, grace: float = 5.0) -> None:
-        self.seen = False
-        self._last_words, self._grace = last_words, grace
-        self._timer: threading.Timer | None = None
-        self._settled = threading.Event()
-
-    def _handle(self, signum: int, frame: object) -> None:
-        if not self.seen:
-            self.seen = True
-            self._timer = threading.Timer(self._grace, self._hard_stop)
-            self._timer.daemon = True
-            self._timer.start()
-        raise KeyboardInterrupt
-
-    def settle(self) -> None:
-        """The run stopped by itself after the Ctrl-C: the timer has nothing left to do."""
-        self._settled.set()
-        if self._timer is not None:
-            self._timer.cancel()
-
-    def _hard_stop(self) -> None:
-        if self._settled.is_set():
-            return
-        try:
-            self._last_words()
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(INTERRUPTED_EXIT)
-
-    def check(self) -> None:
-        """Raise KeyboardInterrupt if a Ctrl-C was seen, even one that torch swallowed."""
-        if self.seen:
-            raise KeyboardInterrupt
-
-    @contextmanager
-    def installed(self) -> Iterator[Interrupt]:
-        """Handle SIGINT this way for the block (main thread only), then as before. A process
-        that was started with SIGINT ignored (a shell's background job) keeps ignoring it, as
-        Python itself does."""
-        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-            yield self
-            return
-        previous = signal.signal(signal.SIGINT, self._handle)
-        try:
-            yield self
-        finally:
-            signal.signal(signal.SIGINT, previous)
 
 
 def appending_to(prog: str, output: Path | None, append: bool, kind: str,
@@ -248,8 +221,6 @@ def run_rows(prog: str, produce: Callable[..., dict], show: Callable[[dict], Non
     """
     from rich.console import Console
 
-    from snippets.core import models
-
     err = Console(stderr=True)
     doc: dict = {}
     status = err.status("starting") if err.is_terminal else None
@@ -265,12 +236,12 @@ def run_rows(prog: str, produce: Callable[..., dict], show: Callable[[dict], Non
             status.stop()
         if not doc.get("rows"):
             err.print("interrupted before any row finished")
-            return INTERRUPTED_EXIT
+            return process.INTERRUPTED_EXIT
         show(doc)
         err.print(f"interrupted: {len(doc['rows'])} finished rows kept")
-        return INTERRUPTED_EXIT
+        return process.INTERRUPTED_EXIT
 
-    interrupt = Interrupt(last_words=stopped)
+    interrupt = process.Interrupt(last_words=stopped)
 
     def progress(message: str) -> None:
         interrupt.check()  # between steps: a Ctrl-C that torch swallowed stops the run here
@@ -295,3 +266,68 @@ def run_rows(prog: str, produce: Callable[..., dict], show: Callable[[dict], Non
         return stopped()
     show(doc)
     return 0
+
+
+@dataclass(frozen=True)
+class Printer:
+    """How a command prints a run in each ``--format``: JSON as recorded; Markdown as
+    ``markdown(doc)`` with the run's stamp under it; a terminal's table as ``rich(doc)``. A
+    ``--compare`` file's comparison follows: ``compare_rich`` in a terminal's table,
+    ``compare_markdown`` otherwise (also in a terminal, for a tool with no rich one)."""
+
+    markdown: Callable[[dict], str]
+    rich: Callable[[dict], object] | None = None
+    compare_markdown: Callable[[dict, dict], str] | None = None
+    compare_rich: Callable[[dict, dict], object] | None = None
+
+    def __call__(self, doc: dict, fmt: str, recorded: dict | None = None) -> None:
+        if fmt == "json":
+            print(json.dumps(doc, indent=1))
+            return
+        from rich.console import Console
+
+        out = Console(width=None if sys.stdout.isatty() else 200)
+        table = fmt != "markdown" and self.rich is not None
+        if table:
+            out.print(self.rich(doc))
+        else:
+            print(self.markdown(doc) + "\n\n" + results.stamp(doc, "this run"))
+        if recorded is None:
+            return
+        if table and self.compare_rich is not None:
+            out.print(self.compare_rich(doc, recorded))
+        else:
+            print("\n" + self.compare_markdown(doc, recorded))
+
+
+def record(prog: str, args: argparse.Namespace, kind: str,
+           produce: Callable[[Callable, Callable, dict | None], dict],
+           show: Callable[[dict, dict | None], None], *,
+           joinable: Callable[[dict], None] | None = None,
+           join: Callable[[dict, dict], dict] | None = None, show_joined: bool = False) -> int:
+    """A measuring command from its parsed flags to its exit code, the way they all go.
+
+    Before the run: the ``--compare`` file is loaded, ``--output`` checked, and with ``--append``
+    the file's run checked by ``joinable(old)``. Then ``produce(progress, on_row, old)`` runs under
+    ``run_rows``; each finished state goes to ``--output`` (``join(old, doc)`` where the file's
+    rows stay beside this run's) and the last is shown as ``show(doc, recorded)``: this run's
+    rows alone, or the joined ones with ``show_joined``.
+    """
+    # Inductor's C++ backend logs "No CUDA runtime is found" on every CPU-only machine: expected
+    # there, and alarming to a reader of the CPU table, so it is kept out of the output.
+    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
+    recorded = load_recorded(prog, getattr(args, "compare", None), kind)
+    check_output(prog, args.output)
+    old = (appending_to(prog, args.output, args.append, kind, joinable)
+           if joinable is not None else None)
+
+    def joined(doc: dict) -> dict:
+        return join(old, doc) if old and join is not None else doc
+
+    def write(doc: dict) -> None:
+        if args.output:
+            results.write_atomic(args.output, joined(doc))
+
+    return run_rows(prog, lambda progress, on_row: produce(progress, on_row, old),
+                    lambda doc: show(joined(doc) if show_joined else doc, recorded),
+                    write=write, output=args.output)

@@ -34,7 +34,14 @@ def document(kind: str, device: torch.device, settings: dict[str, Any],
         progress("measuring the bf16 matmul peak")
         prov["peak_bf16_tflops"] = measure.matmul_peak_tflops(device)
     peak = prov.get("peak_bf16_tflops") or (prov.get("ceilings") or {}).get("matmul_tflops")
-    for row in rows(peak):
+    return fill(doc, rows(peak), on_row)
+
+
+def fill(doc: dict[str, Any], rows: Iterable[dict[str, Any]],
+         on_row: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    """``doc`` with each of ``rows`` added as it finishes, handed to ``on_row`` after each (an
+    interrupted run keeps it), then marked ``complete``."""
+    for row in rows:
         doc["rows"].append(row)
         on_row(doc)
     doc["complete"] = True

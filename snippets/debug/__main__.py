@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from snippets.core import cli, results
+from snippets.core import cli, process, results
 from snippets.debug import minifier, tables
 
 PROG = "python -m snippets.debug"
@@ -32,9 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     def stopped() -> int:
         interrupt.settle()
         print("interrupted: nothing finished to keep")
-        return cli.INTERRUPTED_EXIT
+        return process.INTERRUPTED_EXIT
 
-    interrupt = cli.Interrupt(last_words=stopped)
+    interrupt = process.Interrupt(last_words=stopped)
     try:
         with interrupt.installed():
             doc = minifier.produce(commit=cli.commit_from_env())

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from snippets import dynamic
-from snippets.core import cli, results
+from snippets.core import cli, process, results
 from snippets.dynamic import tables
 
 PROG = "python -m snippets.dynamic"
@@ -65,9 +65,9 @@ def main(argv: list[str] | None = None) -> int:
         if doc.get("rows"):
             _print(doc, args.format)
         print(f"interrupted: {len(doc.get('rows', []))} finished rows kept", file=sys.stderr)
-        return cli.INTERRUPTED_EXIT
+        return process.INTERRUPTED_EXIT
 
-    interrupt = cli.Interrupt(last_words=stopped)
+    interrupt = process.Interrupt(last_words=stopped)
     try:
         with interrupt.installed():
             doc["complete"] = False

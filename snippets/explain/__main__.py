@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from snippets import explain
-from snippets.core import cli, models, results
+from snippets.core import cli, models, process, results
 from snippets.explain import costs, fastpath, report, tables
 
 PROG = "python -m snippets.explain"
@@ -37,7 +37,7 @@ def parser() -> cli.Parser:
 def explain_spec(spec: str, fmt: str) -> int:
     # What the factory and the traced code print goes to stderr, down to the file descriptor, so
     # that --format json stays parseable whatever they write.
-    with cli.stdout_to_stderr():
+    with process.stdout_to_stderr():
         try:
             fn, args = explain.load_target(spec)
         except models.SpecError as exc:
@@ -64,9 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     def stopped() -> int:
         interrupt.settle()
         print("interrupted: nothing finished to keep", file=sys.stderr)
-        return cli.INTERRUPTED_EXIT
+        return process.INTERRUPTED_EXIT
 
-    interrupt = cli.Interrupt(last_words=stopped)
+    interrupt = process.Interrupt(last_words=stopped)
     try:
         with interrupt.installed():
             code = explain_spec(args.spec, args.format) if args.spec else measure(args)

@@ -8,18 +8,16 @@ several commands fill one results file.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 import torch
 
 from snippets import production
 from snippets.bench import MODES
-from snippets.core import cli, config, models, results
+from snippets.core import cli, config, models, process, results
 from snippets.production import hazards, modes, startup, stream, tables
 
 PROG = "python -m snippets.production"
@@ -71,8 +69,7 @@ def parser() -> cli.Parser:
                    help="--modes: " + config.help_default(modes.DEFAULTS, "modes"))
     p.add_argument("--requests", type=cli.positive,
                    help="--stream: " + config.help_default(stream.DEFAULTS, "requests"))
-    p.add_argument("--format", choices=("markdown", "json"), default="markdown")
-    p.add_argument("--output", type=Path, help="write the results file here, row by row")
+    cli.add_output(p, ("markdown", "json"))
     p.add_argument("--append", action="store_true",
                    help="keep the rows already in --output, a file of the same run, device "
                         "and torch, if there is one (--startup: as more repetitions; --modes: "
@@ -120,8 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     device = cli.device(PROG, args.device)
     kind, make, join = _job(args, device)
     cli.check_output(PROG, args.output)
-    if args.append and not args.output:
-        cli.fail(PROG, "--append needs --output")
+    cli.check_append(PROG, args.append, args.output)
 
     def joinable(old: dict) -> None:  # checked before the run, not after its first row
         here = torch.device(config.resolve_device(device))
@@ -145,21 +141,18 @@ def main(argv: list[str] | None = None) -> int:
         print(message, file=sys.stderr)
 
     def show() -> None:
-        if args.format == "json":
-            print(json.dumps(doc, indent=1))
-        else:
-            print(tables.report(doc) + "\n\n" + results.stamp(doc, "this run"))
+        cli.Printer(markdown=tables.report)(doc, args.format)
 
     def stopped() -> int:
         interrupt.settle()
         if doc.get("rows"):
             show()
         print(f"interrupted: {len(doc.get('rows', []))} finished rows kept", file=sys.stderr)
-        return cli.INTERRUPTED_EXIT
+        return process.INTERRUPTED_EXIT
 
-    interrupt = cli.Interrupt(last_words=stopped)
+    interrupt = process.Interrupt(last_words=stopped)
     try:
-        with interrupt.installed(), cli.stdout_to_stderr():
+        with interrupt.installed(), process.stdout_to_stderr():
             save(make(commit=cli.commit_from_env(), on_row=save, progress=progress))
     except production.MergeError as exc:  # a file of another device or torch
         cli.fail(PROG, str(exc))

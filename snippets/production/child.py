@@ -24,7 +24,7 @@ from typing import Any
 import torch
 
 from snippets import production
-from snippets.core import backends, cli, config, measure, models
+from snippets.core import backends, cli, config, measure, models, process
 from snippets.production import paths, pinning
 
 IMPORTED = time.time()  # when this module's imports (torch's included) were done
@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     # Without --started-at (a run by hand) the clock starts now, after the imports.
     started = args.started_at or time.time()
     try:
-        with cli.stdout_to_stderr():  # the C++ compiler's chatter must not reach the JSON
+        with process.stdout_to_stderr():  # the C++ compiler's chatter must not reach the JSON
             rec = run(args, started, max(0.0, IMPORTED - started), eager)
     except (pinning.StampMismatch, models.SpecError) as exc:
         cli.fail(PROG, str(exc))

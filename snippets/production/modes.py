@@ -27,7 +27,7 @@ import torch
 
 from snippets import production
 from snippets.bench import MODES, BenchConfig
-from snippets.core import config, results
+from snippets.core import config, results, runs
 
 KIND = "production-modes"
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,11 +148,7 @@ def document(cfg: ModesConfig, progress: Callable[[str], None] = lambda _: None,
     cfg = cfg.resolve()
     doc = results.new_document(
         KIND, results.provenance(torch.device(cfg.device), cfg.settings(), commit=commit))
-    for row in run(cfg, doc["provenance"]["date"], progress):
-        doc["rows"].append(row)
-        on_row(doc)
-    doc["complete"] = True
-    return doc
+    return runs.fill(doc, run(cfg, doc["provenance"]["date"], progress), on_row)
 
 
 def row_key(row: dict[str, Any]) -> tuple:

@@ -26,7 +26,7 @@ from typing import Any
 import torch
 
 from snippets import production
-from snippets.core import backends, config, results, torch_logs
+from snippets.core import backends, config, results, runs, torch_logs
 from snippets.production import paths
 
 KIND = "production-startup"
@@ -184,11 +184,7 @@ def document(cfg: StartupConfig, progress: Callable[[str], None] = lambda _: Non
     cfg = cfg.resolve()
     device = torch.device(cfg.device)
     doc = results.new_document(KIND, results.provenance(device, cfg.settings(), commit=commit))
-    for row in run(cfg, doc["provenance"]["date"], progress):
-        doc["rows"].append(row)
-        on_row(doc)
-    doc["complete"] = True
-    return doc
+    return runs.fill(doc, run(cfg, doc["provenance"]["date"], progress), on_row)
 
 
 def row_key(row: dict[str, Any]) -> tuple:

@@ -8,18 +8,14 @@ is in ``snippets.scale``, the tables in ``snippets.scale.tables``.
 from __future__ import annotations
 
 import argparse
-import json
-import logging
-import sys
 from pathlib import Path
 
 import torch
 import torch.distributed as dist
-from rich.console import Console
 from rich.table import Table
 
 from snippets import scale
-from snippets.core import cli, config, models, results
+from snippets.core import cli, config, results
 from snippets.scale import models as scale_models
 from snippets.scale import tables
 from snippets.scale.wrap import STRATEGIES, VARIANTS
@@ -63,14 +59,7 @@ def parser() -> cli.Parser:
     p = cli.Parser(prog=PROG, description="Train a step with DDP and FSDP2 over several "
                                           "processes, launched with torchrun, eager and "
                                           "compiled, against the same step in one process.")
-    builtin = cli.builtin_model(tuple(scale_models.BUILTIN))
-    p.add_argument("--models", type=cli.csv_of(builtin, "model"),
-                   help=f"built-in models, comma-separated: {', '.join(scale_models.BUILTIN)} "
-                        f"{default('models')}")
-    p.add_argument("--model", action="append", default=[], metavar="PKG.MODULE:FACTORY",
-                   help="your own model: factory(batch_size) returns (module, example_input), "
-                        "the module returning class logits; repeatable; given alone, it "
-                        "replaces the built-in models")
+    cli.add_models(p, tuple(scale_models.BUILTIN), default, logits=True, batch_sizes=False)
     p.add_argument("--strategies", type=cli.csv_of(cli.one_of(STRATEGIES, "strategy"), "strategy"),
                    help=f"comma-separated from {', '.join(STRATEGIES)}; single is one process "
                         f"over the whole batch, the reference {default('strategies')}")
@@ -103,8 +92,7 @@ def parser() -> cli.Parser:
                    help="fresh: every configuration compiles with an empty Inductor cache, as "
                         "a new job does; shared: the one your environment names, warm after "
                         "the first (default: fresh)")
-    p.add_argument("--format", choices=("table", "markdown", "json"), default="table")
-    p.add_argument("--output", type=Path, help="write the results file here, row by row")
+    cli.add_output(p)
     p.add_argument("--append", action="store_true",
                    help="add this run's rows to the --output file, which must hold a run of "
                         "the same settings on the same device (a run split over commands)")
@@ -132,13 +120,8 @@ def config_from_args(argv: list[str] | None) -> tuple[scale.ScaleConfig, object]
     args = parser().parse_args(argv)
     if not dist.is_available():
         cli.fail(PROG, f"torch {torch.__version__} was built without torch.distributed")
-    try:
-        user = [(spec, models.load_factory(spec)) for spec in args.model]
-    except models.SpecError as exc:
-        cli.fail(PROG, str(exc))
-    only_user = user and "--models" not in " ".join(argv if argv is not None else sys.argv)
-    if args.append and not args.output:
-        cli.fail(PROG, "--append needs --output, the file to add the rows to")
+    user, only_user = cli.user_models(PROG, args.model, argv)
+    cli.check_append(PROG, args.append, args.output)
     cfg = scale.ScaleConfig(
         models=(*(() if only_user else args.models or ()), *(s for s, _ in user)) or None,
         strategies=args.strategies, variants=args.variants, batch_size=args.batch_size,
@@ -151,46 +134,29 @@ def config_from_args(argv: list[str] | None) -> tuple[scale.ScaleConfig, object]
     return cfg, args
 
 
-def _print(doc: dict, recorded: dict | None, fmt: str) -> None:
-    if fmt == "json":
-        print(json.dumps(doc, indent=1))
-        return
-    if fmt == "markdown":
-        print(tables.markdown_table(doc["rows"]) + "\n\n" + results.stamp(doc, "this run"))
-    else:
-        out = Console(width=None if sys.stdout.isatty() else 200)
-        table = Table(*tables.COLUMNS, title=results.stamp(doc, "this run"))
-        for row in doc["rows"]:
-            table.add_row(*tables.cells(row))
-        out.print(table)
-    if recorded:
-        print("\n" + tables.compare(doc, recorded))
+def _rich(doc: dict) -> Table:
+    table = Table(*tables.COLUMNS, title=results.stamp(doc, "this run"))
+    for row in doc["rows"]:
+        table.add_row(*tables.cells(row))
+    return table
+
+
+# The comparison is text in a terminal too: a list of step times, no table to draw.
+PRINT = cli.Printer(markdown=lambda doc: tables.markdown_table(doc["rows"]), rich=_rich,
+                    compare_markdown=tables.compare)
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Inductor's C++ backend logs "No CUDA runtime is found" on every CPU-only machine: expected.
-    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
     cfg, args = config_from_args(argv)
     commit = cli.commit_from_env()
-    try:
-        recorded = results.load(args.compare, scale.KIND) if args.compare else None
-    except results.ResultsError as exc:
-        cli.fail(PROG, str(exc))
-    cli.check_output(PROG, args.output)
 
     def joinable(old: dict) -> None:
         scale.check_joinable(old, results.provenance(torch.device(cfg.device), cfg.settings()))
 
-    old = cli.appending_to(PROG, args.output, args.append, scale.KIND, joinable)
-
-    def write(doc: dict) -> None:
-        if args.output:
-            results.write_atomic(args.output, doc)
-
-    return cli.run_rows(
-        PROG, lambda progress, on_row: scale.document(cfg, progress, on_row=on_row,
-                                                      commit=commit, old=old),
-        lambda doc: _print(doc, recorded, args.format), write=write, output=args.output)
+    return cli.record(
+        PROG, args, scale.KIND, lambda progress, on_row, old: scale.document(
+            cfg, progress, on_row=on_row, commit=commit, old=old),
+        lambda doc, recorded: PRINT(doc, args.format, recorded), joinable=joinable)
 
 
 if __name__ == "__main__":

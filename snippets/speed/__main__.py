@@ -5,9 +5,6 @@ Thin on purpose: the measuring is in ``snippets.speed``, the tables in ``snippet
 
 from __future__ import annotations
 
-import json
-import logging
-import sys
 from pathlib import Path
 
 import torch
@@ -39,21 +36,9 @@ def parser() -> cli.Parser:
                      help="freezing asked for as a compile option alone, and with Inductor's "
                           "switch on too, against none, timed together; on a GPU, what each "
                           "CUDA-graph replay copies")
-    p.add_argument("--models", type=cli.csv_of(cli.one_of(tuple(models.BUILTIN), "model"), "model"),
-                   default=speed.SpeedConfig.models,
-                   help=f"built-in models, comma-separated: {', '.join(models.BUILTIN)} "
-                        "(default: both)")
-    p.add_argument("--model", action="append", default=[], metavar="PKG.MODULE:FACTORY",
-                   help="your own model: factory(batch_size) returns (module, example_input); "
-                        "repeatable; given alone, it replaces the built-in models")
-    p.add_argument("--batch-sizes", type=cli.csv_of(cli.positive_int, "batch size"),
-                   help=f"comma-separated {default('batch_sizes')}")
+    cli.add_models(p, tuple(models.BUILTIN), default, chosen=speed.SpeedConfig.models)
     p.add_argument("--dtype", choices=list(bench.DTYPES), help=default("dtype"))
-    p.add_argument("--device", default="auto", help=cli.DEVICE_HELP)
-    p.add_argument("--rounds", type=cli.positive,
-                   help=f"interleaved timing rounds {default('rounds')}")
-    p.add_argument("--warm-rounds", type=cli.non_negative,
-                   help=f"untimed rounds before the timed ones {default('warm_rounds')}")
+    cli.add_common(p, default)
     p.add_argument("--modes", type=cli.csv_of(cli.one_of(bench.MODES, "mode"), "mode"),
                    help=f"--settings: the modes whose settings are swept {default('modes')}")
     p.add_argument("--rungs", type=cli.csv_of(cli.one_of(ladder.KEYS, "rung"), "rung"),
@@ -66,8 +51,7 @@ def parser() -> cli.Parser:
     p.add_argument("--backends-from", type=Path, metavar="FILE",
                    help="--ladder: run each mode under the settings a --settings results file "
                         "chose for it, and record that choice")
-    p.add_argument("--format", choices=("markdown", "json"), default="markdown")
-    p.add_argument("--output", type=Path, help="write the results file here, row by row")
+    cli.add_output(p, ("markdown", "json"))
     p.add_argument("--append", action="store_true",
                    help="add this run's rows to --output, a file of the same run, device and "
                         "torch, keeping every row it already holds")
@@ -86,13 +70,8 @@ def config_from_args(argv: list[str] | None) -> tuple[speed.SpeedConfig, object]
     for name in wrong:
         if getattr(args, name) is not None:
             cli.fail(PROG, f"--{name.replace('_', '-')} does not apply to --{what}")
-    if args.append and not args.output:
-        cli.fail(PROG, "--append needs --output, the file to add the rows to")
-    try:
-        user = tuple((spec, models.load_factory(spec)) for spec in args.model)
-    except models.SpecError as exc:
-        cli.fail(PROG, str(exc))
-    only_user = user and "--models" not in " ".join(argv if argv is not None else sys.argv)
+    cli.check_append(PROG, args.append, args.output)
+    user, only_user = cli.user_models(PROG, args.model, argv)
     cfg = speed.SpeedConfig(
         run=what, models=() if only_user else args.models, factories=user,
         batch_sizes=args.batch_sizes, dtype=args.dtype, device=device, rounds=args.rounds,
@@ -109,20 +88,16 @@ def config_from_args(argv: list[str] | None) -> tuple[speed.SpeedConfig, object]
         cli.fail(PROG, str(exc))
 
 
-def _print(doc: dict, fmt: str) -> None:
-    if fmt == "json":
-        print(json.dumps(doc, indent=1))
-        return
-    report = {settings.KIND: tables.settings_report, freezing.KIND: tables.freezing_report}.get(
-        results.kind_of(doc).name, tables.ladder_report)
-    print(report(doc) + "\n\n" + results.stamp(doc, "this run"))
+def _report(doc: dict) -> str:
+    return {settings.KIND: tables.settings_report, freezing.KIND: tables.freezing_report}.get(
+        results.kind_of(doc).name, tables.ladder_report)(doc)
+
+
+PRINT = cli.Printer(markdown=_report)
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Expected on every CPU-only machine and alarming in a CPU table (see snippets.bench).
-    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
     cfg, args = config_from_args(argv)
-    cli.check_output(PROG, args.output)
 
     def joinable(old: dict) -> None:
         b = cfg.bench_config()
@@ -130,18 +105,12 @@ def main(argv: list[str] | None = None) -> int:
             torch.device(b.device), {**b.settings(), **cfg.settings()}, commit="-"))
 
     kind = {"settings": settings.KIND, "freezing": freezing.KIND}.get(cfg.run, speed.LADDER_KIND)
-    old = cli.appending_to(PROG, args.output, args.append, kind, joinable)
     commit = cli.commit_from_env()
-
-    def write(doc: dict) -> None:
-        if args.output:
-            results.write_atomic(args.output, speed.join(old, doc) if old else doc)
-
-    return cli.run_rows(
-        PROG, lambda progress, on_row: speed.document(cfg, progress, on_row=on_row,
-                                                      commit=commit),
-        lambda doc: _print(speed.join(old, doc) if old else doc, args.format), write=write,
-        output=args.output)
+    return cli.record(
+        PROG, args, kind, lambda progress, on_row, _: speed.document(
+            cfg, progress, on_row=on_row, commit=commit),
+        lambda doc, _: PRINT(doc, args.format), joinable=joinable, join=speed.join,
+        show_joined=True)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.table import Table
 
+from snippets.core import compare as against
 from snippets.core import render
 from snippets.core.results import stamp
 from snippets.train.tables import COLUMNS, by_key, row_cells, step_median
@@ -30,23 +31,8 @@ COMPARE_COLUMNS = ("Model", "Batch", "Variant", "This ms", "Recorded ms", "This/
                    "This speedup", "Recorded speedup")
 
 
-def setting_differences(doc: dict[str, Any], other: dict[str, Any]) -> list[str]:
-    mine, theirs = doc["provenance"], other["provenance"]
-    out = []
-    if mine.get("device") != theirs.get("device"):
-        out.append(f"device: {mine.get('device')} here, {theirs.get('device')} recorded")
-    for key in COMPARED_SETTINGS:
-        a, b = mine["settings"].get(key), theirs["settings"].get(key)
-        if a != b:
-            out.append(f"{key}: {a} here, {b} recorded")
-    return out
-
-
 def compare_title(doc: dict[str, Any], other: dict[str, Any]) -> str:
-    diffs = setting_differences(doc, other)
-    if not diffs:
-        return "This run against a recorded one, same settings"
-    return "This run against a recorded one, NOT like for like: " + "; ".join(diffs)
+    return against.title(doc, other, COMPARED_SETTINGS)
 
 
 def compare_rows(doc: dict[str, Any], other: dict[str, Any]) -> list[list[str]]:
@@ -63,16 +49,10 @@ def compare_rows(doc: dict[str, Any], other: dict[str, Any]) -> list[list[str]]:
 
 
 def compare_markdown(doc: dict[str, Any], other: dict[str, Any]) -> str:
-    body = render.markdown_table(COMPARE_COLUMNS, compare_rows(doc, other), left=3)
-    return (f"{compare_title(doc, other)}\n\n{body}\n\n{stamp(doc, 'this run')}\n\n"
-            f"{stamp(other)}")
+    return against.markdown(compare_title(doc, other), doc, other, COMPARE_COLUMNS,
+                            compare_rows(doc, other))
 
 
 def compare_table(doc: dict[str, Any], other: dict[str, Any]) -> Table:
-    out = Table(title=compare_title(doc, other),
-                caption=f"{stamp(doc, 'this run')}\n{stamp(other)}", caption_justify="left")
-    for i, col in enumerate(COMPARE_COLUMNS):
-        out.add_column(col, justify="left" if i < 3 else "right")
-    for cells in compare_rows(doc, other):
-        out.add_row(*cells)
-    return out
+    return against.rich_table(compare_title(doc, other), doc, other, COMPARE_COLUMNS,
+                              compare_rows(doc, other))

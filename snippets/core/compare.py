@@ -1,0 +1,62 @@
+"""This run beside a recorded one, as ``--compare`` prints it: which settings make the two unlike,
+the title that names them, and the comparison's table in Markdown or for a terminal, with both
+runs' stamps.
+
+Each tool passes the settings that change what its times mean (a ratio across any of them is not
+like for like) and the provenance field its device must match on. Takes results documents and
+cells, returns text or a rich renderable; nothing measures or prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.table import Table
+
+from snippets.core import render
+from snippets.core.results import stamp
+
+
+def setting_differences(doc: dict[str, Any], other: dict[str, Any], settings: Sequence[str], *,
+                        device_by: str = "device") -> list[str]:
+    """``dtype: bf16 here, fp32 recorded`` for each of ``settings`` that differs, and for the
+    device where the provenance field ``device_by`` (``device`` or ``device_type``) does."""
+    mine, theirs = doc["provenance"], other["provenance"]
+    out = []
+    if mine.get(device_by) != theirs.get(device_by):
+        out.append(f"device: {mine.get('device')} here, {theirs.get('device')} recorded")
+    for key in settings:
+        a, b = mine.get("settings", {}).get(key), theirs.get("settings", {}).get(key)
+        if a != b:
+            out.append(f"{key}: {a} here, {b} recorded")
+    return out
+
+
+def title(doc: dict[str, Any], other: dict[str, Any], settings: Sequence[str], *,
+          device_by: str = "device") -> str:
+    diffs = setting_differences(doc, other, settings, device_by=device_by)
+    if not diffs:
+        return "This run against a recorded one, same settings"
+    return "This run against a recorded one, NOT like for like: " + "; ".join(diffs)
+
+
+def markdown(heading: str, doc: dict[str, Any], other: dict[str, Any], columns: Sequence[str],
+             cells: list[list[str]], *, left_last: bool = False) -> str:
+    """The title, the table (the first three columns are the row's key, left aligned) and the
+    two runs' stamps."""
+    table = render.markdown_table(columns, cells, left=3, left_last=left_last)
+    return f"{heading}\n\n{table}\n\n{stamp(doc, 'this run')}\n\n{stamp(other)}"
+
+
+def rich_table(heading: str, doc: dict[str, Any], other: dict[str, Any], columns: Sequence[str],
+               cells: list[list[str]], *, left_last: bool = False) -> Table:
+    """The same for a terminal: the stamps as the caption."""
+    out = Table(title=heading, caption=f"{stamp(doc, 'this run')}\n{stamp(other)}",
+                caption_justify="left")
+    for i, col in enumerate(columns):
+        last = left_last and i == len(columns) - 1
+        out.add_column(col, justify="left" if i < 3 or last else "right")
+    for row in cells:
+        out.add_row(*row)
+    return out

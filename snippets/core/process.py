@@ -1,0 +1,100 @@
+"""The command's own process: a Ctrl-C that always stops a run, and a standard output kept clean
+of what libraries print, so that a command's JSON can be piped.
+
+Used by every ``python -m snippets.<tool>``, through ``cli.run_rows`` or directly.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, redirect_stdout
+
+INTERRUPTED_EXIT = 130  # what a shell reports for a process ended by Ctrl-C (128 + SIGINT)
+
+
+@contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """Inside the block, whatever is written to standard output goes to standard error, so that
+    the command's own output (JSON, say) stays clean. At the file-descriptor level as well as
+    ``sys.stdout``: a C extension's build (ninja) or a library's C code writes to descriptor 1
+    directly, and a child process inherits it."""
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no descriptor 1 to save (a closed stdout): Python's level is all there is
+        saved = None
+    try:
+        if saved is not None:
+            os.dup2(2, 1)
+        with redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stderr.flush()
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+class Interrupt:
+    """Ctrl-C that always stops a run, wherever it lands.
+
+    A SIGINT raises KeyboardInterrupt in whatever Python code runs at that moment. Inside Dynamo
+    (tracing a frame, or a fake kernel while it compiles) torch can catch it and carry on, so the
+    run would go to its end. Three layers make the stop certain: the KeyboardInterrupt itself;
+    ``check()``, which the run calls between its steps and which raises again once a Ctrl-C was
+    seen; and a timer that, ``grace`` seconds after the Ctrl-C, calls ``last_words`` (to show the
+    finished rows, which are already on disk) and ends the process with exit code 130.
+    """
+
+    def __init__(self, last_words: Callable[[], object] = lambda: None, grace: float = 5.0) -> None:
+        self.seen = False
+        self._last_words, self._grace = last_words, grace
+        self._timer: threading.Timer | None = None
+        self._settled = threading.Event()
+
+    def _handle(self, signum: int, frame: object) -> None:
+        if not self.seen:
+            self.seen = True
+            self._timer = threading.Timer(self._grace, self._hard_stop)
+            self._timer.daemon = True
+            self._timer.start()
+        raise KeyboardInterrupt
+
+    def settle(self) -> None:
+        """The run stopped by itself after the Ctrl-C: the timer has nothing left to do."""
+        self._settled.set()
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def _hard_stop(self) -> None:
+        if self._settled.is_set():
+            return
+        try:
+            self._last_words()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(INTERRUPTED_EXIT)
+
+    def check(self) -> None:
+        """Raise KeyboardInterrupt if a Ctrl-C was seen, even one that torch swallowed."""
+        if self.seen:
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def installed(self) -> Iterator[Interrupt]:
+        """Handle SIGINT this way for the block (main thread only), then as before. A process
+        that was started with SIGINT ignored (a shell's background job) keeps ignoring it, as
+        Python itself does."""
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+            yield self
+            return
+        previous = signal.signal(signal.SIGINT, self._handle)
+        try:
+            yield self
+        finally:
+            signal.signal(signal.SIGINT, previous)
