@@ -154,6 +154,11 @@ COMPARE_COLUMNS = ("Model", "Batch", "Mode", "This ms", "Recorded ms", "This/rec
                    "This speedup", "Recorded speedup", "Bound by")
 
 
+def setting_differences(doc: dict[str, Any], other: dict[str, Any]) -> list[str]:
+    """What makes a recorded bench run unlike this one: its settings, or the device's type."""
+    return compare.setting_differences(doc, other, COMPARED_SETTINGS, device_by="device_type")
+
+
 def compare_title(doc: dict[str, Any], other: dict[str, Any]) -> str:
     return compare.title(doc, other, COMPARED_SETTINGS, device_by="device_type")
 
