@@ -21,22 +21,17 @@ COLUMNS = ("Model", "Batch", "Mode", "Compile s", "Median ms", "IQR ms", "Speedu
 Key = tuple[str, int, str]
 
 
-def row_cells(row: dict[str, Any]) -> list[str]:
+def row_cells(row: dict[str, Any], tag: str = "", paired: bool = True) -> list[str]:
     lat = row.get("latency_ms") or {}
-    speed = "–"
-    if row.get("speedup") is not None:
-        speed = f"{row['speedup']:.2f}x"
-        if row.get("speedup_iqr") is not None:
-            speed += f" ± {row['speedup_iqr'] / 2:.2f}"
-        if row["status"] == "mismatch":
-            speed = f"~~{speed}~~ (invalid)"
+    speed = render.speedup(row, paired)
     status = row["status"] + (f": {row['message']}" if row.get("message") else "")
     num = render.num
     peak = num(row.get("peak_mem_mb"), ".0f")
     if row["mode"] in findings.CUDA_GRAPH_MODES and row.get("peak_mem_mb") is not None:
         peak += " (no pool)"  # the graph's pool is taken at capture, not by the call
     return [
-        row["model"], str(row["batch_size"]), row["mode"], num(row.get("compile_s"), ".1f"),
+        row["model"], str(row["batch_size"]), " · ".join(x for x in (tag, row["mode"]) if x),
+        num(row.get("compile_s"), ".1f"),
         render.ms(lat.get("median")), render.ms(lat.get("iqr")), speed,
         num(row.get("rel_err"), ".1e"), peak,
         num(row.get("tflops"), ".3g"), num(row.get("pct_of_peak"), ".1f"),
@@ -46,7 +41,14 @@ def row_cells(row: dict[str, Any]) -> list[str]:
 
 def markdown_table(rows: list[dict[str, Any]]) -> str:
     """Every column of every row: what a terminal shows, and the page's detail block."""
-    return render.markdown_table(COLUMNS, (row_cells(r) for r in rows), left=3, left_last=True)
+    return render.markdown_table(COLUMNS, (row_cells(p.row, p.tag, p.paired) for p in placed(rows)),
+                                 left=3, left_last=True)
+
+
+def placed(found: list[dict[str, Any]]) -> list[rows.InRun]:
+    """The rows in blocks, one per run of each group (a ladder file that several commands filled
+    holds several), each opened by the eager row its speedups are against."""
+    return rows.in_runs(found, lambda r: r["mode"] == "eager")
 
 
 def key_columns(doc: dict[str, Any]) -> tuple[str, ...]:
@@ -57,18 +59,18 @@ def key_columns(doc: dict[str, Any]) -> tuple[str, ...]:
     return ("Model · batch · mode", "Median ms", "Speedup", "IQR %", compile_col, "Status")
 
 
-def key_cells(row: dict[str, Any]) -> list[str]:
+def key_cells(row: dict[str, Any], tag: str = "", paired: bool = True) -> list[str]:
     lat = row.get("latency_ms") or {}
     spread = f"{100 * lat['iqr'] / lat['median']:.1f}" if lat.get("median") else "–"
-    speed = row_cells(row)[6]
-    return [f"{row['model']} · {row['batch_size']} · {row['mode']}", render.ms(lat.get("median")),
-            speed, spread, render.num(row.get("compile_s"), ".1f"), row["status"]]
+    label = " · ".join(x for x in (row["model"], str(row["batch_size"]), tag, row["mode"]) if x)
+    return [label, render.ms(lat.get("median")), render.speedup(row, paired), spread,
+            render.num(row.get("compile_s"), ".1f"), row["status"]]
 
 
 def table(doc: dict[str, Any]) -> str:
     """The page's view of a run: the key columns, then every column in a block that opens."""
-    key = render.markdown_table(key_columns(doc), (key_cells(r) for r in doc["rows"]),
-                                left_last=True)
+    key = render.markdown_table(key_columns(doc), (key_cells(p.row, p.tag, p.paired)
+                                                   for p in placed(doc["rows"])), left_last=True)
     return key + "\n\n" + render.details("Every column of this run (IQR ms, rel err, memory, "
                                           "TFLOP/s, % of peak, graphs, breaks, status)",
                                           markdown_table(doc["rows"]))
@@ -86,9 +88,10 @@ def rich_table(doc: dict[str, Any], title: str | None = None) -> Table:
     table = Table(title=title, caption=stamp(doc, "this run"), caption_justify="left")
     for i, col in enumerate(COLUMNS):
         table.add_column(col, justify="left" if i < 3 or i == len(COLUMNS) - 1 else "right")
-    for row in doc["rows"]:
-        style = None if row["status"] == "ok" else ("red" if row["status"] != "noisy" else "yellow")
-        table.add_row(*row_cells(row), style=style)
+    for p in placed(doc["rows"]):
+        status = p.row["status"]
+        style = None if status == "ok" else ("red" if status != "noisy" else "yellow")
+        table.add_row(*row_cells(p.row, p.tag, p.paired), style=style)
     return table
 
 

@@ -37,6 +37,19 @@ def ms(value: float | None) -> str:
     return format(value, "#.3g").removesuffix(".") if value < 100 else format(value, ".0f")
 
 
+def speedup(row: dict, paired: bool = True) -> str:
+    """A row's speedup cell: ``1.92x ± 0.03`` (the median of its paired per-round ratios, half
+    their IQR); "–" where it has none, or where the table does not show the baseline row of its
+    own run (``paired`` false). A wrong answer's speedup is still shown, marked invalid (not
+    struck out: the page's Markdown has no strikethrough)."""
+    if row.get("speedup") is None or not paired:
+        return "–"
+    text = f"{row['speedup']:.2f}x"
+    if row.get("speedup_iqr") is not None:
+        text += f" ± {row['speedup_iqr'] / 2:.2f}"
+    return f"{text}, invalid" if row.get("status") == "mismatch" else text
+
+
 def details(summary: str, body: str) -> str:
     """A block that opens on a click (``<details>``), for the columns a reader rarely needs."""
     return (f'<details class="more" markdown="1">\n<summary>{summary}</summary>\n\n{body}\n\n'

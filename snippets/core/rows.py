@@ -150,3 +150,54 @@ def or_none(fn: Callable[[], Any]) -> Any:
         return fn()
     except Exception:  # noqa: BLE001 (evidence only: the row says None)
         return None
+
+
+# ---- one baseline per table ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class InRun:
+    """A row as a table places it: ``run`` is which of its group's runs (commands) measured it,
+    1 for the first shown, and ``runs`` how many its group holds; ``paired`` is whether the row
+    that run measured as its baseline (eager) is in the table, so that its ratios can be shown
+    against a row the table shows."""
+
+    row: dict[str, Any]
+    run: int
+    runs: int
+    paired: bool
+
+    @property
+    def tag(self) -> str:
+        """``command 2`` for the rows of a group's second run; "" where the group holds one run, and
+        for its first, so that a table of one run reads as it always did."""
+        return f"command {self.run}" if self.run > 1 else ""
+
+
+def in_runs(found: Iterable[dict[str, Any]], is_baseline: Callable[[dict[str, Any]], bool],
+            group: Callable[[dict[str, Any]], tuple] = lambda r: (r["model"], r["batch_size"]),
+            ) -> list[InRun]:
+    """The rows of a table in blocks, one per run of each group, so that every ratio is against
+    a row the table shows from the same run. A file that several commands filled (``--append``)
+    holds rows of one group from several runs (``part``); each run's speedups are against that
+    run's own eager row. Groups keep the order they first appear in, a group's runs likewise, and
+    a run's rows their recorded order."""
+    rows = list(found)
+    groups = list(dict.fromkeys(group(r) for r in rows))
+    out = []
+    for g in groups:
+        members = [r for r in rows if group(r) == g]
+        parts = list(dict.fromkeys(r.get("part", 0) for r in members))
+        for n, part in enumerate(parts, 1):
+            block = [r for r in members if r.get("part", 0) == part]
+            paired = any(is_baseline(r) for r in block)
+            out += [InRun(r, n, len(parts), paired) for r in block]
+    return out
+
+
+def own_baseline(found: Iterable[dict[str, Any]], row: dict[str, Any],
+                 is_baseline: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
+    """The baseline row (eager) of ``row``'s model and batch that the same run measured, in
+    whose rounds ``row``'s speedup was taken; None where the file does not hold it."""
+    return next((r for r in found if is_baseline(r)
+                 and (r["model"], r["batch_size"]) == (row["model"], row["batch_size"])
+                 and r.get("part", 0) == row.get("part", 0)), None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from snippets.core import render
+from snippets.core import rows as typed
 from snippets.production import findings
 
 
@@ -65,15 +66,27 @@ def stream(doc: dict[str, Any]) -> str:
 
 
 def modes(doc: dict[str, Any]) -> str:
-    """Each model, batch and mode: latency, speedup over its own eager, both compile times."""
-    head = ("Model · batch · mode", "Median ms", "Speedup", "Compile s, empty",
+    """Each model, batch and mode: latency, the eager median of the run that timed it (a mode
+    added by a later command was timed beside an eager of its own), the speedup over that
+    eager, both compile times."""
+    head = ("Model · batch · mode", "Eager ms", "Median ms", "Speedup", "Compile s, empty",
             "Compile s, warm", "Status")
-    rows = [(f"{r['model']} · {r['batch_size']} · {r['mode']}",
+    rows = [(f"{r['model']} · {r['batch_size']} · {r['mode']}", render.ms(eager),
              render.ms((r["latency_ms"] or {}).get("median")),
-             "–" if r["speedup"] is None else f"{r['speedup']:.2f}x",
+             "–" if r["speedup"] is None or eager is None else f"{r['speedup']:.2f}x",
              render.num(r["compile_empty_s"], ".1f"), render.num(r["compile_warm_s"], ".1f"),
-             r["status"] + (f": {r['message']}" if r["message"] else "")) for r in doc["rows"]]
+             r["status"] + (f": {r['message']}" if r["message"] else ""))
+            for r in doc["rows"] for eager in [_own_eager_ms(doc, r)]]
     return render.markdown_table(head, rows, left_last=True)
+
+
+def _own_eager_ms(doc: dict[str, Any], row: dict[str, Any]) -> float | None:
+    """The median of the eager row timed in the same rounds as ``row``: as the row recorded it,
+    else its run's eager row in the file (``row`` itself, for eager); None where neither is."""
+    if row.get("eager_median_ms") is not None:
+        return row["eager_median_ms"]
+    own = typed.own_baseline(doc["rows"], row, lambda r: r["mode"] == "eager")
+    return typed.median(own)
 
 
 def hazards(doc: dict[str, Any]) -> str:

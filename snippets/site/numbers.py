@@ -40,6 +40,7 @@ class _Article(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.cells: list[dict[str, str]] = []  # {"table", "row", "column", "text"}
+        self.tables: list[tuple[list[str], list[list[str]]]] = []  # (head, body rows) each
         self.prose: list[str] = []
         self._in_article = 0
         self._skip = 0
@@ -88,11 +89,13 @@ class _Article(HTMLParser):
             if not self._head:
                 self._head = self._row
             else:
+                self._table.append(self._row)
                 for i, text in enumerate(self._row):
                     self.cells.append({
                         "table": str(self._tables), "row": self._row[0] if self._row else "",
                         "column": self._head[i] if i < len(self._head) else "", "text": text})
-        elif tag == "table":
+        elif tag == "table" and self._table is not None:
+            self.tables.append((self._head, self._table))
             self._table = None
 
     def handle_data(self, data: str) -> None:
@@ -118,6 +121,13 @@ def page_numbers(html: str) -> list[dict[str, str]]:
         around = " ".join(text[max(0, m.start() - 60):m.end() + 40].split())
         out.append({"where": "prose", "value": _value(m.group()), "context": around})
     return out
+
+
+def page_tables(html: str) -> list[tuple[list[str], list[list[str]]]]:
+    """The tables of one page's article, each as its header cells and its body rows' cells."""
+    parser = _Article()
+    parser.feed(html)
+    return parser.tables
 
 
 def _value(token: str) -> str:

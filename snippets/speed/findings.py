@@ -119,7 +119,10 @@ def ladders(doc: dict[str, Any]) -> Ladders:
             continue
         found.append(Ladder(
             model, bs, best["mode"],
-            best.get("speedup") if best["mode"] != "eager" else None,
+            # Against eager only where its own run's eager row is in the file, as the table
+            # shows it: another run's eager was timed in other rounds.
+            best.get("speedup") if best["mode"] != "eager" and typed.own_baseline(
+                doc["rows"], best, lambda r: r["mode"] == "eager") else None,
             evidence.eager_fastest(doc, best), evidence.freezing_profile(best),
             _step(doc, model, bs), roofline.roof(best, ceil)))
     rungs = [r for r in doc["rows"] if r.get("rung")]

@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from snippets.core import render
+from snippets.core import rows as typed
 from snippets.speed import choices, findings, freezing, roofline, settings
 
 
-def _label(r: dict[str, Any]) -> str:
-    return f"{r['model']} · {r['batch_size']} · {r['mode']}"
+def _label(r: dict[str, Any], tag: str = "") -> str:
+    return " · ".join(x for x in (r["model"], str(r["batch_size"]), tag, r["mode"]) if x)
 
 
 def _median(r: dict[str, Any]) -> float | None:
@@ -46,12 +47,24 @@ def ladder(doc: dict[str, Any]) -> str:
     over the rung below, compile time, share of peak, status."""
     head = ("Model · batch · rung", "Median ms (IQR %)", "× eager", "× below",
             "Compile s", "% of peak", "Status")
+    placed = typed.in_runs(doc["rows"], lambda r: r["mode"] == "eager")
+    # A ratio is shown against a row the table shows from the same run: × eager where the run's
+    # eager row is in the file, × below where the rung below is the row above it.
+    above = [None, *placed[:-1]]
     return render.markdown_table(head, ((
-        _label(r), f"{render.ms(_median(r))} ({_spread(r)})" if _median(r) else "–",
-        render.num(r.get("speedup"), ".2f"),
-        render.num(r.get("speedup_prev"), ".2f"), render.num(r.get("compile_s"), ".1f"),
-        render.num(r.get("pct_of_peak"), ".1f"), _status(r))
-        for r in doc["rows"]), left_last=True)
+        _label(p.row, p.tag),
+        f"{render.ms(_median(p.row))} ({_spread(p.row)})" if _median(p.row) else "–",
+        render.num(p.row.get("speedup") if p.paired else None, ".2f"),
+        render.num(p.row.get("speedup_prev") if _below(p, q) else None, ".2f"),
+        render.num(p.row.get("compile_s"), ".1f"),
+        render.num(p.row.get("pct_of_peak"), ".1f"), _status(p.row))
+        for p, q in zip(placed, above, strict=True)), left_last=True)
+
+
+def _below(p: typed.InRun, above: typed.InRun | None) -> bool:
+    return (above is not None and (above.row["model"], above.row["batch_size"], above.run)
+            == (p.row["model"], p.row["batch_size"], p.run)
+            and above.row["mode"] == p.row.get("prev_rung"))
 
 
 def _status(row: dict[str, Any]) -> str:

@@ -51,7 +51,7 @@ def profiles(doc: dict[str, Any], seen: Seen | None = None) -> str:
         # A group's later eager rows (one per command) have no twin: run 2's is its first's.
         twin = (seen or {}).get(row_key(r)) if mine.get(row_key(r)) is r else None
         if not r.get("profile") and twin:
-            r, name = {**r, "profile": twin[0]}, f"{name} (run 2)"
+            r, name = {**r, "profile": twin[0]}, f"{name} (repeat run)"
         rows.append(r)
         names[id(r)] = name  # eager rows of several commands, told apart by what ran beside
 

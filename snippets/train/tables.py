@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from snippets.core import render
+from snippets.core import rows as typed
 from snippets.train.step import COMPILES, CUDA_GRAPHS
 
 COLUMNS = ("Model", "Batch", "Variant", "First steps s", "Median ms", "IQR ms", "Speedup",
@@ -30,8 +31,14 @@ def row_key(row: dict[str, Any]) -> Key:
     return row["model"], row["batch_size"], row["variant"]
 
 
-def row_label(row: dict[str, Any]) -> str:
-    return f"{row['model']} · {row['batch_size']} · {row['variant']}"
+def row_label(row: dict[str, Any], tag: str = "") -> str:
+    return " · ".join(x for x in (row["model"], str(row["batch_size"]), tag, row["variant"]) if x)
+
+
+def placed(found: list[dict[str, Any]]) -> list[typed.InRun]:
+    """The rows as the tables show them: each group's runs in blocks, each opened by the eager
+    row its speedups are against (``core.rows.in_runs``)."""
+    return typed.in_runs(found, lambda r: r["variant"] == "eager")
 
 
 def profile_of(row: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -84,14 +91,8 @@ def groups(doc: dict[str, Any]) -> list[tuple[str, int]]:
     return list(dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]))
 
 
-def speed(row: dict[str, Any]) -> str:
-    if row.get("speedup") is None:
-        return "–"
-    text = f"{row['speedup']:.2f}x"
-    if row.get("speedup_iqr") is not None:
-        text += f" ± {row['speedup_iqr'] / 2:.2f}"
-    # Not struck out: the page's Markdown has no strikethrough, and the number is still shown.
-    return f"{text}, invalid" if row["status"] == "mismatch" else text
+def speed(row: dict[str, Any], paired: bool = True) -> str:
+    return render.speedup(row, paired)
 
 
 def gap(row: dict[str, Any]) -> str:
@@ -109,7 +110,7 @@ def first_steps(seconds: float | None) -> str:
     return render.num(seconds, ".1f" if seconds is None or seconds >= 1 else ".2g")
 
 
-def row_cells(row: dict[str, Any]) -> list[str]:
+def row_cells(row: dict[str, Any], tag: str = "", paired: bool = True) -> list[str]:
     step, num = row.get("step_ms") or {}, render.num
     status = row["status"] + (f": {row['message']}" if row.get("message") else "")
     peak = num(row.get("peak_mem_mb"), ".0f")
@@ -118,9 +119,9 @@ def row_cells(row: dict[str, Any]) -> list[str]:
         # where graph_pool_mb is None, not at all.
         peak += (f" + {row['graph_pool_mb']:.0f} pool" if row.get("graph_pool_mb") is not None
                  else " (no pool)")
-    return [row["model"], str(row["batch_size"]), row["variant"],
+    return [row["model"], str(row["batch_size"]), " · ".join(x for x in (tag, row["variant"]) if x),
             first_steps(row.get("compile_s")), render.ms(step.get("median")),
-            render.ms(step.get("iqr")), speed(row), num(row.get("samples_per_s"), ".0f"),
+            render.ms(step.get("iqr")), speed(row, paired), num(row.get("samples_per_s"), ".0f"),
             num(row.get("tflops"), ".3g"), num(row.get("pct_of_peak"), ".1f"), peak,
             num(row.get("graph_count"), "d"), num(row.get("graph_breaks"), "d"), gap(row),
             status]
@@ -128,41 +129,23 @@ def row_cells(row: dict[str, Any]) -> list[str]:
 
 def markdown_table(rows: list[dict[str, Any]]) -> str:
     """Every column of every row: what a terminal shows, and the page's detail block."""
-    return render.markdown_table(COLUMNS, (row_cells(r) for r in rows), left=3, left_last=True)
+    return render.markdown_table(COLUMNS, (row_cells(p.row, p.tag, p.paired) for p in placed(rows)),
+                                 left=3, left_last=True)
 
 
 KEY_COLUMNS = ("Model · batch · variant", "Step ms", "Speedup", "First steps s", "Loss gap",
                "Status")
 
 
-def key_cells(row: dict[str, Any], text: str | None = None) -> list[str]:
-    return [text or row_label(row), render.ms(step_median(row)), speed(row),
+def key_cells(row: dict[str, Any], tag: str = "", paired: bool = True) -> list[str]:
+    return [row_label(row, tag), render.ms(step_median(row)), speed(row, paired),
             first_steps(row.get("compile_s")), gap(row), key_status(row)]
 
 
 def labels(doc: dict[str, Any]) -> list[str]:
-    """Each row's label; a group's eager rows, where several commands measured one, each with
-    the variants its command timed beside it (their speedups are against it)."""
-    eager = [r for r in doc["rows"] if r["variant"] == "eager"]
-    out = []
-    for r in doc["rows"]:
-        several = r["variant"] == "eager" and sum(
-            (e["model"], e["batch_size"]) == (r["model"], r["batch_size"]) for e in eager) > 1
-        beside = [x["variant"] for x in doc["rows"] if several and x["variant"] != "eager"
-                  and own_eager(doc, x) is r]
-        out.append(row_label(r) + (f" (beside {', '.join(beside)})" if beside else ""))
-    return out
-
-
-def unpaired(doc: dict[str, Any]) -> str:
-    """A note naming the rows whose own command's eager row the file does not hold: their
-    speedups cannot be read against the eager row shown (the training page says why)."""
-    rows = [r for r in doc["rows"] if r["variant"] != "eager" and r.get("speedup") is not None
-            and own_eager(doc, r) is None]
-    if not rows:
-        return ""
-    names = ", ".join(f"`{row_label(r)}`" for r in rows)
-    return f"Speedup against an eager row this file does not hold: {names}."
+    """Each row's label, in the file's order, with its run where its group holds several."""
+    tags = {id(p.row): p.tag for p in placed(doc["rows"])}
+    return [row_label(r, tags[id(r)]) for r in doc["rows"]]
 
 
 def key_status(row: dict[str, Any]) -> str:
@@ -176,11 +159,9 @@ def key_status(row: dict[str, Any]) -> str:
 
 def table(doc: dict[str, Any]) -> str:
     """The page's view of a run: the key columns, then every column in a block that opens."""
-    key = render.markdown_table(KEY_COLUMNS, (key_cells(r, label) for r, label
-                                              in zip(doc["rows"], labels(doc), strict=True)),
-                                left_last=True)
-    note = unpaired(doc)
-    return key + ("\n\n" + note if note else "") + "\n\n" + render.details(
+    key = render.markdown_table(KEY_COLUMNS, (key_cells(p.row, p.tag, p.paired)
+                                              for p in placed(doc["rows"])), left_last=True)
+    return key + "\n\n" + render.details(
         "Every column of this run (spread, samples/s, TFLOP/s, memory, graphs, breaks, "
         "messages)", markdown_table(doc["rows"]))
 
@@ -259,10 +240,12 @@ def losses(doc: dict[str, Any]) -> str:
 def memory(doc: dict[str, Any]) -> str:
     """Peak memory of a step per variant, the CUDA graphs' pool where one was measured, and
     the two together against eager's."""
-    rows, body = by_key(doc), []
-    for (model, bs, variant), row in rows.items():
+    body = []
+    for p in placed(doc["rows"]):
+        row, variant = p.row, p.row["variant"]
         mb, pool = row.get("peak_mem_mb"), row.get("graph_pool_mb")
-        eager = (own_eager(doc, row) or rows.get((model, bs, "eager")) or {}).get("peak_mem_mb")
+        # Against the eager row of its own run, where the table shows it.
+        eager = (own_eager(doc, row) or {}).get("peak_mem_mb") if p.paired else None
         total = mb + (pool or 0.0) if mb is not None else None
         ratio = f"{total / eager:.2f}x" if total is not None and eager and variant != "eager" \
             else "–"
@@ -271,7 +254,7 @@ def memory(doc: dict[str, Any]) -> str:
             ratio += " (no pool)"
         elif row.get("graph_pool_shared_with"):
             pooled += f" (shared with {', '.join(row['graph_pool_shared_with'])})"
-        body.append([row_label(row), render.num(mb, ",.0f"), pooled, ratio])
+        body.append([row_label(row, p.tag), render.num(mb, ",.0f"), pooled, ratio])
     return render.markdown_table(
         ("Model · batch · variant", "Peak MB", "Pool MB", "× eager"), body)
 

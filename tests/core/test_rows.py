@@ -46,3 +46,19 @@ def test_fault_takes_the_line_after_inductors_where():
     assert rows.fault(exc)[0] == "oom"
     status, message = rows.fault(ValueError("bad\nmore"))
     assert (status, message) == ("error", "ValueError: bad")
+
+
+def _r(variant: str, part: int | None = None, model: str = "m") -> dict:
+    return {"model": model, "batch_size": 1, "variant": variant,
+            **({"part": part} if part is not None else {})}
+
+
+def test_a_group_s_runs_stand_in_blocks_each_paired_where_its_own_baseline_is_kept():
+    found = [_r("eager"), _r("a"), _r("b", 2), _r("eager", 1), _r("c", 1), _r("eager", None, "n")]
+    placed = rows.in_runs(found, lambda r: r["variant"] == "eager")
+    assert [(p.row["variant"], p.row["model"], p.run, p.runs, p.paired) for p in placed] == [
+        ("eager", "m", 1, 3, True), ("a", "m", 1, 3, True), ("b", "m", 2, 3, False),
+        ("eager", "m", 3, 3, True), ("c", "m", 3, 3, True), ("eager", "n", 1, 1, True)]
+    assert [p.tag for p in placed] == ["", "", "command 2", "command 3", "command 3", ""]
+    assert rows.own_baseline(found, found[4], lambda r: r["variant"] == "eager") is found[3]
+    assert rows.own_baseline(found, found[2], lambda r: r["variant"] == "eager") is None

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from snippets.core import results
-from snippets.site import sitecheck
+from snippets.site import agree, sitecheck
 from tests.site.builds import Deployment, finish, site_copy, start_build
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,6 +64,10 @@ def site(deployed: Deployment) -> Path:
 def test_build_passes_the_site_check(site: Path) -> None:
     assert sitecheck.check_site(site) == []
     assert sitecheck.main([str(site)]) == 0
+
+
+def test_every_shown_ratio_agrees_with_the_medians_shown_beside_it(site: Path) -> None:
+    assert agree.disagreements(site) == []
 
 
 def test_benchmark_page_shows_the_cpu_run_stamped(site: Path) -> None:

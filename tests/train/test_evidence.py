@@ -68,7 +68,7 @@ def test_the_profiles_take_run_2_s_for_a_row_run_1_did_not_profile():
                                             "us_per_call": 1.0, "count_per_call": 1.0,
                                             "share": 0.1}]}
     text = evidence.where(doc, again)
-    assert row(text, "m", 32, "model (run 2)") is not None and "5 steps" in text
+    assert row(text, "m", 32, "model (repeat run)") is not None and "5 steps" in text
     assert "`Optimizer.step#AdamW.step` is not a kernel" in text  # a profile of before the fix
     assert evidence.where(doc) == ""  # neither run profiled a row
 

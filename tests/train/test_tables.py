@@ -160,21 +160,24 @@ def _alt(text: str) -> str:
     return html.unescape(re.search(r'role="img" aria-label="([^"]*)"', text).group(1))
 
 
-def test_each_command_s_eager_row_is_shown_and_its_rows_read_against_it():
+def test_each_command_s_rows_stand_in_a_block_opened_by_its_own_eager_row():
     rows = [*pair("model", 20.0, 10.0, 2.0), *pair("max-autotune-no-cudagraphs", 30.0, 12.0,
                                                      2.5, part=1)]
     rows = [rows[0], rows[2], rows[1], rows[3]]
     doc = {"provenance": {"device_type": "cuda"}, "rows": rows}
-    labels = tables.labels(doc)
-    assert labels[:2] == [label("m", 32, "eager (beside model)"),
-                          label("m", 32, "eager (beside max-autotune-no-cudagraphs)")]
+    assert tables.labels(doc) == [label("m", 32, "eager"), label("m", 32, "command 2", "eager"),
+                                  label("m", 32, "model"),
+                                  label("m", 32, "command 2", "max-autotune-no-cudagraphs")]
+    shown = [(p.row, p.paired) for p in tables.placed(rows)]
+    assert shown == [(rows[0], True), (rows[2], True), (rows[1], True), (rows[3], True)]
     assert tables.by_key(doc)[("m", 32, "eager")] is rows[0]  # a group's first eager row
     assert tables.own_eager(doc, rows[3]) is rows[1]
     # Saved per step from the row's own speedup: 12 ms at 2.5x is 18 ms saved, not 30 - 12.
     assert tables.saved_ms(rows[3], rows[0]) == pytest.approx(18.0)
-    assert tables.unpaired(doc) == ""
-    legacy = {**doc, "rows": [rows[0], rows[2], rows[3]]}  # the second eager row not kept
-    assert "`m · 32 · max-autotune-no-cudagraphs`" in tables.unpaired(legacy)
+    # The second command's eager row not kept: its row is shown, without a speedup.
+    legacy = [rows[0], rows[2], rows[3]]
+    assert [p.paired for p in tables.placed(legacy)] == [True, True, False]
+    assert tables.key_cells(rows[3], "command 2", paired=False)[2] == "–"
 
 
 def test_the_memory_table_counts_a_cuda_graph_s_pool_where_it_was_measured():
@@ -254,8 +257,8 @@ def test_the_loss_table_tells_each_command_s_eager_row_apart():
         r["losses"] = [1.0, 0.5]
     text = tables.losses({"provenance": {"settings": {}}, "rows": rows})
     assert [r[0] for r in table_rows(text)] == [
-        label("m", 32, variant) for variant in ("eager (beside model)", "model",
-                                                "eager (beside step)", "step")]
+        label("m", 32, "eager"), label("m", 32, "model"), label("m", 32, "command 2", "eager"),
+        label("m", 32, "command 2", "step")]
 
 
 def test_the_optimizer_claim_gives_no_verdict_across_hosts_too_far_apart():
