@@ -18,6 +18,7 @@ import platform
 import re
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -432,6 +433,34 @@ def check_joinable(old: dict[str, Any], prov: dict[str, Any], settings: tuple[st
         a, b = prov["settings"].get(key), theirs["settings"].get(key)
         if a != b:
             raise ResultsError(f"--append: setting {key} is {a!r} here, {b!r} in the file")
+
+
+def join(old: dict[str, Any], new: dict[str, Any], key: Callable[[dict[str, Any]], tuple], *,
+         ran: tuple[str, ...], measured: tuple[str, ...] = (),
+         group: Callable[[dict[str, Any]], tuple] = lambda r: (r.get("model"), r.get("batch_size")),
+         ) -> dict[str, Any]:
+    """``old`` with a command's rows (``new``) added as a part of their own: the one rule by
+    which ``--append`` joins every tool's files.
+
+    A group's rows (one model and batch) from one command are a block; its ratios are against
+    the baseline row (eager) of the same block. A new command's block replaces an old block of
+    its group whole where it measured every row that block holds (the same ``key``s), and leaves
+    it otherwise: rows never move between blocks, so every ratio keeps the baseline it was timed
+    against, and the tables show each block with its own (``core.rows.in_runs``). The provenance
+    is ``old``'s with a part per command (``add_part``)."""
+    prov, part = add_part(old["provenance"], new["provenance"], ran=ran, measured=measured)
+    added = [{**r, "part": part} for r in new["rows"]]
+    measured_again: dict[tuple, set[tuple]] = {}
+    for r in added:
+        measured_again.setdefault(group(r), set()).add(key(r))
+    kept = [{"part": 0, **r} for r in old["rows"]]
+    blocks: dict[tuple, set[tuple]] = {}
+    for r in kept:
+        blocks.setdefault((group(r), r["part"]), set()).add(key(r))
+    replaced = {b for b, keys in blocks.items() if keys <= measured_again.get(b[0], set())}
+    rows = [r for r in kept if (group(r), r["part"]) not in replaced] + added
+    prov["parts"], complete = complete_parts(old, new, prov["parts"], part, rows)
+    return {**old, "provenance": prov, "rows": rows, "complete": complete}
 
 
 def complete_parts(old: dict[str, Any], new: dict[str, Any], parts: list[dict[str, Any]],

@@ -106,32 +106,15 @@ def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
 
 
 def merge(previous: dict[str, Any] | None, doc: dict[str, Any],
-          key: Callable[[dict[str, Any]], tuple], *,
-          first_stays: Callable[[dict[str, Any]], bool] = lambda row: False,
-          arrange: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] = list,
-          ) -> dict[str, Any]:
-    """``doc`` with the rows of an earlier file of the same kind, device and torch that this run
-    did not measure again: one results file can be filled by several commands, each short
-    enough for a machine's time limit. The file keeps the first command's provenance with a
-    part per command (``results.add_part``: its date, commit and what it ran), and each row names
-    its command's part.
-
-    A row measured again replaces the earlier one, except where ``first_stays``: a reference row
-    (eager, which every command of a group times again beside its own mode) stays as first
-    recorded. ``arrange`` puts the joined rows in the order the tables show them."""
+          key: Callable[[dict[str, Any]], tuple]) -> dict[str, Any]:
+    """``doc`` with the rows of an earlier file of the same kind, device and torch, by the one
+    rule of ``--append`` (``results.join``): one results file can be filled by several commands,
+    each short enough for a machine's time limit, and each command's rows of a model and batch
+    size stay together with the eager row they were timed against."""
     if previous is None:
         return doc
     if previous.get("kind") != doc["kind"]:
         raise MergeError(f"--append: the file holds {previous.get('kind')}, not {doc['kind']}")
     check_joinable(previous, doc["provenance"])
-    prov, part = results.add_part(
-        previous["provenance"], doc["provenance"],
-        ran=("models", "batch_sizes", "modes", "paths", "repetitions"))
-    had = {key(r) for r in previous["rows"]}
-    new = [{**r, "part": part} for r in doc["rows"]
-           if not (first_stays(r) and key(r) in had)]
-    fresh = {key(r) for r in new}
-    kept = [{"part": 0, **r} for r in previous["rows"] if key(r) not in fresh]
-    rows = arrange(kept + new)
-    prov["parts"], complete = results.complete_parts(previous, doc, prov["parts"], part, rows)
-    return {**previous, "provenance": prov, "rows": rows, "complete": complete}
+    return results.join(previous, doc, key,
+                        ran=("models", "batch_sizes", "modes", "paths", "repetitions"))

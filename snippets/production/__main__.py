@@ -97,9 +97,7 @@ def _job(args: Any, device: str) -> tuple[str, Any, Any]:
         cfg = modes.ModesConfig(device=device, batch_sizes=args.batch_sizes,
                                 modes=args.compile_modes, rounds=args.rounds, **chosen_models)
         return (modes.KIND, lambda **kw: modes.document(cfg, **kw),
-                lambda old, doc: production.merge(old, doc, modes.row_key,
-                                                  first_stays=modes.is_reference,
-                                                  arrange=modes.arrange))
+                lambda old, doc: production.merge(old, doc, modes.row_key))
     if args.append:
         cli.fail(PROG, f"--append applies to --startup and --modes, not --{what}")
     if what == "stream":

@@ -104,8 +104,7 @@ def _rows(model: str, bs: int, empty: dict[str, Any], warm: dict[str, Any] | Non
                     "compile_empty_s": row["compile_s"],
                     "compile_warm_s": again.get("compile_s"),
                     "latency_ms": row["latency_ms"], "speedup": row["speedup"],
-                    # the eager median its speedup is over: only the group's first eager row
-                    # stays in the file (see is_reference)
+                    # the eager median its speedup is over, on the row that the table shows
                     "eager_median_ms": (beside.get("latency_ms") or {}).get("median"),
                     "empty": row, "warm": again or None})
     return out
@@ -154,20 +153,6 @@ def document(cfg: ModesConfig, progress: Callable[[str], None] = lambda _: None,
 def row_key(row: dict[str, Any]) -> tuple:
     """A row measured again replaces the earlier one of its model, batch size and mode."""
     return (row["model"], row["batch_size"], row["mode"])
-
-
-def is_reference(row: dict[str, Any]) -> bool:
-    """Eager: each command times it again beside its own mode, and the group keeps the first."""
-    return row["mode"] == "eager"
-
-
-def arrange(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each (model, batch size) together, in the order first run, its modes in the benchmark's
-    order: a mode added by a later command joins its group instead of trailing the file."""
-    groups = list(dict.fromkeys((r["model"], r["batch_size"]) for r in rows))
-    return sorted(rows, key=lambda r: (groups.index((r["model"], r["batch_size"])),
-                                       MODES.index(r["mode"]) if r["mode"] in MODES
-                                       else len(MODES)))
 
 
 def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:

@@ -192,7 +192,11 @@ def modes(doc: dict[str, Any]) -> Modes:
     groups: dict[tuple[str, int], dict[str, dict[str, Any]]] = {}
     for r in doc["rows"]:
         if r["status"] in GOOD and r["latency_ms"]:
-            groups.setdefault((r["model"], r["batch_size"]), {})[r["mode"]] = r
+            modes_of = groups.setdefault((r["model"], r["batch_size"]), {})
+            # A group's first eager row is its reference; a later command's stays beside its
+            # own mode in the table, and that mode's row records its median.
+            if r["mode"] != "eager" or "eager" not in modes_of:
+                modes_of[r["mode"]] = r
     out = []
     for (model, bs), rows in groups.items():
         compiled = [r for m, r in rows.items() if m != "eager"]

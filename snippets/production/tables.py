@@ -71,12 +71,14 @@ def modes(doc: dict[str, Any]) -> str:
     eager, both compile times."""
     head = ("Model · batch · mode", "Eager ms", "Median ms", "Speedup", "Compile s, empty",
             "Compile s, warm", "Status")
-    rows = [(f"{r['model']} · {r['batch_size']} · {r['mode']}", render.ms(eager),
+    placed = typed.in_runs(doc["rows"], lambda r: r["mode"] == "eager")
+    rows = [(" · ".join(x for x in (r["model"], str(r["batch_size"]), p.tag, r["mode"]) if x),
+             render.ms(eager),
              render.ms((r["latency_ms"] or {}).get("median")),
              "–" if r["speedup"] is None or eager is None else f"{r['speedup']:.2f}x",
              render.num(r["compile_empty_s"], ".1f"), render.num(r["compile_warm_s"], ".1f"),
              r["status"] + (f": {r['message']}" if r["message"] else ""))
-            for r in doc["rows"] for eager in [_own_eager_ms(doc, r)]]
+            for p in placed for r, eager in [(p.row, _own_eager_ms(doc, p.row))]]
     return render.markdown_table(head, rows, left_last=True)
 
 

@@ -192,18 +192,12 @@ def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
 
 
 def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """``old`` with ``new``'s rows added; a row of the same configuration is replaced. Each row
-    keeps ``part``, the command that measured it; the provenance stays ``old``'s, with a part per
-    command, and the lists of what was run grow."""
-    prov, part = results.add_part(
-        old["provenance"], new["provenance"],
-        ran=("models", "strategies", "variants", "bucket_caps", "nodes", "nproc", "devices"))
-    rows = {gather.key(r): {"part": 0, **r} for r in old["rows"]}
-    for r in new["rows"]:
-        rows[gather.key(r)] = {**r, "part": part}
-    joined = list(rows.values())
-    prov["parts"], complete = results.complete_parts(old, new, prov["parts"], part, joined)
-    doc = {**old, "provenance": prov, "rows": joined, "complete": complete}
+    """``old`` with ``new``'s rows added by the one rule of ``--append`` (``results.join``): a
+    command's rows of one model stay together, and replace an earlier command's only where they
+    measured every configuration it did; the lists of what was run grow."""
+    doc = results.join(old, new, gather.key, group=lambda r: (r["model"],),
+                       ran=("models", "strategies", "variants", "bucket_caps", "nodes", "nproc",
+                            "devices"))
     return with_derived(doc)
 
 

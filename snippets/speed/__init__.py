@@ -192,36 +192,10 @@ def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
 
 
 def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """``old`` with the rows ``new`` measured. A command that climbed whole ladders (no
-    ``--rungs``) measured them again: its rows replace theirs. A command given ``--rungs`` is
-    there for its top rung (max-autotune, in a command of its own): that rung's row replaces or
-    joins the file's, while the eager row and the rung below it, timed in its rounds only for
-    its two ratios, stay as the file recorded them. Each added row keeps ``part``, the command
-    that measured it; the provenance keeps a part per command, with its date, commit and
-    ceilings."""
-    prov, part = results.add_part(old["provenance"], new["provenance"],
-                                  measured=("ceilings", "peak_bf16_tflops"),
-                                  ran=("models", "batch_sizes", "rungs", "modes"))
-    have = {row_key(r) for r in old["rows"]}
-    if new["provenance"]["settings"].get("rungs"):
-        tops = {}
-        for r in new["rows"]:  # in ladder order: the last of a group is its top rung
-            tops[(r["model"], r["batch_size"])] = row_key(r)
-        wanted = {k for k in map(row_key, new["rows"]) if k not in have} | set(tops.values())
-    else:
-        wanted = {row_key(r) for r in new["rows"]}
-    kept = [{"part": 0, **r} for r in old["rows"] if row_key(r) not in wanted]
-    added = [{**r, "part": part} for r in new["rows"] if row_key(r) in wanted]
-    rows = _rung_order(kept + added)
-    prov["parts"], complete = results.complete_parts(old, new, prov["parts"], part, rows)
-    return {**old, "provenance": prov, "rows": rows, "complete": complete}
-
-
-def _rung_order(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Ladder rows of a group in the ladder's order (an added top rung goes last)."""
-    def rank(r: dict[str, Any]) -> int:
-        key = (r.get("rung") or {}).get("key")
-        return ladder.KEYS.index(key) if key in ladder.KEYS else len(ladder.KEYS)
-
-    groups = list(dict.fromkeys((r["model"], r["batch_size"]) for r in rows))
-    return sorted(rows, key=lambda r: (groups.index((r["model"], r["batch_size"])), rank(r)))
+    """``old`` with the rows ``new`` measured, by the one rule of ``--append``
+    (``results.join``): a command given ``--rungs`` for its top rung (max-autotune, in a command
+    of its own) keeps the eager row and the rung below that it timed beside it, as a block of its
+    own; a command that climbed whole ladders replaces them. The provenance keeps a part per
+    command, with its date, commit and ceilings."""
+    return results.join(old, new, row_key, measured=("ceilings", "peak_bf16_tflops"),
+                        ran=("models", "batch_sizes", "rungs", "modes"))

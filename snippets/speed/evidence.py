@@ -54,9 +54,11 @@ def spread_pct(row: dict[str, Any] | None) -> float | None:
 
 
 def rung(doc: dict[str, Any], like: dict[str, Any], mode: str | None) -> dict[str, Any] | None:
-    """The row of ``mode`` in the ladder (model and batch) of ``like``."""
-    return next((r for r in doc["rows"] if r["model"] == like["model"]
-                 and r["batch_size"] == like["batch_size"] and r["mode"] == mode), None)
+    """The row of ``mode`` in the ladder (model and batch) of ``like``: the one ``like``'s own
+    command measured, where the file holds several."""
+    found = [r for r in doc["rows"] if r["model"] == like["model"]
+             and r["batch_size"] == like["batch_size"] and r["mode"] == mode]
+    return min(found, key=lambda r: r.get("part", 0) != like.get("part", 0), default=None)
 
 
 def within_noise(doc: dict[str, Any], row: dict[str, Any]) -> tuple[float, ...] | None:

@@ -216,35 +216,9 @@ def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
 
 
 def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """``old`` with ``new``'s rows added. A row of the same model, batch size and variant is
-    replaced, except eager's: every command's eager row stays, since the speedups and loss gaps
-    of that command's rows are against it (each row keeps ``part``, the command that measured
-    it), unless no other row of its command is left to need it. The provenance stays
-    ``old``'s, with a part per command."""
-    prov, part = results.add_part(
-        old["provenance"], new["provenance"], measured=("peak_bf16_tflops",),
-        ran=("models", "batch_sizes", "variants", "inductor_cache"))
-    rows = {_key(r): r for r in ({"part": 0, **r} for r in old["rows"])}
-    rows |= {_key(r): r for r in ({**r, "part": part} for r in new["rows"])}
-    needed = {(k[0], k[1], r["part"]) for k, r in rows.items() if k[2] != "eager"}
-    # An eager row no compiled row of its command refers to is dropped, unless it is the only
-    # eager row of its group: a command re-run whole leaves the old command's eager row alone.
-    eager = [k for k in rows if k[2] == "eager"]
-    for k in eager:
-        group = [e for e in eager if e[:2] == k[:2] and e in rows]
-        if (k[0], k[1], rows[k]["part"]) not in needed and len(group) > 1:
-            del rows[k]
-    groups = list(dict.fromkeys(k[:2] for k in rows))  # in the order they were first run
-    order = sorted(rows, key=lambda k: (groups.index(k[:2]), VARIANTS.index(k[2])
-                                        if k[2] in VARIANTS else len(VARIANTS),
-                                        rows[k]["part"]))
-    joined = [rows[k] for k in order]
-    prov["parts"], complete = results.complete_parts(old, new, prov["parts"], part, joined)
-    return {**old, "provenance": prov, "rows": joined, "complete": complete}
-
-
-def _key(row: dict[str, Any]) -> tuple:
-    """What a joined row replaces: the same model, batch size and variant; an eager row only
-    the eager row of the same command."""
-    key = (row["model"], row["batch_size"], row["variant"])
-    return (*key, row["part"]) if row["variant"] == "eager" else key
+    """``old`` with ``new``'s rows added by the one rule of ``--append`` (``results.join``): a
+    command's rows of one model and batch size stay together with the eager row they were timed
+    against, and replace an earlier command's only where they measured every variant it did."""
+    return results.join(old, new, lambda r: (r["model"], r["batch_size"], r["variant"]),
+                        measured=("peak_bf16_tflops",),
+                        ran=("models", "batch_sizes", "variants", "inductor_cache"))

@@ -140,3 +140,23 @@ def test_stamps_show_a_commit_at_twelve_digits_and_keep_dirty():
 def test_device_label_drops_the_cpu_prefix_only_on_a_cpu():
     assert results.device_label({"device": "CPU: AMD EPYC", "device_type": "cpu"}) == "AMD EPYC"
     assert results.device_label({"device": "NVIDIA H200", "device_type": "cuda"}) == "NVIDIA H200"
+
+
+def test_join_adds_a_command_s_rows_as_a_block_and_replaces_only_a_block_measured_again():
+    def doc(date: str, *rows: tuple[str, str]) -> dict:
+        prov = results.provenance(torch.device("cpu"), {"modes": []}, commit="c")
+        return {**results.new_document("bench", {**prov, "date": date}), "complete": True,
+                "rows": [{"model": m, "batch_size": 1, "mode": v} for m, v in rows]}
+
+    def key(r: dict) -> tuple:
+        return r["model"], r["batch_size"], r["mode"]
+
+    first = doc("d1", ("a", "eager"), ("a", "default"), ("b", "eager"), ("b", "default"))
+    later = doc("d2", ("a", "eager"), ("a", "max-autotune"), ("b", "eager"), ("b", "default"))
+    joined = results.join(first, later, key, ran=("modes",))
+    # Model a's first block is not covered by the later one, so both stay; b's is, so it goes.
+    assert [(r["model"], r["mode"], r["part"]) for r in joined["rows"]] == [
+        ("a", "eager", 0), ("a", "default", 0),
+        ("a", "eager", 1), ("a", "max-autotune", 1), ("b", "eager", 1), ("b", "default", 1)]
+    assert [p["date"] for p in joined["provenance"]["parts"]] == ["d1", "d2"]
+    assert joined["complete"]

@@ -191,7 +191,7 @@ def test_a_crashed_child_is_named_by_its_signal_and_innermost_frame():
     assert startup._died(1, "Traceback\nValueError: bad\n") == "ValueError: bad"
 
 
-def test_a_mode_added_later_joins_its_group_and_the_first_eager_stays():
+def test_a_mode_added_later_stays_beside_its_own_eager_and_the_first_block_stays():
     prov = results.provenance(torch.device("cpu"), {"modes": ["default"]}, commit="x")
     old = results.new_document(modes.KIND, prov)
     old["rows"] = [{"model": m, "batch_size": 1, "mode": mode, "date": "d1"}
@@ -200,11 +200,10 @@ def test_a_mode_added_later_joins_its_group_and_the_first_eager_stays():
                                             "settings": {"modes": ["max-autotune"]}})
     new["rows"] = [{"model": "resnet50", "batch_size": 1, "mode": mode, "date": "d2"}
                    for mode in ("eager", "max-autotune")]
-    joined = production.merge(old, new, modes.row_key, first_stays=modes.is_reference,
-                              arrange=modes.arrange)
-    # The default row's speedup was taken against the first eager: that eager stays.
-    assert [(r["model"], r["mode"], r["date"]) for r in joined["rows"]] == [
-        ("resnet50", "eager", "d1"), ("resnet50", "default", "d1"),
-        ("resnet50", "max-autotune", "d2"),
-        ("transformer", "eager", "d1"), ("transformer", "default", "d1")]
+    joined = production.merge(old, new, modes.row_key)
+    # Each block keeps the eager row its speedups were taken against.
+    assert [(r["model"], r["mode"], r["date"], r["part"]) for r in joined["rows"]] == [
+        ("resnet50", "eager", "d1", 0), ("resnet50", "default", "d1", 0),
+        ("transformer", "eager", "d1", 0), ("transformer", "default", "d1", 0),
+        ("resnet50", "eager", "d2", 1), ("resnet50", "max-autotune", "d2", 1)]
     assert joined["provenance"]["settings"]["modes"] == ["default", "max-autotune"]

@@ -66,8 +66,13 @@ def start_build(src: Path, *flags: str) -> subprocess.Popen:
     )
 
 
+# A whole site build: about a minute on the 2-core CI machine alone, several times that while
+# other builds and tests share its cores. The limit is there to end a hung build, not to time one.
+BUILD_TIMEOUT_S = 900
+
+
 def finish(proc: subprocess.Popen) -> tuple[int, str]:
-    out, _ = proc.communicate(timeout=300)
+    out, _ = proc.communicate(timeout=BUILD_TIMEOUT_S)
     return proc.returncode, out
 
 
@@ -81,5 +86,5 @@ def mike(src: Path, remote: Path, *args: str) -> None:
     repository on this machine: no network."""
     proc = subprocess.run([str(BIN / "mike"), *args, "--push", "--remote", str(remote),
                            "--branch", "gh-pages"], cwd=src, env=build_env(**GIT_IDENTITY),
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]

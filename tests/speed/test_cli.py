@@ -61,13 +61,15 @@ def test_settings_then_a_ladder_under_its_choice(capsys, tmp_path, monkeypatch):
     doc = results.load(lad, "bench")
     assert [r["mode"] for r in doc["rows"]] == ["eager", "compile"]
     assert doc["provenance"]["settings"]["backends_evidence"]["from"]["kind"] == "speed-settings"
-    # a second command adds the rung the first left out, and keeps what the first recorded
+    # a second command adds the rung the first left out beside its own eager row, and keeps
+    # what the first recorded
     code, _, _ = run_cli(capsys, "--ladder", "--model", TINY, "--rungs", "freezing",
                          "--profile-calls", "0", *QUICK, "--output", str(lad), "--append")
     joined = results.load(lad, "bench")
-    assert code == 0 and [r["mode"] for r in joined["rows"]] == ["eager", "compile", "+ freezing"]
+    assert code == 0 and [r["mode"] for r in joined["rows"]] == ["eager", "compile", "eager",
+                                                                 "+ freezing"]
     assert joined["rows"][0] == {**doc["rows"][0], "part": 0}
-    assert [r["part"] for r in joined["rows"]] == [0, 0, 1]
+    assert [r["part"] for r in joined["rows"]] == [0, 0, 1, 1]
     code, _, err = run_cli(capsys, "--ladder", "--model", TINY, *QUICK, "--dtype", "bf16",
                            "--output", str(lad), "--append")
     cli_run.assert_one_line_error(code, "", err, "--append:", "setting dtype",

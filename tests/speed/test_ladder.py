@@ -171,7 +171,7 @@ def test_a_ladder_applies_the_settings_chosen_per_mode():
     assert not torch.backends.cudnn.benchmark  # restored after the run
 
 
-def test_append_keeps_recorded_rows_and_adds_the_missing_rung(ladder_doc):
+def test_append_keeps_recorded_rows_and_adds_the_top_rung_beside_its_own_eager(ladder_doc):
     doc, _ = ladder_doc
     settings = {**doc["provenance"]["settings"], "rungs": ["freezing", "max-autotune"]}
     later = {**doc, "provenance": {**doc["provenance"], "date": "later", "settings": settings},
@@ -180,15 +180,15 @@ def test_append_keeps_recorded_rows_and_adds_the_missing_rung(ladder_doc):
                           "rung": {**doc["rows"][1]["rung"], "key": "max-autotune"}})
     first = {**doc, "rows": doc["rows"][:2]}  # as if freezing had not been recorded
     joined = speed.join(first, later)
-    assert [r["mode"] for r in joined["rows"]] == ["eager", "compile", "+ freezing",
+    # The later command's eager row and rung below stay beside its top rung: its ratios.
+    assert [r["mode"] for r in joined["rows"]] == ["eager", "compile", "eager", "+ freezing",
                                                    "+ max-autotune"]
-    assert [r["part"] for r in joined["rows"]] == [0, 0, 1, 1]
-    assert joined["rows"][0] is not later["rows"][0]  # the first command's eager stays
+    assert [r["part"] for r in joined["rows"]] == [0, 0, 1, 1, 1]
     assert [p["date"] for p in joined["provenance"]["parts"]] == [doc["provenance"]["date"],
                                                                   "later"]
-    # Its top rung measured again replaces the recorded one; eager and the rung below stay.
+    # The same command again replaces its block; the first command's stays.
     again = speed.join(joined, {**later, "provenance": {**later["provenance"], "date": "again"}})
-    assert [r["part"] for r in again["rows"]] == [0, 0, 1, 2]
+    assert [r["part"] for r in again["rows"]] == [0, 0, 2, 2, 2]
 
 
 def test_append_of_a_whole_ladder_measured_again_replaces_its_rows(ladder_doc):

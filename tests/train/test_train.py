@@ -125,27 +125,26 @@ def test_joining_a_run_split_over_commands(cpu_train_run):
     second["rows"] = [second["rows"][0], {**second["rows"][1], "variant": "reduce-overhead"}]
     joined = results.validate(train.join(first, second), kind=train.KIND)
     seen = [(r["variant"], r["part"]) for r in joined["rows"]]
-    # The second command's eager row stays beside the first's: its reduce-overhead row's
-    # speedup is against it.
-    assert seen == [("eager", 0), ("eager", 1), *((v, 0) for v in train.CPU_VARIANTS[1:]),
-                    ("reduce-overhead", 1)]
+    # The second command's rows stand in a block of their own, with the eager row their
+    # speedups are against; the first command's block stays whole.
+    assert seen == [*((v, 0) for v in train.CPU_VARIANTS), ("eager", 1), ("reduce-overhead", 1)]
     assert len(joined["provenance"]["parts"]) == 2
     assert joined["provenance"]["settings"]["variants"][-1] == "reduce-overhead"
 
 
-def test_a_command_run_again_replaces_its_rows_and_drops_an_eager_row_left_alone(
+def test_a_command_run_again_replaces_its_block_and_one_that_measured_less_adds_one(
         cpu_train_run):
     first = results.load(cpu_train_run)
     again = json.loads(json.dumps(first))
     joined = train.join(first, again)
-    # Every compiled row is the second command's; the first command's eager row went with them.
+    # Every row is the second command's: it measured all the first one did.
     assert [(r["variant"], r["part"]) for r in joined["rows"]] == [
         (v, 1) for v in train.CPU_VARIANTS]
     only_eager = {**again, "rows": again["rows"][:1]}
     kept = train.join(first, only_eager)
-    # A command of eager alone leaves the group's eager row that the compiled rows refer to.
+    # A command of eager alone leaves the block whose compiled rows refer to its eager row.
     assert [(r["variant"], r["part"]) for r in kept["rows"]] == [
-        (v, 0) for v in train.CPU_VARIANTS]
+        *((v, 0) for v in train.CPU_VARIANTS), ("eager", 1)]
 
 
 def test_a_run_of_other_settings_cannot_join(cpu_train_run):
