@@ -6,6 +6,7 @@ Thin on purpose: the measuring is in ``snippets.bench``, the tables in ``snippet
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -69,7 +70,7 @@ def parser() -> cli.Parser:
 def config_from_args(argv: list[str] | None) -> tuple[bench.BenchConfig, object]:
     args = parser().parse_args(argv)
     device = cli.device(PROG, args.device)
-    user, only_user = cli.user_models(PROG, args.model, argv)
+    user, only_user = cli.user_models(PROG, args.model, "--models" in " ".join(argv or sys.argv))
     chosen = None
     if args.cudnn_benchmark is not None:
         chosen = replace(backends.DEFAULT[torch.device(config.resolve_device(device)).type],

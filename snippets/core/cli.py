@@ -138,7 +138,7 @@ def add_models(p: argparse.ArgumentParser, builtin: tuple[str, ...],
                        help=f"comma-separated {default('batch_sizes')}")
 
 
-def user_models(prog: str, specs: list[str], argv: list[str] | None
+def user_models(prog: str, specs: list[str], models_given: bool
                 ) -> tuple[tuple[tuple[str, Callable], ...], bool]:
     """``--model``'s factories, loaded (a spec that fails is one line), and whether they replace
     the built-in models: they do when ``--models`` was not given."""
@@ -146,7 +146,7 @@ def user_models(prog: str, specs: list[str], argv: list[str] | None
         user = tuple((spec, models.load_factory(spec)) for spec in specs)
     except models.SpecError as exc:
         fail(prog, str(exc))
-    return user, bool(user) and "--models" not in " ".join(argv if argv is not None else sys.argv)
+    return user, bool(user) and not models_given
 
 
 def check_append(prog: str, append: bool, output: Path | None) -> None:

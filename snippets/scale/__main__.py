@@ -8,6 +8,7 @@ is in ``snippets.scale``, the tables in ``snippets.scale.tables``.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import torch
@@ -120,7 +121,7 @@ def config_from_args(argv: list[str] | None) -> tuple[scale.ScaleConfig, object]
     args = parser().parse_args(argv)
     if not dist.is_available():
         cli.fail(PROG, f"torch {torch.__version__} was built without torch.distributed")
-    user, only_user = cli.user_models(PROG, args.model, argv)
+    user, only_user = cli.user_models(PROG, args.model, "--models" in " ".join(argv or sys.argv))
     cli.check_append(PROG, args.append, args.output)
     cfg = scale.ScaleConfig(
         models=(*(() if only_user else args.models or ()), *(s for s, _ in user)) or None,

@@ -5,6 +5,7 @@ Thin on purpose: the measuring is in ``snippets.speed``, the tables in ``snippet
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import torch
@@ -71,7 +72,7 @@ def config_from_args(argv: list[str] | None) -> tuple[speed.SpeedConfig, object]
         if getattr(args, name) is not None:
             cli.fail(PROG, f"--{name.replace('_', '-')} does not apply to --{what}")
     cli.check_append(PROG, args.append, args.output)
-    user, only_user = cli.user_models(PROG, args.model, argv)
+    user, only_user = cli.user_models(PROG, args.model, "--models" in " ".join(argv or sys.argv))
     cfg = speed.SpeedConfig(
         run=what, models=() if only_user else args.models, factories=user,
         batch_sizes=args.batch_sizes, dtype=args.dtype, device=device, rounds=args.rounds,

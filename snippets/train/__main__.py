@@ -6,6 +6,7 @@ is in ``snippets.train``, the tables in ``snippets.train.tables``.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import torch
@@ -63,7 +64,7 @@ def parser() -> cli.Parser:
 def config_from_args(argv: list[str] | None) -> tuple[train.TrainConfig, object]:
     args = parser().parse_args(argv)
     device = cli.device(PROG, args.device)
-    user, only_user = cli.user_models(PROG, args.model, argv)
+    user, only_user = cli.user_models(PROG, args.model, "--models" in " ".join(argv or sys.argv))
     cli.check_append(PROG, args.append, args.output)
     cfg = train.TrainConfig(
         models=() if only_user else args.models, factories=user, batch_sizes=args.batch_sizes,
