@@ -138,6 +138,15 @@ def add_models(p: argparse.ArgumentParser, builtin: tuple[str, ...],
                        help=f"comma-separated {default('batch_sizes')}")
 
 
+def add_model(p: argparse.ArgumentParser, *, logits: bool = False) -> None:
+    """``--model``, the user's own factory (repeatable), beside a config's ``--models``;
+    ``logits``: the tool trains, so the user's module must return class logits."""
+    p.add_argument("--model", action="append", default=[], metavar="PKG.MODULE:FACTORY",
+                   help="your own model: factory(batch_size) returns (module, example_input)"
+                        + (", the module returning class logits; " if logits else "; ")
+                        + "repeatable; given alone, it replaces the built-in models")
+
+
 def user_models(prog: str, specs: list[str], models_given: bool
                 ) -> tuple[tuple[tuple[str, Callable], ...], bool]:
     """``--model``'s factories, loaded (a spec that fails is one line), and whether they replace
