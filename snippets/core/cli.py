@@ -138,6 +138,14 @@ def add_models(p: argparse.ArgumentParser, builtin: tuple[str, ...],
                        help=f"comma-separated {default('batch_sizes')}")
 
 
+def add_runs(p: argparse.ArgumentParser, runs: dict[str, str]) -> None:
+    """One switch per run a command makes (``runs``: each one's help), at most one of them
+    given: ``args.run`` is its name, or None."""
+    group = p.add_mutually_exclusive_group()
+    for name, text in runs.items():
+        group.add_argument(f"--{name}", dest="run", action="store_const", const=name, help=text)
+
+
 def add_model(p: argparse.ArgumentParser, *, logits: bool = False) -> None:
     """``--model``, the user's own factory (repeatable), beside a config's ``--models``;
     ``logits``: the tool trains, so the user's module must return class logits."""
