@@ -76,6 +76,9 @@ class Rule:
     unit: str = ""  # " MB": in the help's default and in the message
     flag: str = ""  # the flag where it is not the field's name: "--timeout"
     parse: Callable[[str], Any] | None = None  # the flag's text to an item, where not by type
+    # The choices are what the flag takes; the config takes other values too (ScaleConfig's
+    # models: a pkg.module:factory spec, resolved later), so only the flag holds to them.
+    flag_only: bool = False
 
 
 RULE = "snippets.rule"
@@ -90,7 +93,8 @@ def rule_of(f: dataclasses.Field) -> Rule:
     return f.metadata.get(RULE) or Rule()
 
 
-def _wrong(r: Rule, value: Any, many: bool) -> str | None:
+def wrong(r: Rule, value: Any, many: bool) -> str | None:
+    """What is wrong with ``value`` (an item, where ``many``) by ``r``; None where nothing is."""
     if r.choices and value not in r.choices:
         if not many:  # the wording argparse's choices= had
             return f"invalid choice: {value!r} (choose from {', '.join(map(repr, r.choices))})"
@@ -114,6 +118,8 @@ def check(cfg: Any) -> None:
         if r.every and value == ("all",):
             object.__setattr__(cfg, f.name, r.choices)  # frozen: the dataclasses idiom
             continue
+        if r.flag_only:
+            continue
         for item in value if many else (value,):
-            if (message := _wrong(r, item, many)) is not None:
+            if (message := wrong(r, item, many)) is not None:
                 raise ConfigError(f.name, message)

@@ -82,6 +82,16 @@ def _number(text: str) -> float:
 READ: dict[str, Callable[[str], Any]] = {"int": _whole, "float": _number, "str": str}
 
 
+def _held(r: config.Rule, read: Callable[[str], Any], many: bool) -> Callable[[str], Any]:
+    """``read``, its value held to ``r`` at the flag, for a rule the config does not hold."""
+    def parse(text: str) -> Any:
+        value = read(text)
+        if (message := config.wrong(r, value, many)) is not None:
+            raise ValueError(message)
+        return value
+    return parse
+
+
 def _one(read: Callable[[str], Any]) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
         try:
@@ -120,6 +130,8 @@ def declare(p: argparse.ArgumentParser, cls: type,
             kw["action"] = "store_true" if f.default is False else argparse.BooleanOptionalAction
         else:
             read = r.parse or READ[item]
+            if r.flag_only:
+                read = _held(r, read, many)
             what = r.what or f.name.replace("_", " ")
             kw["type"] = cli.csv_of(read, what) if many else _one(read)
             kw["metavar"] = ("{" + ",".join(r.choices) + "}" if r.choices and not many
