@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     return cli.record(
         PROG, args, "bench", lambda progress, on_row, _: bench.document(
             cfg, progress, on_row=on_row, commit=commit, group=group),
-        lambda doc, recorded: PRINT(doc, args.format, recorded))
+        PRINT)
 
 if __name__ == "__main__":
     raise SystemExit(main())

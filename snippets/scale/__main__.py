@@ -27,9 +27,7 @@ def parser() -> cli.Parser:
     flags.declare(p, scale.ScaleConfig, scale.DEFAULTS)
     cli.add_model(p, logits=True)
     cli.add_output(p)
-    p.add_argument("--append", action="store_true",
-                   help="add this run's rows to the --output file, which must hold a run of "
-                        "the same settings on the same device (a run split over commands)")
+    p.add_argument("--append", action="store_true", help=cli.APPEND_SAME_SETTINGS)
     p.add_argument("--compare", type=Path, metavar="FILE",
                    help="print this run's step times beside a recorded results file's")
     return p
@@ -86,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     return cli.record(
         PROG, args, scale.KIND, lambda progress, on_row, old: scale.document(
             cfg, progress, on_row=on_row, commit=commit, old=old),
-        lambda doc, recorded: PRINT(doc, args.format, recorded), joinable=joinable)
+        PRINT, joinable=joinable)
 
 
 if __name__ == "__main__":

@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     return cli.record(
         PROG, args, kind, lambda progress, on_row, _: speed.document(
             cfg, progress, on_row=on_row, commit=commit),
-        lambda doc, _: PRINT(doc, args.format), joinable=joinable, join=speed.join,
+        PRINT, joinable=joinable, join=speed.join,
         show_joined=True)
 
 

@@ -23,9 +23,7 @@ def parser() -> cli.Parser:
     flags.declare(p, train.TrainConfig, train.DEFAULTS)
     cli.add_model(p, logits=True)
     cli.add_output(p)
-    p.add_argument("--append", action="store_true",
-                   help="add this run's rows to the --output file, which must hold a run of "
-                        "the same settings on the same device (a run split over commands)")
+    p.add_argument("--append", action="store_true", help=cli.APPEND_SAME_SETTINGS)
     p.add_argument("--compare", type=Path, metavar="FILE",
                    help="print this run beside a recorded results file; settings that differ "
                         "(dtype, optimizer, TF32, device) are named above the table")
@@ -54,8 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     return cli.record(
         PROG, args, train.KIND, lambda progress, on_row, _: train.document(
             cfg, progress, on_row=on_row, commit=commit),
-        lambda doc, recorded: PRINT(doc, args.format, recorded),
-        joinable=joinable, join=train.join)
+        PRINT, joinable=joinable, join=train.join)
 
 
 if __name__ == "__main__":
