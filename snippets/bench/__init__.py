@@ -47,27 +47,35 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 class BenchConfig:
     """Everything one run needs; None means "the default for the device" (``DEFAULTS``)."""
 
-    models: tuple[str, ...] = ("resnet50", "transformer")
-    batch_sizes: tuple[int, ...] | None = None
-    modes: tuple[str, ...] | None = None  # eager is always added: speedups are against it
-    dtype: str | None = None
+    models: tuple[str, ...] = models.names(("resnet50", "transformer"))
+    batch_sizes: tuple[int, ...] | None = config.option(None, positive=True)
+    modes: tuple[str, ...] | None = config.option(None, choices=MODES, what="mode", every=True)
+    """comma-separated from {choices}, or all; eager is always run: speedups are against it"""
+    dtype: str | None = config.option(None, choices=tuple(DTYPES))
+    """the weights' and inputs' dtype; on CUDA fp32 matmuls run as TF32"""
     channels_last: bool = False
+    """NHWC layout for 4-D inputs"""
     device: str = "auto"
-    rounds: int | None = None  # interleaved timing rounds
-    warm_rounds: int | None = None  # untimed interleaved rounds first
+    rounds: int | None = config.option(None, positive=True)
+    warm_rounds: int | None = config.option(None, positive=True, zero=True)
     sample_ms: float | None = None  # how long one sample lasts
     warmup: int = 3  # calls of each variant after compile, before any timing
-    # Re-measure rounds timed while the host CPU ran slow (measure.HostGate). Off by default: on
-    # the GPU host the slow spells outlasted the budget; the host's speed is recorded either way.
+    # measure.HostGate. Off by default: on the GPU host the slow spells outlasted the budget.
     host_gate: bool = False
+    """re-measure rounds timed while the host CPU ran slow (default: keep them, and record the
+    host's speed beside each round)"""
     backends: backends.BackendSettings | None = None  # TF32, cuDNN autotuner: set for the run
-    # Time every variant again with torch.utils.benchmark.Timer and a plain wall clock, to check
-    # the harness against timers that share nothing with it (bench.crosscheck).
-    crosscheck: bool = False
-    # Climb the speed ladder instead of timing the modes side by side (bench.ladder); a
-    # max-autotune mode among ``modes`` adds its rung at the top.
-    ladder: bool = False
+    crosscheck: bool = False  # bench.crosscheck: timers that share nothing with the harness
+    """time every variant again with torch.utils.benchmark.Timer and a plain wall clock, beside
+    the harness's own timing"""
+    ladder: bool = False  # bench.ladder, instead of the modes side by side
+    """climb the speed ladder: eager, compile, + channels_last, + CUDA graphs, + freezing, each
+    rung adding one step to the one before; a max-autotune mode in --modes adds the max-autotune
+    rung"""
     factories: tuple[tuple[str, models.Factory], ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        config.check(self)
 
     def resolve(self) -> BenchConfig:
         """Fill every None with the device's default, so the run and its record are explicit."""

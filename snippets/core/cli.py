@@ -50,19 +50,6 @@ def one_of(options: tuple[str, ...], what: str) -> Callable[[str], str]:
     return parse
 
 
-def builtin_model(names: tuple[str, ...]) -> Callable[[str], str]:
-    """``--models``: one of the built-in ``names``; anything else is named, with the built-ins and
-    the way to pass one's own model."""
-    pick = one_of(names, "model")
-
-    def parse(text: str) -> str:
-        try:
-            return pick(text)
-        except ValueError as exc:
-            raise ValueError(f"{exc}, or pass your own with --model pkg.module:factory") from None
-    return parse
-
-
 def csv_of(item: Callable[[str], T], what: str) -> Callable[[str], tuple[T, ...]]:
     """An argparse type for comma-separated lists, e.g. ``--batch-sizes 1,32``."""
 
@@ -104,13 +91,9 @@ DEVICE_HELP = "auto (CUDA if present), cpu, cuda, cuda:N"
 FORMATS = ("table", "markdown", "json")
 
 
-def add_common(p: argparse.ArgumentParser, default: Callable[[str], str]) -> None:
-    """``--device``, ``--rounds`` and ``--warm-rounds``, as every tool that times its variants in
-    interleaved rounds takes them; ``default(name)`` is the help's ``(default: ...)``."""
-    p.add_argument("--device", default="auto", help=DEVICE_HELP)
-    p.add_argument("--rounds", type=positive, help=f"interleaved timing rounds {default('rounds')}")
-    p.add_argument("--warm-rounds", type=non_negative,
-                   help=f"untimed rounds before the timed ones {default('warm_rounds')}")
+# --append's help where the file must hold a run of this one's settings (train, scale).
+APPEND_SAME_SETTINGS = ("add this run's rows to the --output file, which must hold a run of the "
+                        "same settings on the same device (a run split over commands)")
 
 
 def add_output(p: argparse.ArgumentParser, formats: tuple[str, ...] = FORMATS) -> None:
@@ -120,25 +103,24 @@ def add_output(p: argparse.ArgumentParser, formats: tuple[str, ...] = FORMATS) -
     p.add_argument("--output", type=Path, help="write the results file here, row by row")
 
 
-def add_models(p: argparse.ArgumentParser, builtin: tuple[str, ...],
-               default: Callable[[str], str], *, chosen: tuple[str, ...] | None = None,
-               logits: bool = False, batch_sizes: bool = True) -> None:
-    """``--models`` (built-in ones), ``--model`` (the user's own factory, repeatable) and
-    ``--batch-sizes``. ``chosen``: ``--models``' default where the tool runs both built-ins;
+def add_runs(p: argparse.ArgumentParser, runs: dict[str, str]) -> None:
+    """One switch per run a command makes (``runs``: each one's help), at most one of them
+    given: ``args.run`` is its name, or None."""
+    group = p.add_mutually_exclusive_group()
+    for name, text in runs.items():
+        group.add_argument(f"--{name}", dest="run", action="store_const", const=name, help=text)
+
+
+def add_model(p: argparse.ArgumentParser, *, logits: bool = False) -> None:
+    """``--model``, the user's own factory (repeatable), beside a config's ``--models``;
     ``logits``: the tool trains, so the user's module must return class logits."""
-    p.add_argument("--models", type=csv_of(builtin_model(builtin), "model"), default=chosen,
-                   help=f"built-in models, comma-separated: {', '.join(builtin)} "
-                        + ("(default: both)" if chosen else default("models")))
     p.add_argument("--model", action="append", default=[], metavar="PKG.MODULE:FACTORY",
                    help="your own model: factory(batch_size) returns (module, example_input)"
                         + (", the module returning class logits; " if logits else "; ")
                         + "repeatable; given alone, it replaces the built-in models")
-    if batch_sizes:
-        p.add_argument("--batch-sizes", type=csv_of(positive_int, "batch size"),
-                       help=f"comma-separated {default('batch_sizes')}")
 
 
-def user_models(prog: str, specs: list[str], argv: list[str] | None
+def user_models(prog: str, specs: list[str], models_given: bool
                 ) -> tuple[tuple[tuple[str, Callable], ...], bool]:
     """``--model``'s factories, loaded (a spec that fails is one line), and whether they replace
     the built-in models: they do when ``--models`` was not given."""
@@ -146,7 +128,7 @@ def user_models(prog: str, specs: list[str], argv: list[str] | None
         user = tuple((spec, models.load_factory(spec)) for spec in specs)
     except models.SpecError as exc:
         fail(prog, str(exc))
-    return user, bool(user) and "--models" not in " ".join(argv if argv is not None else sys.argv)
+    return user, bool(user) and not models_given
 
 
 def check_append(prog: str, append: bool, output: Path | None) -> None:
@@ -302,7 +284,7 @@ class Printer:
 
 def record(prog: str, args: argparse.Namespace, kind: str,
            produce: Callable[[Callable, Callable, dict | None], dict],
-           show: Callable[[dict, dict | None], None], *,
+           show: Printer | Callable[[dict, dict | None], None], *,
            joinable: Callable[[dict], None] | None = None,
            join: Callable[[dict, dict], dict] | None = None, show_joined: bool = False) -> int:
     """A measuring command from its parsed flags to its exit code, the way they all go.
@@ -310,8 +292,9 @@ def record(prog: str, args: argparse.Namespace, kind: str,
     Before the run: the ``--compare`` file is loaded, ``--output`` checked, and with ``--append``
     the file's run checked by ``joinable(old)``. Then ``produce(progress, on_row, old)`` runs under
     ``run_rows``; each finished state goes to ``--output`` (``join(old, doc)`` where the file's
-    rows stay beside this run's) and the last is shown as ``show(doc, recorded)``: this run's
-    rows alone, or the joined ones with ``show_joined``.
+    rows stay beside this run's) and the last is shown as ``show(doc, recorded)`` (a
+    ``Printer``: in the ``--format`` asked for): this run's rows alone, or the joined ones with
+    ``show_joined``.
     """
     # Inductor's C++ backend logs "No CUDA runtime is found" on every CPU-only machine: expected
     # there, and alarming to a reader of the CPU table, so it is kept out of the output.
@@ -324,10 +307,16 @@ def record(prog: str, args: argparse.Namespace, kind: str,
     def joined(doc: dict) -> dict:
         return join(old, doc) if old and join is not None else doc
 
+    def display(doc: dict, recorded: dict | None) -> None:
+        if isinstance(show, Printer):
+            show(doc, args.format, recorded)
+        else:
+            show(doc, recorded)
+
     def write(doc: dict) -> None:
         if args.output:
             results.write_atomic(args.output, joined(doc))
 
     return run_rows(prog, lambda progress, on_row: produce(progress, on_row, old),
-                    lambda doc: show(joined(doc) if show_joined else doc, recorded),
+                    lambda doc: display(joined(doc) if show_joined else doc, recorded),
                     write=write, output=args.output)

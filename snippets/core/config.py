@@ -1,11 +1,16 @@
 """Per-device defaults, kept once: a tool's config leaves a field None to mean "the default for the
 device it runs on", and ``resolve`` fills it from the tool's one table. Command-line help is written
 from the same table, so the help cannot say one default while the code uses another.
+
+What a field's value may be is the config's too: ``option`` declares it on the field (the choices,
+positive, 0 allowed) and ``check``, called from each config's ``__post_init__``, holds every value
+to it, whether it came from a command line or from code; a wrong one raises ``ConfigError``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import torch
@@ -33,9 +38,9 @@ def resolve(cfg: C, defaults: dict[str, dict[str, Any]]) -> C:
     return dataclasses.replace(cfg, device=device, **filled)  # type: ignore[type-var]
 
 
-def _show(value: Any) -> str:
+def shown(value: Any) -> str:
     if isinstance(value, tuple):
-        return ",".join(_show(v) for v in value)
+        return ",".join(shown(v) for v in value)
     if isinstance(value, float) and value.is_integer():
         return f"{value:.0f}"
     return str(value)
@@ -43,7 +48,78 @@ def _show(value: Any) -> str:
 
 def help_default(defaults: dict[str, dict[str, Any]], name: str, unit: str = "") -> str:
     """``(default: 100 on CUDA, 10 on CPU)`` for a field of a per-device defaults table."""
-    values = {kind: _show(defaults[kind][name]) for kind in DEVICE_TYPES}
+    values = {kind: shown(defaults[kind][name]) for kind in DEVICE_TYPES}
     if len(set(values.values())) == 1:
         return f"(default: {values['cpu']}{unit})"
     return f"(default: {values['cuda']}{unit} on CUDA, {values['cpu']}{unit} on CPU)"
+
+
+class ConfigError(ValueError):
+    """A value a config cannot take; ``name`` is its field, for a command line to name its flag.
+    The message is the whole answer to the user."""
+
+    def __init__(self, name: str | None, message: str) -> None:
+        super().__init__(message)
+        self.name = name
+
+
+@dataclasses.dataclass(frozen=True)
+class Rule:
+    """What a field's value (each item, for a tuple) may be, and how its flag reads it."""
+
+    choices: tuple[str, ...] = ()
+    what: str = ""  # the noun of an item in messages: "unknown mode 'x'"
+    every: bool = False  # the one value "all" stands for every choice
+    hint: str = ""  # added after the choices in the message
+    positive: bool = False
+    zero: bool = False  # with positive: 0 is allowed too
+    unit: str = ""  # " MB": in the help's default and in the message
+    flag: str = ""  # the flag where it is not the field's name: "--timeout"
+    parse: Callable[[str], Any] | None = None  # the flag's text to an item, where not by type
+    # The choices are what the flag takes; the config takes other values too (ScaleConfig's
+    # models: a pkg.module:factory spec, resolved later), so only the flag holds to them.
+    flag_only: bool = False
+
+
+RULE = "snippets.rule"
+
+
+def option(default: Any = dataclasses.MISSING, **rule: Any) -> Any:
+    """A config field whose values ``check`` holds to ``Rule(**rule)``."""
+    return dataclasses.field(default=default, metadata={RULE: Rule(**rule)})
+
+
+def rule_of(f: dataclasses.Field) -> Rule:
+    return f.metadata.get(RULE) or Rule()
+
+
+def wrong(r: Rule, value: Any, many: bool) -> str | None:
+    """What is wrong with ``value`` (an item, where ``many``) by ``r``; None where nothing is."""
+    if r.choices and value not in r.choices:
+        if not many:  # the wording argparse's choices= had
+            return f"invalid choice: {value!r} (choose from {', '.join(map(repr, r.choices))})"
+        return (f"unknown {r.what} {value!r}; choose from {', '.join(r.choices)}"
+                + (" or all" if r.every else "") + r.hint)
+    if r.positive and not value > 0 and not (r.zero and value == 0):
+        if r.unit:
+            return f"{shown(value)}{r.unit} is not a positive size"
+        return f"{shown(value)} is not a positive number" + (" or 0" if r.zero else "")
+    return None
+
+
+def check(cfg: Any) -> None:
+    """Hold each field of ``cfg`` to its ``option`` rule (None passes: the device's default);
+    ``("all",)`` becomes every choice where the rule says so. Call it from ``__post_init__``."""
+    for f in dataclasses.fields(cfg):
+        r, value = rule_of(f), getattr(cfg, f.name)
+        if value is None or r == Rule():
+            continue
+        many = isinstance(value, tuple)
+        if r.every and value == ("all",):
+            object.__setattr__(cfg, f.name, r.choices)  # frozen: the dataclasses idiom
+            continue
+        if r.flag_only:
+            continue
+        for item in value if many else (value,):
+            if (message := wrong(r, item, many)) is not None:
+                raise ConfigError(f.name, message)

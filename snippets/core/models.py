@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from typing import Any
 
 import torch
 from torch import nn
+
+from snippets.core import config
 
 Factory = Callable[[int], tuple[nn.Module, torch.Tensor]]
 
@@ -66,6 +69,14 @@ def tiny_mlp(batch_size: int) -> tuple[nn.Module, torch.Tensor]:
 
 
 BUILTIN: dict[str, Factory] = {"resnet50": resnet50, "transformer": transformer}
+
+
+def names(default: tuple[str, ...] | None, builtin: dict[str, Factory] = BUILTIN, *,
+          flag_only: bool = False) -> Any:
+    """A config's ``models`` field: names of ``builtin`` models, checked by ``config.check`` (by
+    ``--models`` alone with ``flag_only``); a user's own model comes as a factory (``--model``)."""
+    return config.option(default, choices=tuple(builtin), what="model", flag_only=flag_only,
+                         hint=", or pass your own with --model pkg.module:factory")
 
 
 def load_factory(spec: str) -> Factory:

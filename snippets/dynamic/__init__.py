@@ -193,11 +193,17 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 @dataclass(frozen=True, kw_only=True)
 class DynamicConfig:
     device: str = "auto"
-    strategies: tuple[str, ...] = tuple(STRATEGIES)
-    backend: str = "inductor"  # "eager" counts recompiles without compiling any kernel
+    strategies: tuple[str, ...] = config.option(tuple(STRATEGIES), choices=tuple(STRATEGIES),
+                                                what="strategy")
+    """comma-separated from {choices} (default: all)"""
+    backend: str = config.option("inductor", choices=("inductor", "eager"))
+    """eager: count recompiles in seconds, without compiling kernels"""
     rounds: int | None = None  # steady-state timing rounds
     sample_ms: float | None = None
     backends: backends.BackendSettings | None = None
+
+    def __post_init__(self) -> None:
+        config.check(self)
 
     def resolve(self) -> DynamicConfig:
         return config.resolve(self, DEFAULTS)

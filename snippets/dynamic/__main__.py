@@ -7,31 +7,18 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 from snippets import dynamic
-from snippets.core import cli, process, results
+from snippets.core import cli, flags, process, results
 from snippets.dynamic import tables
 
 PROG = "python -m snippets.dynamic"
 
 
-def _strategy(text: str) -> str:
-    if text not in dynamic.STRATEGIES:
-        raise ValueError(f"unknown strategy {text!r}; choose from {', '.join(dynamic.STRATEGIES)}")
-    return text
-
-
 def parser() -> cli.Parser:
     p = cli.Parser(prog=PROG, description="Recompiles and their stalls as input shapes change.")
-    p.add_argument("--device", default="auto", help=cli.DEVICE_HELP)
-    p.add_argument("--strategies", type=cli.csv_of(_strategy, "strategy"),
-                   default=dynamic.DynamicConfig.strategies,
-                   help=f"comma-separated from {', '.join(dynamic.STRATEGIES)} (default: all)")
-    p.add_argument("--backend", choices=("inductor", "eager"), default="inductor",
-                   help="eager: count recompiles in seconds, without compiling kernels")
-    p.add_argument("--format", choices=("table", "markdown", "json"), default="table")
-    p.add_argument("--output", type=Path, help="write the results file here")
+    flags.declare(p, dynamic.DynamicConfig, skip=("rounds",))
+    cli.add_output(p)
     return p
 
 
@@ -49,9 +36,8 @@ def _print(doc: dict, fmt: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    device = cli.device(PROG, args.device)
+    cfg = flags.build(PROG, dynamic.DynamicConfig, args)
     cli.check_output(PROG, args.output)
-    cfg = dynamic.DynamicConfig(device=device, strategies=args.strategies, backend=args.backend)
     doc: dict = {}
 
     def save(current: dict) -> None:

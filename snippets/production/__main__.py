@@ -21,7 +21,13 @@ from snippets.core import cli, config, models, process, results
 from snippets.production import hazards, modes, startup, stream, tables
 
 PROG = "python -m snippets.production"
-RUNS = ("startup", "stream", "modes", "hazards")
+RUNS = {
+    "startup": "every start-up path in fresh processes: seconds to the first answer and to "
+               "steady state, ms per call",
+    "stream": "a replayed request stream under each warm-up strategy",
+    "modes": "every compile mode with an empty, then a warm cache (the benchmark, run twice)",
+    "hazards": "CUDA-graph hazards and their fixes (a CUDA device only)",
+}
 
 
 def _model(text: str) -> str:
@@ -38,17 +44,7 @@ def parser() -> cli.Parser:
     d = startup.DEFAULTS
     p = cli.Parser(prog=PROG, description="Start-up paths, a request stream, the compile modes "
                    "and the CUDA-graph hazards, each measured in its own run.")
-    run = p.add_mutually_exclusive_group()
-    run.add_argument("--startup", action="store_true",
-                     help="every start-up path in fresh processes: seconds to the first answer "
-                          "and to steady state, ms per call")
-    run.add_argument("--stream", action="store_true",
-                     help="a replayed request stream under each warm-up strategy")
-    run.add_argument("--modes", action="store_true",
-                     help="every compile mode with an empty, then a warm cache (the benchmark, "
-                          "run twice)")
-    run.add_argument("--hazards", action="store_true",
-                     help="CUDA-graph hazards and their fixes (a CUDA device only)")
+    cli.add_runs(p, RUNS)
     p.add_argument("--device", default="auto", help=cli.DEVICE_HELP)
     p.add_argument("--models", type=cli.csv_of(_model, "model"),
                    help="resnet50, transformer or pkg.module:factory, comma-separated "
@@ -80,10 +76,9 @@ def parser() -> cli.Parser:
 def _job(args: Any, device: str) -> tuple[str, Any, Any]:
     """(kind, make the document, how --append joins its rows to the file's) for the run the
     flags ask for."""
-    picked = [r for r in RUNS if getattr(args, r)]
-    if not picked:
+    what = args.run
+    if what is None:
         cli.fail(PROG, f"choose one run: {', '.join('--' + r for r in RUNS)}")
-    what = picked[0]
     chosen_models = {"models": args.models} if args.models else {}
     if what == "startup":
         cfg = startup.StartupConfig(device=device, paths=args.paths or startup.PATHS,

@@ -20,7 +20,9 @@ import torch
 import torch._inductor.config
 
 from snippets.core import backends, config, results
+from snippets.core import models as core_models
 from snippets.scale import gather, launch, scaling
+from snippets.scale import models as scale_models
 from snippets.scale.job import Job
 from snippets.scale.wrap import DDP_BUCKET_MB, STRATEGIES, VARIANTS, compiled_autograd_missing
 from snippets.train import DTYPES, LR, SEED, TOLERANCE, group
@@ -48,30 +50,63 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 
+def seconds(text: str) -> float:
+    """``--timeout``'s text: a positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise ValueError(f"{text!r} is not a positive number of seconds")
+    return value
+
+
 @dataclass(frozen=True, kw_only=True)
 class ScaleConfig:
     """Everything one run needs; None means "the default for the device" (``DEFAULTS``)."""
 
-    models: tuple[str, ...] | None = None  # built-in names (scale.models) or pkg.module:factory
-    strategies: tuple[str, ...] | None = None  # single, ddp, fsdp2
-    variants: tuple[str, ...] | None = None  # wrap.VARIANTS
-    batch_size: int | None = None  # samples per rank; the one-process run trains them all
-    nproc: int | None = None  # processes (GPUs) per node
-    nodes: int = 1  # launchers on this host, each a "node" of nproc processes
-    bucket_caps: tuple[float, ...] | None = None  # DDP's bucket_cap_mb, one configuration each
-    dtype: str | None = None  # "bf16" (autocast) or "fp32"
+    # built-in names (scale.models) or pkg.module:factory specs, each resolved by its ranks
+    models: tuple[str, ...] | None = core_models.names(None, scale_models.BUILTIN,
+                                                              flag_only=True)
+    strategies: tuple[str, ...] | None = config.option(None, choices=STRATEGIES,
+                                                        what="strategy")
+    """comma-separated from {choices}; single is one process over the whole batch, the
+    reference"""
+    variants: tuple[str, ...] | None = config.option(None, choices=VARIANTS, what="variant",
+                                                      every=True)
+    """comma-separated from {choices}, or all"""
+    batch_size: int | None = config.option(None, positive=True)
+    """samples per rank; the one-process run trains them all"""
+    nproc: int | None = config.option(None, positive=True)
+    """processes per node, one per GPU on CUDA"""
+    nodes: int = config.option(1, positive=True)
+    """launchers on this host, each a node of --nproc processes meeting the others at a c10d
+    rendezvous, as on a cluster"""
+    bucket_caps: tuple[float, ...] | None = config.option(None, positive=True, unit=" MB")
+    """DDP's bucket_cap_mb, comma-separated, a configuration each"""
+    dtype: str | None = config.option(None, choices=tuple(DTYPES))
+    """bf16 is autocast, the weights stay fp32"""
     device: str = "auto"
-    steps: int | None = None  # steps whose losses are kept (the first 3 timed whole)
-    rounds: int | None = None  # steady steps timed one by one
+    """auto (CUDA if present), cpu, cuda"""
+    steps: int | None = config.option(None, positive=True)
+    """steps whose losses are compared (the first 3 timed whole)"""
+    rounds: int | None = config.option(None, positive=True)
+    """steady steps timed one by one"""
     warmup: int = 2  # untimed steps between them
-    profile_steps: int | None = None  # steps each rank profiles after the timed ones; 0: none
+    profile_steps: int | None = config.option(None, positive=True, zero=True)
+    """steps each rank profiles after the timed ones, 0 for none"""
     lr: float = LR
     seed: int = SEED
-    timeout_s: float | None = None  # per configuration
-    # "fresh": every configuration compiles with an empty Inductor cache, as a new job does (on
-    # a CPU that alone is some 20 s of one-time work per process); "shared": the cache this
-    # process's environment names, so later configurations find what earlier ones compiled.
-    inductor_cache: str = "fresh"
+    timeout_s: float | None = config.option(None, positive=True, unit=" s", flag="--timeout",
+                                            parse=seconds)
+    """seconds a configuration may take"""
+    # fresh: on a CPU that alone is some 20 s of one-time work per process
+    inductor_cache: str = config.option("fresh", choices=("fresh", "shared"))
+    """fresh: every configuration compiles with an empty Inductor cache, as a new job does;
+    shared: the one your environment names, warm after the first"""
+
+    def __post_init__(self) -> None:
+        config.check(self)
 
     def resolve(self) -> ScaleConfig:
         """Fill every None with the device's default; strategies and variants in their order

@@ -48,36 +48,40 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 class SpeedConfig:
     """Everything one run needs; None means "the default for the device" (``DEFAULTS``)."""
 
-    run: str = "ladder"  # one of RUNS
-    models: tuple[str, ...] = ("resnet50", "transformer")
-    batch_sizes: tuple[int, ...] | None = None
-    dtype: str | None = None
+    run: str = config.option("ladder", choices=RUNS)  # set by the command's run switches
+    models: tuple[str, ...] = models.names(("resnet50", "transformer"))
+    batch_sizes: tuple[int, ...] | None = config.option(None, positive=True)
+    dtype: str | None = config.option(None, choices=tuple(bench.DTYPES))
+    """the weights' and inputs' dtype"""
     device: str = "auto"
-    rounds: int | None = None
-    warm_rounds: int | None = None
+    rounds: int | None = config.option(None, positive=True)
+    warm_rounds: int | None = config.option(None, positive=True, zero=True)
     sample_ms: float | None = None
     warmup: int = 3
-    # settings: the modes whose settings are swept (eager included where listed)
-    modes: tuple[str, ...] | None = None
-    # ladder: the rungs to climb, by key (ladder.KEYS); None is every rung but those that tune
-    # kernels (coordinate-descent, max-autotune, graph-timed-autotune), asked for by name
-    rungs: tuple[str, ...] | None = None
-    profile_calls: int | None = None  # ladder: calls of the fastest rung profiled; 0: none
+    modes: tuple[str, ...] | None = config.option(None, choices=bench.MODES, what="mode")
+    """--settings: the modes whose settings are swept"""
+    # None is every rung but those that tune kernels, asked for by name
+    rungs: tuple[str, ...] | None = config.option(None, choices=ladder.KEYS, what="rung")
+    """--ladder: the rungs to climb, from {choices}; eager is always climbed (default: all but
+    coordinate-descent, max-autotune and graph-timed-autotune, each asked for by name)"""
+    profile_calls: int | None = config.option(None, positive=True, zero=True)
+    """--ladder: calls of the fastest rung profiled, 0 for none"""
     # ladder: each mode's backend settings, as chosen from a settings run (settings.chosen),
     # and what that run was (settings.evidence); empty: the benchmark's per-device settings
     mode_backends: tuple[tuple[str, backends.BackendSettings], ...] = ()
     backends_evidence: dict[str, Any] | None = field(default=None, compare=False)
     factories: tuple[tuple[str, models.Factory], ...] = field(default=(), compare=False)
 
-    def resolve(self) -> SpeedConfig:
-        if self.run not in RUNS:
-            raise ValueError(f"run {self.run!r}: expected one of {', '.join(RUNS)}")
+    def __post_init__(self) -> None:
+        config.check(self)
         if {"graph-timed-autotune", "max-autotune"} <= set(self.rungs or ()):
             # In one process the second rung could take the first's choices from autotuning's
             # cache instead of timing its candidates again.
-            raise ValueError("climb graph-timed-autotune in a command of its own, without "
-                             "max-autotune: the second could take the first's choices from "
-                             "autotuning's cache")
+            raise config.ConfigError("rungs", "climb graph-timed-autotune in a command of its "
+                                     "own, without max-autotune: the second could take the "
+                                     "first's choices from autotuning's cache")
+
+    def resolve(self) -> SpeedConfig:
         return config.resolve(self, DEFAULTS)
 
     def bench_config(self) -> bench.BenchConfig:

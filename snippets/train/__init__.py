@@ -62,21 +62,29 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 class TrainConfig:
     """Everything one run needs; None means "the default for the device" (``DEFAULTS``)."""
 
-    models: tuple[str, ...] | None = None  # names in classifiers.BUILTIN
-    batch_sizes: tuple[int, ...] | None = None
-    variants: tuple[str, ...] | None = None  # eager is always added: the reference
-    dtype: str | None = None  # "bf16" (autocast) or "fp32"
+    models: tuple[str, ...] | None = models.names(None, classifiers.BUILTIN)
+    batch_sizes: tuple[int, ...] | None = config.option(None, positive=True)
+    variants: tuple[str, ...] | None = config.option(None, choices=VARIANTS, what="variant",
+                                                      every=True)
+    """comma-separated from {choices}, or all; eager is always run: the reference"""
+    dtype: str | None = config.option(None, choices=tuple(DTYPES))
+    """bf16 is autocast, the weights and optimizer state stay fp32"""
     device: str = "auto"
-    steps: int | None = None  # steps from the shared start whose losses are compared
-    rounds: int | None = None  # interleaved timing rounds
-    warm_rounds: int | None = None  # untimed interleaved rounds first
+    steps: int | None = config.option(None, positive=True)
+    """steps from the same start whose losses are set against eager's"""
+    rounds: int | None = config.option(None, positive=True)
+    warm_rounds: int | None = config.option(None, positive=True, zero=True)
     sample_ms: float | None = None  # how long one sample lasts
     warmup: int = 2  # steps of each variant before timing: a recompile, CUDA-graph recording
-    profile_steps: int | None = None  # steps of each variant profiled after timing; 0: none
+    profile_steps: int | None = config.option(None, positive=True, zero=True)
+    """steps of each variant profiled after the timing, 0 for none"""
     lr: float = LR
     seed: int = SEED
     backends: backends.BackendSettings | None = None  # TF32, cuDNN autotuner: set for the run
     factories: tuple[tuple[str, models.Factory], ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        config.check(self)
 
     def resolve(self) -> TrainConfig:
         """Fill every None with the device's default, so the run and its record are explicit."""

@@ -1,0 +1,160 @@
+"""A tool's command-line flags, generated from its frozen config.
+
+A field is a flag when it has an attribute docstring (the string under it, read with ``ast`` as
+tyro reads it), which is the flag's help, or when it is one of ``COMMON``, the fields the measuring
+tools share, whose help is written once here. Any other field (``factories``, ``backends``,
+``sample_ms``) is set by code only. ``batch_sizes`` is ``--batch-sizes``; a tuple is read
+comma-separated, a bool is ``--x`` (``--x/--no-x`` where it defaults to True), a field without a
+default is a required flag. The help ends with the default: the tool's per-device table's
+(``config.help_default``) where the table has the field, else the field's own.
+
+A flag reads its text by the field's type (or its rule's ``parse``); what a value may be is the
+config's (``config.check``). ``build`` makes the config from the parsed flags, and a
+``ConfigError`` is one line that names the flag, as argparse names a flag it could not read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import functools
+import inspect
+import textwrap
+from collections.abc import Callable
+from typing import Any
+
+from snippets.core import cli, config
+
+COMMON = {
+    "device": cli.DEVICE_HELP,
+    "models": "built-in models, comma-separated: {choices}",
+    "batch_sizes": "comma-separated",
+    "rounds": "interleaved timing rounds",
+    "warm_rounds": "untimed rounds before the timed ones",
+}
+
+
+@functools.cache
+def docstrings(cls: type) -> dict[str, str]:
+    """Each field's attribute docstring, whitespace folded: ``{"rounds": "timing rounds"}``."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    return {node.target.id: " ".join(after.value.value.split())
+            for node, after in zip(body, body[1:], strict=False)
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+            and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)}
+
+
+def settable(cls: type) -> list[dataclasses.Field]:
+    """The fields of ``cls`` a user sets: those with a docstring, and the common ones."""
+    docs = docstrings(cls)
+    return [f for f in dataclasses.fields(cls) if f.name in docs or f.name in COMMON]
+
+
+def flag_of(f: dataclasses.Field) -> str:
+    return config.rule_of(f).flag or "--" + f.name.replace("_", "-")
+
+
+def _type(f: dataclasses.Field) -> tuple[str, bool]:
+    """(the type of an item, whether the field is a tuple of them), from the annotation's text."""
+    text = str(f.type).replace(" ", "").replace("|None", "")
+    if text.startswith("tuple[") and text.endswith(",...]"):
+        return text[len("tuple["):-len(",...]")], True
+    return text, False
+
+
+def _whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a whole number") from None
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a number") from None
+
+
+READ: dict[str, Callable[[str], Any]] = {"int": _whole, "float": _number, "str": str}
+
+
+def _held(r: config.Rule, read: Callable[[str], Any], many: bool) -> Callable[[str], Any]:
+    """``read``, its value held to ``r`` at the flag, for a rule the config does not hold."""
+    def parse(text: str) -> Any:
+        value = read(text)
+        if (message := config.wrong(r, value, many)) is not None:
+            raise ValueError(message)
+        return value
+    return parse
+
+
+def _one(read: Callable[[str], Any]) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        try:
+            return read(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return parse
+
+
+def help_of(cls: type, f: dataclasses.Field, defaults: dict[str, dict[str, Any]] | None) -> str:
+    """The field's docstring (``{choices}`` in it: the rule's choices), then its default."""
+    r = config.rule_of(f)
+    text = docstrings(cls).get(f.name) or COMMON[f.name]
+    text = text.replace("{choices}", ", ".join(r.choices))
+    if "(default" in text or f.default in (None, False, dataclasses.MISSING):
+        given = None
+    else:
+        given = f"(default: {config.shown(f.default)}{r.unit})"
+    if defaults and f.name in defaults["cpu"] and "(default" not in text:
+        given = config.help_default(defaults, f.name, r.unit)
+    return f"{text} {given}" if given else text
+
+
+def declare(p: argparse.ArgumentParser, cls: type,
+            defaults: dict[str, dict[str, Any]] | None = None, *, skip: tuple[str, ...] = ()
+            ) -> None:
+    """A flag for each field of ``cls`` a user sets, but those in ``skip``; ``defaults`` is the
+    tool's per-device table. Every flag defaults to None: not given, the config's own default."""
+    for f in settable(cls):
+        if f.name in skip:
+            continue
+        item, many = _type(f)
+        r = config.rule_of(f)
+        kw: dict[str, Any] = {"dest": f.name, "default": None, "help": help_of(cls, f, defaults)}
+        if item == "bool":
+            kw["action"] = "store_true" if f.default is False else argparse.BooleanOptionalAction
+        else:
+            read = r.parse or READ[item]
+            if r.flag_only:
+                read = _held(r, read, many)
+            what = r.what or f.name.replace("_", " ")
+            kw["type"] = cli.csv_of(read, what) if many else _one(read)
+            kw["metavar"] = ("{" + ",".join(r.choices) + "}" if r.choices and not many
+                             else flag_of(f)[2:].upper().replace("-", "_"))
+            kw["required"] = f.default is dataclasses.MISSING
+        p.add_argument(flag_of(f), **kw)
+
+
+def build(prog: str, cls: type, args: argparse.Namespace, **given: Any) -> Any:
+    """``cls`` from the flags ``declare`` added (those not given left to the config) and
+    ``given``, what the command adds. ``--device`` is checked against the machine; ``--model``'s
+    factories go to ``factories``, replacing the built-in models where ``--models`` was not given.
+    A value the config rejects is one line naming its flag, and exit code 2."""
+    fields = {f.name: f for f in settable(cls)}
+    kw = {name: getattr(args, name) for name in fields if getattr(args, name, None) is not None}
+    if "device" in kw and "device" not in given:
+        kw["device"] = cli.device(prog, kw["device"])
+    if "factories" in {f.name for f in dataclasses.fields(cls)} and hasattr(args, "model"):
+        kw["factories"], only_user = cli.user_models(prog, args.model, args.models is not None)
+        if only_user:
+            kw["models"] = ()
+    try:
+        return cls(**{**kw, **given})
+    except config.ConfigError as exc:
+        named = fields.get(exc.name or "")
+        cli.fail(prog, (f"argument {flag_of(named)}: " if named else "") + str(exc))

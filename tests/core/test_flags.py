@@ -1,0 +1,73 @@
+"""core.flags: a config's fields as flags, their help from the docstrings, the config's checks
+answered as one line that names the flag."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from snippets.core import cli, config, flags
+from tests import cli_run
+
+DEFAULTS = {"cuda": {"rounds": 100}, "cpu": {"rounds": 10}}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Demo:
+    modes: tuple[str, ...] = config.option(("a",), choices=("a", "b"), what="mode", every=True)
+    """comma-separated from {choices}, or all"""
+    rounds: int | None = config.option(None, positive=True)
+    sizes: tuple[float, ...] = config.option((1.0,), positive=True, unit=" MB")
+    """sizes"""
+    fast: bool = False
+    """go fast"""
+    checked: bool = True
+    """check the answer"""
+    timeout_s: float = config.option(9.0, flag="--timeout")
+    """seconds"""
+    seed: int = 0  # no docstring, not common: code sets it
+
+    def __post_init__(self) -> None:
+        config.check(self)
+
+
+def parse(*argv: str) -> Demo:
+    p = cli.Parser(prog="demo")
+    flags.declare(p, Demo, DEFAULTS)
+    return flags.build("demo", Demo, p.parse_args(list(argv)))
+
+
+def test_fields_become_flags_with_their_docstrings_and_defaults():
+    p = cli.Parser(prog="demo")
+    flags.declare(p, Demo, DEFAULTS)
+    text = " ".join(p.format_help().split())
+    assert "--modes MODES comma-separated from a, b, or all (default: a)" in text
+    assert f"--rounds ROUNDS interleaved timing rounds {config.help_default(DEFAULTS, 'rounds')}"\
+        in text
+    assert "--sizes SIZES sizes (default: 1 MB)" in text and "--fast go fast" in text
+    assert "--checked, --no-checked" in text and "--timeout TIMEOUT seconds" in text
+    assert "--seed" not in text
+
+
+def test_values_are_read_by_type_and_held_to_the_config():
+    assert parse() == Demo()
+    cfg = parse("--modes", "all", "--rounds", "3", "--sizes", "2.5,3", "--fast", "--no-checked",
+                "--timeout", "4")
+    assert cfg == Demo(modes=("a", "b"), rounds=3, sizes=(2.5, 3.0), fast=True, checked=False,
+                       timeout_s=4.0)
+    with pytest.raises(config.ConfigError, match="unknown mode 'c'; choose from a, b or all"):
+        Demo(modes=("c",))
+
+
+@pytest.mark.parametrize("argv, expect", [
+    (["--modes", "c"], "argument --modes: unknown mode 'c'; choose from a, b or all"),
+    (["--rounds", "0"], "argument --rounds: 0 is not a positive number"),
+    (["--rounds", "x"], "argument --rounds: 'x' is not a whole number"),
+    (["--sizes", "1,,2"], "argument --sizes: empty item"),
+    (["--sizes", "0"], "argument --sizes: 0 MB is not a positive size"),
+    (["--timeout", "soon"], "argument --timeout: 'soon' is not a number"),
+])
+def test_a_wrong_value_is_one_line_naming_its_flag(capsys, argv, expect):
+    cli_run.assert_one_line_error(*cli_run.run(lambda a: parse(*a), capsys, *argv), expect,
+                                  prog="demo")
