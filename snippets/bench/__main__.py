@@ -26,6 +26,11 @@ def parser() -> cli.Parser:
                    help="let cuDNN time its algorithms for each convolution shape (default: "
                         f"{'on' if backends.DEFAULT['cuda'].cudnn_benchmark else 'off'} on CUDA, "
                         f"{'on' if backends.DEFAULT['cpu'].cudnn_benchmark else 'off'} on CPU)")
+    p.add_argument("--tf32", action=argparse.BooleanOptionalAction,
+                   help="let fp32 matmuls and convolutions run as TF32 on the tensor cores "
+                        "(float32 matmul precision high, cuDNN TF32), or keep them in full fp32 "
+                        f"(default: {'on' if backends.DEFAULT['cuda'].tf32 else 'off'} on CUDA, "
+                        f"{'on' if backends.DEFAULT['cpu'].tf32 else 'off'} on CPU)")
     cli.add_output(p)
     p.add_argument("--compare", type=Path, metavar="FILE",
                    help="print this run beside a recorded results file; settings that differ "
@@ -36,10 +41,16 @@ def parser() -> cli.Parser:
 def config_from_args(argv: list[str] | None) -> tuple[bench.BenchConfig, object]:
     args = parser().parse_args(argv)
     cfg = flags.build(PROG, bench.BenchConfig, args)
-    if args.cudnn_benchmark is not None:  # on top of the device's other backend settings
+    # Each switch given goes on top of the device's other backend settings.
+    chosen: dict[str, object] = {}
+    if args.cudnn_benchmark is not None:
+        chosen["cudnn_benchmark"] = args.cudnn_benchmark
+    if args.tf32 is not None:
+        chosen |= {"matmul_precision": "high" if args.tf32 else "highest",
+                   "cudnn_tf32": args.tf32}
+    if chosen:
         device = config.device_type(config.resolve_device(cfg.device))
-        cfg = replace(cfg, backends=replace(backends.DEFAULT[device],
-                                            cudnn_benchmark=args.cudnn_benchmark))
+        cfg = replace(cfg, backends=replace(backends.DEFAULT[device], **chosen))
     return cfg.resolve(), args
 
 

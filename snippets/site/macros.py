@@ -111,14 +111,14 @@ def findings(name: str, device: str) -> Placed | None:
     return Placed(src.of(*(doc for doc, _ in found)), stamp, found[0][0]["provenance"]["device"])
 
 
-def cudnn_fresh() -> Any:
-    """The findings of cudnn.benchmark measured one process per setting; None where no such
-    processes are recorded."""
+def cudnn_fresh(folder: str = "cudnn-benchmark") -> Any:
+    """The findings of a backend switch (cudnn.benchmark, or ``tf32``) measured one process per
+    setting; None where no such processes are recorded."""
     from snippets.site.build import current
     from snippets.speed import fresh
 
-    docs = fresh.recorded(current().results_dir)
-    return fresh.of(docs) if docs else None
+    docs = fresh.recorded(current().results_dir, folder)
+    return fresh.of(docs, folder) if docs else None
 
 
 def bench_runs() -> Any:

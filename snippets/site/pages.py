@@ -236,15 +236,15 @@ def independent(*, build: Build | None = None) -> str:
     return section(alone.table(alone.of(harness, docs)), stamp)
 
 
-def fresh_settings(*, build: Build | None = None) -> str:
-    """cudnn.benchmark measured one process per setting (``snippets.speed.fresh``), stamped
-    with the processes it was drawn from."""
+def fresh_settings(folder: str = "cudnn-benchmark", *, build: Build | None = None) -> str:
+    """A backend switch measured one process per setting (``snippets.speed.fresh``; ``folder``
+    names the switch), stamped with the processes it was drawn from."""
     from snippets.speed import fresh
 
-    docs = fresh.recorded((build or current()).results_dir)
+    docs = fresh.recorded((build or current()).results_dir, folder)
     if not docs:
         return no_run_yet("bench", "cuda")
-    return section(fresh.table(fresh.of(docs)), fresh.stamp(docs))
+    return section(fresh.table(fresh.of(docs, folder)), fresh.stamp(docs))
 
 
 def build_times(device: str, *, build: Build | None = None) -> str:

@@ -4,10 +4,11 @@ cuDNN, Inductor and Dynamo cache their choices per process: ATen's cuDNN convolu
 per shape whose key holds no ``benchmark`` flag, and looks it up before it chooses between its
 heuristics and timing its algorithms, so timing ``cudnn.benchmark`` off and on inside one process
 measures whichever setting ran a shape first, twice. Here each setting ran in processes of its
-own (``python -m snippets.bench --[no-]cudnn-benchmark``), off and on in turn, each writing one
-results file into ``<run folder>/cudnn-benchmark/``. ``of`` reads those files into findings: each
-configuration's median per process and setting, and in how many of the process pairs (off then
-on, adjacent in time) the setting ran faster. Pure: nothing here measures.
+own (``python -m snippets.bench --[no-]cudnn-benchmark``, and likewise ``--[no-]tf32``), off and on
+in turn, each writing one results file into ``<run folder>/<switch's folder>/``. ``of`` reads
+those files into findings: each configuration's median per process and setting, and in how many
+of the process pairs (off then on, adjacent in time) the setting ran faster. Pure: nothing here
+measures.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from typing import Any
 
 from snippets.core import render, results
 
-FOLDER = "cudnn-benchmark"  # beside a run folder's other files: one results file per process
-SWITCH = "cudnn_benchmark"
+# Each switch measured this way: its folder beside a run folder's other files (one results file
+# per process), and the provenance setting that says which way a process ran.
+SWITCHES = {"cudnn-benchmark": "cudnn_benchmark", "tf32": "tf32"}
+FOLDER = "cudnn-benchmark"
 
 
 class Better(str, enum.Enum):
@@ -63,18 +66,19 @@ class Fresh:
         return found.pop() if len(found) == 1 and Better.MIXED not in found else None
 
 
-def recorded(results_dir: Path) -> list[dict[str, Any]]:
-    """The documents of the newest GPU run folder's ``cudnn-benchmark/``, in the order they ran."""
-    found = [results.load(p) for p in Path(results_dir).glob(f"*/{FOLDER}/*.json")]
+def recorded(results_dir: Path, folder: str = FOLDER) -> list[dict[str, Any]]:
+    """The GPU documents of a switch's ``folder`` (a key of ``SWITCHES``), in the order they
+    ran."""
+    found = [results.load(p) for p in Path(results_dir).glob(f"*/{folder}/*.json")]
     found = [d for d in found if results.device_type_of(d) == "cuda"]
     return sorted(found, key=lambda d: d["provenance"]["date"])
 
 
-def of(docs: list[dict[str, Any]]) -> Fresh:
+def of(docs: list[dict[str, Any]], folder: str = FOLDER) -> Fresh:
     """Each configuration's medians per setting, over processes in the order they ran."""
     timed: dict[tuple[str, int, str], dict[bool, list[float]]] = {}
     for doc in docs:
-        on = bool(doc["provenance"]["settings"][SWITCH])
+        on = bool(doc["provenance"]["settings"][SWITCHES[folder]])
         for r in results.typed_rows(doc):
             if r.timed:
                 key = (r.key.model, r.key.batch, r.key.variant)

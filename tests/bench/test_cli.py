@@ -196,3 +196,15 @@ def test_cudnn_benchmark_is_set_for_the_run_on_top_of_the_devices_defaults(flag,
     assert cfg.backends.cudnn_benchmark is expect
     assert cfg.backends.matmul_precision == backends.DEFAULT["cpu"].matmul_precision
     assert cfg.settings()["cudnn_benchmark"] is expect  # recorded in the run's provenance
+
+
+@pytest.mark.parametrize(("flag", "precision", "expect"), [("--tf32", "high", True),
+                                                           ("--no-tf32", "highest", False)])
+def test_tf32_sets_matmul_precision_and_cudnn_tf32_for_the_run(flag, precision, expect):
+    from snippets.bench.__main__ import config_from_args
+    from snippets.core import backends
+
+    cfg, _ = config_from_args(["--device", "cpu", flag])
+    assert (cfg.backends.matmul_precision, cfg.backends.cudnn_tf32) == (precision, expect)
+    assert cfg.backends.cudnn_benchmark is backends.DEFAULT["cpu"].cudnn_benchmark
+    assert cfg.settings()["tf32"] is expect  # recorded in the run's provenance
