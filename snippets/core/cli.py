@@ -177,6 +177,13 @@ def commit_from_env() -> str | None:
     return os.environ.get("SNIPPETS_COMMIT") or None
 
 
+def joinable_by(check: Callable[[dict, dict], None], device: str,
+                settings: dict) -> Callable[[dict], None]:
+    """``--append``'s check of the recorded run against this one: ``check(old, provenance)``
+    (a tool's ``check_joinable``) with the provenance this run will record on ``device``."""
+    return lambda old: check(old, results.provenance(torch.device(device), settings, commit="-"))
+
+
 def appending_to(prog: str, output: Path | None, append: bool, kind: str,
                  check: Callable[[dict], None]) -> dict | None:
     """The recorded run that ``--append`` adds to, checked (``check(old)`` raises ResultsError)

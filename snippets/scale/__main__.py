@@ -77,14 +77,10 @@ PRINT = cli.Printer(markdown=lambda doc: tables.markdown_table(doc["rows"]), ric
 def main(argv: list[str] | None = None) -> int:
     cfg, args = config_from_args(argv)
     commit = cli.commit_from_env()
-
-    def joinable(old: dict) -> None:
-        scale.check_joinable(old, results.provenance(torch.device(cfg.device), cfg.settings()))
-
     return cli.record(
         PROG, args, scale.KIND, lambda progress, on_row, old: scale.document(
-            cfg, progress, on_row=on_row, commit=commit, old=old),
-        PRINT, joinable=joinable)
+            cfg, progress, on_row=on_row, commit=commit, old=old), PRINT,
+        joinable=cli.joinable_by(scale.check_joinable, cfg.device, cfg.settings()))
 
 
 if __name__ == "__main__":

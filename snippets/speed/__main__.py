@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import torch
-
 from snippets import speed
 from snippets.core import cli, flags, results
 from snippets.speed import freezing, settings, tables
@@ -74,12 +72,8 @@ PRINT = cli.Printer(markdown=_report)
 
 def main(argv: list[str] | None = None) -> int:
     cfg, args = config_from_args(argv)
-
-    def joinable(old: dict) -> None:
-        b = cfg.bench_config()
-        speed.check_joinable(old, results.provenance(
-            torch.device(b.device), {**b.settings(), **cfg.settings()}, commit="-"))
-
+    b = cfg.bench_config()
+    joinable = cli.joinable_by(speed.check_joinable, b.device, {**b.settings(), **cfg.settings()})
     kind = {"settings": settings.KIND, "freezing": freezing.KIND}.get(cfg.run, speed.LADDER_KIND)
     commit = cli.commit_from_env()
     return cli.record(

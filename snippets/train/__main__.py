@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import torch
-
 from snippets import train
-from snippets.core import cli, flags, results
+from snippets.core import cli, flags
 from snippets.train import compare, tables
 
 PROG = "python -m snippets.train"
@@ -45,14 +43,11 @@ PRINT = cli.Printer(markdown=lambda doc: tables.markdown_table(doc["rows"]),
 def main(argv: list[str] | None = None) -> int:
     cfg, args = config_from_args(argv)
     commit = cli.commit_from_env()
-
-    def joinable(old: dict) -> None:
-        train.check_joinable(old, results.provenance(torch.device(cfg.device), cfg.settings()))
-
     return cli.record(
         PROG, args, train.KIND, lambda progress, on_row, _: train.document(
-            cfg, progress, on_row=on_row, commit=commit),
-        PRINT, joinable=joinable, join=train.join)
+            cfg, progress, on_row=on_row, commit=commit), PRINT,
+        joinable=cli.joinable_by(train.check_joinable, cfg.device, cfg.settings()),
+        join=train.join)
 
 
 if __name__ == "__main__":
