@@ -21,7 +21,9 @@ COLUMNS = ("Model", "Batch", "Mode", "Compile s", "Median ms", "IQR ms", "Speedu
 Key = tuple[str, int, str]
 
 
-def row_cells(row: dict[str, Any], tag: str = "", paired: bool = True) -> list[str]:
+def row_cells(row: dict[str, Any], tag: str = "", paired: bool = True,
+              prov: dict[str, Any] | None = None) -> list[str]:
+    """Every column of one row; with ``prov``, its % of peak against the file's printed peak."""
     lat = row.get("latency_ms") or {}
     speed = render.speedup(row, paired)
     status = row["status"] + (f": {row['message']}" if row.get("message") else "")
@@ -34,15 +36,16 @@ def row_cells(row: dict[str, Any], tag: str = "", paired: bool = True) -> list[s
         num(row.get("compile_s"), ".1f"),
         render.ms(lat.get("median")), render.ms(lat.get("iqr")), speed,
         num(row.get("rel_err"), ".1e"), peak,
-        num(row.get("tflops"), ".3g"), num(row.get("pct_of_peak"), ".1f"),
+        num(row.get("tflops"), ".3g"),
+        num(rows.pct_of_peak(row, prov) if prov else row.get("pct_of_peak"), ".1f"),
         num(row.get("graph_count"), "d"), num(row.get("graph_breaks"), "d"), status,
     ]
 
 
-def markdown_table(rows: list[dict[str, Any]]) -> str:
+def markdown_table(found: list[dict[str, Any]], prov: dict[str, Any] | None = None) -> str:
     """Every column of every row: what a terminal shows, and the page's detail block."""
-    return render.markdown_table(COLUMNS, (row_cells(p.row, p.tag, p.paired) for p in placed(rows)),
-                                 left=3, left_last=True)
+    return render.markdown_table(COLUMNS, (row_cells(p.row, p.tag, p.paired, prov)
+                                           for p in placed(found)), left=3, left_last=True)
 
 
 def placed(found: list[dict[str, Any]]) -> list[rows.InRun]:
@@ -73,7 +76,7 @@ def table(doc: dict[str, Any]) -> str:
                                                    for p in placed(doc["rows"])), left_last=True)
     return key + "\n\n" + render.details("Every column of this run (IQR ms, rel err, memory, "
                                           "TFLOP/s, % of peak, graphs, breaks, status)",
-                                          markdown_table(doc["rows"]))
+                                          markdown_table(doc["rows"], doc["provenance"]))
 
 
 def fastest(f: findings.Findings) -> str:
@@ -91,7 +94,7 @@ def rich_table(doc: dict[str, Any], title: str | None = None) -> Table:
     for p in placed(doc["rows"]):
         status = p.row["status"]
         style = None if status == "ok" else ("red" if status != "noisy" else "yellow")
-        table.add_row(*row_cells(p.row, p.tag, p.paired), style=style)
+        table.add_row(*row_cells(p.row, p.tag, p.paired, doc["provenance"]), style=style)
     return table
 
 

@@ -276,6 +276,9 @@ def stamp(doc: dict[str, Any], how: str = "recorded") -> str:
     elif cores:
         parts.append(cores)
     parts += _settings_words(p.get("settings", {}))
+    peak = rows.printed_peak(p)
+    if peak and not p.get("ceilings"):  # every "% peak" under this stamp is against it
+        parts.append(f"bf16 matmul peak {peak:.0f} TFLOP/s")
     # A file filled by several commands (--append) names each one's day and commit: of those
     # whose rows it still holds, where rows say which command measured them.
     runs = p.get("parts") or [p]

@@ -201,3 +201,18 @@ def own_baseline(found: Iterable[dict[str, Any]], row: dict[str, Any],
     return next((r for r in found if is_baseline(r)
                  and (r["model"], r["batch_size"]) == (row["model"], row["batch_size"])
                  and r.get("part", 0) == row.get("part", 0)), None)
+
+
+def printed_peak(prov: Mapping[str, Any]) -> float | None:
+    """The one matmul rate a page prints for a results file and every share of peak on it is
+    against: the file's ceilings (the speed ladder prints them) or its measured bf16 peak (the
+    stamp prints it). A file filled by several commands keeps its first command's; each command
+    measured its own, and a row's recorded ``pct_of_peak`` is against that one."""
+    return (prov.get("ceilings") or {}).get("matmul_tflops") or prov.get("peak_bf16_tflops")
+
+
+def pct_of_peak(row: Mapping[str, Any], prov: Mapping[str, Any]) -> float | None:
+    """A row's TFLOP/s as a share (in %) of the file's printed peak; None where either is
+    missing."""
+    peak = printed_peak(prov)
+    return 100 * row["tflops"] / peak if row.get("tflops") is not None and peak else None

@@ -57,7 +57,7 @@ def ladder(doc: dict[str, Any]) -> str:
         render.num(p.row.get("speedup") if p.paired else None, ".2f"),
         render.num(p.row.get("speedup_prev") if _below(p, q) else None, ".2f"),
         render.num(p.row.get("compile_s"), ".1f"),
-        render.num(p.row.get("pct_of_peak"), ".1f"), _status(p.row))
+        render.num(typed.pct_of_peak(p.row, doc["provenance"]), ".1f"), _status(p.row))
         for p, q in zip(placed, above, strict=True)), left_last=True)
 
 

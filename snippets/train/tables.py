@@ -110,7 +110,9 @@ def first_steps(seconds: float | None) -> str:
     return render.num(seconds, ".1f" if seconds is None or seconds >= 1 else ".2g")
 
 
-def row_cells(row: dict[str, Any], tag: str = "", paired: bool = True) -> list[str]:
+def row_cells(row: dict[str, Any], tag: str = "", paired: bool = True,
+              prov: dict[str, Any] | None = None) -> list[str]:
+    """Every column of one row; with ``prov``, its % of peak against the file's printed peak."""
     step, num = row.get("step_ms") or {}, render.num
     status = row["status"] + (f": {row['message']}" if row.get("message") else "")
     peak = num(row.get("peak_mem_mb"), ".0f")
@@ -122,15 +124,16 @@ def row_cells(row: dict[str, Any], tag: str = "", paired: bool = True) -> list[s
     return [row["model"], str(row["batch_size"]), " · ".join(x for x in (tag, row["variant"]) if x),
             first_steps(row.get("compile_s")), render.ms(step.get("median")),
             render.ms(step.get("iqr")), speed(row, paired), num(row.get("samples_per_s"), ".0f"),
-            num(row.get("tflops"), ".3g"), num(row.get("pct_of_peak"), ".1f"), peak,
+            num(row.get("tflops"), ".3g"),
+            num(typed.pct_of_peak(row, prov) if prov else row.get("pct_of_peak"), ".1f"), peak,
             num(row.get("graph_count"), "d"), num(row.get("graph_breaks"), "d"), gap(row),
             status]
 
 
-def markdown_table(rows: list[dict[str, Any]]) -> str:
+def markdown_table(rows: list[dict[str, Any]], prov: dict[str, Any] | None = None) -> str:
     """Every column of every row: what a terminal shows, and the page's detail block."""
-    return render.markdown_table(COLUMNS, (row_cells(p.row, p.tag, p.paired) for p in placed(rows)),
-                                 left=3, left_last=True)
+    return render.markdown_table(COLUMNS, (row_cells(p.row, p.tag, p.paired, prov)
+                                           for p in placed(rows)), left=3, left_last=True)
 
 
 KEY_COLUMNS = ("Model · batch · variant", "Step ms", "Speedup", "First steps s", "Loss gap",
@@ -163,7 +166,7 @@ def table(doc: dict[str, Any]) -> str:
                                               for p in placed(doc["rows"])), left_last=True)
     return key + "\n\n" + render.details(
         "Every column of this run (spread, samples/s, TFLOP/s, memory, graphs, breaks, "
-        "messages)", markdown_table(doc["rows"]))
+        "messages)", markdown_table(doc["rows"], doc["provenance"]))
 
 
 def results(doc: dict[str, Any]) -> str:

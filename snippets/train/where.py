@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from snippets.core import render
+from snippets.core import rows as typed
 from snippets.train.tables import LEARNS, Key, by_key, groups, profile_of, row_key, step_median
 
 
@@ -216,14 +217,17 @@ def goals(doc: dict[str, Any], seen: Seen | None = None) -> tuple[Goal, ...]:
     if doc["provenance"].get("device_type") != "cuda":
         return ()
     out, seen = [], profiles_seen(doc, None) if seen is None else seen
+    prov = doc["provenance"]
     for model, goal in PEAK_GOALS.items():
+        # Every share against the one peak the page prints (the file's first command's).
         timed = [r for r in doc["rows"] if r["model"] == model and r["status"] in LEARNS
-                 and r.get("pct_of_peak") is not None]
+                 and typed.pct_of_peak(r, prov) is not None]
         if not timed:
             continue
         bs = max(r["batch_size"] for r in timed)
-        best = max((r for r in timed if r["batch_size"] == bs), key=lambda r: r["pct_of_peak"])
-        pct = best["pct_of_peak"]
+        best = max((r for r in timed if r["batch_size"] == bs),
+                   key=lambda r: typed.pct_of_peak(r, prov))
+        pct = typed.pct_of_peak(best, prov)
         out.append(Goal(model, bs, goal, best["variant"], pct, best.get("tflops"),
                         _short(seen.get(row_key(best))) if pct < goal else None))
     return tuple(out)

@@ -62,3 +62,15 @@ def test_a_group_s_runs_stand_in_blocks_each_paired_where_its_own_baseline_is_ke
     assert [p.tag for p in placed] == ["", "", "command 2", "command 3", "command 3", ""]
     assert rows.own_baseline(found, found[4], lambda r: r["variant"] == "eager") is found[3]
     assert rows.own_baseline(found, found[2], lambda r: r["variant"] == "eager") is None
+
+
+def test_every_share_of_peak_is_against_the_one_peak_a_file_prints():
+    prov = {"peak_bf16_tflops": 800.0, "parts": [{"peak_bf16_tflops": 800.0},
+                                                  {"peak_bf16_tflops": 700.0}]}
+    row = {"tflops": 80.0, "pct_of_peak": 80.0 / 700.0 * 100, "part": 1}  # its command's own
+    assert rows.pct_of_peak(row, prov) == 10.0
+    assert rows.printed_peak({**prov, "ceilings": {"matmul_tflops": 400.0}}) == 400.0
+    assert rows.pct_of_peak({"tflops": None}, prov) is None
+    assert "bf16 matmul peak 800 TFLOP/s" in results.stamp(
+        {"provenance": {**results.provenance(torch.device("cpu"), {}, commit="c"), **prov},
+         "rows": [], "complete": True})

@@ -36,7 +36,8 @@ def test_the_peak_goal_reads_the_best_variant_at_the_largest_batch_on_a_gpu_only
             timed("resnet50", 128, "model", 30.0, 20.0),
             timed("resnet50", 128, "reduce-overhead", 25.0, 30.0),
             timed("transformer", 128, "model", 5.0, 41.0)]
-    doc = {"provenance": {"device_type": "cuda"}, "rows": rows}
+    # A peak of 100 TFLOP/s: each row's TFLOP/s is its share in %.
+    doc = {"provenance": {"device_type": "cuda", "peak_bf16_tflops": 100.0}, "rows": rows}
     resnet, transformer = where.goals(doc)
     assert (resnet.batch, resnet.variant, resnet.pct, resnet.reached) == (
         128, "reduce-overhead", 30.0, False)
