@@ -97,9 +97,23 @@ def _ceilings(doc: dict[str, Any]) -> Ceilings | None:
                     doc["provenance"].get("device_type") == "cuda")
 
 
+def one_step(doc: dict[str, Any], row: dict[str, Any]) -> bool:
+    """Whether a row's ``speedup_prev`` is over the rung just below it on the ladder. A later
+    command given ``--rungs`` times its first rung over eager, across the steps it left out:
+    only the block that climbed the ladder (its group's first) has a step from eager."""
+    if not row.get("speedup_prev"):
+        return False
+    if row.get("prev_rung") != "eager":
+        return True
+    group = (row.get("model"), row.get("batch_size"))
+    first = next(r.get("part", 0) for r in doc["rows"]
+                 if (r.get("model"), r.get("batch_size")) == group)
+    return row.get("part", 0) == first
+
+
 def _step(doc: dict[str, Any], model: str, bs: int) -> BestStep | None:
     steps = [r for r in doc["rows"] if r["model"] == model and r["batch_size"] == bs
-             and r.get("speedup_prev") and r["status"] in typed.TIMED]
+             and one_step(doc, r) and r["status"] in typed.TIMED]
     if not steps:
         return None
     top = max(steps, key=lambda r: r["speedup_prev"])
@@ -156,7 +170,7 @@ def paid(doc: dict[str, Any]) -> TryFirst:
     """The steps in the order they paid in this run."""
     gains: dict[str, list[float]] = {}
     for r in doc["rows"]:
-        if r.get("speedup_prev") and r["status"] in typed.TIMED:
+        if one_step(doc, r) and r["status"] in typed.TIMED:
             gains.setdefault(r["mode"], []).append(r["speedup_prev"])
     ranked = sorted(((math.exp(sum(map(math.log, v)) / len(v)), k, len(v))
                      for k, v in gains.items()), reverse=True)
