@@ -69,7 +69,7 @@ def parser() -> cli.Parser:
     p.add_argument("--append", action="store_true",
                    help="keep the rows already in --output, a file of the same run, device "
                         "and torch, if there is one (--startup: as more repetitions; --modes: "
-                        "rows measured again are replaced)")
+                        "a block measured again whole is replaced)")
     return p
 
 
