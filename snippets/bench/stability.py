@@ -53,10 +53,25 @@ class Noisiest:
 
 
 @dataclass(frozen=True)
+class Figure:
+    """The guide's one figure for a configuration: the median of its speedup over the recorded
+    runs of the default matrix, and their lowest and highest. Every page that names what a mode
+    buys on this device uses it or links to it, rather than reading one run of its own."""
+
+    model: str
+    batch: int
+    mode: str
+    runs: int
+    median: float
+    speedup: Span  # lowest and highest over the runs
+
+
+@dataclass(frozen=True)
 class Stability:
     """What the recorded runs of the default matrix say together."""
 
     runs: int
+    figures: tuple[Figure, ...]
     widest: tuple[Widest, ...]
     correlations: tuple[Correlation, ...]  # over the runs the host table shows
     noisiest: Noisiest
@@ -104,6 +119,18 @@ def speedup_spread(runs: list[tuple[str, dict[str, Any]]]) -> str:
 
 def _speedups(tables: list[dict[Key, dict[str, Any]]], key: Key) -> list[float]:
     return sorted(v for t in tables if (v := t.get(key, {}).get("speedup")))
+
+
+def figures(runs: Runs) -> tuple[Figure, ...]:
+    """Every compiled configuration's figure, in the order the first run lists them."""
+    tables = [_rows(doc) for _, doc in runs]
+    out = []
+    for key in (k for k in tables[0] if k[2] != "eager") if tables else ():
+        present = _speedups(tables, key)
+        if present:
+            out.append(Figure(*key, len(present), statistics.median(present),
+                              Span(present[0], present[-1])))
+    return tuple(out)
 
 
 def widest(runs: Runs) -> tuple[Widest, ...]:
@@ -266,7 +293,8 @@ def noisiest(runs: Runs) -> Noisiest:
 
 def of(runs: Runs) -> Stability:
     """The findings of the recorded runs of the default matrix (two at least)."""
-    return Stability(len(runs), widest(runs), correlations(host_runs(runs)), noisiest(runs))
+    return Stability(len(runs), figures(runs), widest(runs), correlations(host_runs(runs)),
+                     noisiest(runs))
 
 
 def evidence(which: str, runs: Runs) -> tuple[str, Runs]:

@@ -121,14 +121,17 @@ def cudnn_fresh(folder: str = "cudnn-benchmark") -> Any:
     return fresh.of(docs, folder) if docs else None
 
 
-def bench_runs() -> Any:
-    """The findings of every recorded GPU run of the default matrix (``bench.stability``); None
-    where fewer than two are recorded."""
+def bench_runs() -> Placed | None:
+    """The findings of every recorded GPU run of the default matrix (``bench.stability``), with
+    the runs' one stamp; None where fewer than two are recorded."""
     from snippets.bench import stability
     from snippets.site.build import current
 
     runs = stability.recorded_gpu_runs(current().results_dir)
-    return stability.of(runs) if len(runs) >= 2 else None
+    if len(runs) < 2:
+        return None
+    return Placed(stability.of(runs), stability.runs_stamp(runs),
+                  runs[0][1]["provenance"]["device"])
 
 
 def cold_warm() -> Any:

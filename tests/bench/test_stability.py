@@ -5,6 +5,7 @@ structure (every configuration present, every round accounted for), never on the
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 
 from snippets import bench
@@ -180,3 +181,18 @@ def test_later_compiles_are_read_only_from_an_empty_cache_run():
     empty = bench.cache_state(doc["provenance"]["settings"]) == "empty"
     assert bool(later) == empty
     assert [c.mode for c in later] == (["default", "reduce-overhead"][1:] if empty else [])
+
+
+def test_each_configuration_s_one_figure_is_the_median_over_the_runs_and_their_range():
+    runs = stability.recorded_gpu_runs(ROOT / "docs" / "results")
+    found = stability.of(runs).figures
+    assert {f.mode for f in found} == {"default", "reduce-overhead"} and len(found) == 8
+    for f in found:
+        got = sorted(v for _, doc in runs for r in doc["rows"]
+                     if (r["model"], r["batch_size"], r["mode"]) == (f.model, f.batch, f.mode)
+                     and (v := r.get("speedup")))
+        assert (f.runs, f.speedup) == (len(got), Span.of(got))
+        assert f.median == statistics.median(got)
+    # The spread table's Median column shows the same figures.
+    spread = {cells[0]: cells[3] for cells in table_rows(stability.speedup_spread(runs))}
+    assert all(spread[f"{f.model} · {f.batch} · {f.mode}"] == f"{f.median:.2f}x" for f in found)
