@@ -116,7 +116,8 @@ def finish(row: dict[str, Any], m: measure.Measurement, *, calls: int | None,
            rate: bool = True) -> dict[str, Any]:
     """A timed row, finished in place and returned: its samples under ``field``, its calls per
     sample, its TFLOP/s and % of ``peak_tflops`` (``rate``: where the run counted ``flops``), its
-    speedup over ``baseline`` (the median ratio, and the IQR of the paired per-round ratios), and
+    speedup over ``baseline`` (the ratio of the two medians, and the IQR of the paired per-round
+    ratios), and
     ``noisy`` where an ``ok`` row's spread is above the guide's threshold."""
     row[field], row["calls_per_sample"] = m.as_dict(), calls
     if rate:

@@ -11,8 +11,9 @@ its first row.
 
     python -m snippets.site.agree SITE_DIR     # one line per disagreement; exit 1 if any
 
-A table's speedup is the median of the per-round ratios, not the ratio of the medians; the two
-differ by less than the rows' spread, which is why the spread is the tolerance.
+A table's speedup is the ratio of two medians timed in the same rounds (``core.measure.speedup``),
+so against the medians shown it differs by their rounding alone; the rows' spread is in the
+tolerance for a speedup of another statistic, and for a table that rounds its medians harder.
 """
 
 from __future__ import annotations
