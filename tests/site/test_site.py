@@ -33,24 +33,43 @@ SEARCH_WORD = "interleaved"  # said on the benchmark page, and on no other
 PHONE = {"width": 390, "height": 844}
 # The pages with results tables or code, checked for clipping at both widths.
 READ_PAGES = ("", "benchmark/", "noise/", "speed/", "graph-breaks/", "dynamic-shapes/",
-              "when-not-to-compile/", "production/", "training/", "scale/", "run-it-yourself/",
-              "results/", "cli/", "contributing/")
-# Every visible table and code block whose content is wider than its box; a table or code in a
-# closed <details> is not visible and not counted.
+              "when-not-to-compile/", "debugging/", "production/", "training/", "scale/",
+              "run-it-yourself/", "results/", "cli/", "contributing/")
+# Every table and code block whose content is wider than its box, in every tab of the page: each
+# tab of a tabbed block (a GPU run beside a CPU one, say) is opened in turn and the page looked at
+# again, then the tabs first shown are shown again. A table or code in a closed <details> (the
+# detail block that holds the columns a reader rarely needs) is not visible and not counted.
 CLIPPED = """() => {
-  const out = [];
+  const out = new Set();
   const visible = (el) => el.offsetParent !== null && !el.closest('details:not([open])');
-  document.querySelectorAll('.md-content table').forEach((t) => {
-    const box = t.closest('.md-typeset__scrollwrap') || t.parentElement;
-    if (visible(t) && t.scrollWidth > box.clientWidth + 1)
-      out.push(`table "${t.querySelector('th')?.innerText}" ${t.scrollWidth} > ${box.clientWidth}`);
+  const tab = (el) => {
+    const block = el.closest('.tabbed-block');
+    if (!block) return '';
+    const set = block.closest('.tabbed-set');
+    const i = [...set.querySelector('.tabbed-content').children].indexOf(block);
+    return ` (tab "${set.querySelectorAll('.tabbed-labels > label')[i]?.innerText}")`;
+  };
+  const look = () => {
+    document.querySelectorAll('.md-content table').forEach((t) => {
+      const box = t.closest('.md-typeset__scrollwrap') || t.parentElement;
+      if (visible(t) && t.scrollWidth > box.clientWidth + 1)
+        out.add(`table "${t.querySelector('th')?.innerText}"${tab(t)} ${t.scrollWidth} > ` +
+                `${box.clientWidth}`);
+    });
+    document.querySelectorAll('.md-content pre > code').forEach((c) => {
+      const first = c.innerText.split('\\n')[0].slice(0, 60);
+      if (visible(c) && c.scrollWidth > c.clientWidth + 1)
+        out.add(`code "${first}"${tab(c)} ${c.scrollWidth} > ${c.clientWidth}`);
+    });
+  };
+  const shown = [...document.querySelectorAll('.tabbed-set > input:checked')];
+  look();
+  document.querySelectorAll('.tabbed-set > input').forEach((input) => {
+    input.click();
+    look();
   });
-  document.querySelectorAll('.md-content pre > code').forEach((c) => {
-    const first = c.innerText.split('\\n')[0].slice(0, 60);
-    if (visible(c) && c.scrollWidth > c.clientWidth + 1)
-      out.push(`code "${first}" ${c.scrollWidth} > ${c.clientWidth}`);
-  });
-  return out;
+  shown.forEach((input) => input.click());
+  return [...out];
 }"""
 
 
