@@ -147,12 +147,22 @@ def time_split(doc: dict[str, Any]) -> str:
 
 
 def one_gpu_rows(train: dict[str, Any]) -> dict[tuple[str, str, int], Row]:
-    """The training run's eager and compiled (``model``) steps, one per model, variant and batch:
-    of two, the one with a profile."""
+    """The training run's compiled (``model``) step per model and batch, and the eager step its
+    command timed beside it (a file filled by several commands holds an eager row of each; the
+    compiled step is read against its own, as the training page reads it)."""
     seen: dict[tuple[str, str, int], Row] = {}
-    for r in train["rows"]:
+    timed = [r for r in train["rows"] if r.get("step_ms")]
+    for r in timed:
         k = (r["model"], r["variant"], r["batch_size"])
-        if r["variant"] in ("eager", "model") and r.get("step_ms") and (
+        if r["variant"] == "model" and k not in seen:
+            seen[k] = r
+            own = core_rows.own_baseline(timed, r, lambda e: e["variant"] == "eager")
+            if own is not None:
+                seen[(r["model"], "eager", r["batch_size"])] = own
+    paired = set(seen)
+    for r in timed:  # a batch with no compiled step: its eager step, the one with a profile
+        k = (r["model"], "eager", r["batch_size"])
+        if r["variant"] == "eager" and k not in paired and (
                 k not in seen or (profile(r) and not profile(seen[k]))):
             seen[k] = r
     return dict(sorted(seen.items()))

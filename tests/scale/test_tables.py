@@ -106,3 +106,15 @@ def test_cluster_line_is_the_launch_line_with_the_cluster_in_it():
                                     "--rdzv-endpoint", "--rdzv-id", "-m")] == [
         "8", "4", "$NODE_RANK", "$HEAD_NODE:29500", "$JOB_ID", "snippets.scale.rank"]
     assert all(len(x) <= 80 for x in text.splitlines())  # fits the page's code column
+
+
+def test_the_compiled_one_gpu_step_stands_beside_the_eager_step_its_command_timed():
+    def row(variant, ms, part, idle=None):
+        prof = {"span_us_per_call": 1.0, "idle_fraction": idle} if idle is not None else None
+        return {"model": "m", "variant": variant, "batch_size": 32, "profile": prof,
+                "step_ms": {"median": ms}, "part": part}
+
+    # The first command's eager is profiled; the compiled step was timed by the second command.
+    train = {"rows": [row("eager", 11.8, 0, 0.8), row("eager", 17.2, 1), row("model", 12.1, 1)]}
+    assert table_rows(tables.one_gpu(train)) == [["m · eager · 32", "17.2", "–"],
+                                                 ["m · compiled · 32", "12.1", "–"]]
