@@ -6,6 +6,7 @@ from pathlib import Path
 
 from snippets.core import results
 from snippets.speed import fresh
+from tests.markdown import table_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,3 +35,13 @@ def test_processes_alternate_and_the_replay_favours_one_setting_in_every_pair():
     assert flags == [False, True] * (len(docs) // 2)  # off, on, off, on, ... in time
     assert all(results.device_type_of(d) == "cuda" for d in docs)
     assert fresh.of(docs).better_in_every_pair("reduce-overhead") is fresh.Better.OFF
+
+
+def test_the_table_names_the_setting_that_won_more_pairs():
+    def point(off_faster: int) -> fresh.Point:
+        return fresh.Point("m", 1, "default", (1.0,) * 4, (2.0,) * 4, off_faster,
+                           fresh.Better.MIXED)
+
+    shown = [row[-1] for row in table_rows(fresh.table(fresh.Fresh(
+        (point(0), point(3), point(2)), 8)))]
+    assert shown == ["on in 4 of 4", "off in 3 of 4", "neither (2 of 4 each)"]
