@@ -84,11 +84,15 @@ def modes(doc: dict[str, Any]) -> str:
 
 def _own_eager_ms(doc: dict[str, Any], row: dict[str, Any]) -> float | None:
     """The median of the eager row timed in the same rounds as ``row``: as the row recorded it,
-    else its run's eager row in the file (``row`` itself, for eager); None where neither is."""
+    else its run's eager row in the file (``row`` itself, for eager), else its median times its
+    speedup, which is that eager median over this one (``core.measure.speedup``); None where
+    none of these is recorded."""
     if row.get("eager_median_ms") is not None:
         return row["eager_median_ms"]
-    own = typed.own_baseline(doc["rows"], row, lambda r: r["mode"] == "eager")
-    return typed.median(own)
+    own = typed.median(typed.own_baseline(doc["rows"], row, lambda r: r["mode"] == "eager"))
+    if own is None and row.get("speedup") and typed.median(row):
+        own = typed.median(row) * row["speedup"]
+    return own
 
 
 def hazards(doc: dict[str, Any]) -> str:
