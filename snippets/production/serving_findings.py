@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from snippets.core import measure
+from snippets.core import rows as typed
 from snippets.production.findings import GOOD
 from snippets.production.hazards import STEP_MARKS, Hazard, Outcome
 
@@ -172,14 +173,25 @@ def rank(mode: dict[str, Any], base: dict[str, Any]) -> Pair:
                 t is not None and d is not None and t < UNTUNED * d)
 
 
-def _own_eager(rows: dict[str, dict[str, Any]]) -> list[OwnEager]:
+def own_eager_ms(doc: dict[str, Any], row: dict[str, Any]) -> float | None:
+    """The median of the eager row timed in the same rounds as ``row``: as the row recorded it,
+    else its median times its speedup, which is that eager median over this one
+    (``core.measure.speedup``), else its run's eager row in the file (``row`` itself, for
+    eager); None where none of these is recorded."""
+    if row.get("eager_median_ms") is not None:
+        return row["eager_median_ms"]
+    if row.get("speedup") and typed.median(row):
+        return typed.median(row) * row["speedup"]
+    return typed.median(typed.own_baseline(doc["rows"], row, lambda r: r["mode"] == "eager"))
+
+
+def _own_eager(doc: dict[str, Any], rows: dict[str, dict[str, Any]]) -> list[OwnEager]:
     eager = rows.get("eager")
     if not eager:
         return []
     ref, out = eager["latency_ms"]["median"], []
     for mode, r in rows.items():
-        own = r.get("eager_median_ms") or (r["latency_ms"]["median"] * r["speedup"]
-                                           if r.get("speedup") else None)
+        own = own_eager_ms(doc, r)
         if mode == "eager" or own is None or 1 / EAGER_APART < own / ref < EAGER_APART:
             continue
         out.append(OwnEager(mode, own, ref, r["speedup"], own > ref))
@@ -205,7 +217,7 @@ def modes(doc: dict[str, Any]) -> Modes:
         best = min(compiled, key=lambda r: r["latency_ms"]["median"])
         pairs = tuple(rank(rows[t], rows[b]) for t, b in TUNED if t in rows and b in rows)
         out.append(Group(model, bs, best["mode"], best["speedup"], pairs,
-                         tuple(_own_eager(rows))))
+                         tuple(_own_eager(doc, rows))))
     seen = {r["mode"] for r in doc["rows"]}
     return Modes(tuple(out), any(p.rank is Rank.SPLIT for g in out for p in g.pairs),
                  tuple(m for m in MODE_ORDER if m not in seen))

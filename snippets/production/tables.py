@@ -11,7 +11,7 @@ from typing import Any
 
 from snippets.core import render
 from snippets.core import rows as typed
-from snippets.production import findings
+from snippets.production import findings, serving_findings
 
 
 def startup(doc: dict[str, Any]) -> str:
@@ -78,21 +78,8 @@ def modes(doc: dict[str, Any]) -> str:
              "–" if r["speedup"] is None or eager is None else f"{r['speedup']:.2f}x",
              render.num(r["compile_empty_s"], ".1f"), render.num(r["compile_warm_s"], ".1f"),
              r["status"] + (f": {r['message']}" if r["message"] else ""))
-            for p in placed for r, eager in [(p.row, _own_eager_ms(doc, p.row))]]
+            for p in placed for r, eager in [(p.row, serving_findings.own_eager_ms(doc, p.row))]]
     return render.markdown_table(head, rows, left_last=True)
-
-
-def _own_eager_ms(doc: dict[str, Any], row: dict[str, Any]) -> float | None:
-    """The median of the eager row timed in the same rounds as ``row``: as the row recorded it,
-    else its run's eager row in the file (``row`` itself, for eager), else its median times its
-    speedup, which is that eager median over this one (``core.measure.speedup``); None where
-    none of these is recorded."""
-    if row.get("eager_median_ms") is not None:
-        return row["eager_median_ms"]
-    own = typed.median(typed.own_baseline(doc["rows"], row, lambda r: r["mode"] == "eager"))
-    if own is None and row.get("speedup") and typed.median(row):
-        own = typed.median(row) * row["speedup"]
-    return own
 
 
 def hazards(doc: dict[str, Any]) -> str:

@@ -60,9 +60,7 @@ def own_eager(doc: dict[str, Any], row: dict[str, Any]) -> dict[str, Any] | None
     """The eager row measured in the same command as ``row``, in whose rounds its speedup was
     taken; None where the file does not hold it (joined before every command's eager row was
     kept)."""
-    return next((r for r in doc["rows"] if r["variant"] == "eager"
-                 and (r["model"], r["batch_size"]) == (row["model"], row["batch_size"])
-                 and r.get("part", 0) == row.get("part", 0)), None)
+    return typed.own_baseline(doc["rows"], row, lambda r: r["variant"] == "eager")
 
 
 def hosts_apart(base: dict[str, Any], other: dict[str, Any]) -> float | None:
