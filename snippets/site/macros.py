@@ -147,11 +147,9 @@ def explain_agreement() -> Placed:
     """The explainer held to Dynamo's log, as findings, from the live section the graph-breaks
     page shows: the same cache entry, so a build executes it once."""
     from snippets.explain import agreement
-    from snippets.site import cache, live
-    from snippets.site.build import current
+    from snippets.site import live
 
-    value, meta = cache.cached(f"live-{agreement.KIND}", live.producer(agreement.KIND),
-                               current())
+    value, meta = live.value(agreement.KIND)
     return Placed(explain_findings.agreement(value), pages.live_stamp(meta), meta["device"])
 
 
