@@ -89,7 +89,6 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
         "strategy": (str,), "compiles": (int,), "compiled_at": (list,), "stall_total_ms": NUM,
         "stall_max_ms": NUM, "eager_after_limit": (int,), "errors": (list,),
         "all_correct": (bool,), "calls": (list,)}),
-    # A row per build timed; the newer ones keep each run's time too (``samples_s``).
     Kind("site-build", "snippets.buildtime/1", {"label": (str,), "seconds": NUM}),
     Kind("train", "snippets.train/1", {
         "model": (str,), "batch_size": (int,), "variant": (str,), "status": (str,),
