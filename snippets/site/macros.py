@@ -153,6 +153,16 @@ def explain_agreement() -> Placed:
     return Placed(explain_findings.agreement(value), pages.live_stamp(meta), meta["device"])
 
 
+def together(*runs: Placed | None) -> Placed | None:
+    """Several runs' findings under one stamp line, their stamps joined as ``findings`` joins
+    them: for a table that places figures of more than one run (the home page's decisions)."""
+    found = [r for r in runs if r is not None]
+    if not found:
+        return None
+    return Placed(tuple(r.data for r in found), "; ".join(r.stamp for r in found),
+                  found[0].device)
+
+
 def stamped(run: Placed, caller: Callable[[], str]) -> str:
     """``{% call stamped(run) %}...{% endcall %}``: the block's words in a results block under
     the stamp of the run they read, as every results section is (``pages.section``)."""
@@ -179,6 +189,7 @@ def define_env(env: Any) -> None:
     env.macro(lambda kind, device, root="../": pages.no_run_yet(kind, device, root=root),
               "no_run_yet")
     env.macro(stamped)
+    env.macro(together)
     env.macro(render.ms, "ms")  # a latency as every table shows it
     env.filter(fmt)
     env.filter(span)
