@@ -32,6 +32,9 @@ class Build:
     mode: str = "recorded"
     refresh: bool = False
     cache_dir: Path = ROOT / ".cache" / "snippets"
+    # The live sections' recorded values, committed (``snippets.site.live``): a recorded build
+    # from a fresh clone renders them instead of executing every one.
+    records_dir: Path = ROOT / "live-sections"
     commit: str | None = None  # None: the results layer asks git
     docs_dir: Path = ROOT / "docs"
     # Results files this build measured and wrote (fresh builds): the Results page says so.

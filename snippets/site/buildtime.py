@@ -8,6 +8,7 @@ the time MkDocs itself printed in a build's log (``--from-log``), for a build ma
 from __future__ import annotations
 
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -23,20 +24,27 @@ KIND = "site-build"
 BUILT_IN = re.compile(r"Documentation built in ([0-9.]+) seconds")
 
 
-def record(label: str, seconds: float, prov: dict[str, Any]) -> dict[str, Any]:
+def record(label: str, samples: list[float], prov: dict[str, Any]) -> dict[str, Any]:
     doc = results.new_document(KIND, prov)
-    doc["rows"].append({"label": label, "seconds": seconds})
+    doc["rows"].append({"label": label, "seconds": statistics.median(samples),
+                        "samples_s": samples})
     doc["complete"] = True
     return doc
 
 
 def merge(path: Path, doc: dict[str, Any]) -> dict[str, Any]:
-    """Add this row to the file's rows, replacing an older row of the same label."""
-    if path.exists():
-        old = results.load(path, KIND)
-        rows = [r for r in old["rows"] if r["label"] != doc["rows"][0]["label"]]
-        doc["rows"] = rows + doc["rows"]
-    return doc
+    """The file with this build's row added as a part of its own (``results.join``), so each row
+    keeps the date, commit and command of the build it timed; it replaces a row of its label."""
+    if not path.exists():
+        return doc
+    old = results.load(path, KIND)
+    results.check_joinable(old, doc["provenance"], ())
+    return results.join(old, doc, _label, ran=("command",), group=_label)
+
+
+def _label(row: dict[str, Any]) -> tuple[str]:
+    """A build's row is its own group and key: another build of its label replaces it."""
+    return (row["label"],)
 
 
 def _check_folder(output: Path, prov: dict[str, Any]) -> None:
@@ -50,8 +58,12 @@ def _check_folder(output: Path, prov: dict[str, Any]) -> None:
 
 
 def markdown(doc: dict[str, Any]) -> str:
-    return render.markdown_table(("Build", "Seconds"),
-                                 ((r["label"], f"{r['seconds']:.1f}") for r in doc["rows"]))
+    """A row per build: its median time, each run's, and the day it was timed (its part's)."""
+    parts = doc["provenance"].get("parts") or [doc["provenance"]]
+    return render.markdown_table(("Build", "Seconds", "Runs, s", "Day"), (
+        (r["label"], f"{r['seconds']:.1f}",
+         ", ".join(f"{x:.1f}" for x in r.get("samples_s") or [r["seconds"]]),
+         (parts[r.get("part", 0)].get("date") or "")[:10]) for r in doc["rows"]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,8 +74,13 @@ def main(argv: list[str] | None = None) -> int:
                    help="read MkDocs' own 'built in' time from the log of a build made elsewhere")
     p.add_argument("--provenance-from", type=Path, metavar="RESULTS",
                    help="with --from-log: a results file that build wrote, for its provenance")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="run the command this many times and record each time and the median; "
+                        "a command that must start cold each time clears its caches itself")
     p.add_argument("command", nargs="*", help="the build command, after --")
     args = p.parse_args(argv)
+    if args.repeat < 1:
+        cli.fail(PROG, f"--repeat {args.repeat}: give 1 or more")
     if bool(args.from_log) == bool(args.command):
         cli.fail(PROG, "give either a build command after -- or --from-log FILE")
     if args.from_log:
@@ -76,21 +93,24 @@ def main(argv: list[str] | None = None) -> int:
             cli.fail(PROG, f"cannot read the log or the results file: {exc}")
         if not found:
             cli.fail(PROG, f"--from-log {args.from_log}: no 'Documentation built in' line")
-        seconds = float(found[-1])
+        samples = [float(found[-1])]
         prov = {**prov, "settings": {"command": "SNIPPETS_BUILD=fresh mkdocs build --strict",
                                      "source": "the build's own log"}}
     else:
-        t0 = time.perf_counter()
-        proc = subprocess.run(args.command)
-        seconds = time.perf_counter() - t0
-        if proc.returncode:
-            cli.fail(PROG, f"the build failed with exit code {proc.returncode}; nothing recorded")
+        samples = []
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            proc = subprocess.run(args.command)
+            samples.append(round(time.perf_counter() - t0, 2))
+            if proc.returncode:
+                cli.fail(PROG, f"the build failed with exit code {proc.returncode}; "
+                               "nothing recorded")
         prov = results.provenance(torch.device("cpu"), {"command": " ".join(args.command)},
                                   commit=cli.commit_from_env())
         _check_folder(args.output, prov)
     try:
         results.check_writable(args.output)
-        doc = merge(args.output, record(args.label, seconds, prov))
+        doc = merge(args.output, record(args.label, samples, prov))
     except results.ResultsError as exc:
         cli.fail(PROG, str(exc))
     results.write_atomic(args.output, doc)

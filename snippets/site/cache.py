@@ -148,20 +148,75 @@ def _code_digest(produce: Callable[[], Any]) -> str:
     return h.hexdigest()
 
 
-def cache_key(name: str, produce: Callable[..., Any], mode: str) -> str:
+def _key(name: str, produce: Callable[..., Any], **where: str) -> str:
     parts = {"name": name, "config": _describe(produce), "code": _code_digest(produce),
-             "torch": metadata.version("torch"), "device": device_name(), "build": mode}
+             "torch": metadata.version("torch"), **where}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def cache_key(name: str, produce: Callable[..., Any], mode: str) -> str:
+    return _key(name, produce, device=device_name(), build=mode)
+
+
+def record_key(name: str, produce: Callable[..., Any]) -> str:
+    """The key of a recorded entry (``recorded``): the code, its configuration and the torch
+    release, on the device type, not the device's name, so that a record made on one CPU model
+    serves a build on another, stamped with the one it ran on."""
+    return _key(name, produce, device_type=device_type())
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower())
 
 
 def _entry(name: str, produce: Callable[..., Any], build: Build) -> tuple[str, Path]:
     key = cache_key(name, produce, build.mode)
-    return key, build.cache_dir / f"{re.sub(r'[^a-z0-9]+', '-', name.lower())}-{key[:20]}.json"
+    return key, build.cache_dir / f"{_slug(name)}-{key[:20]}.json"
 
 
 def entry_path(name: str, produce: Callable[..., Any], build: Build) -> Path:
     """Where ``produce``'s entry under ``name`` is kept for this build."""
     return _entry(name, produce, build)[1]
+
+
+def record_path(name: str, build: Build) -> Path:
+    return build.records_dir / f"{_slug(name)}.json"
+
+
+def recorded(name: str, produce: Callable[..., Any],
+             build: Build) -> tuple[Any, dict[str, Any]] | None:
+    """``produce``'s value as recorded in the repository (``snippets.site.live`` writes it), where
+    the record was made by the same code, configuration and torch release on this device type;
+    None otherwise, and in a fresh or refreshing build, which executes everything it shows.
+
+    Quarto's ``freeze`` does the same for a book's computations: a build from a fresh clone
+    then renders what an author executed and committed, and executes only what changed."""
+    if build.mode != "recorded" or build.refresh:
+        return None
+    try:
+        entry = json.loads(record_path(name, build).read_text())
+    except FileNotFoundError:
+        return None
+    if entry["meta"].get("record_key") != record_key(name, produce):
+        return None
+    return entry["value"], {**entry["meta"], "hit": True}
+
+
+def record(name: str, produce: Callable[..., Any], build: Build,
+           commit: str | None) -> dict[str, Any]:
+    """Execute ``produce`` and write its value as the repository's record of ``name``."""
+    t0 = time.perf_counter()
+    value = produce()
+    meta = {"name": name, "record_key": record_key(name, produce), "device": device_name(),
+            "device_type": device_type(), "torch": torch.__version__, "commit": commit,
+            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "seconds": round(time.perf_counter() - t0, 2)}
+    path = record_path(name, build)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"meta": meta, "value": value}, indent=1, allow_nan=False) + "\n")
+    os.replace(tmp, path)
+    return meta
 
 
 def _alive(pid: int) -> bool:

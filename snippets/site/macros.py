@@ -147,12 +147,20 @@ def explain_agreement() -> Placed:
     """The explainer held to Dynamo's log, as findings, from the live section the graph-breaks
     page shows: the same cache entry, so a build executes it once."""
     from snippets.explain import agreement
-    from snippets.site import cache, live
-    from snippets.site.build import current
+    from snippets.site import live
 
-    value, meta = cache.cached(f"live-{agreement.KIND}", live.producer(agreement.KIND),
-                               current())
+    value, meta = live.value(agreement.KIND)
     return Placed(explain_findings.agreement(value), pages.live_stamp(meta), meta["device"])
+
+
+def together(*runs: Placed | None) -> Placed | None:
+    """Several runs' findings under one stamp line, their stamps joined as ``findings`` joins
+    them: for a table that places figures of more than one run (the home page's decisions)."""
+    found = [r for r in runs if r is not None]
+    if not found:
+        return None
+    return Placed(tuple(r.data for r in found), "; ".join(r.stamp for r in found),
+                  found[0].device)
 
 
 def stamped(run: Placed, caller: Callable[[], str]) -> str:
@@ -181,6 +189,7 @@ def define_env(env: Any) -> None:
     env.macro(lambda kind, device, root="../": pages.no_run_yet(kind, device, root=root),
               "no_run_yet")
     env.macro(stamped)
+    env.macro(together)
     env.macro(render.ms, "ms")  # a latency as every table shows it
     env.filter(fmt)
     env.filter(span)

@@ -140,14 +140,17 @@ def live(name: str, render: Callable[[Any], str], *,
     """A cheap result executed at every build on any machine (graph and break counts, say): the
     producer listed under ``name`` in ``snippets.site.live`` (or ``produce``), through the
     cache, rendered, stamped with the device and torch it ran on."""
-    produce = produce or live_sections.producer(name)
-    value, meta = cache.cached(f"live-{name}", produce, build or current())
+    value, meta = live_sections.value(name, build, produce)
     return section(render(value), live_stamp(meta))
 
 
 def live_stamp(meta: dict[str, Any]) -> str:
-    """The stamp of a live result, from its cache entry's metadata: the device, torch, the day."""
-    return f"{LIVE_STAMP} on {meta['device']} · torch {meta['torch']} · {meta['date'][:10]}"
+    """The stamp of a live result, from its cache entry's metadata: the device, torch, the day;
+    a value recorded in the repository (``snippets.site.live``) says so, with its commit."""
+    where = f"on {meta['device']} · torch {meta['torch']} · {meta['date'][:10]}"
+    if "record_key" in meta:
+        return f"recorded {where} · commit {results.short_commit(meta.get('commit'))}"
+    return f"{LIVE_STAMP} {where}"
 
 
 # ---- plots ---------------------------------------------------------------------------------

@@ -24,9 +24,11 @@ from snippets.site.build import ROOT, Build
 
 
 def missing(build: Build) -> list[str]:
-    """The live sections this build has no cache entry for, in page order."""
+    """The live sections this build has neither a current record nor a cache entry for, in
+    page order."""
     return [name for name, produce in live.SECTIONS.items()
-            if not cache.entry_path(f"live-{name}", produce, build).exists()]
+            if cache.recorded(f"live-{name}", produce, build) is None
+            and not cache.entry_path(f"live-{name}", produce, build).exists()]
 
 
 def start(build: Build) -> subprocess.Popen | None:

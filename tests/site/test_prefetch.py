@@ -3,6 +3,7 @@ entry one process is executing is waited for by another, not executed twice."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import subprocess
@@ -11,7 +12,10 @@ import threading
 import time
 from pathlib import Path
 
-from snippets.site import build, cache, live, prefetch
+import pytest
+import torch
+
+from snippets.site import build, cache, live, pages, prefetch
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -117,3 +121,52 @@ def test_the_prefetcher_fills_the_cache_in_its_own_process(tmp_path: Path):
     assert prefetch.main(["--cache-dir", str(b.cache_dir), "--docs-dir", str(tmp_path), name]) == 0
     _, meta = cache.cached(f"live-{name}", live.producer(name), b)
     assert meta["hit"]
+
+
+# ---- the live sections' records (live-sections/, committed) --------------------------------
+
+def test_every_live_section_has_a_record_made_by_its_current_code():
+    """A stale record costs a fresh clone's build the time of executing that section again:
+    ``python -m snippets.site.live`` re-records what changed."""
+    made = {json.loads(p.read_text())["meta"]["torch"]
+            for p in build.Build().records_dir.glob("*.json")}
+    if cache.device_type() != "cpu" or torch.__version__ not in made:
+        pytest.skip(f"the records are of the CPU and torch {', '.join(sorted(made))}; this is "
+                    f"{cache.device_type()} with torch {torch.__version__}")
+    assert live.stale(build.Build()) == []
+
+
+def test_a_record_serves_a_recorded_build_while_its_code_and_configuration_stand(tmp_path):
+    b = build.Build(docs_dir=tmp_path, cache_dir=tmp_path / "cache", records_dir=tmp_path / "rec")
+    calls = []
+
+    def produce(n=1):
+        calls.append(n)
+        return {"n": n}
+
+    meta = cache.record("live-x", produce, b, commit="0123456789abcdef")
+    assert calls == [1] and meta["device_type"] == cache.device_type()
+    value, got = cache.recorded("live-x", produce, b)
+    assert value == {"n": 1} and got["hit"] and calls == [1]
+    assert "commit 0123456789ab" in pages.live_stamp(got)
+    assert pages.live_stamp(got).startswith("recorded on ")
+    # Another configuration, a fresh build or a refreshing one executes instead.
+    assert cache.recorded("live-x", functools.partial(produce, 2), b) is None
+    for other in (build.Build(mode="fresh", records_dir=b.records_dir),
+                  build.Build(refresh=True, records_dir=b.records_dir)):
+        assert cache.recorded("live-x", produce, other) is None
+
+
+def test_a_recorded_section_is_neither_prefetched_nor_executed(tmp_path, monkeypatch):
+    b = build.Build(docs_dir=tmp_path, cache_dir=tmp_path / "cache", records_dir=tmp_path / "rec")
+    monkeypatch.setattr(live, "SECTIONS", {"one": dict, "two": list})
+    cache.record("live-one", dict, b, commit=None)
+    assert prefetch.missing(b) == ["two"] and live.stale(b) == ["two"]
+    value, meta = live.value("one", b)
+    assert value == {} and "record_key" in meta and not list(b.cache_dir.glob("*"))
+
+
+def test_recording_names_its_sections_and_refuses_an_unknown_one(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        live.main(["no-such-section"])
+    assert exc.value.code == 2 and "no-such-section" in capsys.readouterr().err

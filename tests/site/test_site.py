@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from snippets.core import results
-from snippets.site import agree, sitecheck
+from snippets.site import agree, reading, sitecheck
 from tests.site.builds import Deployment, finish, site_copy, start_build
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -389,3 +389,10 @@ def test_the_benchmark_plot_reads_in_both_schemes(browser_page: Browsing, width:
                   "window.scrollBy(0, -64); }", plot.element_handle())  # below the header
     page.wait_for_timeout(500)  # the header swaps its title as the page scrolls: let it settle
     page.screenshot(path=str(ARTIFACTS / f"plot-{width}-{scheme}.png"))
+
+
+def test_every_topic_page_opens_with_what_to_do(site: Path) -> None:
+    late = {r.page: r.answer_at for r in reading.readings(site)
+            if r.page not in reading.REFERENCE
+            and (r.answer_at is None or r.answer_at > reading.ANSWER_WITHIN_WORDS)}
+    assert late == {}

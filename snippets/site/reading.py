@@ -1,0 +1,135 @@
+"""``python -m snippets.site.reading SITE``: how a built site reads, page by page.
+
+For each page of the built site: its prose words (outside tables, code, figures and the blocks a
+reader opens on a click), where its "What to do" box starts (in words of prose from the top),
+and its longest sentence, in words. The budgets are the guide's (a page a reader can finish,
+sentences an editor would keep, the answer on the first screen); ``--check`` exits 1 when a
+topic page is over one of them, and prints which.
+
+    python -m snippets.site.reading SITE            # the table, every page
+    python -m snippets.site.reading SITE --check    # and exit 1 over budget
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+
+from snippets.core import cli, render
+
+PROG = "python -m snippets.site.reading"
+# What a reader reads past to reach the answer: about the words on a first screen at 1280×900
+# above the box, the page's title and a line of navigation included.
+ANSWER_WITHIN_WORDS = 40
+MAX_PROSE_WORDS = 2500
+MAX_SENTENCE_WORDS = 40
+BOX_TITLE = "What to do"
+# Pages that are reference, not topics: no answer box, no word budget.
+REFERENCE = ("index", "results", "cli", "contributing", "run-it-yourself")
+SKIPPED = {"table", "pre", "code", "details", "svg", "script", "style", "figure", "nav",
+           "header", "footer"}
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(\"'])")
+
+
+@dataclass(frozen=True)
+class Reading:
+    page: str
+    prose_words: int
+    answer_at: int | None  # prose words before the "What to do" box; None: no box
+    longest_sentence: int
+    longest: str  # its first words, to find it
+
+    def over(self) -> list[str]:
+        """The budgets this page misses, by name; a reference page has none."""
+        if self.page in REFERENCE:
+            return []
+        out = []
+        if self.answer_at is None or self.answer_at > ANSWER_WITHIN_WORDS:
+            out.append("answer not first")
+        if self.prose_words > MAX_PROSE_WORDS:
+            out.append("prose words")
+        if self.longest_sentence > MAX_SENTENCE_WORDS:
+            out.append("longest sentence")
+        return out
+
+
+class _Prose(HTMLParser):
+    """The prose of a page's article, paragraph by paragraph, and where the box begins."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.in_article = False
+        self.skipping = 0
+        self.blocks: list[list[str]] = [[]]
+        self.box_at: int | None = None
+        self.words = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        classes = (dict(attrs).get("class") or "").split()
+        if tag == "article":
+            self.in_article = True
+        elif self.skipping or tag in SKIPPED or "stamp" in classes:
+            self.skipping += tag not in ("br", "img", "input", "hr")
+        elif tag in ("p", "li", "h1", "h2", "h3", "h4", "dd", "dt"):
+            self.blocks.append([])
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "article":
+            self.in_article = False
+        elif self.skipping and tag not in ("br", "img", "input", "hr"):
+            self.skipping -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self.in_article or self.skipping:
+            return
+        if self.box_at is None and data.strip() == BOX_TITLE:
+            self.box_at = self.words
+        words = data.replace("¶", " ").split()
+        self.words += len(words)
+        self.blocks[-1] += words
+
+
+def read(name: str, html: str) -> Reading:
+    prose = _Prose()
+    prose.feed(html)
+    sentences = [s.split() for block in prose.blocks if block
+                 for s in SENTENCE_END.split(" ".join(block))]
+    longest = max(sentences, key=len, default=[])
+    return Reading(name, prose.words, prose.box_at, len(longest), " ".join(longest[:8]))
+
+
+def readings(site: Path) -> list[Reading]:
+    out = []
+    for path in sorted(site.glob("**/index.html")):
+        rel = path.parent.relative_to(site).as_posix()
+        if rel.startswith(("download", "assets", "search")) or "/" in rel:
+            continue
+        out.append(read(rel if rel != "." else "index", path.read_text()))
+    return out
+
+
+def markdown(found: list[Reading]) -> str:
+    return render.markdown_table(
+        ("Page", "Prose words", "What to do at word", "Longest sentence", "Over budget"),
+        ((r.page, f"{r.prose_words:,}", render.num(r.answer_at, "d"), r.longest_sentence,
+          ", ".join(r.over()) or "–") for r in found))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog=PROG, description="How a built site reads, page by page.")
+    p.add_argument("site", type=Path, help="a built site (mkdocs build -d SITE)")
+    p.add_argument("--check", action="store_true", help="exit 1 when a topic page is over budget")
+    args = p.parse_args(argv)
+    if not (args.site / "index.html").is_file():
+        cli.fail(PROG, f"{args.site}: no built site here (no index.html)")
+    found = readings(args.site)
+    print(markdown(found))
+    return 1 if args.check and any(r.over() for r in found) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
