@@ -107,3 +107,33 @@ def report(doc: dict[str, Any]) -> str:
     if kind == "production-modes":
         return modes(doc)
     return hazards(doc)
+
+
+# ---- the newer switches (snippets.production.apis) ---------------------------------------------
+
+def api_stances(value: dict[str, Any]) -> str:
+    """Compiles over the three calls of the schedule, per stance."""
+    head = ("Stance", "Warm-up first", "Calls", "Compiles", "Answers as eager")
+    return render.markdown_table(head, [
+        (f"`{r['stance']}`", "yes" if r["warm_up"] else "no", r["calls"],
+         render.num(r["compiles"], "d"), "yes" if r["all_correct"] else r.get("message", "no"))
+        for r in value["stances"]], align="llrrl")
+
+
+def api_regions(value: dict[str, Any]) -> str:
+    """What Dynamo hands the backend for the same stack of blocks, marked and not."""
+    head = ("Blocks", "Graphs", "Ops traced", "Subgraph calls", "Answers as eager")
+    return render.markdown_table(head, [
+        (f"{r['variant']} · {r['blocks']}", r["graphs"], r["ops"], r["subgraph_calls"],
+         "yes" if r["all_correct"] else "no") for r in value["regions"]], align="lrrrl")
+
+
+def api_present(value: dict[str, Any]) -> str:
+    """Which of the switches the torch that built the page has."""
+    return render.markdown_table((f"In torch {value['torch']}", "Present"), [
+        (f"`{name}`", "yes" if have else "no") for name, have in value["present"].items()])
+
+
+def apis(value: dict[str, Any]) -> str:
+    """The live section's three tables."""
+    return "\n\n".join((api_stances(value), api_regions(value), api_present(value)))

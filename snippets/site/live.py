@@ -27,6 +27,7 @@ from snippets import debug, dynamic
 from snippets.core import cli, results
 from snippets.dynamic import recompiles
 from snippets.explain import agreement, counts, fastpath, logs
+from snippets.production import apis
 from snippets.site import cache
 from snippets.site.build import Build, current
 from snippets.speed import freezing
@@ -51,6 +52,8 @@ SECTIONS: dict[str, Callable[[], Any]] = {
     agreement.KIND: agreement.produce,
     "explain-models": counts.models_doc,
     "transformer-graph": fastpath.graph_doc,
+    # production.md: Putting it in production
+    "production-apis": apis.report,
     # speed.md: How fast can it go
     "speed-freezing": freezing.compared,
     # training.md: Training
