@@ -29,7 +29,7 @@ MAX_PROSE_WORDS = 2500
 MAX_SENTENCE_WORDS = 40
 BOX_TITLE = "What to do"
 # Pages that are reference, not topics: no answer box, no word budget.
-REFERENCE = ("index", "results", "cli", "contributing", "run-it-yourself")
+REFERENCE = ("index", "results", "cli", "contributing", "run-it-yourself", "glossary")
 SKIPPED = {"table", "pre", "code", "details", "svg", "script", "style", "figure", "nav",
            "header", "footer"}
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(\"'])")
