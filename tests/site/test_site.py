@@ -32,7 +32,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 SEARCH_WORD = "interleaved"  # said on the benchmark page, and on no other
 PHONE = {"width": 390, "height": 844}
 # The pages with results tables or code, checked for clipping at both widths.
-READ_PAGES = ("", "benchmark/", "noise/", "speed/", "graph-breaks/", "dynamic-shapes/",
+READ_PAGES = ("", "benchmark/", "noise/", "speed/", "speed-freezing/", "speed-autotuning/",
+              "speed-settings/", "graph-breaks/", "dynamic-shapes/", "glossary/",
               "when-not-to-compile/", "debugging/", "production/", "training/", "scale/",
               "run-it-yourself/", "results/", "cli/", "contributing/")
 # Every table and code block whose content is wider than its box, in every tab of the page: each
