@@ -70,7 +70,8 @@ def under_stance(stance: str, model: nn.Module, counter: Counter,
     with torch.no_grad():
         for i, shape in enumerate(SCHEDULE):
             x = torch.randn(shape)
-            with torch.compiler.set_stance("default" if warm_up and i == 0 else stance):
+            now = "default" if warm_up and i == 0 else stance
+            with torch.compiler.set_stance(now):
                 matched.append(torch.allclose(compiled(x), model(x)))
     return matched
 # --8<-- [end:stances]
