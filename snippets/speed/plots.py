@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from snippets.core import plots
+from snippets.core import rows as typed
 from snippets.speed import goals, roofline
 
 
@@ -35,11 +36,16 @@ def ladder(doc: dict[str, Any], model: str, bs: int) -> str:
     floor = roofline.row_reading(best, doc["provenance"].get("ceilings"))
     goal = _goal_ms(doc, model, bs, best) if goals.DEVICE in str(
         doc["provenance"].get("device")) else None
-    names = [r["mode"] for r in rows]
+    # Several commands' blocks share a figure: each bar named as the table names its row.
+    placed = {id(p.row): p.tag for p in typed.in_runs(rows, lambda r: r["mode"] == "eager")}
+    names = [" · ".join(x for x in (placed[id(r)], r["mode"]) if x) for r in rows]
     ms = [r["latency_ms"]["median"] for r in rows]
     spread = [r["latency_ms"]["iqr"] / 2 for r in rows]
     with plots.figure(0.9 + 0.32 * len(rows)) as (fig, ax):
-        ax.barh(range(len(rows)), ms, xerr=spread, color=plots.PALETTE[0], capsize=3)
+        # The bars' whiskers in the ink colour, which the page's scheme sets: black is lost on
+        # the dark one.
+        ax.barh(range(len(rows)), ms, xerr=spread, color=plots.PALETTE[0], capsize=3,
+                error_kw={"ecolor": plots.INK})
         if floor:
             ax.axvline(floor["bound_ms"], color=plots.PALETTE[1], linestyle="--", linewidth=1.2,
                        label=f"roofline floor ({floor['bound']}-bound)")

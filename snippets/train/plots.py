@@ -40,7 +40,8 @@ def losses(doc: dict[str, Any]) -> str:
                 ax.set_xlabel("step")
                 ax.grid(axis="y")
             axes[0].set_ylabel("loss")
-            plots.legend_below(fig, min(len(variants) + 1, 3))
+            # Two columns: a mode's name (max-autotune-no-cudagraphs) is a third of the width.
+            plots.legend_below(fig, min(len(variants) + 1, 2))
             svg = plots.svg(fig, f"losses-{model}-{doc['provenance']['device']}")
         drifted = [f"{r['variant']} at batch {r['batch_size']}" for r in mine
                    if r["status"] == "mismatch"]
