@@ -123,6 +123,10 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
         "model": (str,), "batch_size": (int,), "mode": (str,), "status": (str,),
         "message": (str,), "compile_empty_s": NUM, "compile_warm_s": NUM,
         "latency_ms": (dict, type(None)), "speedup": NUM}),
+    # nested_compile_region at start-up: a stack's first call, marked and not, a process each.
+    Kind("production-regions", "snippets.production-regions/1", {
+        "variant": (str,), "blocks": (int,), "rep": (int,), "status": (str,), "message": (str,),
+        "compile_s": NUM}),
     Kind("production-hazards", "snippets.production-hazards/1", {
         "hazard": (str,), "variant": (str,), "outcome": (str,), "message": (str,)}),
     # Computed at every build, on any machine, in seconds: counts and logs, nothing timed.

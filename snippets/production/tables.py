@@ -7,6 +7,7 @@ summarized by their median (``findings.paths``); every sample stays in the file.
 
 from __future__ import annotations
 
+import statistics
 from typing import Any
 
 from snippets.core import render
@@ -106,6 +107,8 @@ def report(doc: dict[str, Any]) -> str:
         return stream(doc)
     if kind == "production-modes":
         return modes(doc)
+    if kind == "production-regions":
+        return regions(doc)
     return hazards(doc)
 
 
@@ -137,3 +140,23 @@ def api_present(value: dict[str, Any]) -> str:
 def apis(value: dict[str, Any]) -> str:
     """The live section's three tables."""
     return "\n\n".join((api_stances(value), api_regions(value), api_present(value)))
+
+
+def regions(doc: dict[str, Any]) -> str:
+    """Each variant's first call (compile included), its median over the processes, each
+    process's, and the median against the unmarked stack's of the same run."""
+    by: dict[str, list[dict[str, Any]]] = {}
+    for r in doc["rows"]:
+        by.setdefault(r["variant"], []).append(r)
+    medians = {v: statistics.median(ok) if (ok := [r["compile_s"] for r in rs
+                                                   if r["status"] == "ok"]) else None
+               for v, rs in by.items()}
+    base = medians.get("unmarked")
+    head = ("Stack · variant", "First call s", "Each process, s", "× unmarked", "Status")
+    return render.markdown_table(head, [
+        (f"{rs[0]['blocks']} blocks · {v}", render.num(medians[v], ".1f"),
+         ", ".join(render.num(r["compile_s"], ".1f") for r in rs),
+         render.num(medians[v] / base if base and medians[v] else None, ".2f"),
+         "; ".join(dict.fromkeys(r["status"] + (f": {r['message']}" if r["message"] else "")
+                                 for r in rs)))
+        for v, rs in by.items()], left_last=True)
