@@ -129,13 +129,16 @@ def grid(rows: Iterable[Any], key: Sequence[Column], values: Sequence[Column], *
     return head, align, body
 
 
+def notes(values: Sequence[Column]) -> str:
+    """What a table's columns' units and ± are, each said once, as one line; "" for none."""
+    text = "; ".join(dict.fromkeys(n for c in values for n in c.notes))
+    return f"{text[0].upper()}{text[1:]}." if text else ""
+
+
 def footer(values: Sequence[Column]) -> str:
-    """The line under a table: what its columns' units and ± are, each said once."""
-    notes = list(dict.fromkeys(n for c in values for n in c.notes))
-    if not notes:
-        return ""
-    text = "; ".join(notes)
-    return f'<p class="units">{text[0].upper()}{text[1:]}.</p>'
+    """The line under a table on a page: its ``notes``, as small as the stamp."""
+    text = notes(values)
+    return f'<p class="units">{text}</p>' if text else ""
 
 
 def markdown(rows: Iterable[Any], key: Sequence[Column], values: Sequence[Column], *,
