@@ -13,39 +13,54 @@ from rich.table import Table
 
 from snippets import bench
 from snippets.bench import findings
-from snippets.core import compare, render, results, rows
+from snippets.core import columns, compare, render, results, rows
 from snippets.core.results import stamp
 
-COLUMNS = ("Model", "Batch", "Mode", "Compile s", "Median ms", "IQR ms", "Speedup", "rel err",
-           "Call peak MB", "TFLOP/s", "% peak", "Graphs", "Breaks", "Status")
 Key = tuple[str, int, str]
+num = render.num
+
+# What labels a row: the model, the batch, the mode (after its command, where its group holds
+# several).
+KEY = (columns.field("Model", "model"), columns.field("Batch", "batch_size"),
+       columns.variant("Mode", "mode"))
 
 
-def row_cells(row: dict[str, Any], tag: str = "", paired: bool = True,
-              prov: dict[str, Any] | None = None) -> list[str]:
-    """Every column of one row; with ``prov``, its % of peak against the file's printed peak."""
-    lat = row.get("latency_ms") or {}
-    speed = render.speedup(row, paired)
-    status = row["status"] + (f": {row['message']}" if row.get("message") else "")
-    num = render.num
-    peak = num(row.get("peak_mem_mb"), ".0f")
-    if row["mode"] in findings.CUDA_GRAPH_MODES and row.get("peak_mem_mb") is not None:
-        peak += " (no pool)"  # the graph's pool is taken at capture, not by the call
-    return [
-        row["model"], str(row["batch_size"]), " · ".join(x for x in (tag, row["mode"]) if x),
-        num(row.get("compile_s"), ".1f"),
-        render.ms(lat.get("median")), render.ms(lat.get("iqr")), speed,
-        num(row.get("rel_err"), ".1e"), peak,
-        num(row.get("tflops"), ".3g"),
-        num(rows.pct_of_peak(row, prov) if prov else row.get("pct_of_peak"), ".1f"),
-        num(row.get("graph_count"), "d"), num(row.get("graph_breaks"), "d"), status,
-    ]
+def _peak(row: dict[str, Any]) -> str | None:
+    if row.get("peak_mem_mb") is None:
+        return None
+    # The graph's pool is taken at capture, not by the call.
+    return f"{row['peak_mem_mb']:.0f}" + (" (no pool)" if row["mode"] in findings.CUDA_GRAPH_MODES
+                                         else "")
+
+
+def _status(row: dict[str, Any]) -> str:
+    return row["status"] + (f": {row['message']}" if row.get("message") else "")
+
+
+def detail_columns(prov: dict[str, Any] | None = None) -> tuple[columns.Column, ...]:
+    """Every column of a row; with ``prov``, its % of peak against the file's printed peak."""
+    lat = lambda p: p.row.get("latency_ms") or {}  # noqa: E731 (one reading, five columns)
+    return (
+        columns.number("Compile s", lambda p: p.row.get("compile_s"), ".1f"),
+        columns.ms("Median", lambda p: lat(p).get("median")),
+        columns.ms("IQR", lambda p: lat(p).get("iqr")),
+        columns.speedup(),
+        columns.number("rel err", lambda p: p.row.get("rel_err"), ".1e"),
+        columns.Column("Call peak MB", lambda p: _peak(p.row)),
+        columns.number("TFLOP/s", lambda p: p.row.get("tflops"), ".3g"),
+        columns.number("% peak", lambda p: rows.pct_of_peak(p.row, prov) if prov
+                     else p.row.get("pct_of_peak"), ".1f"),
+        columns.number("Graphs", lambda p: p.row.get("graph_count"), "d"),
+        columns.number("Breaks", lambda p: p.row.get("graph_breaks"), "d"),
+        columns.words("Status", lambda p: _status(p.row)))
+
+
+COLUMNS = tuple(columns.grid([], KEY, detail_columns(), joined=False)[0])
 
 
 def markdown_table(found: list[dict[str, Any]], prov: dict[str, Any] | None = None) -> str:
     """Every column of every row: what a terminal shows, and the page's detail block."""
-    return render.markdown_table(COLUMNS, (row_cells(p.row, p.tag, p.paired, prov)
-                                           for p in placed(found)), left=3, left_last=True)
+    return columns.markdown(placed(found), KEY, detail_columns(prov), joined=False)
 
 
 def placed(found: list[dict[str, Any]]) -> list[rows.InRun]:
@@ -54,29 +69,39 @@ def placed(found: list[dict[str, Any]]) -> list[rows.InRun]:
     return rows.in_runs(found, lambda r: r["mode"] == "eager")
 
 
-def key_columns(doc: dict[str, Any]) -> tuple[str, ...]:
+def key_values(doc: dict[str, Any]) -> tuple[columns.Column, ...]:
     """The columns a reader came for; the compile column says whether the cache was warm."""
     cache = bench.cache_state(doc["provenance"].get("settings", {}))
     compile_col = {"empty": "Compile s, empty cache", "not empty": "Compile s, cache not empty",
                    "not recorded": "Compile s, cache unknown"}[cache]
-    return ("Model · batch · mode", "Median ms", "Speedup", "IQR %", compile_col, "Status")
+    return (columns.timing("Median", lambda p: p.row.get("latency_ms")), columns.speedup(),
+            columns.number(compile_col, lambda p: p.row.get("compile_s"), ".1f"),
+            columns.words("Status", lambda p: p.row["status"]))
 
 
-def key_cells(row: dict[str, Any], tag: str = "", paired: bool = True) -> list[str]:
-    lat = row.get("latency_ms") or {}
-    spread = f"{100 * lat['iqr'] / lat['median']:.1f}" if lat.get("median") else "–"
-    label = " · ".join(x for x in (row["model"], str(row["batch_size"]), tag, row["mode"]) if x)
-    return [label, render.ms(lat.get("median")), render.speedup(row, paired), spread,
-            render.num(row.get("compile_s"), ".1f"), row["status"]]
+def key_table(doc: dict[str, Any]) -> str:
+    """The key columns of every row, rows by mode: a mode's row carries its own compile time and
+    status beside its median and speedup, which a column per mode would have no room for."""
+    return columns.markdown(placed(doc["rows"]), KEY, key_values(doc))
+
+
+# The stored "Run it yourself" notebook calls these two: its outputs are a recorded execution,
+# so its source moves to ``key_table`` when it is next executed and stored.
+def key_columns(doc: dict[str, Any]) -> list[str]:
+    return columns.grid([], KEY, key_values(doc))[0]
+
+
+def key_cells(row: dict[str, Any]) -> list[str]:
+    """One row of a run of one command, as ``key_table`` shows it."""
+    values = key_values({"provenance": {}})  # the cells do not depend on the cache's state
+    return columns.grid([rows.InRun(row, 1, 1, True)], KEY, values)[2][0]
 
 
 def table(doc: dict[str, Any]) -> str:
     """The page's view of a run: the key columns, then every column in a block that opens."""
-    key = render.markdown_table(key_columns(doc), (key_cells(p.row, p.tag, p.paired)
-                                                   for p in placed(doc["rows"])), left_last=True)
-    return key + "\n\n" + render.details("Every column of this run (IQR ms, rel err, memory, "
-                                          "TFLOP/s, % of peak, graphs, breaks, status)",
-                                          markdown_table(doc["rows"], doc["provenance"]))
+    return key_table(doc) + "\n\n" + render.details(
+        "Every column of this run (IQR, rel err, memory, TFLOP/s, % of peak, graphs, breaks, "
+        "status)", markdown_table(doc["rows"], doc["provenance"]))
 
 
 def fastest(f: findings.Findings) -> str:
@@ -88,14 +113,8 @@ def fastest(f: findings.Findings) -> str:
 
 
 def rich_table(doc: dict[str, Any], title: str | None = None) -> Table:
-    table = Table(title=title, caption=stamp(doc, "this run"), caption_justify="left")
-    for i, col in enumerate(COLUMNS):
-        table.add_column(col, justify="left" if i < 3 or i == len(COLUMNS) - 1 else "right")
-    for p in placed(doc["rows"]):
-        status = p.row["status"]
-        style = None if status == "ok" else ("red" if status != "noisy" else "yellow")
-        table.add_row(*row_cells(p.row, p.tag, p.paired, doc["provenance"]), style=style)
-    return table
+    return columns.rich(placed(doc["rows"]), KEY, detail_columns(doc["provenance"]),
+                        title=title, stamp=stamp(doc, "this run"))
 
 
 # ---- this run against a recorded one --------------------------------------------------------

@@ -13,8 +13,7 @@ the baseline it was taken against. Two layouts:
 - ``wide``: a row per key, a column per variant (mode, rung), as Compare prints, for a table
   whose variants fit the page's column side by side.
 
-Takes values, returns text (or the header, alignment and cells, for a terminal's table);
-measures and prints nothing.
+Takes values, returns text (or a terminal's rich table); measures and prints nothing.
 """
 
 from __future__ import annotations
@@ -23,6 +22,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rich.table import Table
+
 from snippets.core import render
 from snippets.core.rows import InRun
 
@@ -30,6 +31,7 @@ MISSING = "–"  # a value a row does not have: the dash every table of the guid
 # What the footer says once for the columns that carry it (each said once, in column order).
 IN_MS = "times in ms"
 SPREAD = "± is the IQR as a share of the median"
+RATIO = "× is the ratio of two medians timed in the same rounds"
 SPEEDUP = ("speedups are the ratio of two medians timed in the same rounds, ± half the IQR of "
            "the per-round ratios")
 
@@ -54,16 +56,21 @@ class Column:
 
 # ---- the columns most tables share --------------------------------------------------------------
 
+def raw(row: InRun | Mapping[str, Any]) -> Mapping[str, Any]:
+    """A row as recorded, whether placed (an ``InRun``) or listed as the file holds it."""
+    return row.row if isinstance(row, InRun) else row
+
+
 def field(header: str, name: str) -> Column:
-    """A key part read from a placed row's field (``model``, ``batch_size``)."""
-    return Column(header, lambda p: p.row[name], left=True)
+    """A key part read from a row's field (``model``, ``batch_size``)."""
+    return Column(header, lambda r: raw(r)[name], left=True)
 
 
 def variant(header: str, name: str) -> Column:
-    """The variant of a placed row (its mode, rung...), after its run where its group holds
-    several (``command 2 · eager``)."""
-    return Column(header, lambda p: " · ".join(x for x in (p.tag, str(p.row[name])) if x),
-                  left=True)
+    """The variant of a row (its mode, rung...), after its run where it is placed in a group
+    that holds several (``command 2 · eager``)."""
+    return Column(header, lambda r: " · ".join(
+        x for x in (r.tag if isinstance(r, InRun) else "", str(raw(r)[name])) if x), left=True)
 
 
 def spread(timing: Mapping[str, Any]) -> str:
@@ -147,6 +154,22 @@ def markdown(rows: Iterable[Any], key: Sequence[Column], values: Sequence[Column
     head, align, body = grid(rows, key, values, joined=joined)
     note = footer(values)
     return render.markdown_table(head, body, align=align) + (f"\n\n{note}" if note else "")
+
+
+def rich(rows: Sequence[InRun], key: Sequence[Column], values: Sequence[Column], *,
+         title: str | None, stamp: str) -> Table:
+    """The same table for a terminal, a column per key part: the footer's line and the stamp
+    as its caption, a row that failed in red and a noisy one in yellow."""
+    head, align, body = grid(rows, key, values, joined=False)
+    out = Table(title=title, caption="\n".join(x for x in (notes(values), stamp) if x),
+                caption_justify="left")
+    for col, a in zip(head, align, strict=True):
+        out.add_column(col, justify="left" if a == "l" else "right")
+    for p, cells in zip(rows, body, strict=True):
+        status = p.row["status"]
+        out.add_row(*cells, style=None if status == "ok" else
+                    "yellow" if status == "noisy" else "red")
+    return out
 
 
 @dataclass(frozen=True)
