@@ -115,10 +115,11 @@ def table_disagreements(page: str, index: int, head: list[str], body: list[list[
     out: list[Disagreement] = []
     # A table that shows each row's own eager time checks each row against it.
     own = next((c for c in ("Compiled ms", *TIME_COLUMNS) if c in head), None)
-    if "Eager ms" in head and own and "Speedup" in head:
+    eager_column = next((c for c in ("Eager ms", "Eager") if c in head), None)
+    if eager_column and own and "Speedup" in head:
         for cells in body:
             by = dict(zip(head, cells, strict=False))
-            eager, compiled, shown = (number(by[c]) for c in ("Eager ms", own, "Speedup"))
+            eager, compiled, shown = (number(by[c]) for c in (eager_column, own, "Speedup"))
             if eager and compiled and shown:
                 expect = eager / compiled
                 if abs(shown / expect - 1) > 2 * ROUNDING + DEFAULT_SPREAD:
