@@ -56,9 +56,10 @@ class Column:
 
 # ---- the columns most tables share --------------------------------------------------------------
 
-def raw(row: InRun | Mapping[str, Any]) -> Mapping[str, Any]:
-    """A row as recorded, whether placed (an ``InRun``) or listed as the file holds it."""
-    return row.row if isinstance(row, InRun) else row
+def raw(row: Any) -> Mapping[str, Any]:
+    """A row as recorded, whether placed (an ``InRun``, or any pairing that holds it as
+    ``.row``) or listed as the file holds it."""
+    return row if isinstance(row, Mapping) else row.row
 
 
 def field(header: str, name: str) -> Column:
@@ -116,7 +117,7 @@ def speedup(header: str = "Speedup") -> Column:
 
 def label_header(key: Sequence[Column]) -> str:
     """The joined key's header: ``Model · batch · mode``."""
-    return " · ".join([key[0].header, *(k.header.lower() for k in key[1:])])
+    return " · ".join([key[0].header, *(k.header[0].lower() + k.header[1:] for k in key[1:])])
 
 
 def label(key: Sequence[Column], row: Any) -> str:
@@ -156,7 +157,7 @@ def markdown(rows: Iterable[Any], key: Sequence[Column], values: Sequence[Column
     return render.markdown_table(head, body, align=align) + (f"\n\n{note}" if note else "")
 
 
-def rich(rows: Sequence[InRun], key: Sequence[Column], values: Sequence[Column], *,
+def rich(rows: Sequence[Any], key: Sequence[Column], values: Sequence[Column], *,
          title: str | None, stamp: str) -> Table:
     """The same table for a terminal, a column per key part: the footer's line and the stamp
     as its caption, a row that failed in red and a noisy one in yellow."""
@@ -165,8 +166,8 @@ def rich(rows: Sequence[InRun], key: Sequence[Column], values: Sequence[Column],
                 caption_justify="left")
     for col, a in zip(head, align, strict=True):
         out.add_column(col, justify="left" if a == "l" else "right")
-    for p, cells in zip(rows, body, strict=True):
-        status = p.row["status"]
+    for r, cells in zip(rows, body, strict=True):
+        status = raw(r)["status"]
         out.add_row(*cells, style=None if status == "ok" else
                     "yellow" if status == "noisy" else "red")
     return out
