@@ -7,6 +7,7 @@ nothing measures, and nothing prints.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from rich.table import Table
@@ -158,23 +159,45 @@ def ratios(doc: dict[str, Any], other: dict[str, Any]) -> list[tuple[str, float]
     return out
 
 
-def compare_rows(doc: dict[str, Any], other: dict[str, Any]) -> list[list[str]]:
+@dataclass(frozen=True)
+class Against:
+    """A row of this run, the recorded run's row of the same key (None where it has none), and
+    what the row waits on."""
+
+    row: dict[str, Any]
+    old: dict[str, Any] | None
+    bound: str
+
+
+def against(doc: dict[str, Any], other: dict[str, Any]) -> list[Against]:
     """This run beside a recorded one, matched on (model, batch size, mode), with what each
     row waits on (from the recorded run, which has the batch sizes to tell, else this one)."""
     recorded = _by_key(other)
     bound = {**bound_by(doc), **bound_by(other)}
-    out = []
-    for row in doc["rows"]:
-        key = (row["model"], row["batch_size"], row["mode"])
-        old = recorded.get(key)
-        now_ms, old_ms = rows.median(row), rows.median(old)
-        ratio = f"{now_ms / old_ms:.2f}" if now_ms and old_ms else "–"
-        out.append([*map(str, key), render.ms(now_ms), render.ms(old_ms), ratio,
-                    render.num(row.get("speedup"), ".2f"),
-                    render.num((old or {}).get("speedup"), ".2f"), bound.get(key, "–")])
-    return out
+    return [Against(r, recorded.get(k), bound.get(k, "–"))
+            for r in doc["rows"] for k in [(r["model"], r["batch_size"], r["mode"])]]
 
 
+def _ratio(a: Against) -> float | None:
+    now_ms, old_ms = rows.median(a.row), rows.median(a.old)
+    return now_ms / old_ms if now_ms and old_ms else None
+
+
+# The two medians, and what the page reads off them.
+LATENCIES = (columns.ms("This", lambda a: rows.median(a.row)),
+             columns.ms("Recorded", lambda a: rows.median(a.old)))
+AGAINST = (columns.number("This/recorded", _ratio, ".2f"),
+           columns.number("This speedup", lambda a: a.row.get("speedup"), ".2f"),
+           columns.number("Recorded speedup", lambda a: (a.old or {}).get("speedup"), ".2f"),
+           columns.words("Bound by", lambda a: a.bound))
+
+
+def compare_rows(doc: dict[str, Any], other: dict[str, Any]) -> list[list[str]]:
+    """The comparison's cells a column per key part, for a terminal (``COMPARE_COLUMNS``)."""
+    return columns.grid(against(doc, other), KEY, (*LATENCIES, *AGAINST), joined=False)[2]
+
+
+# A terminal's table has no footer: its headers keep their unit.
 COMPARE_COLUMNS = ("Model", "Batch", "Mode", "This ms", "Recorded ms", "This/recorded",
                    "This speedup", "Recorded speedup", "Bound by")
 
@@ -191,20 +214,16 @@ def compare_title(doc: dict[str, Any], other: dict[str, Any]) -> str:
 def compare_page(doc: dict[str, Any], other: dict[str, Any]) -> str:
     """The comparison as a page shows it: the row label in one column and the two latencies in
     a block that opens, so the ratios and the bound fit a desktop page without scrolling."""
-    cells_of = compare_rows(doc, other)
-    head = ("Model · batch · mode", *COMPARE_COLUMNS[5:])
-    body = ([" · ".join(cells[:3]), *cells[5:]] for cells in cells_of)
-    latencies = render.markdown_table(("Model · batch · mode", *COMPARE_COLUMNS[3:5]),
-                                      ([" · ".join(cells[:3]), *cells[3:5]] for cells in cells_of))
+    pairs = against(doc, other)
     spans: dict[str, list[float]] = {}
     for bound, ratio in ratios(doc, other):  # the ratio's range per kind of bound
         spans.setdefault(bound, []).append(ratio)
     summary = "\n".join(f"- bound by {bound}: this/recorded from {min(v):.2f} to {max(v):.2f}"
                         for bound, v in spans.items())
     return (f"{compare_title(doc, other)}:\n\n"
-            + render.markdown_table(head, body, left_last=True) + "\n\n"
-            + render.details("The median latencies behind the ratio (This ms, Recorded ms)",
-                             latencies) + "\n\n" + summary)
+            + columns.markdown(pairs, KEY, AGAINST) + "\n\n"
+            + render.details("The median latencies behind the ratio (This, Recorded)",
+                             columns.markdown(pairs, KEY, LATENCIES)) + "\n\n" + summary)
 
 
 def compare_markdown(doc: dict[str, Any], other: dict[str, Any]) -> str:
