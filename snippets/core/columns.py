@@ -74,6 +74,12 @@ def variant(header: str, name: str) -> Column:
         x for x in (r.tag if isinstance(r, InRun) else "", str(raw(r)[name])) if x), left=True)
 
 
+def run(header: str = "Command") -> Column:
+    """A placed row's run, as a key part of the wide layout (``command 2``): "" for a group's
+    first, which a joined label leaves out."""
+    return Column(header, lambda p: p.tag, left=True)
+
+
 def spread(timing: Mapping[str, Any]) -> str:
     """A timing's median with its IQR as a share of it: ``1.23 ±2.1%``; the median alone where
     the spread was not kept."""
@@ -196,8 +202,3 @@ def wide(rows: Iterable[Any], key: Sequence[Column], variant_of: Callable[[Any],
     columns = [Column(v, lambda g, v=v: value.read(g.by[v]) if v in g.by else None, value.show,
                       value.left, value.notes) for v in variants]
     return markdown([_Group(p, by) for p, by in groups.items()], parts, columns, joined=joined)
-
-
-def run_tag(p: InRun) -> str:
-    """A placed row's run, as a key part of the wide layout: "" for a group's first."""
-    return p.tag

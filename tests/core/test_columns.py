@@ -35,6 +35,10 @@ def test_key_first_then_values_and_their_alignment():
     assert [cells(b)[0] for b in body] == ["m · 1 · eager", "m · 1 · default"]
 
 
+def test_a_joined_header_lowers_only_each_later_part_s_first_letter():
+    assert columns.label_header((KEY[0], columns.Column("Bucket MB", str))) == "Model · bucket MB"
+
+
 def test_unjoined_key_gives_a_column_per_part():
     head, align, body = columns.grid(placed(), KEY, VALUES, joined=False)
     assert head[:3] == ["Model", "Batch", "Mode"] and align == "lllrrl"
@@ -57,13 +61,14 @@ def test_footer_says_each_unit_once_under_the_table():
     assert last.lower().count(columns.IN_MS) == 1
     assert columns.SPREAD in last and columns.SPEEDUP in last
     assert "Median ms" not in text  # the unit is in the footer, not the header
+    assert columns.notes(VALUES[:1]) == f"{columns.IN_MS.capitalize()}; {columns.SPREAD}."
     bare = columns.markdown(placed(), KEY, VALUES[2:])
     assert "units" not in bare  # no column with a unit: no footer
 
 
 def test_wide_gives_a_row_per_key_and_a_column_per_variant():
     key = (columns.field("Model", "model"), columns.field("Batch", "batch_size"),
-           columns.Column("Command", rows.InRun.tag.fget, left=True))
+           columns.run())
     text = columns.wide(placed(), key, lambda p: p.row["mode"], VALUES[0])
     head, align, first, second = lines(text)[:4]
     assert cells(head) == ["Model · batch · command", "eager", "default"]
