@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from snippets.core import render
+from snippets.core import columns
 
 
 def crosscheck(doc: dict[str, Any]) -> str:
@@ -19,21 +19,19 @@ def crosscheck(doc: dict[str, Any]) -> str:
     checked = [r for r in doc["rows"] if cc.ratios(r)]
     # The Timer held to the harness's blocks, then also given its threads: columns only where
     # the run measured them.
-    extra = [(k, name) for k, name in (("timer_harness_blocks_ms", "Timer, long blocks ms"),
-                                       ("timer_harness_threads_ms", "Timer, + threads ms"))
+    extra = [(k, name) for k, name in (("timer_harness_blocks_ms", "Timer, long blocks"),
+                                       ("timer_harness_threads_ms", "Timer, + threads"))
              if any(r["crosscheck"].get(k) for r in checked)]
-    # Milliseconds only, so that the table fits the page: the findings beside it give the ratios.
-    head = ("Model · batch · mode", "Harness ms", "Timer ms", *(name for _, name in extra),
-            "Wall ms")
-    rows = []
-    for r in checked:
-        rows.append((f"{r['model']} · {r['batch_size']} · {r['mode']}",
-                     render.ms(r["latency_ms"]["median"]),
-                     render.ms(r["crosscheck"]["timer_ms"]["median"]),
-                     *(render.ms((r["crosscheck"].get(k) or {}).get("median"))
-                       for k, _ in extra),
-                     render.ms(r["crosscheck"]["wall_ms"]["median"])))
-    return render.markdown_table(head, rows)
+    # A column per timer, as Compare sets variants side by side; milliseconds only, so that the
+    # table fits the page: the findings beside it give the ratios.
+    key = (columns.field("Model", "model"), columns.field("Batch", "batch_size"),
+           columns.field("Mode", "mode"))
+    return columns.markdown(checked, key, (
+        columns.ms("Harness", lambda r: r["latency_ms"]["median"]),
+        columns.ms("Timer", lambda r: r["crosscheck"]["timer_ms"]["median"]),
+        *(columns.ms(name, lambda r, k=k: (r["crosscheck"].get(k) or {}).get("median"))
+          for k, name in extra),
+        columns.ms("Wall", lambda r: r["crosscheck"]["wall_ms"]["median"])))
 
 
 def report(doc: dict[str, Any]) -> str:

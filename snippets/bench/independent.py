@@ -126,13 +126,17 @@ def of(bench_doc: dict[str, Any], alone: list[dict[str, Any]]) -> list[Check]:
 
 def table(checks: list[Check]) -> str:
     """A row per configuration: the harness's median, this timer's, their ratio, the verdict."""
-    from snippets.core import render
+    from snippets.core import columns, render
 
-    return render.markdown_table(
-        ("Model · batch · mode", "Harness ms", "Alone ms", "Harness / alone", "Verdict"),
-        [(f"{c.model} · {c.batch} · {c.mode}", render.ms(c.harness_ms),
-          ", ".join(render.ms(v) for v in c.alone_ms), f"{c.ratio:.3f}", c.agreement.value)
-         for c in checks], left_last=True)
+    key = (columns.Column("Model", lambda c: c.model, left=True),
+           columns.Column("Batch", lambda c: c.batch, left=True),
+           columns.Column("Mode", lambda c: c.mode, left=True))
+    return columns.markdown(checks, key, (
+        columns.ms("Harness", lambda c: c.harness_ms),
+        columns.Column("Alone", lambda c: ", ".join(render.ms(v) for v in c.alone_ms),
+                       notes=(columns.IN_MS,)),
+        columns.number("Harness / alone", lambda c: c.ratio, ".3f"),
+        columns.words("Verdict", lambda c: c.agreement.value)))
 
 
 FOLDER = "independent"  # beside a run folder's other files: the harness's run and one per process
@@ -165,14 +169,17 @@ def stamp(docs: list[dict[str, Any]]) -> str:
 
 def alone_table(doc: dict[str, Any]) -> str:
     """One process's row as the Results page shows it: its median, spread and samples."""
-    from snippets.core import render
+    from snippets.core import columns
 
-    return render.markdown_table(
-        ("Model · batch · mode", "Median ms", "IQR ms", "Samples", "Calls each", "Status"),
-        [(f"{r['model']} · {r['batch_size']} · {r['mode']}",
-          render.ms(typed.median(r)), render.ms((r.get("latency_ms") or {}).get("iqr")),
-          str(len((r.get("latency_ms") or {}).get("samples", []))), str(r["calls_per_sample"]),
-          r["status"]) for r in doc["rows"]], left_last=True)
+    lat = lambda r: r.get("latency_ms") or {}  # noqa: E731 (one reading, three columns)
+    key = (columns.field("Model", "model"), columns.field("Batch", "batch_size"),
+           columns.field("Mode", "mode"))
+    return columns.markdown(doc["rows"], key, (
+        columns.ms("Median", lambda r: lat(r).get("median")),
+        columns.ms("IQR", lambda r: lat(r).get("iqr")),
+        columns.Column("Samples", lambda r: len(lat(r).get("samples", []))),
+        columns.Column("Calls each", lambda r: r["calls_per_sample"]),
+        columns.words("Status", lambda r: r["status"])))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,45 +7,61 @@ nothing measures, and nothing prints.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from rich.table import Table
 
 from snippets import bench
 from snippets.bench import findings
-from snippets.core import compare, render, results, rows
+from snippets.core import columns, compare, render, results, rows
 from snippets.core.results import stamp
 
-COLUMNS = ("Model", "Batch", "Mode", "Compile s", "Median ms", "IQR ms", "Speedup", "rel err",
-           "Call peak MB", "TFLOP/s", "% peak", "Graphs", "Breaks", "Status")
 Key = tuple[str, int, str]
+num = render.num
+
+# What labels a row: the model, the batch, the mode (after its command, where its group holds
+# several).
+KEY = (columns.field("Model", "model"), columns.field("Batch", "batch_size"),
+       columns.variant("Mode", "mode"))
 
 
-def row_cells(row: dict[str, Any], tag: str = "", paired: bool = True,
-              prov: dict[str, Any] | None = None) -> list[str]:
-    """Every column of one row; with ``prov``, its % of peak against the file's printed peak."""
-    lat = row.get("latency_ms") or {}
-    speed = render.speedup(row, paired)
-    status = row["status"] + (f": {row['message']}" if row.get("message") else "")
-    num = render.num
-    peak = num(row.get("peak_mem_mb"), ".0f")
-    if row["mode"] in findings.CUDA_GRAPH_MODES and row.get("peak_mem_mb") is not None:
-        peak += " (no pool)"  # the graph's pool is taken at capture, not by the call
-    return [
-        row["model"], str(row["batch_size"]), " · ".join(x for x in (tag, row["mode"]) if x),
-        num(row.get("compile_s"), ".1f"),
-        render.ms(lat.get("median")), render.ms(lat.get("iqr")), speed,
-        num(row.get("rel_err"), ".1e"), peak,
-        num(row.get("tflops"), ".3g"),
-        num(rows.pct_of_peak(row, prov) if prov else row.get("pct_of_peak"), ".1f"),
-        num(row.get("graph_count"), "d"), num(row.get("graph_breaks"), "d"), status,
-    ]
+def _peak(row: dict[str, Any]) -> str | None:
+    if row.get("peak_mem_mb") is None:
+        return None
+    # The graph's pool is taken at capture, not by the call.
+    return f"{row['peak_mem_mb']:.0f}" + (" (no pool)" if row["mode"] in findings.CUDA_GRAPH_MODES
+                                         else "")
+
+
+def _status(row: dict[str, Any]) -> str:
+    return row["status"] + (f": {row['message']}" if row.get("message") else "")
+
+
+def detail_columns(prov: dict[str, Any] | None = None) -> tuple[columns.Column, ...]:
+    """Every column of a row; with ``prov``, its % of peak against the file's printed peak."""
+    lat = lambda p: p.row.get("latency_ms") or {}  # noqa: E731 (one reading, five columns)
+    return (
+        columns.number("Compile s", lambda p: p.row.get("compile_s"), ".1f"),
+        columns.ms("Median", lambda p: lat(p).get("median")),
+        columns.ms("IQR", lambda p: lat(p).get("iqr")),
+        columns.speedup(),
+        columns.number("rel err", lambda p: p.row.get("rel_err"), ".1e"),
+        columns.Column("Call peak MB", lambda p: _peak(p.row)),
+        columns.number("TFLOP/s", lambda p: p.row.get("tflops"), ".3g"),
+        columns.number("% peak", lambda p: rows.pct_of_peak(p.row, prov) if prov
+                     else p.row.get("pct_of_peak"), ".1f"),
+        columns.number("Graphs", lambda p: p.row.get("graph_count"), "d"),
+        columns.number("Breaks", lambda p: p.row.get("graph_breaks"), "d"),
+        columns.words("Status", lambda p: _status(p.row)))
+
+
+COLUMNS = tuple(columns.grid([], KEY, detail_columns(), joined=False)[0])
 
 
 def markdown_table(found: list[dict[str, Any]], prov: dict[str, Any] | None = None) -> str:
     """Every column of every row: what a terminal shows, and the page's detail block."""
-    return render.markdown_table(COLUMNS, (row_cells(p.row, p.tag, p.paired, prov)
-                                           for p in placed(found)), left=3, left_last=True)
+    return columns.markdown(placed(found), KEY, detail_columns(prov), joined=False)
 
 
 def placed(found: list[dict[str, Any]]) -> list[rows.InRun]:
@@ -54,29 +70,39 @@ def placed(found: list[dict[str, Any]]) -> list[rows.InRun]:
     return rows.in_runs(found, lambda r: r["mode"] == "eager")
 
 
-def key_columns(doc: dict[str, Any]) -> tuple[str, ...]:
+def key_values(doc: dict[str, Any]) -> tuple[columns.Column, ...]:
     """The columns a reader came for; the compile column says whether the cache was warm."""
     cache = bench.cache_state(doc["provenance"].get("settings", {}))
     compile_col = {"empty": "Compile s, empty cache", "not empty": "Compile s, cache not empty",
                    "not recorded": "Compile s, cache unknown"}[cache]
-    return ("Model · batch · mode", "Median ms", "Speedup", "IQR %", compile_col, "Status")
+    return (columns.timing("Median", lambda p: p.row.get("latency_ms")), columns.speedup(),
+            columns.number(compile_col, lambda p: p.row.get("compile_s"), ".1f"),
+            columns.words("Status", lambda p: p.row["status"]))
 
 
-def key_cells(row: dict[str, Any], tag: str = "", paired: bool = True) -> list[str]:
-    lat = row.get("latency_ms") or {}
-    spread = f"{100 * lat['iqr'] / lat['median']:.1f}" if lat.get("median") else "–"
-    label = " · ".join(x for x in (row["model"], str(row["batch_size"]), tag, row["mode"]) if x)
-    return [label, render.ms(lat.get("median")), render.speedup(row, paired), spread,
-            render.num(row.get("compile_s"), ".1f"), row["status"]]
+def key_table(doc: dict[str, Any]) -> str:
+    """The key columns of every row, rows by mode: a mode's row carries its own compile time and
+    status beside its median and speedup, which a column per mode would have no room for."""
+    return columns.markdown(placed(doc["rows"]), KEY, key_values(doc))
+
+
+# The stored "Run it yourself" notebook calls these two: its outputs are a recorded execution,
+# so its source moves to ``key_table`` when it is next executed and stored.
+def key_columns(doc: dict[str, Any]) -> list[str]:
+    return columns.grid([], KEY, key_values(doc))[0]
+
+
+def key_cells(row: dict[str, Any]) -> list[str]:
+    """One row of a run of one command, as ``key_table`` shows it."""
+    values = key_values({"provenance": {}})  # the cells do not depend on the cache's state
+    return columns.grid([rows.InRun(row, 1, 1, True)], KEY, values)[2][0]
 
 
 def table(doc: dict[str, Any]) -> str:
     """The page's view of a run: the key columns, then every column in a block that opens."""
-    key = render.markdown_table(key_columns(doc), (key_cells(p.row, p.tag, p.paired)
-                                                   for p in placed(doc["rows"])), left_last=True)
-    return key + "\n\n" + render.details("Every column of this run (IQR ms, rel err, memory, "
-                                          "TFLOP/s, % of peak, graphs, breaks, status)",
-                                          markdown_table(doc["rows"], doc["provenance"]))
+    return key_table(doc) + "\n\n" + render.details(
+        "Every column of this run (IQR, rel err, memory, TFLOP/s, % of peak, graphs, breaks, "
+        "status)", markdown_table(doc["rows"], doc["provenance"]))
 
 
 def fastest(f: findings.Findings) -> str:
@@ -88,14 +114,8 @@ def fastest(f: findings.Findings) -> str:
 
 
 def rich_table(doc: dict[str, Any], title: str | None = None) -> Table:
-    table = Table(title=title, caption=stamp(doc, "this run"), caption_justify="left")
-    for i, col in enumerate(COLUMNS):
-        table.add_column(col, justify="left" if i < 3 or i == len(COLUMNS) - 1 else "right")
-    for p in placed(doc["rows"]):
-        status = p.row["status"]
-        style = None if status == "ok" else ("red" if status != "noisy" else "yellow")
-        table.add_row(*row_cells(p.row, p.tag, p.paired, doc["provenance"]), style=style)
-    return table
+    return columns.rich(placed(doc["rows"]), KEY, detail_columns(doc["provenance"]),
+                        title=title, stamp=stamp(doc, "this run"))
 
 
 # ---- this run against a recorded one --------------------------------------------------------
@@ -139,23 +159,45 @@ def ratios(doc: dict[str, Any], other: dict[str, Any]) -> list[tuple[str, float]
     return out
 
 
-def compare_rows(doc: dict[str, Any], other: dict[str, Any]) -> list[list[str]]:
+@dataclass(frozen=True)
+class Against:
+    """A row of this run, the recorded run's row of the same key (None where it has none), and
+    what the row waits on."""
+
+    row: dict[str, Any]
+    old: dict[str, Any] | None
+    bound: str
+
+
+def against(doc: dict[str, Any], other: dict[str, Any]) -> list[Against]:
     """This run beside a recorded one, matched on (model, batch size, mode), with what each
     row waits on (from the recorded run, which has the batch sizes to tell, else this one)."""
     recorded = _by_key(other)
     bound = {**bound_by(doc), **bound_by(other)}
-    out = []
-    for row in doc["rows"]:
-        key = (row["model"], row["batch_size"], row["mode"])
-        old = recorded.get(key)
-        now_ms, old_ms = rows.median(row), rows.median(old)
-        ratio = f"{now_ms / old_ms:.2f}" if now_ms and old_ms else "–"
-        out.append([*map(str, key), render.ms(now_ms), render.ms(old_ms), ratio,
-                    render.num(row.get("speedup"), ".2f"),
-                    render.num((old or {}).get("speedup"), ".2f"), bound.get(key, "–")])
-    return out
+    return [Against(r, recorded.get(k), bound.get(k, "–"))
+            for r in doc["rows"] for k in [(r["model"], r["batch_size"], r["mode"])]]
 
 
+def _ratio(a: Against) -> float | None:
+    now_ms, old_ms = rows.median(a.row), rows.median(a.old)
+    return now_ms / old_ms if now_ms and old_ms else None
+
+
+# The two medians, and what the page reads off them.
+LATENCIES = (columns.ms("This", lambda a: rows.median(a.row)),
+             columns.ms("Recorded", lambda a: rows.median(a.old)))
+AGAINST = (columns.number("This/recorded", _ratio, ".2f"),
+           columns.number("This speedup", lambda a: a.row.get("speedup"), ".2f"),
+           columns.number("Recorded speedup", lambda a: (a.old or {}).get("speedup"), ".2f"),
+           columns.words("Bound by", lambda a: a.bound))
+
+
+def compare_rows(doc: dict[str, Any], other: dict[str, Any]) -> list[list[str]]:
+    """The comparison's cells a column per key part, for a terminal (``COMPARE_COLUMNS``)."""
+    return columns.grid(against(doc, other), KEY, (*LATENCIES, *AGAINST), joined=False)[2]
+
+
+# A terminal's table has no footer: its headers keep their unit.
 COMPARE_COLUMNS = ("Model", "Batch", "Mode", "This ms", "Recorded ms", "This/recorded",
                    "This speedup", "Recorded speedup", "Bound by")
 
@@ -172,20 +214,16 @@ def compare_title(doc: dict[str, Any], other: dict[str, Any]) -> str:
 def compare_page(doc: dict[str, Any], other: dict[str, Any]) -> str:
     """The comparison as a page shows it: the row label in one column and the two latencies in
     a block that opens, so the ratios and the bound fit a desktop page without scrolling."""
-    cells_of = compare_rows(doc, other)
-    head = ("Model · batch · mode", *COMPARE_COLUMNS[5:])
-    body = ([" · ".join(cells[:3]), *cells[5:]] for cells in cells_of)
-    latencies = render.markdown_table(("Model · batch · mode", *COMPARE_COLUMNS[3:5]),
-                                      ([" · ".join(cells[:3]), *cells[3:5]] for cells in cells_of))
+    pairs = against(doc, other)
     spans: dict[str, list[float]] = {}
     for bound, ratio in ratios(doc, other):  # the ratio's range per kind of bound
         spans.setdefault(bound, []).append(ratio)
     summary = "\n".join(f"- bound by {bound}: this/recorded from {min(v):.2f} to {max(v):.2f}"
                         for bound, v in spans.items())
     return (f"{compare_title(doc, other)}:\n\n"
-            + render.markdown_table(head, body, left_last=True) + "\n\n"
-            + render.details("The median latencies behind the ratio (This ms, Recorded ms)",
-                             latencies) + "\n\n" + summary)
+            + columns.markdown(pairs, KEY, AGAINST) + "\n\n"
+            + render.details("The median latencies behind the ratio (This, Recorded)",
+                             columns.markdown(pairs, KEY, LATENCIES)) + "\n\n" + summary)
 
 
 def compare_markdown(doc: dict[str, Any], other: dict[str, Any]) -> str:

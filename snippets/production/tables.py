@@ -10,7 +10,7 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from snippets.core import render
+from snippets.core import columns, render
 from snippets.core import rows as typed
 from snippets.production import findings, serving_findings
 
@@ -70,17 +70,20 @@ def modes(doc: dict[str, Any]) -> str:
     """Each model, batch and mode: latency, the eager median of the run that timed it (a mode
     added by a later command was timed beside an eager of its own), the speedup over that
     eager, both compile times."""
-    head = ("Model · batch · mode", "Eager ms", "Median ms", "Speedup", "Compile s, empty",
-            "Compile s, warm", "Status")
     placed = typed.in_runs(doc["rows"], lambda r: r["mode"] == "eager")
-    rows = [(" · ".join(x for x in (r["model"], str(r["batch_size"]), p.tag, r["mode"]) if x),
-             render.ms(eager),
-             render.ms((r["latency_ms"] or {}).get("median")),
-             "–" if r["speedup"] is None or eager is None else f"{r['speedup']:.2f}x",
-             render.num(r["compile_empty_s"], ".1f"), render.num(r["compile_warm_s"], ".1f"),
-             r["status"] + (f": {r['message']}" if r["message"] else ""))
-            for p in placed for r, eager in [(p.row, serving_findings.own_eager_ms(doc, p.row))]]
-    return render.markdown_table(head, rows, left_last=True)
+    eager = {id(p): serving_findings.own_eager_ms(doc, p.row) for p in placed}
+    key = (columns.field("Model", "model"), columns.field("Batch", "batch_size"),
+           columns.variant("Mode", "mode"))
+    return columns.markdown(placed, key, (
+        columns.ms("Eager", lambda p: eager[id(p)]),
+        columns.ms("Median", lambda p: (p.row["latency_ms"] or {}).get("median")),
+        # The ratio of the two medians beside it: shown only where that eager is.
+        columns.Column("Speedup", lambda p: None if eager[id(p)] is None else p.row["speedup"],
+                       lambda v: f"{v:.2f}x", notes=(columns.RATIO,)),
+        columns.number("Compile s, empty", lambda p: p.row["compile_empty_s"], ".1f"),
+        columns.number("Compile s, warm", lambda p: p.row["compile_warm_s"], ".1f"),
+        columns.words("Status", lambda p: p.row["status"]
+                      + (f": {p.row['message']}" if p.row["message"] else ""))))
 
 
 def hazards(doc: dict[str, Any]) -> str:

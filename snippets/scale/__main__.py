@@ -14,7 +14,7 @@ import torch.distributed as dist
 from rich.table import Table
 
 from snippets import scale
-from snippets.core import cli, flags, results
+from snippets.core import cli, columns, flags, results
 from snippets.scale import tables
 
 PROG = "python -m snippets.scale"
@@ -63,10 +63,8 @@ def config_from_args(argv: list[str] | None) -> tuple[scale.ScaleConfig, object]
 
 
 def _rich(doc: dict) -> Table:
-    table = Table(*tables.COLUMNS, title=results.stamp(doc, "this run"))
-    for row in doc["rows"]:
-        table.add_row(*tables.cells(row))
-    return table
+    return columns.rich(doc["rows"], tables.KEY, tables.detail_columns(),
+                        title=results.stamp(doc, "this run"), stamp="")
 
 
 # The comparison is text in a terminal too: a list of step times, no table to draw.

@@ -10,20 +10,16 @@ pick each table's rows; the findings count and read the same rows.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from snippets.core import render
+from snippets.core import columns, render
 from snippets.core import rows as core_rows
 from snippets.scale.gather import key
 from snippets.scale.wrap import VARIANTS
 from snippets.train.tables import profile_of
 
 Row = dict[str, Any]
-COLUMNS = ("Model", "Strategy", "Variant", "Nodes × procs", "Batch/rank", "Bucket MB",
-           "Compile s", "Median ms", "IQR ms", "Samples/s", "Efficiency", "Graphs",
-           "Compiled graphs", "Breaks", "Ops", "Backward graphs", "Peak MB", "Loss gap",
-           "Gap vs eager", "Status")
 
 
 def median(row: Row | None) -> float | None:
@@ -62,27 +58,48 @@ def layout(row: Row) -> str:
     return f"{row['nodes']} × {row['nproc_per_node']}"
 
 
-def cells(row: Row) -> list[str]:
-    num, step = render.num, row.get("step_ms") or {}
-    return [row["model"], row["strategy"], row["variant"], layout(row), str(row["batch_size"]),
-            num(row.get("bucket_cap_mb"), "g"), num(row.get("compile_s"), ".1f"),
-            render.ms(step.get("median")), render.ms(step.get("iqr")),
-            num(row.get("samples_per_s"), ",.0f"), pct(row.get("scaling_efficiency")),
-            num(row.get("graph_count"), "d"), num(row.get("compiled_graphs"), "d"),
-            num(row.get("graph_breaks"), "d"), num(row.get("ops_captured"), "d"),
-            num(row.get("compiled_autograd_graphs"), "d"), num(row.get("peak_mem_mb"), ",.0f"),
-            gap(row.get("loss_gap")), gap(row.get("loss_gap_eager")), status(row)]
+# What labels a row: the model, how it is spread over the ranks, and the variant.
+KEY = (columns.field("Model", "model"), columns.field("Strategy", "strategy"),
+       columns.field("Variant", "variant"))
+STEP = columns.ms("Step", median)
+STATUS = columns.words("Status", lambda r: r["status"])
+
+
+def detail_columns() -> tuple[columns.Column, ...]:
+    """Every column of a row."""
+    step = lambda r: r.get("step_ms") or {}  # noqa: E731 (one reading, two columns)
+    return (
+        columns.Column("Nodes × procs", layout), columns.Column("Batch/rank",
+                                                                lambda r: r["batch_size"]),
+        columns.number("Bucket MB", lambda r: r.get("bucket_cap_mb"), "g"),
+        columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"),
+        columns.ms("Median", lambda r: step(r).get("median")),
+        columns.ms("IQR", lambda r: step(r).get("iqr")),
+        columns.number("Samples/s", lambda r: r.get("samples_per_s"), ",.0f"),
+        columns.Column("Efficiency", lambda r: pct(r.get("scaling_efficiency"))),
+        *(columns.number(head, lambda r, name=name: r.get(name), "d") for head, name in (
+            ("Graphs", "graph_count"), ("Compiled graphs", "compiled_graphs"),
+            ("Breaks", "graph_breaks"), ("Ops", "ops_captured"),
+            ("Backward graphs", "compiled_autograd_graphs"))),
+        columns.number("Peak MB", lambda r: r.get("peak_mem_mb"), ",.0f"),
+        columns.Column("Loss gap", lambda r: gap(r.get("loss_gap"))),
+        columns.Column("Gap vs eager", lambda r: gap(r.get("loss_gap_eager"))),
+        columns.words("Status", status))
+
+
+COLUMNS = tuple(columns.grid([], KEY, detail_columns(), joined=False)[0])
 
 
 def markdown_table(rows: Iterable[Row]) -> str:
     """Every column of every row: what a terminal shows, and the page's detail block."""
-    return render.markdown_table(COLUMNS, (cells(r) for r in rows), left=3, left_last=True)
+    return columns.markdown(rows, KEY, detail_columns(), joined=False)
 
 
-def _table(head: tuple[str, ...], rows: list[Row], cells: Callable[[Row], list[str]]) -> str:
+def _table(rows: list[Row], key: tuple[columns.Column, ...],
+           values: tuple[columns.Column, ...]) -> str:
     """A table whose last column is each row's status (a failed row's message is in the detail
     block: too long for a cell of a table that must fit the page); "" for no rows."""
-    return render.markdown_table(head, (cells(r) for r in rows), left_last=True) if rows else ""
+    return columns.markdown(rows, key, values) if rows else ""
 
 
 def main_bucket(doc: dict[str, Any]) -> float | None:
@@ -98,20 +115,15 @@ def main_rows(doc: dict[str, Any]) -> list[Row]:
             and r["variant"] in ("eager", "compiled", "per-block")]
 
 
-KEY = ("Model · strategy · variant", "Compile s", "Step ms", "Efficiency", "Graphs",
-       "Loss gap", "Status")
-
-
-def key_cells(row: Row) -> list[str]:
-    return [label(row, "model", "strategy", "variant"), render.num(row.get("compile_s"), ".1f"),
-            render.ms(median(row)), pct(row.get("scaling_efficiency")), graphs(row),
-            gap(row.get("loss_gap")), row["status"]]
-
-
 def table(doc: dict[str, Any]) -> str:
     """The page's view of a run (and the Results page's): the key columns of the main rows,
     then every column of every row in a detail block."""
-    key = _table(KEY, main_rows(doc), key_cells)
+    key = _table(main_rows(doc), KEY, (
+        columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"), STEP,
+        columns.Column("Efficiency", lambda r: pct(r.get("scaling_efficiency"))),
+        columns.Column("Graphs", graphs), columns.Column("Loss gap",
+                                                         lambda r: gap(r.get("loss_gap"))),
+        STATUS))
     return (key + "\n\n" if key else "") + render.details(
         "Every column of every configuration (spread, samples/s, memory, breaks, messages)",
         markdown_table(doc["rows"]))
@@ -138,12 +150,10 @@ def profiled_rows(doc: dict[str, Any]) -> list[Row]:
 def time_split(doc: dict[str, Any]) -> str:
     """Each configuration's profile (rank 0's, a few steps after the timed ones): how long the
     GPU sat idle, and what share of its kernel time NCCL's collectives took."""
-    head = ("Model · strategy · variant", "Step ms", "GPU idle", "NCCL of kernel time",
-            "Kernels / step")
-    return _table(head, profiled_rows(doc), lambda r: [
-        label(r, "model", "strategy", "variant"), render.ms(median(r)),
-        pct(profile(r)["idle_fraction"]), pct(_nccl_share(profile(r))),
-        render.num(profile(r)["kernels_per_call"], ",.0f")])
+    return _table(profiled_rows(doc), KEY, (
+        STEP, columns.Column("GPU idle", lambda r: pct(profile(r)["idle_fraction"])),
+        columns.Column("NCCL of kernel time", lambda r: pct(_nccl_share(profile(r)))),
+        columns.number("Kernels / step", lambda r: profile(r)["kernels_per_call"], ",.0f")))
 
 
 def one_gpu_rows(train: dict[str, Any]) -> dict[tuple[str, str, int], Row]:
@@ -171,11 +181,12 @@ def one_gpu_rows(train: dict[str, Any]) -> dict[tuple[str, str, int], Row]:
 def one_gpu(train: dict[str, Any]) -> str:
     """The training page's one-GPU steps, eager and compiled, at each batch it measured, with
     how long the GPU sat idle in them."""
-    body = [[f"{m} · {'compiled' if v == 'model' else v} · {bs}", render.ms(median(r)),
-             pct((profile(r) or {}).get("idle_fraction"))]
-            for (m, v, bs), r in one_gpu_rows(train).items()]
-    head = ("Model · variant · batch", "Step ms", "GPU idle")
-    return render.markdown_table(head, body) if body else ""
+    found = one_gpu_rows(train)
+    key = (columns.field("Model", "model"),
+           columns.Column("Variant", lambda r: "compiled" if r["variant"] == "model"
+                          else r["variant"]), columns.field("Batch", "batch_size"))
+    return _table(list(found.values()), key, (
+        STEP, columns.Column("GPU idle", lambda r: pct((profile(r) or {}).get("idle_fraction")))))
 
 
 # ---- tuning -----------------------------------------------------------------------------------
@@ -191,12 +202,11 @@ def bucket_rows(doc: dict[str, Any]) -> list[Row]:
 
 def buckets(doc: dict[str, Any]) -> str:
     """DDP at each bucket size: the pieces its compiled graph was split into, and the step."""
-    head = ("Model · variant · bucket MB", "Graphs", "Compile s", "Step ms", "Efficiency",
-            "Status")
-    return _table(head, bucket_rows(doc), lambda r: [
-        f"{label(r, 'model', 'variant')} · {r['bucket_cap_mb']:g}", graphs(r),
-        render.num(r.get("compile_s"), ".1f"), render.ms(median(r)),
-        pct(r.get("scaling_efficiency")), r["status"]])
+    key = (KEY[0], KEY[2], columns.Column("Bucket MB", lambda r: f"{r['bucket_cap_mb']:g}"))
+    return _table(bucket_rows(doc), key, (
+        columns.Column("Graphs", graphs),
+        columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"), STEP,
+        columns.Column("Efficiency", lambda r: pct(r.get("scaling_efficiency"))), STATUS))
 
 
 def block_rows(doc: dict[str, Any]) -> list[Row]:
@@ -206,12 +216,11 @@ def block_rows(doc: dict[str, Any]) -> list[Row]:
 
 def blocks(doc: dict[str, Any]) -> str:
     """FSDP2 compiled whole, per block before sharding, and per block in place."""
-    head = ("Model · variant", "Graphs", "Ops in graphs", "Breaks", "Compile s", "Step ms",
-            "Status")
-    return _table(head, block_rows(doc), lambda r: [
-        label(r, "model", "variant"), graphs(r), render.num(r.get("ops_captured"), "d"),
-        render.num(r.get("graph_breaks"), "d"), render.num(r.get("compile_s"), ".1f"),
-        render.ms(median(r)), r["status"]])
+    return _table(block_rows(doc), (KEY[0], KEY[2]), (
+        columns.Column("Graphs", graphs),
+        columns.number("Ops in graphs", lambda r: r.get("ops_captured"), "d"),
+        columns.number("Breaks", lambda r: r.get("graph_breaks"), "d"),
+        columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"), STEP, STATUS))
 
 
 def autograd_rows(doc: dict[str, Any]) -> list[Row]:
@@ -226,12 +235,10 @@ def autograd_rows(doc: dict[str, Any]) -> list[Row]:
 
 def autograd(doc: dict[str, Any]) -> str:
     """Compiled autograd against the model compiled alone, per strategy."""
-    head = ("Model · strategy · variant", "Graphs", "Backward graphs", "Compile s", "Step ms",
-            "Status")
-    return _table(head, autograd_rows(doc), lambda r: [
-        label(r, "model", "strategy", "variant"), graphs(r),
-        render.num(r.get("compiled_autograd_graphs"), "d"),
-        render.num(r.get("compile_s"), ".1f"), render.ms(median(r)), r["status"]])
+    return _table(autograd_rows(doc), KEY, (
+        columns.Column("Graphs", graphs),
+        columns.number("Backward graphs", lambda r: r.get("compiled_autograd_graphs"), "d"),
+        columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"), STEP, STATUS))
 
 
 def node_rows(doc: dict[str, Any]) -> list[Row]:
@@ -250,11 +257,10 @@ def nodes(doc: dict[str, Any]) -> str:
     multi = [r for r in doc["rows"] if r["nodes"] > 1]
     if not multi:
         return ""
-    head = ("Model · strategy · variant", "Nodes × procs", "Step ms", "Efficiency",
-            "Loss gap", "Status")
-    body = _table(head, node_rows(doc), lambda r: [
-        label(r, "model", "strategy", "variant"), layout(r), render.ms(median(r)),
-        pct(r.get("scaling_efficiency")), gap(r.get("loss_gap")), r["status"]])
+    body = _table(node_rows(doc), KEY, (
+        columns.Column("Nodes × procs", layout), STEP,
+        columns.Column("Efficiency", lambda r: pct(r.get("scaling_efficiency"))),
+        columns.Column("Loss gap", lambda r: gap(r.get("loss_gap"))), STATUS))
     return body + "\n\n```bash\n" + multi[0]["launch"] + "\n```"
 
 

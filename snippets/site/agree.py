@@ -30,7 +30,9 @@ from snippets.site.numbers import page_tables
 # against the row above (``× below``).
 AGAINST_BASELINE = ("Speedup", "Speedup over eager", "× eager", "× all off", "× no freezing")
 AGAINST_ABOVE = ("× below",)
-TIME_COLUMNS = ("Median ms", "Step ms", "Median ms (IQR %)")
+# The medians, in the order looked for: a timing table (``core.columns``) heads them without their
+# unit, which its footer states, and shows the spread inline: ``1.23 ±2.1%``.
+TIME_COLUMNS = ("Median", "Step", "Median ms", "Step ms", "Median ms (IQR %)")
 # Three shown significant digits on each of two medians and on the ratio itself.
 ROUNDING = 0.015
 # Where a table shows no spread for a row (nor its status): the harness's noisy threshold.
@@ -65,14 +67,15 @@ def number(text: str) -> float | None:
     return float(m.group()) if m else None
 
 
-def _spread(head: list[str], cells: list[str], ms: float | None) -> float:
+def _spread(head: list[str], cells: list[str], ms: float | None, time: str | None) -> float:
     by = dict(zip(head, cells, strict=False))
-    inline = re.search(r"\(([\d.]+)\)", by.get("Median ms (IQR %)", ""))
+    inline = (re.search(r"±\s*([\d.]+)\s*%", by.get(time, "")) if time else None) or re.search(
+        r"\(([\d.]+)\)", by.get("Median ms (IQR %)", ""))
     if inline:
         return float(inline.group(1)) / 100
     if number(by.get("IQR %", "")) is not None:
         return number(by["IQR %"]) / 100
-    iqr = number(by.get("IQR ms", ""))
+    iqr = number(by.get("IQR ms", by.get("IQR", "")))
     if iqr is not None and ms:
         return iqr / ms
     status = re.search(r"IQR (?:is )?([\d.]+)\s*%", by.get("Status", ""))
@@ -97,7 +100,7 @@ def _rows(head: list[str], body: list[list[str]]) -> list[_Row]:
             group, name = ((parts, by["Settings"]) if "Settings" in head
                            else (parts[:-1], parts[-1]))
         ms = number(by[time]) if time else None
-        out.append(_Row(label, group, name, ms, _spread(head, cells, ms), by))
+        out.append(_Row(label, group, name, ms, _spread(head, cells, ms, time), by))
     return out
 
 
@@ -112,10 +115,11 @@ def table_disagreements(page: str, index: int, head: list[str], body: list[list[
     out: list[Disagreement] = []
     # A table that shows each row's own eager time checks each row against it.
     own = next((c for c in ("Compiled ms", *TIME_COLUMNS) if c in head), None)
-    if "Eager ms" in head and own and "Speedup" in head:
+    eager_column = next((c for c in ("Eager ms", "Eager") if c in head), None)
+    if eager_column and own and "Speedup" in head:
         for cells in body:
             by = dict(zip(head, cells, strict=False))
-            eager, compiled, shown = (number(by[c]) for c in ("Eager ms", own, "Speedup"))
+            eager, compiled, shown = (number(by[c]) for c in (eager_column, own, "Speedup"))
             if eager and compiled and shown:
                 expect = eager / compiled
                 if abs(shown / expect - 1) > 2 * ROUNDING + DEFAULT_SPREAD:

@@ -29,9 +29,10 @@ from snippets.site import pages
 
 TRACEBACK = "Traceback (most recent call last)"
 STAMP_STARTS = ("recorded", "fresh", pages.LIVE_STAMP)
-# Column headers that only a table of measured numbers has (the benchmark's and its comparison's).
+# Column headers that only a table of measured numbers has (the benchmark's and its comparison's);
+# a timing table of ``core.columns`` heads its times without their unit, which its footer states.
 MEASURED_HEADERS = {"Median ms", "IQR ms", "Speedup", "Compile s", "TFLOP/s", "This ms",
-                    "Recorded ms"}
+                    "Recorded ms", "Median", "Step", "This/recorded"}
 
 
 class _Page(HTMLParser):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from snippets.core import render, results
+from snippets.core import columns, render, results
 
 # Each switch measured this way: its folder beside a run folder's other files (one results file
 # per process), and the provenance setting that says which way a process ran.
@@ -100,10 +100,13 @@ def table(found: Fresh) -> str:
     def ms(values: tuple[float, ...]) -> str:
         return ", ".join(render.ms(v) for v in values)
 
-    return render.markdown_table(
-        ("Model · batch · mode", "Off: ms per process", "On: ms per process", "Faster"),
-        [(f"{p.model} · {p.batch} · {p.mode}", ms(p.off_ms), ms(p.on_ms), _faster(p))
-         for p in found.points])
+    key = (columns.Column("Model", lambda p: p.model, left=True),
+           columns.Column("Batch", lambda p: p.batch, left=True),
+           columns.Column("Mode", lambda p: p.mode, left=True))
+    return columns.markdown(found.points, key, (
+        columns.Column("Off, per process", lambda p: ms(p.off_ms), notes=(columns.IN_MS,)),
+        columns.Column("On, per process", lambda p: ms(p.on_ms), notes=(columns.IN_MS,)),
+        columns.words("Faster", _faster)))
 
 
 def _faster(p: Point) -> str:

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from snippets.core import render
+from snippets.core import columns, render
 from snippets.core import rows as typed
 from snippets.speed import choices, findings, freezing, roofline, settings
+
+# What labels a row: the model, the batch, the mode (a rung, a point of the grid).
+KEY = (columns.field("Model", "model"), columns.field("Batch", "batch_size"),
+       columns.variant("Mode", "mode"))
 
 
 def _label(r: dict[str, Any], tag: str = "") -> str:
@@ -21,11 +25,6 @@ def _label(r: dict[str, Any], tag: str = "") -> str:
 
 def _median(r: dict[str, Any]) -> float | None:
     return (r.get("latency_ms") or {}).get("median")
-
-
-def _spread(r: dict[str, Any]) -> str:
-    lat = r.get("latency_ms") or {}
-    return f"{100 * lat['iqr'] / lat['median']:.1f}" if lat.get("median") else "–"
 
 
 def ceilings(doc: dict[str, Any]) -> str:
@@ -45,20 +44,20 @@ def ceilings(doc: dict[str, Any]) -> str:
 def ladder(doc: dict[str, Any]) -> str:
     """The key columns of every ladder: latency and spread, what each rung buys over eager and
     over the rung below, compile time, share of peak, status."""
-    head = ("Model · batch · rung", "Median ms (IQR %)", "× eager", "× below",
-            "Compile s", "% of peak", "Status")
     placed = typed.in_runs(doc["rows"], lambda r: r["mode"] == "eager")
     # A ratio is shown against a row the table shows from the same run: × eager where the run's
     # eager row is in the file, × below where the rung below is the row above it.
-    above = [None, *placed[:-1]]
-    return render.markdown_table(head, ((
-        _label(p.row, p.tag),
-        f"{render.ms(_median(p.row))} ({_spread(p.row)})" if _median(p.row) else "–",
-        render.num(p.row.get("speedup") if p.paired else None, ".2f"),
-        render.num(p.row.get("speedup_prev") if _below(p, q) else None, ".2f"),
-        render.num(p.row.get("compile_s"), ".1f"),
-        render.num(typed.pct_of_peak(p.row, doc["provenance"]), ".1f"), _status(p.row))
-        for p, q in zip(placed, above, strict=True)), left_last=True)
+    below = {id(p): _below(p, q) for p, q in zip(placed, [None, *placed[:-1]], strict=True)}
+    return columns.markdown(placed, (*KEY[:2], columns.variant("Rung", "mode")), (
+        columns.timing("Median", lambda p: p.row.get("latency_ms")),
+        columns.number("× eager", lambda p: p.row.get("speedup") if p.paired else None, ".2f",
+                       notes=(columns.RATIO,)),
+        columns.number("× below", lambda p: p.row.get("speedup_prev") if below[id(p)] else None,
+                       ".2f", notes=(columns.RATIO,)),
+        columns.number("Compile s", lambda p: p.row.get("compile_s"), ".1f"),
+        columns.number("% of peak", lambda p: typed.pct_of_peak(p.row, doc["provenance"]),
+                       ".1f"),
+        columns.words("Status", lambda p: _status(p.row))))
 
 
 def _below(p: typed.InRun, above: typed.InRun | None) -> bool:
@@ -77,19 +76,21 @@ def _status(row: dict[str, Any]) -> str:
 def roofline_table(doc: dict[str, Any]) -> str:
     """Each row's measured time beside its compute-bound and memory-bound floors."""
     ceil = doc["provenance"].get("ceilings")
-    head = ("Model · batch · rung", "Measured ms", "Compute ms", "Memory ms", "Bound",
-            "Floor / measured", "MB moved", "Call peak MB", "rel err")
-    rows = []
-    for r in doc["rows"]:
-        read = roofline.row_reading(r, ceil) or {}
-        moved = sum((r.get("bytes") or {}).values()) / 1e6 if r.get("bytes") else None
-        rows.append((_label(r), render.ms(_median(r)), render.num(read.get("compute_ms"), ".3g"),
-                     render.num(read.get("memory_ms"), ".3g"), read.get("bound", "–"),
-                     render.num(100 * read["of_roofline"] if read else None, ".1f") + (
-                         " %" if read else ""),
-                     render.num(moved, ".1f"), render.num(r.get("peak_mem_mb"), ".0f"),
-                     render.num(r.get("rel_err"), ".1e")))
-    return render.markdown_table(head, rows)
+    read = {id(r): roofline.row_reading(r, ceil) or {} for r in doc["rows"]}
+    moved = lambda r: (sum(r["bytes"].values()) / 1e6 if r.get("bytes")  # noqa: E731
+                       else None)
+    return columns.markdown(doc["rows"], (*KEY[:2], columns.variant("Rung", "mode")), (
+        columns.ms("Measured", _median),
+        columns.number("Compute floor", lambda r: read[id(r)].get("compute_ms"), ".3g",
+                       notes=(columns.IN_MS,)),
+        columns.number("Memory floor", lambda r: read[id(r)].get("memory_ms"), ".3g",
+                       notes=(columns.IN_MS,)),
+        columns.words("Bound", lambda r: read[id(r)].get("bound")),
+        columns.Column("Floor / measured", lambda r: 100 * read[id(r)]["of_roofline"]
+                       if read[id(r)] else None, lambda v: f"{v:.1f} %"),
+        columns.number("MB moved", moved, ".1f"),
+        columns.number("Call peak MB", lambda r: r.get("peak_mem_mb"), ".0f"),
+        columns.number("rel err", lambda r: r.get("rel_err"), ".1e")))
 
 
 def profile_table(doc: dict[str, Any]) -> str:
@@ -129,12 +130,12 @@ def ladder_report(doc: dict[str, Any]) -> str:
 # ---- the settings grid ---------------------------------------------------------------------------
 
 def settings_table(doc: dict[str, Any]) -> str:
-    head = ("Model · batch · mode", "Settings", "Median ms", "IQR %", "× all off", "rel err",
-            "Status")
-    return render.markdown_table(head, ((
-        _label(r), r.get("point", "–"), render.ms(_median(r)), _spread(r),
-        render.num(r.get("speedup"), ".3f"), render.num(r.get("rel_err"), ".1e"), r["status"])
-        for r in doc["rows"]), left=2, left_last=True)
+    return columns.markdown(doc["rows"], KEY, (
+        columns.words("Settings", lambda r: r.get("point", "–")),
+        columns.timing("Median", lambda r: r.get("latency_ms")),
+        columns.number("× all off", lambda r: r.get("speedup"), ".3f", notes=(columns.RATIO,)),
+        columns.number("rel err", lambda r: r.get("rel_err"), ".1e"),
+        columns.words("Status", lambda r: r["status"])))
 
 
 SWITCH_WORDS = {"cudnn_benchmark": "cudnn.benchmark", "tf32": "TF32"}
@@ -214,19 +215,18 @@ def _way(r: dict[str, Any]) -> str:
 def freezing_table(doc: dict[str, Any]) -> str:
     """The recorded check: each way's latency and spread, its speed against no freezing, and on
     a GPU what each replay copied into the graph's buffers."""
-    def copied(r: dict[str, Any]) -> str:
+    def copied(r: dict[str, Any]) -> str | None:
         c = r.get("replay_copy")
-        return f"{c['tensors']:.0f} ({c['mb']:.3g} MiB)" if c else "–"
+        return f"{c['tensors']:.0f} ({c['mb']:.3g} MiB)" if c else None
 
     # A CPU has no replays: the column is left out rather than filled with dashes.
     replays = any(r.get("replay_copy") for r in doc["rows"])
-    head = ("Model · batch · freezing", "Median ms (IQR %)", "× no freezing",
-            *(("Copied per replay",) if replays else ()), "Status")
-    return render.markdown_table(head, ((
-        f"{r['model']} · {r['batch_size']} · {_way(r)}",
-        f"{render.ms(_median(r))} ({_spread(r)})" if _median(r) else "–",
-        render.num(r.get("speedup"), ".2f"), *((copied(r),) if replays else ()), _status(r))
-        for r in doc["rows"]), left_last=True)
+    return columns.markdown(doc["rows"], (*KEY[:2], columns.words("Freezing", _way)), (
+        columns.timing("Median", lambda r: r.get("latency_ms")),
+        columns.number("× no freezing", lambda r: r.get("speedup"), ".2f",
+                       notes=(columns.RATIO,)),
+        *((columns.Column("Copied per replay", copied),) if replays else ()),
+        columns.words("Status", _status)))
 
 
 def freezing_sizes(doc: dict[str, Any]) -> str:

@@ -9,20 +9,15 @@ from typing import Any
 
 from rich.table import Table
 
+from snippets.core import columns, render
 from snippets.core import compare as against
-from snippets.core import render
 from snippets.core.results import stamp
-from snippets.train.tables import COLUMNS, by_key, row_cells, step_median
+from snippets.train.tables import KEY, by_key, detail_columns, placed, step_median
 
 
 def rich_table(doc: dict[str, Any], title: str | None = None) -> Table:
-    out = Table(title=title, caption=stamp(doc, "this run"), caption_justify="left")
-    for i, col in enumerate(COLUMNS):
-        out.add_column(col, justify="left" if i < 3 or i == len(COLUMNS) - 1 else "right")
-    for row in doc["rows"]:
-        style = None if row["status"] == "ok" else ("yellow" if row["status"] == "noisy" else "red")
-        out.add_row(*row_cells(row), style=style)
-    return out
+    return columns.rich(placed(doc["rows"]), KEY, detail_columns(doc["provenance"]),
+                        title=title, stamp=stamp(doc, "this run"))
 
 
 # The settings that change what a step time means: a ratio across any of them is not like for like.

@@ -12,13 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from snippets.core import render
+from snippets.core import columns, render
 from snippets.core import rows as typed
 from snippets.train.step import COMPILES, CUDA_GRAPHS
 
-COLUMNS = ("Model", "Batch", "Variant", "First steps s", "Median ms", "IQR ms", "Speedup",
-           "Samples/s", "TFLOP/s", "% peak", "Peak MB", "Graphs", "Breaks", "Loss gap",
-           "Status")
 LEARNS = ("ok", "noisy")  # the statuses of a row that trained like eager and was timed
 Key = tuple[str, int, str]
 
@@ -89,10 +86,6 @@ def groups(doc: dict[str, Any]) -> list[tuple[str, int]]:
     return list(dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]))
 
 
-def speed(row: dict[str, Any], paired: bool = True) -> str:
-    return render.speedup(row, paired)
-
-
 def gap(row: dict[str, Any]) -> str:
     """The loss gap as a percentage of eager's first loss; eager's own row has none."""
     if row["variant"] == "eager" or not row.get("losses"):
@@ -108,39 +101,61 @@ def first_steps(seconds: float | None) -> str:
     return render.num(seconds, ".1f" if seconds is None or seconds >= 1 else ".2g")
 
 
-def row_cells(row: dict[str, Any], tag: str = "", paired: bool = True,
-              prov: dict[str, Any] | None = None) -> list[str]:
-    """Every column of one row; with ``prov``, its % of peak against the file's printed peak."""
-    step, num = row.get("step_ms") or {}, render.num
-    status = row["status"] + (f": {row['message']}" if row.get("message") else "")
-    peak = num(row.get("peak_mem_mb"), ".0f")
-    if row["variant"] in CUDA_GRAPHS and row.get("peak_mem_mb") is not None:
+# What labels a row: the model, the batch, the variant (after its command, where its group holds
+# several).
+KEY = (columns.field("Model", "model"), columns.field("Batch", "batch_size"),
+       columns.variant("Variant", "variant"))
+
+
+def _peak(row: dict[str, Any]) -> str | None:
+    if row.get("peak_mem_mb") is None:
+        return None
+    peak = f"{row['peak_mem_mb']:.0f}"
+    if row["variant"] in CUDA_GRAPHS:
         # The graph's pool is taken when it is recorded, not by the step: measured apart, or,
         # where graph_pool_mb is None, not at all.
         peak += (f" + {row['graph_pool_mb']:.0f} pool" if row.get("graph_pool_mb") is not None
                  else " (no pool)")
-    return [row["model"], str(row["batch_size"]), " · ".join(x for x in (tag, row["variant"]) if x),
-            first_steps(row.get("compile_s")), render.ms(step.get("median")),
-            render.ms(step.get("iqr")), speed(row, paired), num(row.get("samples_per_s"), ".0f"),
-            num(row.get("tflops"), ".3g"),
-            num(typed.pct_of_peak(row, prov) if prov else row.get("pct_of_peak"), ".1f"), peak,
-            num(row.get("graph_count"), "d"), num(row.get("graph_breaks"), "d"), gap(row),
-            status]
+    return peak
+
+
+def _status(row: dict[str, Any]) -> str:
+    return row["status"] + (f": {row['message']}" if row.get("message") else "")
+
+
+def detail_columns(prov: dict[str, Any] | None = None) -> tuple[columns.Column, ...]:
+    """Every column of a row; with ``prov``, its % of peak against the file's printed peak."""
+    step = lambda p: p.row.get("step_ms") or {}  # noqa: E731 (one reading, two columns)
+    return (
+        columns.Column("First steps s", lambda p: p.row.get("compile_s"), first_steps),
+        columns.ms("Median", lambda p: step(p).get("median")),
+        columns.ms("IQR", lambda p: step(p).get("iqr")),
+        columns.speedup(),
+        columns.number("Samples/s", lambda p: p.row.get("samples_per_s"), ".0f"),
+        columns.number("TFLOP/s", lambda p: p.row.get("tflops"), ".3g"),
+        columns.number("% peak", lambda p: typed.pct_of_peak(p.row, prov) if prov
+                       else p.row.get("pct_of_peak"), ".1f"),
+        columns.Column("Peak MB", lambda p: _peak(p.row)),
+        columns.number("Graphs", lambda p: p.row.get("graph_count"), "d"),
+        columns.number("Breaks", lambda p: p.row.get("graph_breaks"), "d"),
+        columns.Column("Loss gap", lambda p: gap(p.row)),
+        columns.words("Status", lambda p: _status(p.row)))
+
+
+COLUMNS = tuple(columns.grid([], KEY, detail_columns(), joined=False)[0])
 
 
 def markdown_table(rows: list[dict[str, Any]], prov: dict[str, Any] | None = None) -> str:
     """Every column of every row: what a terminal shows, and the page's detail block."""
-    return render.markdown_table(COLUMNS, (row_cells(p.row, p.tag, p.paired, prov)
-                                           for p in placed(rows)), left=3, left_last=True)
+    return columns.markdown(placed(rows), KEY, detail_columns(prov), joined=False)
 
 
-KEY_COLUMNS = ("Model · batch · variant", "Step ms", "Speedup", "First steps s", "Loss gap",
-               "Status")
-
-
-def key_cells(row: dict[str, Any], tag: str = "", paired: bool = True) -> list[str]:
-    return [row_label(row, tag), render.ms(step_median(row)), speed(row, paired),
-            first_steps(row.get("compile_s")), gap(row), key_status(row)]
+# The columns a reader came for. The step's spread is in the detail block (and a noisy row's
+# status gives it), so that the page shows the same numbers it always did.
+KEY_VALUES = (columns.ms("Step", lambda p: step_median(p.row)), columns.speedup(),
+              columns.Column("First steps s", lambda p: p.row.get("compile_s"), first_steps),
+              columns.Column("Loss gap", lambda p: gap(p.row)),
+              columns.words("Status", lambda p: key_status(p.row)))
 
 
 def labels(doc: dict[str, Any]) -> list[str]:
@@ -160,9 +175,7 @@ def key_status(row: dict[str, Any]) -> str:
 
 def table(doc: dict[str, Any]) -> str:
     """The page's view of a run: the key columns, then every column in a block that opens."""
-    key = render.markdown_table(KEY_COLUMNS, (key_cells(p.row, p.tag, p.paired)
-                                              for p in placed(doc["rows"])), left_last=True)
-    return key + "\n\n" + render.details(
+    return columns.markdown(placed(doc["rows"]), KEY, KEY_VALUES) + "\n\n" + render.details(
         "Every column of this run (spread, samples/s, TFLOP/s, memory, graphs, breaks, "
         "messages)", markdown_table(doc["rows"], doc["provenance"]))
 

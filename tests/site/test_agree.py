@@ -53,6 +53,21 @@ def test_the_rung_below_and_a_row_s_own_eager_column():
     assert _found(own, [["m · 1 · max-autotune", "3.00", "1.50", "3.00x", "ok"]])
 
 
+def test_a_timing_table_s_inline_spread_and_unitless_heads_are_read():
+    # core.columns' layout: the median with its IQR as a share of it, the ms in the footer.
+    head = ["Model · batch · mode", "Median", "Speedup", "Status"]
+    spread = [["m · 1 · eager", "4.00 ±10.0%", "–", "ok"],
+              ["m · 1 · default", "2.00 ±10.0%", "2.30x", "ok"]]
+    assert _found(head, spread) == []  # 15 % apart: within the two rows' 10 % spreads
+    tight = [[r[0], r[1].replace("10.0", "1.0"), *r[2:]] for r in spread]
+    assert _found(head, tight) == [("m · 1 · default", "Speedup", 2.0)]
+    own = ["Model · batch · mode", "Eager", "Median", "Speedup", "Status"]
+    assert _found(own, [["m · 1 · max-autotune", "3.00", "1.50", "3.00x", "ok"]])
+    detail = ["Model", "Batch", "Mode", "Median", "IQR", "Speedup", "Status"]
+    assert _found(detail, [["m", "1", "eager", "4.00", "0.40", "–", "ok"],
+                           ["m", "1", "default", "2.00", "0.20", "2.30x", "ok"]]) == []
+
+
 def test_a_folder_without_a_site_is_a_one_line_error(tmp_path: Path, capsys):
     assert agree.main([str(tmp_path / "absent")]) == 2
     assert capsys.readouterr().err.count("\n") == 1

@@ -52,7 +52,7 @@ def test_the_page_reads_the_copies_against_the_weights():
     doc = {"rows": [row("off", 0.46, 1.0, 1, 0.3), row("option", 0.59, 0.78, 268, 49.1),
                     row("switch", 0.45, 1.03, 1, 0.3)]}
     text = tables.freezing_report(doc)
-    assert markdown.row(text, "m", 1, "the option alone") == ["0.590 (0.0)", "0.78",
+    assert markdown.row(text, "m", 1, "the option alone") == ["0.590 ±0.0%", "0.78",
                                                               "268 (49.1 MiB)", "ok"]
     assert markdown.row(text, "m", 1) == ["0.3", "49"]  # the sizes to read the copies against
     (check,) = findings.freezing(doc).checks

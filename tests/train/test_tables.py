@@ -124,7 +124,7 @@ def test_a_variant_that_learns_differently_is_marked(tmp_path, capsys):
     row = doc["rows"][1]
     assert row["status"] == "mismatch" and "does not learn the same" in row["message"]
     assert row["loss_gap"] > 1e-3 and row["step_ms"]  # timed all the same, and its speedup marked
-    assert tables.speed(row).endswith(", invalid")
+    assert table_rows(tables.table(doc))[1][2].endswith(", invalid")
     assert [d.variant for d in findings.learning(doc).drifted] == ["model"]
 
 
@@ -177,7 +177,9 @@ def test_each_command_s_rows_stand_in_a_block_opened_by_its_own_eager_row():
     # The second command's eager row not kept: its row is shown, without a speedup.
     legacy = [rows[0], rows[2], rows[3]]
     assert [p.paired for p in tables.placed(legacy)] == [True, True, False]
-    assert tables.key_cells(rows[3], "command 2", paired=False)[2] == "–"
+    shown = table_rows(tables.table({**doc, "rows": legacy}))
+    assert shown[2][0] == label("m", 32, "command 2", "max-autotune-no-cudagraphs")
+    assert shown[2][2] == "–"
 
 
 def test_the_memory_table_counts_a_cuda_graph_s_pool_where_it_was_measured():
@@ -189,7 +191,7 @@ def test_the_memory_table_counts_a_cuda_graph_s_pool_where_it_was_measured():
     graphs.update(graph_pool_mb=70.0, graph_pool_shared_with=["max-autotune"])
     assert table_rows(tables.memory(doc))[1] == ["m · 8 · reduce-overhead", "50",
                                                  "70 (shared with max-autotune)", "1.20x"]
-    assert "50 + 70 pool" in tables.row_cells(graphs)
+    assert "| 50 + 70 pool |" in tables.markdown_table([graphs])
 
 
 def test_no_graph_pool_is_read_off_a_gpu():

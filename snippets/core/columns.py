@@ -1,0 +1,204 @@
+"""The one renderer of the guide's timing tables, in the spirit of torch.utils.benchmark's Compare:
+rows by key, a column per value, a measured time with its spread inline (``1.23 ±2.1%``), and the
+units said once, in a line under the table, rather than in every header.
+
+A table is described, not built: its key (what labels a row, such as model · batch · mode) and
+its value columns are small frozen ``Column`` specs, each naming its header, how to read its
+value from a row and how to show it. The rows are whatever the table lists, most often the
+``core.rows.InRun`` blocks that ``core.rows.in_runs`` placed, so that a ratio is shown only beside
+the baseline it was taken against. Two layouts:
+
+- ``markdown``: a row per placed row, its key first (one joined label column, or a column per
+  key part) and left-aligned, then the values;
+- ``wide``: a row per key, a column per variant (mode, rung), as Compare prints, for a table
+  whose variants fit the page's column side by side.
+
+Takes values, returns text (or a terminal's rich table); measures and prints nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.table import Table
+
+from snippets.core import render
+from snippets.core.rows import InRun
+
+MISSING = "–"  # a value a row does not have: the dash every table of the guide shows
+# What the footer says once for the columns that carry it (each said once, in column order).
+IN_MS = "times in ms"
+SPREAD = "± is the IQR as a share of the median"
+RATIO = "× is the ratio of two medians timed in the same rounds"
+SPEEDUP = ("speedups are the ratio of two medians timed in the same rounds, ± half the IQR of "
+           "the per-round ratios")
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: its header, how to read its value from a row, and how to show a value that
+    is there (``MISSING`` where ``read`` gives None). ``left`` aligns words (a label, a status)
+    left; numbers align right. ``notes`` are what the footer says for it: its unit, what its
+    ± means."""
+
+    header: str
+    read: Callable[[Any], Any]
+    show: Callable[[Any], str] = str
+    left: bool = False
+    notes: tuple[str, ...] = ()
+
+    def cell(self, row: Any) -> str:
+        value = self.read(row)
+        return MISSING if value is None else self.show(value)
+
+
+# ---- the columns most tables share --------------------------------------------------------------
+
+def raw(row: Any) -> Mapping[str, Any]:
+    """A row as recorded, whether placed (an ``InRun``, or any pairing that holds it as
+    ``.row``) or listed as the file holds it."""
+    return row if isinstance(row, Mapping) else row.row
+
+
+def field(header: str, name: str) -> Column:
+    """A key part read from a row's field (``model``, ``batch_size``)."""
+    return Column(header, lambda r: raw(r)[name], left=True)
+
+
+def variant(header: str, name: str) -> Column:
+    """The variant of a row (its mode, rung...), after its run where it is placed in a group
+    that holds several (``command 2 · eager``)."""
+    return Column(header, lambda r: " · ".join(
+        x for x in (r.tag if isinstance(r, InRun) else "", str(raw(r)[name])) if x), left=True)
+
+
+def run(header: str = "Command") -> Column:
+    """A placed row's run, as a key part of the wide layout (``command 2``): "" for a group's
+    first, which a joined label leaves out."""
+    return Column(header, lambda p: p.tag, left=True)
+
+
+def spread(timing: Mapping[str, Any]) -> str:
+    """A timing's median with its IQR as a share of it: ``1.23 ±2.1%``; the median alone where
+    the spread was not kept."""
+    median, iqr = timing["median"], timing.get("iqr")
+    return render.ms(median) + (f" ±{100 * iqr / median:.1f}%" if iqr is not None else "")
+
+
+def timing(header: str, read: Callable[[Any], Mapping[str, Any] | None]) -> Column:
+    """A measured time, with its spread inline; ``read`` gives the timing's dict (``median``,
+    ``iqr``), or None."""
+    return Column(header, lambda r: _timed(read(r)), spread, notes=(IN_MS, SPREAD))
+
+
+def _timed(t: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """A timing that has a median to show, or None (an untimed row's is missing or empty)."""
+    return t if t and t.get("median") else None
+
+
+def ms(header: str, read: Callable[[Any], float | None]) -> Column:
+    """A time in milliseconds, without its spread (``render.ms``'s three figures)."""
+    return Column(header, read, render.ms, notes=(IN_MS,))
+
+
+def number(header: str, read: Callable[[Any], Any], fmt: str, *, notes: tuple[str, ...] = ()
+           ) -> Column:
+    return Column(header, read, lambda v: format(v, fmt), notes=notes)
+
+
+def words(header: str, read: Callable[[Any], Any]) -> Column:
+    """Words, left-aligned: a status, a verdict."""
+    return Column(header, read, left=True)
+
+
+def speedup(header: str = "Speedup") -> Column:
+    """A placed row's speedup over its run's baseline, shown only where the table shows that
+    baseline (``render.speedup``)."""
+    return Column(header, lambda p: render.speedup(p.row, p.paired), notes=(SPEEDUP,))
+
+
+# ---- the layouts --------------------------------------------------------------------------------
+
+def label_header(key: Sequence[Column]) -> str:
+    """The joined key's header: ``Model · batch · mode``."""
+    return " · ".join([key[0].header, *(k.header[0].lower() + k.header[1:] for k in key[1:])])
+
+
+def label(key: Sequence[Column], row: Any) -> str:
+    """The joined key of one row, its empty parts left out (a first run's tag)."""
+    return " · ".join(str(c) for c in (k.read(row) for k in key) if c not in ("", None))
+
+
+def grid(rows: Iterable[Any], key: Sequence[Column], values: Sequence[Column], *,
+         joined: bool = True) -> tuple[list[str], str, list[list[str]]]:
+    """The header, the alignment (a letter per column, ``l`` or ``r``) and the cells of a table:
+    the key first (one label column where ``joined``, else a column per part), left-aligned."""
+    keys = [label_header(key)] if joined else [k.header for k in key]
+    head = [*keys, *(c.header for c in values)]
+    align = "l" * len(keys) + "".join("l" if c.left else "r" for c in values)
+    body = [[*([label(key, r)] if joined else [k.cell(r) for k in key]),
+             *(c.cell(r) for c in values)] for r in rows]
+    return head, align, body
+
+
+def notes(values: Sequence[Column]) -> str:
+    """What a table's columns' units and ± are, each said once, as one line; "" for none."""
+    text = "; ".join(dict.fromkeys(n for c in values for n in c.notes))
+    return f"{text[0].upper()}{text[1:]}." if text else ""
+
+
+def footer(values: Sequence[Column]) -> str:
+    """The line under a table on a page: its ``notes``, as small as the stamp."""
+    text = notes(values)
+    return f'<p class="units">{text}</p>' if text else ""
+
+
+def markdown(rows: Iterable[Any], key: Sequence[Column], values: Sequence[Column], *,
+             joined: bool = True) -> str:
+    """A row per row, its key first; the footer under it where a column has a note."""
+    head, align, body = grid(rows, key, values, joined=joined)
+    note = footer(values)
+    return render.markdown_table(head, body, align=align) + (f"\n\n{note}" if note else "")
+
+
+def rich(rows: Sequence[Any], key: Sequence[Column], values: Sequence[Column], *,
+         title: str | None, stamp: str) -> Table:
+    """The same table for a terminal, a column per key part: the footer's line and the stamp
+    as its caption, a row that failed in red and a noisy one in yellow."""
+    head, align, body = grid(rows, key, values, joined=False)
+    out = Table(title=title, caption="\n".join(x for x in (notes(values), stamp) if x),
+                caption_justify="left")
+    for col, a in zip(head, align, strict=True):
+        out.add_column(col, justify="left" if a == "l" else "right")
+    for r, cells in zip(rows, body, strict=True):
+        status = raw(r)["status"]
+        out.add_row(*cells, style=None if status == "ok" else
+                    "yellow" if status == "noisy" else "red")
+    return out
+
+
+@dataclass(frozen=True)
+class _Group:
+    """One row of the wide layout: a key's parts and its placed rows by variant."""
+
+    parts: tuple[str, ...]
+    by: Mapping[str, Any]
+
+
+def wide(rows: Iterable[Any], key: Sequence[Column], variant_of: Callable[[Any], str],
+         value: Column, *, joined: bool = True) -> str:
+    """Compare's layout: a row per key, a column per variant in the order first seen, each cell
+    ``value`` of that key's row of that variant (``MISSING`` where it has none). A variant
+    measured twice for one key keeps its first row: the key should name the run (``command``)
+    where a group holds several."""
+    rows = list(rows)
+    groups: dict[tuple[str, ...], dict[str, Any]] = {}
+    for r in rows:
+        groups.setdefault(tuple(str(k.read(r)) for k in key), {}).setdefault(variant_of(r), r)
+    variants = list(dict.fromkeys(variant_of(r) for r in rows))
+    parts = [Column(k.header, lambda g, i=i: g.parts[i], left=True) for i, k in enumerate(key)]
+    columns = [Column(v, lambda g, v=v: value.read(g.by[v]) if v in g.by else None, value.show,
+                      value.left, value.notes) for v in variants]
+    return markdown([_Group(p, by) for p, by in groups.items()], parts, columns, joined=joined)
