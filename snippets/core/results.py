@@ -179,10 +179,10 @@ def git_commit(root: Path = ROOT) -> str | None:
             capture_output=True, text=True, timeout=10, check=True,
         ).stdout.strip()
         dirty = subprocess.run(
-            # Results files are what runs write, not what measures: a fresh build that has
-            # already written one section's file is still measuring with the committed code.
+            # Results files, and the live sections' records, are what runs write, not what
+            # measures: a run that has already written one file still runs the committed code.
             ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--", ".",
-             ":(exclude)docs/results"],
+             ":(exclude)docs/results", ":(exclude)live-sections"],
             capture_output=True, text=True, timeout=10, check=True,
         ).stdout.strip()
         return out + ("-dirty" if dirty else "")
