@@ -12,8 +12,17 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, redirect_stdout
+from pathlib import Path
 
 INTERRUPTED_EXIT = 130  # what a shell reports for a process ended by Ctrl-C (128 + SIGINT)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """This process's environment for a child Python, with this checkout first on its
+    ``PYTHONPATH`` (so the child imports the same ``snippets``, installed or not), and ``extra``."""
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path, **extra}
 
 
 @contextmanager

@@ -11,7 +11,6 @@ takes minutes on two cores, so the page shows a recorded run (``python -m snippe
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -21,7 +20,7 @@ from typing import Any
 
 import torch
 
-from snippets.core import measure, results
+from snippets.core import measure, process, results
 
 KIND = "debug-minifier"
 
@@ -40,9 +39,7 @@ def exports() -> str:
 
 
 def _run(args: list[str], cwd: Path, timeout: float) -> tuple[subprocess.CompletedProcess, float]:
-    root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, **MINIFY_ENV,
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+    env = process.child_env(**MINIFY_ENV)
     watch = measure.Stopwatch(torch.device("cpu"))
     with watch:
         proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True,

@@ -11,13 +11,14 @@ with what it changed counted: compiles, and the graphs' operations. Nothing here
 from __future__ import annotations
 
 import importlib
-import os
 import subprocess
 import sys
 from typing import Any
 
 import torch
 from torch import nn
+
+from snippets.core import process
 
 # Three calls: a shape, a second one, a third. The second is where the default stance compiles
 # again (a size changed, so Dynamo marks it dynamic), and the third where a dynamic graph is
@@ -103,9 +104,7 @@ print(counter.graphs, all(matched))
 def disabled() -> dict[str, Any]:
     """The same schedule in a process started with ``TORCH_COMPILE_DISABLE=1``: torch reads it
     once, at import (``torch._dynamo.config.disable``), so it needs a process of its own."""
-    env = {**os.environ, "TORCH_COMPILE_DISABLE": "1",
-           "PYTHONPATH": os.pathsep.join(filter(None, [os.path.dirname(os.path.dirname(
-               os.path.dirname(os.path.abspath(__file__)))), os.environ.get("PYTHONPATH")]))}
+    env = process.child_env(TORCH_COMPILE_DISABLE="1")
     proc = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True,
                           text=True, timeout=300)
     if proc.returncode:

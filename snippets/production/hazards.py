@@ -13,7 +13,6 @@ import enum
 import functools
 import gc
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -24,7 +23,7 @@ import torch
 from torch import nn
 
 from snippets import production
-from snippets.core import backends, results, torch_logs
+from snippets.core import backends, process, results, torch_logs
 
 KIND = "production-hazards"
 
@@ -221,10 +220,8 @@ def _held_mb(mode: str) -> dict[str, Any]:
     # workspaces, a graph pool) would be counted against the next mode or hidden from it.
     code = ("import json; from snippets.production import hazards; "
             f"print(json.dumps(hazards.held_in_this_process({mode!r})))")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=600)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=process.child_env(),
+                          capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
         raise RuntimeError(last[:300])

@@ -14,7 +14,6 @@ compile from a cache that is partly warm, and its "empty cache" time would be to
 from __future__ import annotations
 
 import functools
-import os
 import subprocess
 import sys
 import tempfile
@@ -27,7 +26,7 @@ import torch
 
 from snippets import production
 from snippets.bench import MODES, BenchConfig
-from snippets.core import config, results, runs
+from snippets.core import config, process, results, runs
 
 KIND = "production-modes"
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,8 +79,7 @@ def bench_argv(cfg: BenchConfig, output: Path) -> list[str]:
 
 
 def _bench(cfg: BenchConfig, cache: Path, output: Path, timeout: float) -> dict[str, Any]:
-    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(cache),
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    env = process.child_env(TORCHINDUCTOR_CACHE_DIR=str(cache))
     # Triton's cache then lives in Inductor's folder (see startup._env), empty with it.
     env.pop("TRITON_CACHE_DIR", None)
     proc = subprocess.run(bench_argv(cfg, output), env=env, cwd=ROOT, capture_output=True,

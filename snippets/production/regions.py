@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -24,13 +23,12 @@ from typing import Any
 
 import torch
 
-from snippets.core import cli, config, results
+from snippets.core import cli, config, process, results
 from snippets.production import apis
 
 PROG = "python -m snippets.production.regions"
 KIND = "production-regions"
 VARIANTS = ("unmarked", "nested_compile_region")
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def first_call(variant: str, blocks: int, device: torch.device) -> dict[str, Any]:
@@ -53,8 +51,8 @@ def first_call(variant: str, blocks: int, device: torch.device) -> dict[str, Any
 def in_fresh_process(variant: str, blocks: int, device: str) -> dict[str, Any]:
     """``first_call`` in a new Python with an empty Inductor cache folder of its own."""
     with tempfile.TemporaryDirectory(prefix="regions-") as cache:
-        env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache, "PYTHONPATH": os.pathsep.join(
-            filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+        env = process.child_env(TORCHINDUCTOR_CACHE_DIR=cache)
+        env.pop("TRITON_CACHE_DIR", None)  # Triton's cache then lives in that folder, empty too
         proc = subprocess.run(
             [sys.executable, "-m", "snippets.production.regions", "--child", variant,
              "--blocks", str(blocks), "--device", device],

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -26,7 +25,7 @@ from typing import Any
 import torch
 
 from snippets import production
-from snippets.core import backends, config, results, runs, torch_logs
+from snippets.core import backends, config, process, results, runs, torch_logs
 from snippets.production import paths
 
 KIND = "production-startup"
@@ -94,8 +93,7 @@ class StartupConfig:
 
 
 def _env(cache: Path, path: str) -> dict[str, str]:
-    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(cache),
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    env = process.child_env(TORCHINDUCTOR_CACHE_DIR=str(cache))
     for name in {n for e in ENV.values() for n in e}:  # a caller's own setting: only where asked
         env.pop(name, None)
     env.update(ENV.get(path, {}))

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from snippets.core import process
 from snippets.scale.gather import read_ranks
 from snippets.scale.gather import row as gather_row
 from snippets.scale.job import Job
@@ -96,8 +97,7 @@ def _quoted(word: str) -> str:
 
 
 def node_env(job: Job, node: int, tmp: Path) -> dict[str, str]:
-    env = {**os.environ,
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    env = {**process.child_env(),
            # NVLink multicast (NCCL's NVLS algorithms) off: it needs multicast objects from the
            # driver and the fabric manager that a shared or virtualised node may not grant, and
            # the numbers should not depend on whether it did.

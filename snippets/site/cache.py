@@ -205,18 +205,30 @@ def recorded(name: str, produce: Callable[..., Any],
 def record(name: str, produce: Callable[..., Any], build: Build,
            commit: str | None) -> dict[str, Any]:
     """Execute ``produce`` and write its value as the repository's record of ``name``."""
-    t0 = time.perf_counter()
-    value = produce()
-    meta = {"name": name, "record_key": record_key(name, produce), "device": device_name(),
-            "device_type": device_type(), "torch": torch.__version__, "commit": commit,
-            "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-            "seconds": round(time.perf_counter() - t0, 2)}
+    value, meta = _executed(name, produce)
+    meta |= {"record_key": record_key(name, produce), "device_type": device_type(),
+             "commit": commit}
     path = record_path(name, build)
     path.parent.mkdir(parents=True, exist_ok=True)
+    _write(path, value, meta)
+    return meta
+
+
+def _executed(name: str, produce: Callable[..., Any],
+              **call: Any) -> tuple[Any, dict[str, Any]]:
+    """``produce(**call)`` and the metadata every entry carries: where, when and how long."""
+    t0 = time.perf_counter()
+    value = produce(**call)
+    return value, {"name": name, "device": device_name(), "torch": torch.__version__,
+                   "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                   "seconds": round(time.perf_counter() - t0, 2)}  # what an entry saves a build
+
+
+def _write(path: Path, value: Any, meta: dict[str, Any]) -> None:
+    """The entry written whole or not at all: a reader never sees half of one."""
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps({"meta": meta, "value": value}, indent=1, allow_nan=False) + "\n")
     os.replace(tmp, path)
-    return meta
 
 
 def _alive(pid: int) -> bool:
@@ -282,15 +294,9 @@ def cached(name: str, produce: Callable[..., Any], build: Build,
         if path.exists() and not build.refresh:  # written while we waited for the lock
             entry = json.loads(path.read_text())
             return entry["value"], {**entry["meta"], "hit": True}
-        t0 = time.perf_counter()
-        value = produce(**call)
-        meta = {"name": name, "key": key, "device": device_name(),
-                "torch": torch.__version__,
-                "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                "seconds": round(time.perf_counter() - t0, 2)}  # what the cache saves a build
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"meta": meta, "value": value}, indent=1, allow_nan=False))
-        os.replace(tmp, path)
+        value, meta = _executed(name, produce, **call)
+        meta["key"] = key
+        _write(path, value, meta)
         return value, {**meta, "hit": False}
     finally:
         lock.unlink(missing_ok=True)

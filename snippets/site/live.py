@@ -100,11 +100,12 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in args.names if n not in SECTIONS]
     if unknown:
         cli.fail(PROG, f"no live section {unknown[0]!r}; known: {', '.join(SECTIONS)}")
-    todo = args.names or (list(SECTIONS) if args.all else stale(build))
     if args.check:
-        for name in stale(build):
+        found = stale(build)
+        for name in found:
             print(f"stale: {name}")
-        return 1 if stale(build) else 0
+        return 1 if found else 0
+    todo = args.names or (list(SECTIONS) if args.all else stale(build))
     commit = cli.commit_from_env() or results.git_commit()
     for name in todo:  # in page order, as a build executes them
         meta = cache.record(f"live-{name}", SECTIONS[name], build, commit)

@@ -14,11 +14,11 @@ sections in page order as before. The hook stops this process when the build end
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 from pathlib import Path
 
+from snippets.core import process
 from snippets.site import cache, live
 from snippets.site.build import ROOT, Build
 
@@ -36,8 +36,7 @@ def start(build: Build) -> subprocess.Popen | None:
     names = [] if build.refresh else missing(build)
     if len(names) < 2:  # one section alone: the pages reach it soon enough
         return None
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    env = process.child_env()
     argv = [sys.executable, "-m", "snippets.site.prefetch", "--mode", build.mode,
             "--cache-dir", str(build.cache_dir), "--docs-dir", str(build.docs_dir),
             *reversed(names)]

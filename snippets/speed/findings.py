@@ -88,6 +88,16 @@ class Ladders:
     shared_code: bool  # the rungs shared one compiled entry: Dynamo was reset between them
 
 
+
+def is_eager(row: dict[str, Any]) -> bool:
+    """A ladder's baseline: every ratio of its block is against its eager rung."""
+    return row["mode"] == "eager"
+
+
+def placed(doc: dict[str, Any]) -> list[typed.InRun]:
+    """A ladder file's rows in blocks, one per command, as its table and its plots show them."""
+    return typed.in_runs(doc["rows"], is_eager)
+
 def _ceilings(doc: dict[str, Any]) -> Ceilings | None:
     c = doc["provenance"].get("ceilings")
     if not c:
@@ -136,7 +146,7 @@ def ladders(doc: dict[str, Any]) -> Ladders:
             # Against eager only where its own run's eager row is in the file, as the table
             # shows it: another run's eager was timed in other rounds.
             best.get("speedup") if best["mode"] != "eager" and typed.own_baseline(
-                doc["rows"], best, lambda r: r["mode"] == "eager") else None,
+                doc["rows"], best, is_eager) else None,
             evidence.eager_fastest(doc, best), evidence.freezing_profile(best),
             _step(doc, model, bs), roofline.roof(best, ceil)))
     rungs = [r for r in doc["rows"] if r.get("rung")]

@@ -8,8 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from snippets.core import plots
-from snippets.core import rows as typed
-from snippets.speed import goals, roofline
+from snippets.speed import findings, goals, roofline
 
 
 def _goal_ms(doc: dict[str, Any], model: str, bs: int, best: dict[str, Any]) -> float | None:
@@ -37,8 +36,8 @@ def ladder(doc: dict[str, Any], model: str, bs: int) -> str:
     goal = _goal_ms(doc, model, bs, best) if goals.DEVICE in str(
         doc["provenance"].get("device")) else None
     # Several commands' blocks share a figure: each bar named as the table names its row.
-    placed = {id(p.row): p.tag for p in typed.in_runs(rows, lambda r: r["mode"] == "eager")}
-    names = [" · ".join(x for x in (placed[id(r)], r["mode"]) if x) for r in rows]
+    tags = {id(p.row): p.tag for p in findings.placed(doc)}
+    names = [" · ".join(x for x in (tags[id(r)], r["mode"]) if x) for r in rows]
     ms = [r["latency_ms"]["median"] for r in rows]
     spread = [r["latency_ms"]["iqr"] / 2 for r in rows]
     with plots.figure(0.9 + 0.32 * len(rows)) as (fig, ax):

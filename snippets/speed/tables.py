@@ -44,7 +44,7 @@ def ceilings(doc: dict[str, Any]) -> str:
 def ladder(doc: dict[str, Any]) -> str:
     """The key columns of every ladder: latency and spread, what each rung buys over eager and
     over the rung below, compile time, share of peak, status."""
-    placed = typed.in_runs(doc["rows"], lambda r: r["mode"] == "eager")
+    placed = findings.placed(doc)
     # A ratio is shown against a row the table shows from the same run: × eager where the run's
     # eager row is in the file, × below where the rung below is the row above it.
     below = {id(p): _below(p, q) for p, q in zip(placed, [None, *placed[:-1]], strict=True)}
