@@ -1,0 +1,274 @@
+"""A Llama-shaped decoder with a static KV cache: the model the generation page measures.
+
+RMSNorm, rotary position embeddings, grouped-query attention through
+``scaled_dot_product_attention`` and a SwiGLU MLP, in the layout of PyTorch's gpt-fast
+(``model.py`` there): one fused QKV projection, the cache a pair of buffers per layer written in
+place at the positions of the tokens being fed. Weights are random, so nothing is downloaded; the
+speed of a decoder depends on its shapes, not on what its weights have learnt.
+
+A static cache is what lets a compiled decode step keep one shape: every step reads the whole
+cache (the positions not yet written are masked off) and writes one slot, so the graph, and a
+CUDA graph recorded from it, serve every position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The sizes of a decoder; ``params`` and ``weight_bytes`` follow from them."""
+
+    vocab: int
+    dim: int
+    layers: int
+    heads: int
+    kv_heads: int
+    ffn: int
+
+    @property
+    def head_dim(self) -> int:
+        return self.dim // self.heads
+
+    @property
+    def params(self) -> int:
+        """Every weight: the embedding, the layers, the final norm and the output head."""
+        d, kv = self.dim, self.kv_heads * self.head_dim
+        layer = d * (d + 2 * kv) + d * d + 3 * d * self.ffn + 2 * d
+        return 2 * self.vocab * d + self.layers * layer + d
+
+    @property
+    def matmul_params(self) -> int:
+        """The weights a token multiplies by: all but the embedding table, which it only indexes."""
+        return self.params - self.vocab * self.dim
+
+    def cache_bytes(self, batch: int, length: int, itemsize: int) -> int:
+        """Keys and values of every layer for ``length`` positions of ``batch`` sequences."""
+        return 2 * self.layers * batch * self.kv_heads * length * self.head_dim * itemsize
+
+
+# The sizes by name. ``tiny`` runs the tests and the CPU page in seconds. ``1b`` is Llama 3.2
+# 1B's body (dim 2048, 16 layers, 32 query and 8 key-value heads, MLP 8192) with a 32,000-token
+# vocabulary and an untied output head: about 1.1 B parameters, 2.2 GB in bf16, all read once per
+# decoded token, which is what makes decode bandwidth-bound.
+SIZES: dict[str, Shape] = {
+    "tiny": Shape(vocab=512, dim=64, layers=2, heads=4, kv_heads=2, ffn=176),
+    "small": Shape(vocab=8192, dim=512, layers=4, heads=8, kv_heads=2, ffn=1408),
+    "1b": Shape(vocab=32000, dim=2048, layers=16, heads=32, kv_heads=8, ffn=8192),
+}
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, dim: int, eps: float = 1e-5) -> None:
+        super().__init__()
+        self.eps, self.weight = eps, nn.Parameter(torch.ones(dim))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # In fp32, as Llama does: a bf16 mean of squares loses the small ones.
+        xf = x.float()
+        normed = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + self.eps)
+        return normed.type_as(x) * self.weight
+
+
+def rope_table(length: int, head_dim: int, base: float = 10000.0) -> torch.Tensor:
+    """``(length, head_dim / 2, 2)``: the cosine and sine of each position's rotation angles."""
+    freqs = 1.0 / base ** (torch.arange(0, head_dim, 2).float() / head_dim)
+    angles = torch.outer(torch.arange(length).float(), freqs)
+    return torch.stack([angles.cos(), angles.sin()], dim=-1)
+
+
+def rotate(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
+    """Rotary embedding of ``x`` (batch, tokens, heads, head_dim) by its positions' ``table``."""
+    xs = x.float().reshape(*x.shape[:-1], -1, 2)
+    t = table.view(1, xs.size(1), 1, xs.size(3), 2)
+    out = torch.stack([xs[..., 0] * t[..., 0] - xs[..., 1] * t[..., 1],
+                       xs[..., 1] * t[..., 0] + xs[..., 0] * t[..., 1]], dim=-1)
+    return out.flatten(3).type_as(x)
+
+
+class KVCache(nn.Module):
+    """Keys and values of one layer, ``(batch, kv_heads, length, head_dim)``, written in place."""
+
+    def __init__(self, batch: int, kv_heads: int, length: int, head_dim: int,
+                 dtype: torch.dtype) -> None:
+        super().__init__()
+        shape = (batch, kv_heads, length, head_dim)
+        self.register_buffer("k", torch.zeros(shape, dtype=dtype), persistent=False)
+        self.register_buffer("v", torch.zeros(shape, dtype=dtype), persistent=False)
+
+    def update(self, pos: torch.Tensor, k: torch.Tensor,
+               v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        self.k[:, :, pos] = k
+        self.v[:, :, pos] = v
+        return self.k, self.v
+
+
+class Attention(nn.Module):
+    def __init__(self, s: Shape) -> None:
+        super().__init__()
+        self.heads, self.kv_heads, self.head_dim = s.heads, s.kv_heads, s.head_dim
+        self.wqkv = nn.Linear(s.dim, (s.heads + 2 * s.kv_heads) * s.head_dim, bias=False)
+        self.wo = nn.Linear(s.dim, s.dim, bias=False)
+        self.cache: KVCache | None = None
+        # False: each key-value head is repeated for its group of query heads before attention,
+        # as gpt-fast and most ports do; True: scaled_dot_product_attention is told the heads
+        # are grouped (``enable_gqa``, torch 2.5 and later) and reads each one once.
+        self.gqa = False
+
+    def forward(self, x: torch.Tensor, table: torch.Tensor, mask: torch.Tensor,
+                pos: torch.Tensor) -> torch.Tensor:
+        b, t, _ = x.shape
+        kv = self.kv_heads * self.head_dim
+        q, k, v = self.wqkv(x).split([self.heads * self.head_dim, kv, kv], dim=-1)
+        q = rotate(q.view(b, t, self.heads, self.head_dim), table).transpose(1, 2)
+        k = rotate(k.view(b, t, self.kv_heads, self.head_dim), table).transpose(1, 2)
+        v = v.view(b, t, self.kv_heads, self.head_dim).transpose(1, 2)
+        assert self.cache is not None, "call Decoder.setup_cache first"
+        k, v = self.cache.update(pos, k, v)
+        if self.gqa:
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)
+        else:
+            group = self.heads // self.kv_heads
+            k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        return self.wo(y.transpose(1, 2).reshape(b, t, -1))
+
+
+class MLP(nn.Module):
+    def __init__(self, s: Shape) -> None:
+        super().__init__()
+        self.w1 = nn.Linear(s.dim, s.ffn, bias=False)
+        self.w3 = nn.Linear(s.dim, s.ffn, bias=False)
+        self.w2 = nn.Linear(s.ffn, s.dim, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.w2(F.silu(self.w1(x)) * self.w3(x))
+
+
+class Block(nn.Module):
+    def __init__(self, s: Shape) -> None:
+        super().__init__()
+        self.attention_norm, self.attention = RMSNorm(s.dim), Attention(s)
+        self.ffn_norm, self.feed_forward = RMSNorm(s.dim), MLP(s)
+
+    def forward(self, x: torch.Tensor, table: torch.Tensor, mask: torch.Tensor,
+                pos: torch.Tensor) -> torch.Tensor:
+        h = x + self.attention(self.attention_norm(x), table, mask, pos)
+        return h + self.feed_forward(self.ffn_norm(h))
+
+
+class Decoder(nn.Module):
+    """Tokens ``(batch, t)`` at positions ``pos`` ``(t,)`` to logits ``(batch, t, vocab)``."""
+
+    def __init__(self, s: Shape) -> None:
+        super().__init__()
+        self.shape = s
+        self.tok_embeddings = nn.Embedding(s.vocab, s.dim)
+        self.layers = nn.ModuleList(Block(s) for _ in range(s.layers))
+        self.norm = RMSNorm(s.dim)
+        self.output = nn.Linear(s.dim, s.vocab, bias=False)
+        self.length = 0
+
+    def setup_cache(self, batch: int, length: int) -> None:
+        """A zeroed cache of ``length`` positions for ``batch`` sequences, on the weights'
+        device and in their dtype, with the rotary table and causal mask of that length."""
+        w = self.output.weight
+        s = self.shape
+        for layer in self.layers:
+            layer.attention.cache = KVCache(batch, s.kv_heads, length, s.head_dim,
+                                            w.dtype).to(w.device)
+        self.register_buffer("table", rope_table(length, s.head_dim).to(w.device),
+                             persistent=False)
+        causal = torch.ones(length, length, dtype=torch.bool, device=w.device).tril()
+        self.register_buffer("causal", causal, persistent=False)
+        self.length = length
+
+    def set_gqa(self, on: bool) -> None:
+        for layer in self.layers:
+            layer.attention.gqa = on
+
+    def forward(self, idx: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+        mask = self.causal[None, None, pos]  # (1, 1, t, length): a query sees its past
+        table = self.table[pos]
+        x = self.tok_embeddings(idx)
+        for layer in self.layers:
+            x = layer(x, table, mask, pos)
+        return self.output(self.norm(x))
+
+
+def build(size: str | Shape, device: torch.device | str, dtype: torch.dtype,
+          seed: int = 0) -> Decoder:
+    """A decoder of a named size with seeded random weights, in ``dtype`` on ``device``, in
+    inference mode's layout (no gradients)."""
+    s = SIZES[size] if isinstance(size, str) else size
+    torch.manual_seed(seed)
+    with torch.device(device):
+        model = Decoder(s)
+    # An embedding's default init is N(0, 1), a linear's is uniform with std 1/sqrt(3 fan_in):
+    # the logits then spread over a few units, so greedy argmax is not decided by a tie.
+    model = model.to(dtype).eval().requires_grad_(False)
+    return model
+
+
+def weight_bytes(model: nn.Module) -> int:
+    return sum(p.numel() * p.element_size() for p in model.parameters())
+
+
+# --8<-- [start:steps]
+def prefill(model: Decoder, prompt: torch.Tensor) -> torch.Tensor:
+    """Feed the whole prompt at once; return the first new token, ``(batch, 1)``."""
+    pos = torch.arange(prompt.size(1), device=prompt.device)
+    logits = model(prompt, pos)
+    return logits[:, -1:].argmax(-1)
+
+
+def decode_step(model: Decoder, token: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+    """One token per sequence at position ``pos`` ``(1,)``: the next greedy token, sampled
+    inside the step so that a compiled step never hands logits back to Python."""
+    return model(token, pos)[:, -1:].argmax(-1)
+# --8<-- [end:steps]
+
+
+def generate(model: Decoder, prompt: torch.Tensor, steps: int, step=decode_step,
+             first=prefill) -> torch.Tensor:
+    """Greedy tokens ``(batch, steps)``: the prefill's token, then ``steps - 1`` decode steps.
+    A compiled ``step`` under CUDA graphs returns a buffer its next replay overwrites, so each
+    token is cloned before the next step runs."""
+    token = first(model, prompt).clone()
+    out = [token]
+    for i in range(steps - 1):
+        pos = torch.tensor([prompt.size(1) + i], device=prompt.device)
+        token = step(model, token, pos).clone()
+        out.append(token)
+    return torch.cat(out, dim=1)
+
+
+def logit_gap(model: Decoder, prompt: torch.Tensor, tokens: torch.Tensor, at: int) -> float:
+    """The gap between the best and second-best logit eager saw at step ``at`` of ``tokens``
+    (its own greedy tokens, replayed after the prompt): how close a tie rounding had to flip."""
+    model.setup_cache(prompt.size(0), model.length)
+    seq = torch.cat([prompt, tokens[:, :at]], dim=1)
+    logits = model(seq, torch.arange(seq.size(1), device=seq.device))[:, -1].float()
+    top = logits.topk(2, dim=-1).values
+    return float((top[:, 0] - top[:, 1]).min())
+
+
+def flops(s: Shape, batch: int, tokens: int, context: int) -> int:
+    """Multiply-adds times two of ``tokens`` new tokens per sequence attending to ``context``
+    positions: the projections and MLP by their weights, attention's two products by the
+    context. The lower bound a prefill is read against, at the measured matmul rate."""
+    dense = 2 * s.matmul_params * batch * tokens
+    attention = 2 * 2 * s.layers * batch * tokens * context * s.dim
+    return dense + attention
+
+
+def decode_bytes(s: Shape, batch: int, position: int, itemsize: int) -> int:
+    """The least a decode step at ``position`` must read: every weight a token multiplies by
+    and the cache up to the position (the static cache's masked tail is read too, but need
+    not be). The bound a decode step is read against, at the measured copy bandwidth."""
+    return s.matmul_params * itemsize + s.cache_bytes(batch, position + 1, itemsize)
