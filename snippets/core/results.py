@@ -129,6 +129,12 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
         "compile_s": NUM}),
     Kind("production-hazards", "snippets.production-hazards/1", {
         "hazard": (str,), "variant": (str,), "outcome": (str,), "message": (str,)}),
+    # Generation: a decoder's prefill and decode per batch size and variant, read against the
+    # run's measured ceilings, with its greedy tokens compared to eager's.
+    Kind("generate", "snippets.generate/1", {
+        "phase": (str,), "batch_size": (int,), "variant": (str,), "status": (str,),
+        "message": (str,), "compile_s": NUM, "latency_ms": (dict, type(None)),
+        "kv_cache_mb": NUM}),
     # Computed at every build, on any machine, in seconds: counts and logs, nothing timed.
     Kind("explain-causes", "snippets.explain-causes/1",
          {"cause": (str,), "variant": (str,), "kind": (str,), **_EXPLAINED}, measured=False),

@@ -1,0 +1,71 @@
+"""The tables of the generation page: per phase, each batch size's variants side by side with
+eager's from the same rounds, and where each stands against its ceiling.
+
+Takes a results document, returns Markdown (or a terminal's rich table); measures and prints
+nothing, and composes no sentence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from snippets.core import columns, results
+from snippets.core import rows as typed
+
+KEY = (columns.field("Batch", "batch_size"), columns.variant("Variant", "variant"))
+
+
+def placed(doc: dict[str, Any], phase: str) -> list[typed.InRun]:
+    """The rows of ``phase``, in blocks per batch size, each with its own eager row."""
+    found = [r for r in doc["rows"] if r["phase"] == phase]
+    return typed.in_runs(found, lambda r: r["variant"] == "eager",
+                         group=lambda r: (r["batch_size"],))
+
+
+def _status(row: dict[str, Any]) -> str:
+    return row["status"] if not row.get("message") or row["status"] == "noisy" else (
+        f"{row['status']}: {row['message']}")
+
+
+def _diff(row: dict[str, Any]) -> str | None:
+    """Where the greedy tokens first differ from eager's: "same" for none, the step otherwise;
+    nothing for eager itself or a row that did not generate."""
+    if row["variant"] == "eager" or row["status"] not in ("ok", "noisy"):
+        return None
+    return "same" if row.get("first_diff") is None else f"step {row['first_diff']}"
+
+
+def value_columns(phase: str) -> tuple[columns.Column, ...]:
+    share = (columns.number("% of bandwidth", lambda p: p.row.get("pct_of_bandwidth"), ".1f")
+             if phase == "decode" else
+             columns.number("% of matmul peak", lambda p: p.row.get("pct_of_peak"), ".1f"))
+    return (
+        columns.timing("ms per step" if phase == "decode" else "ms (first token)",
+                       lambda p: p.row.get("latency_ms")),
+        columns.speedup("× eager"),
+        columns.number("Tokens/s", lambda p: p.row.get("tokens_per_s"), ",.0f"),
+        share,
+        columns.number("Compile s", lambda p: p.row.get("compile_s") if p.row["variant"] != "eager"
+                       else None, ".1f"),
+        columns.words("Tokens vs eager", lambda p: _diff(p.row)),
+        columns.words("Status", lambda p: _status(p.row)),
+    )
+
+
+def phase_table(doc: dict[str, Any], phase: str) -> str:
+    rows = placed(doc, phase)
+    return columns.markdown(rows, KEY, value_columns(phase)) if rows else ""
+
+
+def memory_table(doc: dict[str, Any]) -> str:
+    """Peak memory of each decode variant beside the cache it holds."""
+    rows = placed(doc, "decode")
+    return columns.markdown(rows, KEY, (
+        columns.number("KV cache MiB", lambda p: p.row.get("kv_cache_mb"), ",.0f"),
+        columns.number("Peak MiB", lambda p: p.row.get("peak_mem_mb"), ",.0f"))) if rows else ""
+
+
+def rich_tables(doc: dict[str, Any]) -> list[Any]:
+    stamp = results.stamp(doc, "this run")
+    return [columns.rich(placed(doc, phase), KEY, value_columns(phase), title=phase, stamp=stamp)
+            for phase in ("decode", "prefill") if placed(doc, phase)]

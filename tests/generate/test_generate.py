@@ -1,0 +1,76 @@
+"""snippets.generate: the decoder's steps, the run of eager against compiled, its errors."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from snippets import generate
+from snippets.core import results
+from snippets.generate import __main__ as cli_main
+from snippets.generate import model, tables
+
+
+def _tiny(batch=2, length=32):
+    m = model.build("tiny", "cpu", torch.float32)
+    m.setup_cache(batch, length)
+    seeded = torch.Generator().manual_seed(0)
+    return m, torch.randint(0, m.shape.vocab, (batch, 8), generator=seeded)
+
+
+def test_the_named_sizes_count_their_parameters_as_the_built_model_holds_them():
+    for name in ("tiny", "small"):
+        built = model.build(name, "meta", torch.float32)
+        assert sum(p.numel() for p in built.parameters()) == model.SIZES[name].params
+    assert 1.0e9 < model.SIZES["1b"].params < 1.2e9
+
+
+def test_a_prompt_fed_at_once_gives_the_logits_of_feeding_it_token_by_token():
+    m, prompt = _tiny()
+    whole = m(prompt, torch.arange(8))
+    m.setup_cache(2, 32)
+    steps = [m(prompt[:, i:i + 1], torch.tensor([i])) for i in range(8)]
+    torch.testing.assert_close(torch.cat(steps, dim=1), whole, rtol=1e-5, atol=1e-5)
+
+
+def test_grouped_query_attention_without_repeated_heads_generates_the_same_tokens():
+    m, prompt = _tiny()
+    repeated = model.generate(m, prompt, 6)
+    m.set_gqa(True)
+    m.setup_cache(2, 32)
+    assert torch.equal(model.generate(m, prompt, 6), repeated)
+
+
+def test_the_bounds_count_weights_and_the_cache_to_the_position():
+    s = model.SIZES["tiny"]
+    assert model.decode_bytes(s, 1, 15, 4) == 4 * s.matmul_params + s.cache_bytes(1, 16, 4)
+    assert model.flops(s, 2, 8, 8) == 2 * s.matmul_params * 16 + 4 * s.layers * 2 * 8 * 8 * s.dim
+
+
+def test_a_cpu_run_times_both_phases_and_its_compiled_tokens_match_eager(tmp_path):
+    out = tmp_path / "generate.json"
+    assert cli_main.main(["--device", "cpu", "--rounds", "2", "--steps", "4", "--prompt", "8",
+                          "--cache", "16", "--output", str(out), "--format", "json"]) == 0
+    doc = results.load(out, generate.KIND)
+    assert doc["complete"] and [(r["phase"], r["variant"]) for r in doc["rows"]] == [
+        ("decode", "eager"), ("decode", "default"), ("prefill", "eager"), ("prefill", "default")]
+    assert all(r["status"] in ("ok", "noisy") for r in doc["rows"])
+    compiled = [r for r in doc["rows"] if r["variant"] == "default"]
+    assert all(r["first_diff"] is None for r in compiled)  # fp32: the same greedy tokens
+    decode = doc["rows"][0]
+    assert decode["bytes"] == model.decode_bytes(model.SIZES["tiny"], 1, 8, 4)
+    assert doc["provenance"]["ceilings"]["copy_gbps"] > 0
+    assert tables.phase_table(doc, "decode").count("\n| 1 · ") == 2
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--size", "huge"], "--size"),
+    (["--batch-sizes", "0"], "--batch-sizes"),
+    (["--prompt", "60", "--cache", "64"], "--cache"),
+    (["--variants", "fast"], "--variants"),
+])
+def test_mistakes_get_one_line_and_exit_2(argv, flag, capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli_main.main(["--device", "cpu", *argv])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2 and len(err) == 1 and flag in err[0]
