@@ -24,11 +24,6 @@ def parser() -> cli.Parser:
     return p
 
 
-def _markdown(doc: dict) -> str:
-    return "\n\n".join(t for t in (tables.phase_table(doc, "decode"),
-                                   tables.phase_table(doc, "prefill")) if t)
-
-
 class _Rich:
     """The terminal's tables, one per phase, as one printable."""
 
@@ -47,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     except config.ConfigError as exc:
         cli.fail(PROG, f"argument --{exc.name}: {exc}")
     args.append = False
-    show = cli.Printer(markdown=_markdown, rich=_Rich)
+    show = cli.Printer(markdown=tables.report, rich=_Rich)
 
     def produce(progress, on_row, old):  # noqa: ANN001, ARG001 (cli.record's contract)
         return generate.produce(cfg, commit=cli.commit_from_env(), on_row=on_row,

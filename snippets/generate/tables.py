@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from snippets.core import columns, results
+from snippets.core import columns, render, results
 from snippets.core import rows as typed
+from snippets.generate import findings
 
 KEY = (columns.field("Batch", "batch_size"), columns.variant("Variant", "variant"))
 
@@ -57,6 +58,11 @@ def phase_table(doc: dict[str, Any], phase: str) -> str:
     return columns.markdown(rows, KEY, value_columns(phase)) if rows else ""
 
 
+def report(doc: dict[str, Any]) -> str:
+    """Both phases' tables, as the Results page lists a run."""
+    return "\n\n".join(t for t in (phase_table(doc, "decode"), phase_table(doc, "prefill")) if t)
+
+
 def memory_table(doc: dict[str, Any]) -> str:
     """Peak memory of each decode variant beside the cache it holds."""
     rows = placed(doc, "decode")
@@ -69,3 +75,16 @@ def rich_tables(doc: dict[str, Any]) -> list[Any]:
     stamp = results.stamp(doc, "this run")
     return [columns.rich(placed(doc, phase), KEY, value_columns(phase), title=phase, stamp=stamp)
             for phase in ("decode", "prefill") if placed(doc, phase)]
+
+
+def shape_table(doc: dict[str, Any]) -> str:
+    """The decoder the run measured: its sizes, its parameters and what a decode step reads."""
+    st = doc["provenance"]["settings"]
+    sh = st["shape"]
+    return render.markdown_table(
+        ("Size", "Layers", "Dim", "Heads (query / key-value)", "MLP", "Vocabulary", "Parameters",
+         "Read per token"),
+        ((st["size"], str(sh["layers"]), str(sh["dim"]), f"{sh['heads']} / {sh['kv_heads']}",
+          str(sh["ffn"]), f"{sh['vocab']:,}", f"{st['params'] / 1e9:.2f} B",
+          f"{findings.read_per_token(doc) / 1e9:.2f} GB {st['dtype']}"),), align="lrrrrrrr")
+

@@ -31,6 +31,7 @@ from snippets.dynamic import findings as dynamic_findings
 from snippets.explain import costs as explain_costs
 from snippets.explain import fastpath as explain_fastpath
 from snippets.explain import findings as explain_findings
+from snippets.generate import findings as generate_findings
 from snippets.production import findings as production_findings
 from snippets.production import serving_findings
 from snippets.scale import findings as scale_findings
@@ -77,6 +78,8 @@ SOURCES: dict[str, Source] = {
     # page also reads the training run's one-GPU steps.
     "scale": Source(scale_findings.of, ("scale",)),
     "scale-one-gpu": Source(scale_findings.one_gpu, ("train",)),
+    # A generation run compiles a 1 B decoder for minutes on a GPU: recorded only.
+    "generate": Source(generate_findings.of, ("generate",)),
     # The graph-breaks page's timed runs, each measured by a fresh build on its device type.
     "explain-costs": Source(explain_findings.costs, (explain_costs.KIND,),
                             explain_costs.produce_on),

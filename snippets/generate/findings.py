@@ -1,0 +1,99 @@
+"""What a generation run says, as data: per phase and batch size, the fastest variant against
+eager and against the ceiling it is read against, and whether the compiled tokens kept eager's.
+
+``of(doc)`` takes one ``generate`` document and returns a frozen ``Generation``; the page places
+its numbers into sentences written in ``docs/generation.md``. Pure: nothing here measures,
+formats or composes text.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from snippets.core.findings import Span, Verdict, verdict
+from snippets.generate import model
+
+TIMED = ("ok", "noisy")
+
+
+class Tokens(str, enum.Enum):
+    """How the compiled variants' greedy tokens compare with eager's."""
+
+    SAME = "same"  # every compiled variant generated eager's tokens
+    TIES = "ties"  # where they differ, eager's two best logits were equal: a tie either may take
+    DIFFER = "differ"  # they differ where eager's best logit was ahead of the next
+
+
+@dataclass(frozen=True)
+class Best:
+    """One phase at one batch size: eager, and the fastest variant timed in the same rounds."""
+
+    phase: str
+    batch: int
+    eager_ms: float
+    variant: str
+    ms: float
+    speedup: float
+    verdict: Verdict
+    tokens_per_s: float
+    share: float  # % of the copy bandwidth (decode) or of the matmul rate (prefill)
+    floor_ms: float | None  # decode: the bytes a step must read, at the measured bandwidth
+
+
+@dataclass(frozen=True)
+class Generation:
+    size: str
+    params_b: float  # parameters, in billions
+    weight_gb: float  # the weights one decode step multiplies by, in GB: what it reads at least
+    copy_gbps: float
+    matmul_tflops: float
+    best: tuple[Best, ...]
+    compile_s: Span  # every compiled variant's first call
+    tokens: Tokens
+    first_diff: int | None  # the earliest step any compiled variant left eager's tokens
+    widest_gap: float | None  # the largest lead eager's best logit had where tokens parted
+
+    def at(self, phase: str, batch: int) -> Best | None:
+        return next((b for b in self.best if (b.phase, b.batch) == (phase, batch)), None)
+
+
+def _best(rows: list[dict[str, Any]], copy_gbps: float) -> Best | None:
+    timed = [r for r in rows if r["status"] in TIMED]
+    eager = next((r for r in timed if r["variant"] == "eager"), None)
+    compiled = [r for r in timed if r["variant"] != "eager"]
+    if eager is None or not compiled:
+        return None
+    top = min(compiled, key=lambda r: r["latency_ms"]["median"])
+    decode = top["phase"] == "decode"
+    return Best(top["phase"], top["batch_size"], eager["latency_ms"]["median"], top["variant"],
+                top["latency_ms"]["median"], top["speedup"],
+                verdict(top["speedup"], top.get("speedup_iqr") or 0.0), top["tokens_per_s"],
+                top["pct_of_bandwidth"] if decode else top["pct_of_peak"],
+                top["bytes"] / (copy_gbps * 1e9) * 1e3 if decode else None)
+
+
+def read_per_token(doc: dict[str, Any]) -> int:
+    """The weights a decode step multiplies by, in bytes: what it must read at least, before
+    the cache (the embedding table is only indexed)."""
+    st = doc["provenance"]["settings"]
+    return model.Shape(**st["shape"]).matmul_params * (2 if st["dtype"] == "bf16" else 4)
+
+
+def of(doc: dict[str, Any]) -> Generation:
+    prov = doc["provenance"]
+    s, ceil = prov["settings"], prov["ceilings"]
+    groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for r in doc["rows"]:
+        groups.setdefault((r["phase"], r["batch_size"]), []).append(r)
+    best = tuple(b for rows in groups.values() if (b := _best(rows, ceil["copy_gbps"])))
+    compiled = [r for r in doc["rows"] if r["variant"] != "eager" and r["status"] in TIMED]
+    diffs = [r for r in compiled if r.get("first_diff") is not None]
+    tokens = (Tokens.SAME if not diffs else
+              Tokens.TIES if all(r["logit_gap"] == 0 for r in diffs) else Tokens.DIFFER)
+    return Generation(
+        s["size"], s["params"] / 1e9, read_per_token(doc) / 1e9, ceil["copy_gbps"],
+        ceil["matmul_tflops"], best, Span.of([r["compile_s"] for r in compiled]), tokens,
+        min((r["first_diff"] for r in diffs), default=None),
+        max((r["logit_gap"] for r in diffs), default=None))
