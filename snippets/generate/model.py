@@ -234,6 +234,14 @@ def decode_step(model: Decoder, token: torch.Tensor, pos: torch.Tensor) -> torch
 # --8<-- [end:steps]
 
 
+
+# --8<-- [start:compile]
+def compile_step(step=decode_step):
+    """A step compiled the way gpt-fast compiles its decode step: whole, CUDA graphs replaying
+    it, one static graph per batch size."""
+    return torch.compile(step, mode="reduce-overhead", fullgraph=True, dynamic=False)
+# --8<-- [end:compile]
+
 def generate(model: Decoder, prompt: torch.Tensor, steps: int, step=decode_step,
              first=prefill) -> torch.Tensor:
     """Greedy tokens ``(batch, steps)``: the prefill's token, then ``steps - 1`` decode steps.

@@ -74,3 +74,10 @@ def test_mistakes_get_one_line_and_exit_2(argv, flag, capsys):
         cli_main.main(["--device", "cpu", *argv])
     err = capsys.readouterr().err.strip().splitlines()
     assert exc.value.code == 2 and len(err) == 1 and flag in err[0]
+
+
+def test_the_page_s_compiled_step_generates_eager_s_tokens_on_the_cpu():
+    m, prompt = _tiny()
+    eager = model.generate(m, prompt, 4)
+    # reduce-overhead's CUDA graphs are skipped off CUDA; the compiled step is the same graph
+    assert torch.equal(model.generate(m, prompt, 4, step=model.compile_step()), eager)
