@@ -81,3 +81,17 @@ def test_the_page_s_compiled_step_generates_eager_s_tokens_on_the_cpu():
     eager = model.generate(m, prompt, 4)
     # reduce-overhead's CUDA graphs are skipped off CUDA; the compiled step is the same graph
     assert torch.equal(model.generate(m, prompt, 4, step=model.compile_step()), eager)
+
+
+@pytest.mark.gpu
+def test_a_cuda_run_of_the_small_size_times_every_mode_and_compares_its_tokens(tmp_path):
+    out = tmp_path / "generate.json"
+    assert cli_main.main(["--device", "cuda", "--size", "small", "--batch-sizes", "1",
+                          "--rounds", "3", "--output", str(out), "--format", "json"]) == 0
+    doc = results.load(out, generate.KIND)
+    assert {r["variant"] for r in doc["rows"]} == {"eager", "default", "reduce-overhead"}
+    assert all(r["status"] in ("ok", "noisy") for r in doc["rows"])
+    compiled = [r for r in doc["rows"] if r["variant"] != "eager"]
+    # bf16: the tokens may part from eager's, but only where eager's logits nearly tie
+    assert all(r["first_diff"] is None or r["logit_gap"] < 0.5 for r in compiled)
+    assert all(0 < r["pct_of_bandwidth"] < 100 for r in doc["rows"] if r["phase"] == "decode")
