@@ -135,6 +135,10 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
         "phase": (str,), "batch_size": (int,), "variant": (str,), "status": (str,),
         "message": (str,), "compile_s": NUM, "latency_ms": (dict, type(None)),
         "kv_cache_mb": NUM}),
+    # transformers' generate and the package's decoder of the same shape, per decoded token.
+    Kind("generate-hf", "snippets.generate-hf/1", {
+        "variant": (str,), "status": (str,), "message": (str,), "first_s": NUM,
+        "latency_ms": (dict, type(None))}),
     # Computed at every build, on any machine, in seconds: counts and logs, nothing timed.
     Kind("explain-causes", "snippets.explain-causes/1",
          {"cause": (str,), "variant": (str,), "kind": (str,), **_EXPLAINED}, measured=False),

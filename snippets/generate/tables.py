@@ -88,3 +88,18 @@ def shape_table(doc: dict[str, Any]) -> str:
           str(sh["ffn"]), f"{sh['vocab']:,}", f"{st['params'] / 1e9:.2f} B",
           f"{findings.read_per_token(doc) / 1e9:.2f} GB {st['dtype']}"),), align="lrrrrrrr")
 
+
+
+def hf_table(doc: dict[str, Any]) -> str:
+    """transformers' generate and the package's decoder, per decoded token; each ratio is
+    against its own family's eager row (transformers' dynamic cache, the decoder's eager loop),
+    both in the table."""
+    return columns.markdown(doc["rows"], (columns.field("Variant", "variant"),), (
+        columns.timing("ms per token", lambda r: r.get("latency_ms")),
+        columns.number("× its eager", lambda r: r.get("speedup"), ".2f",
+                       notes=(columns.RATIO,)),
+        columns.number("Tokens/s", lambda r: r.get("tokens_per_s"), ",.0f"),
+        columns.number("First generation s", lambda r: r.get("first_s"), ".1f"),
+        columns.words("Tokens as its eager", lambda r: None if r.get("same_tokens") is None
+                      else "same" if r["same_tokens"] else "differ"),
+        columns.words("Status", lambda r: _status(r))))

@@ -1,0 +1,225 @@
+"""``python -m snippets.generate.hf``: what a transformers user gets, beside this package's decoder
+of the same shape, timed the same way in the same rounds.
+
+transformers' ``LlamaForCausalLM`` is built from a ``LlamaConfig`` of a named size, with random
+weights (nothing is downloaded), and runs ``generate`` three ways: its default dynamic cache, a
+static cache (``cache_implementation="static"``) left eager, and the static cache with the
+compile ``generate`` applies itself. The package's decoder runs its own greedy loop, eager and
+compiled with ``reduce-overhead``. Each way is timed whole, as its caller waits for it, for a
+short and a long generation in the same round; the difference over the extra tokens is the time
+per decoded token, with the prompt and the set-up taken out.
+
+    pip install -e ".[llm]"
+    python -m snippets.generate.hf --output FILE [--size 1b] [--device auto]
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from snippets.core import cli, config, flags, measure, results, rows
+from snippets.generate import DTYPES, model
+
+PROG = "python -m snippets.generate.hf"
+KIND = "generate-hf"
+VARIANTS = ("hf dynamic cache", "hf static cache", "hf static cache, compiled",
+            "decoder eager", "decoder reduce-overhead")
+
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "cuda": {"size": "1b", "dtype": "bf16", "prompt": 128, "short": 16, "long": 80,
+             "rounds": 5},
+    "cpu": {"size": "tiny", "dtype": "fp32", "prompt": 16, "short": 4, "long": 20,
+            "rounds": 3},
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class HFConfig:
+    device: str = "auto"
+    size: str | None = config.option(None, choices=tuple(model.SIZES), what="size")
+    """decoder size: {choices}"""
+    batch: int = config.option(1, positive=True)
+    """sequences generated at once"""
+    dtype: str | None = config.option(None, choices=tuple(DTYPES))
+    """weights, activations and cache"""
+    prompt: int | None = config.option(None, positive=True)
+    """prompt length in tokens"""
+    short: int | None = config.option(None, positive=True)
+    """new tokens of the short generation"""
+    long: int | None = config.option(None, positive=True)
+    """new tokens of the long one: the difference is what a token costs"""
+    rounds: int | None = None
+
+    def __post_init__(self) -> None:
+        config.check(self)
+
+    def resolve(self) -> HFConfig:
+        cfg = config.resolve(self, DEFAULTS)
+        if cfg.long <= cfg.short:
+            raise config.ConfigError("long", f"--long {cfg.long} must be more than --short "
+                                     f"{cfg.short}")
+        return cfg
+
+    def settings(self) -> dict[str, Any]:
+        s = model.SIZES[self.size]
+        return {"size": self.size, "shape": vars(s), "params": s.params, "batch": self.batch,
+                "dtype": self.dtype, "prompt": self.prompt, "short": self.short,
+                "long": self.long, "rounds": self.rounds, "greedy": True}
+
+
+def llama(cfg: HFConfig) -> Any:
+    """transformers' Llama of the size's shape, random weights, on the device, in the dtype."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    s = model.SIZES[cfg.size]
+    hf = LlamaConfig(vocab_size=s.vocab, hidden_size=s.dim, intermediate_size=s.ffn,
+                     num_hidden_layers=s.layers, num_attention_heads=s.heads,
+                     num_key_value_heads=s.kv_heads, tie_word_embeddings=False,
+                     max_position_embeddings=cfg.prompt + cfg.long,
+                     bos_token_id=None, eos_token_id=None, pad_token_id=0)
+    torch.manual_seed(0)
+    with torch.device(cfg.device):
+        m = LlamaForCausalLM(hf)
+    return m.to(DTYPES[cfg.dtype]).eval()
+
+
+def hf_generate(m: Any, prompt: torch.Tensor, cache: str | None, compiled: bool
+                ) -> Callable[[int], torch.Tensor]:
+    def run(n: int) -> torch.Tensor:
+        # With a static cache on an accelerator, generate compiles the forward itself (its
+        # CompileConfig: reduce-overhead) unless told not to: transformers'
+        # generation/utils.py, _valid_auto_compile_criteria.
+        out = m.generate(prompt, max_new_tokens=n, min_new_tokens=n, do_sample=False,
+                         cache_implementation=cache, disable_compile=not compiled)
+        return out[:, prompt.size(1):]
+    return run
+
+
+def decoder_generate(m: model.Decoder, prompt: torch.Tensor, compiled: bool
+                     ) -> Callable[[int], torch.Tensor]:
+    step = model.compile_step() if compiled else model.decode_step
+    return lambda n: model.generate(m, prompt, n, step=step)
+
+
+def ways(cfg: HFConfig, prompt: torch.Tensor) -> dict[str, Callable[[int], torch.Tensor]]:
+    """Every variant's generation of ``n`` new tokens; CUDA graphs and transformers' own compile
+    apply on CUDA only."""
+    hf = llama(cfg)
+    dec = model.build(cfg.size, cfg.device, DTYPES[cfg.dtype])
+    dec.setup_cache(cfg.batch, cfg.prompt + cfg.long)
+    out = {"hf dynamic cache": hf_generate(hf, prompt, None, False),
+           "hf static cache": hf_generate(hf, prompt, "static", False),
+           "decoder eager": decoder_generate(dec, prompt, False)}
+    if torch.device(cfg.device).type == "cuda":
+        out["hf static cache, compiled"] = hf_generate(hf, prompt, "static", True)
+        out["decoder reduce-overhead"] = decoder_generate(dec, prompt, True)
+    return out
+
+
+def per_token(gen: Callable[[int], torch.Tensor], cfg: HFConfig, dev: torch.device) -> float:
+    """Milliseconds per new token: the long generation's time less the short one's, over the
+    tokens between them."""
+    with measure.Stopwatch(dev) as short:
+        gen(cfg.short)
+    with measure.Stopwatch(dev) as long:
+        gen(cfg.long)
+    return (long.seconds - short.seconds) * 1e3 / (cfg.long - cfg.short)
+
+
+def produce(cfg: HFConfig, *, commit: str | None = None,
+            on_row: Callable[[dict[str, Any]], None] = lambda doc: None,
+            progress: Callable[[str], None] = lambda message: None) -> dict[str, Any]:
+    dev = torch.device(cfg.device)
+    import transformers
+
+    settings = {**cfg.settings(), "transformers": transformers.__version__}
+    doc = results.new_document(KIND, results.provenance(dev, settings, commit=commit))
+    s = model.SIZES[cfg.size]
+    prompt = torch.randint(1, s.vocab, (cfg.batch, cfg.prompt),
+                           generator=torch.Generator().manual_seed(0)).to(dev)
+    made: dict[str, dict[str, Any]] = {}
+    ready: dict[str, Callable[[int], torch.Tensor]] = {}
+    with torch.no_grad():
+        for name, gen in ways(cfg, prompt).items():
+            progress(f"{name}: first generation")
+            row = {"variant": name, "status": "ok", "message": "", "first_s": None,
+                   "latency_ms": None}
+            try:
+                with measure.Stopwatch(dev) as first:
+                    row["tokens"] = gen(cfg.long)[0].tolist()
+                row["first_s"] = first.seconds
+                ready[name] = gen
+            except Exception as exc:  # noqa: BLE001 (one variant's fault is its row's)
+                row["status"], row["message"] = rows.fault(exc)
+            made[name] = row
+        for name in VARIANTS:
+            if name not in made:
+                made[name] = {"variant": name, "status": "unsupported", "first_s": None,
+                              "latency_ms": None, "message": "CUDA only"}
+        samples: dict[str, list[float]] = {n: [] for n in ready}
+        names = list(ready)
+        for r in range(cfg.rounds):
+            progress(f"round {r + 1} of {cfg.rounds}")
+            for name in names[r % len(names):] + names[:r % len(names)]:
+                samples[name].append(per_token(ready[name], cfg, dev))
+    base = {"hf": "hf dynamic cache", "decoder": "decoder eager"}
+    for name in VARIANTS:
+        row = made[name]
+        if name in samples:
+            ref = base[name.split()[0]]
+            m = measure.Measurement(tuple(samples[name]))
+            rows.finish(row, m, calls=1, rate=False, baseline=measure.Measurement(
+                tuple(samples[ref])) if ref in samples else None)
+            row["tokens_per_s"] = cfg.batch / (m.median * 1e-3)
+            if name != ref and made[ref].get("tokens") and row.get("tokens"):
+                row["same_tokens"] = row["tokens"] == made[ref]["tokens"]
+        doc["rows"].append(row)
+        on_row(doc)
+    doc["complete"] = True
+    return doc
+
+
+@functools.cache
+def has_transformers() -> bool:
+    try:
+        import transformers  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def parser() -> cli.Parser:
+    p = cli.Parser(prog=PROG, description=(
+        "transformers' Llama generate, dynamic and static cache, eager and compiled, beside "
+        "this package's decoder of the same shape."))
+    flags.declare(p, HFConfig, DEFAULTS)
+    cli.add_output(p)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    cfg = flags.build(PROG, HFConfig, args)
+    try:
+        cfg = cfg.resolve()
+    except config.ConfigError as exc:
+        cli.fail(PROG, f"argument --{exc.name}: {exc}")
+    if not has_transformers():
+        cli.fail(PROG, 'transformers is not installed: pip install -e ".[llm]"')
+    args.append = False
+    from snippets.generate import tables
+
+    def produce_rows(progress, on_row, old):  # noqa: ANN001, ARG001 (cli.record's contract)
+        return produce(cfg, commit=cli.commit_from_env(), on_row=on_row, progress=progress)
+
+    return cli.record(PROG, args, KIND, produce_rows, cli.Printer(markdown=tables.hf_table))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
