@@ -66,6 +66,10 @@ RECORDED_BY = {
     "train-repeat": ("second training", "cli/#python-m-snippetstrain"),
     "scale": ("DDP and FSDP", "cli/#python-m-snippetsscale"),
     "site-build": ("build-time", "contributing/#speed-targets"),
+    "generate": ("generation", "cli/#python-m-snippetsgenerate"),
+    "generate-hf": ("transformers generation", "cli/#python-m-snippetsgenerate"),
+    "generate-ladder": ("decode ladder", "cli/#python-m-snippetsgenerate"),
+    "generate-traps": ("generation traps", "cli/#python-m-snippetsgenerate"),
 }
 RECORDING_CLI = "cli/"  # a kind not listed above: the CLI reference as a whole
 
@@ -338,6 +342,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
         "speed-settings": speed_tables.settings_report,
         "speed-freezing": speed_tables.freezing_report,
         "generate": generate_tables.report,
+        "generate-hf": generate_tables.hf_table,
     }
 
 
