@@ -71,7 +71,7 @@ def profiles(doc: dict[str, Any], seen: Seen | None = None) -> str:
     body = "\n\n".join(t for t in (
         render.profile_table(labelled, first, "step") if labelled else "", "\n".join(failed),
         "What each step's kernel time is spent on:\n\n" + split if split else "",
-        render.top_kernels(fastest, "step"), render.annotation_note(fastest)) if t)
+        render.top_kernels(fastest, "step"), render.annotations(fastest)) if t)
     # The steps each variant was profiled for, as the profiles themselves count them: a file
     # joined from several commands keeps the settings of its first.
     steps = sorted({p["calls"] for _, p in labelled})
