@@ -79,14 +79,13 @@ def recording_link(kind: str, root: str = "../") -> str:
 
 
 def no_run_yet(kind: str, device: str, *, root: str = "../") -> str:
-    """The note where a results section has no recorded file: what is missing, in the words of
-    the page, and a link to the commands that record it."""
+    """The note where a results section has no recorded file, as ``docs/includes/no-run-yet.md``
+    words it: what is missing, in the words of the page, and a link to the commands that record
+    it."""
     where = "a CUDA GPU" if device == "cuda" else "a CPU"
     words = RECORDED_BY.get(kind, (kind, RECORDING_CLI))[0]
-    return (f'!!! note "No recorded run yet"\n\n'
-            f"    No {words} run on {where} is recorded in this version of the site yet, so "
-            f"there is no table here. The {recording_link(kind, root)} lists the commands "
-            "that record one.\n")
+    note = (current().docs_dir / "includes" / "no-run-yet.md").read_text()
+    return note.format(words=words, where=where, link=recording_link(kind, root))
 
 
 def document(kind: str, produce: Callable[..., dict] | None, *, device: str = "cuda",
