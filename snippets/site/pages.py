@@ -277,7 +277,7 @@ def versions(*, build: Build | None = None) -> str:
     lines = [f"- {device}: torch {torch} (newest run {date[:10]})"
              for (device, torch), date in sorted(seen.items(), key=lambda kv: kv[1],
                                                  reverse=True)]
-    return "\n".join(lines) or "No run is recorded yet."
+    return "\n".join(lines) or "None recorded yet."
 
 
 def runs_timing(kinds: str | tuple[str, ...], modes: tuple[str, ...], *,
@@ -296,7 +296,7 @@ def runs_timing(kinds: str | tuple[str, ...], modes: tuple[str, ...], *,
             found.append(f"[{_run_title(doc['provenance'])}, {_date(doc)[:10]}]"
                          f"(../results/#{folder}--{name.replace('/', '-')})")
     return ("Recorded so far: " + "; ".join(found) + ".") if found else \
-        "No such run is recorded yet."
+        "None recorded yet."
 
 
 # ---- the Results and CLI pages ----------------------------------------------------------------

@@ -97,7 +97,7 @@ def profile_table(doc: dict[str, Any]) -> str:
     """Where the fastest rung of each ladder spends a call, from the profiler."""
     labelled, failed = render.profiled(doc["rows"], _label)
     if not labelled:
-        return "\n".join(failed) or "No rung of this run was profiled."
+        return "\n".join(failed) or "No rung profiled."
     first = "Model · batch · fastest rung"
     split = render.kernel_classes(labelled, first)
     return "\n".join([render.profile_table(labelled, first), *failed]) + (
@@ -148,7 +148,7 @@ def settings_verdicts(doc: dict[str, Any]) -> str:
                      f"{v['helps']} / {v['hurts']} / {v['groups']}", f"{v['gmean']:.3f}",
                      "on" if on else "off"))
     if not rows:
-        return "No setting was timed on and off in this run."
+        return "No switch compared."
     return render.markdown_table(("Mode · switch", "Verdict", "Helps / hurts / groups",
                                   "Geometric mean ×", "Chosen"), rows)
 
