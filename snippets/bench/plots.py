@@ -46,10 +46,9 @@ def speedup(doc: dict[str, Any]) -> str:
     span = sorted(r["speedup"] for r in rows)
     models = " and ".join(dict.fromkeys(m for m, _ in groups))
     sizes = " and ".join(map(str, sorted({b for _, b in groups})))
-    alt = (f"Speedup over eager of {models} at batch {sizes}, in {' and '.join(modes)}: from "
-           f"{span[0]:.2f}x to {span[-1]:.2f}x; the table below gives every value.")
-    return plots.html_figure(svg, alt, "Speedup over eager per model, batch size and mode; "
-                                       "each bar spans half the interquartile range either side.")
+    alt = (f"Speedup over eager of {models} at batch {sizes}, in {' and '.join(modes)}: "
+           f"from {span[0]:.2f}x to {span[-1]:.2f}x")
+    return plots.html_figure(svg, alt)
 
 
 def break_even(cold: dict[str, Any], warm: dict[str, Any]) -> str:
@@ -84,10 +83,6 @@ def break_even(cold: dict[str, Any], warm: dict[str, Any]) -> str:
         axes[0].set_ylabel("calls to break even")
         plots.legend_below(fig, 2)
         svg = plots.svg(fig, "break-even")
-    alt = (f"Compile time against calls to break even for {len(points)} configurations of "
-           f"{' and '.join(models)}, each in the first process on a fresh machine and in the "
-           "next; "
-           "the table below gives every value.")
-    return plots.html_figure(svg, alt, "Filled: the first process on a fresh machine; hollow: "
-                                       "the next process, which could reuse the first one's "
-                                       "compile cache. Calls on a log scale.")
+    alt = (f"Compile time against calls to break even, {len(points)} configurations of "
+           f"{' and '.join(models)}")
+    return plots.html_figure(svg, alt)

@@ -101,8 +101,7 @@ def key_cells(row: dict[str, Any]) -> list[str]:
 def table(doc: dict[str, Any]) -> str:
     """The page's view of a run: the key columns, then every column in a block that opens."""
     return key_table(doc) + "\n\n" + render.details(
-        "Every column of this run (IQR, rel err, memory, TFLOP/s, % of peak, graphs, breaks, "
-        "status)", markdown_table(doc["rows"], doc["provenance"]))
+        "Every column", markdown_table(doc["rows"], doc["provenance"]))
 
 
 def fastest(f: findings.Findings) -> str:

@@ -4,7 +4,8 @@ branch for what an older file lacks.
 ``python -m snippets.core.migrate docs/results`` rewrites every ``*.json`` under the folder in
 place (through ``results.write_atomic``) and names this migration in the file's provenance
 (``provenance["migrations"]``: its name, the day it ran, and which of its steps changed the
-file). It is idempotent: a file that already names it is left as it is.
+file). Migrations are applied in order, each once: a file that already names one is left as that
+one found it, so running the command again changes nothing.
 
 A step changes only what the schema says a file holds, never a sample or a recorded provenance
 value. A field the file lets one derive is filled in (the kind from the schema name, the device
@@ -118,21 +119,47 @@ def retimed_by_profiler(doc: dict[str, Any]) -> bool:
     return changed
 
 
-STEPS: tuple[Callable[[dict[str, Any]], bool], ...] = (
+def _profiles(doc: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Every profile a document holds (``core.profile.summarize``'s dict), wherever it sits."""
+    return (d for d in _dicts(doc["rows"]) if isinstance(d.get("top"), list)
+            and "busy_us_per_call" in d)
+
+
+def annotations_named(doc: dict[str, Any]) -> bool:
+    """A profile names the ``record_function`` ranges it counted among its kernels
+    (``annotations``). The profiler once drew such a range (``Optimizer.step#AdamW.step``) on the
+    GPU's timeline as if it were a kernel; ``core.profile.collect`` now leaves them out, and a
+    profile of it names none. Its top kernels show which ranges an older profile counted."""
+    changed = False
+    for p in _profiles(doc):
+        if "annotations" not in p:
+            p["annotations"] = sorted({k["name"] for k in p["top"] if "#" in k["name"]})
+            changed = True
+    return changed
+
+
+Step = Callable[[dict[str, Any]], bool]
+STEPS: tuple[Step, ...] = (
     kind_named, schema_renamed, host_fields, cache_uncounted, graph_pool_unmeasured,
     retimed_by_profiler)
+# Each migration, in the order they apply, by the name a file's provenance records.
+MIGRATIONS: tuple[tuple[str, tuple[Step, ...]], ...] = (
+    (NAME, STEPS),
+    ("snippets.core.migrate/2", (annotations_named,)),
+)
 
 
 def migrate(doc: dict[str, Any], day: str) -> bool:
-    """Apply every step to ``doc`` in place and name the migration in its provenance; False
-    where the file already names it."""
+    """Apply, in place, every migration ``doc`` does not name yet, naming each in its provenance
+    with the steps that changed the file; False where the file already names them all."""
     prov = doc["provenance"]
-    if any(m.get("name") == NAME for m in prov.get("migrations", [])):
-        return False
-    changed = [step.__name__ for step in STEPS if step(doc)]
-    prov["migrations"] = [*prov.get("migrations", []),
-                          {"name": NAME, "date": day, "changed": changed}]
-    return True
+    done = {m.get("name") for m in prov.get("migrations", [])}
+    todo = [(name, steps) for name, steps in MIGRATIONS if name not in done]
+    for name, steps in todo:
+        changed = [step.__name__ for step in steps if step(doc)]
+        prov["migrations"] = [*prov.get("migrations", []),
+                              {"name": name, "date": day, "changed": changed}]
+    return bool(todo)
 
 
 def main(argv: list[str] | None = None) -> int:

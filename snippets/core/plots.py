@@ -79,12 +79,13 @@ def svg(fig: Any, name: str) -> str:
     return re.sub(r"\n\s*\n", "\n", text).strip()  # a blank line would end the HTML block
 
 
-def html_figure(svg_text: str, alt: str, caption: str) -> str:
-    """An inline plot with its text alternative (read out in place of the drawing) and a visible
-    caption; the table beside it keeps the exact numbers."""
+def html_figure(svg_text: str, alt: str, caption: str = "") -> str:
+    """An inline plot with its text alternative (read out in place of the drawing) and, where
+    given, a short visible caption (the page's prose says how to read the plot); the table
+    beside it keeps the exact numbers."""
     svg_text = svg_text.replace("<svg ", f'<svg role="img" aria-label="{html.escape(alt)}" ', 1)
-    return (f'<figure class="plot">\n{svg_text}\n'
-            f"<figcaption>{html.escape(caption)}</figcaption>\n</figure>")
+    shown = f"<figcaption>{html.escape(caption)}</figcaption>\n" if caption else ""
+    return f'<figure class="plot">\n{svg_text}\n{shown}</figure>'
 
 
 def legend_below(fig: Any, ncols: int) -> None:

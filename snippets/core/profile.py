@@ -123,11 +123,13 @@ def classes(intervals: list[dict[str, Any]], calls: int) -> dict[str, float]:
 
 def summarize(intervals: list[dict[str, Any]], calls: int, top: int = TOP) -> dict[str, Any]:
     """Per call: the wall span, the time kernels cover, their count and the launches; the idle
-    share of the span; the ``top`` kernels by total time, each with its share of the span."""
+    share of the span; the ``top`` kernels by total time, each with its share of the span; the
+    ``record_function`` ranges counted among the kernels (``annotations``): none, since
+    ``collect`` leaves them out (a migrated older profile names those it counted)."""
     if not intervals or calls <= 0:
         return {"calls": calls, "kernels_per_call": 0.0, "launches_per_call": 0.0,
                 "span_us_per_call": 0.0, "busy_us_per_call": 0.0, "idle_fraction": None,
-                "top": []}
+                "top": [], "annotations": []}
     span = max(i["end"] for i in intervals) - min(i["start"] for i in intervals)
     kernels = [i for i in intervals if i["kind"] == "kernel"]
     busy = _union_us([(k["start"], k["end"]) for k in kernels])
@@ -145,6 +147,7 @@ def summarize(intervals: list[dict[str, Any]], calls: int, top: int = TOP) -> di
         "top": [{"name": name[:NAME_CHARS], "us_per_call": sum(d) / calls,
                  "count_per_call": len(d) / calls, "share": sum(d) / span if span else None}
                 for name, d in ranked],
+        "annotations": [],
     }
 
 

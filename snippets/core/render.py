@@ -118,7 +118,7 @@ CLASS_HEADS = {"matmul": "Matmul / conv %", "triton": "Triton %", "layout": "Lay
 def kernel_classes(labelled: Labelled, first: str) -> str:
     """Each GPU profile's kernel time split by what the kernels do (FLOP-heavy matrix work, or
     kernels that move memory), as shares of it; empty where no profile has the split (a CPU's,
-    or one recorded before profiles kept it)."""
+    or a GPU's whose file did not keep it)."""
     split = [(label, p["by_class"]) for label, p in labelled if p.get("by_class")]
     if not split:
         return ""
@@ -129,20 +129,8 @@ def kernel_classes(labelled: Labelled, first: str) -> str:
                   for k in heads)) for label, c in split])
 
 
-# How ``torch.optim`` names the range of an optimizer's step, which a profile recorded before
-# annotations were left out lists among the kernels.
-ANNOTATION = "#"
-
-
-def annotation_note(labelled: Labelled) -> str:
-    """A sentence where a listed top kernel is in fact an annotation, the span of the kernels a
-    ``record_function`` range launched (profiles recorded before they were left out)."""
-    names = sorted({k["name"] for _, p in labelled for k in p.get("top", [])
-                    if ANNOTATION in k["name"]})
-    if not names:
-        return ""
-    return (f"{', '.join(f'`{n}`' for n in names)} is not a kernel: it is the range the "
-            "optimizer's step marks, as the profiler draws it on the GPU's timeline, spanning "
-            "the kernels the step launched and the gaps between them. These profiles were "
-            "recorded before the profiler left such ranges out: each counts once in Kernels per "
-            "step, and its span in Busy time.")
+def annotations(labelled: Labelled) -> str:
+    """The ``record_function`` ranges that profiles counted among their top kernels
+    (``annotations``), named on one line; empty where none did. The page says what they are."""
+    names = sorted({n for _, p in labelled for n in p["annotations"]})
+    return f"Annotations, not kernels: {', '.join(f'`{n}`' for n in names)}." if names else ""

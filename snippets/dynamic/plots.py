@@ -55,9 +55,7 @@ def stalls(doc: dict[str, Any]) -> str:
         svg = plots.svg(fig, f"stalls-{doc['provenance']['device']}")
     most = max(rows, key=lambda r: r["stall_total_ms"]) if rows else None
     least = min(rows, key=lambda r: r["stall_total_ms"]) if rows else None
-    alt = (f"Recompile stalls of {len(rows)} strategies over the same schedule of shapes: "
-           f"longest in total for {most['strategy']} ({most['compiles']} compiles), shortest for "
-           f"{least['strategy']} ({least['compiles']} compiles); the table below gives every "
-           "value." if rows else "No strategy to plot.")
-    return plots.html_figure(svg, alt, "Seconds each strategy stalled its caller over the "
-                                       "schedule; each segment is one compile.")
+    alt = (f"Recompile stalls of {len(rows)} strategies: longest in total for {most['strategy']} "
+           f"({most['compiles']} compiles), shortest for {least['strategy']} "
+           f"({least['compiles']} compiles)" if rows else "–")
+    return plots.html_figure(svg, alt)

@@ -50,9 +50,7 @@ def startup_detail(doc: dict[str, Any]) -> str:
              render.num(r.get("host_canary_us"), ".0f"),
              f"{r.get('fx_cache_hits', '–')}/{r.get('fx_cache_misses', '–')}",
              render.num(r["rel_err"], ".1e")) for r in ordered]
-    return render.details("Every run (import, ready, per call, the host's speed, cache hits, "
-                          "error against eager)",
-                          render.markdown_table(head, rows))
+    return render.details("Every run", render.markdown_table(head, rows))
 
 
 def stream(doc: dict[str, Any]) -> str:

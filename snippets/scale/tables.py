@@ -125,8 +125,7 @@ def table(doc: dict[str, Any]) -> str:
                                                          lambda r: gap(r.get("loss_gap"))),
         STATUS))
     return (key + "\n\n" if key else "") + render.details(
-        "Every column of every configuration (spread, samples/s, memory, breaks, messages)",
-        markdown_table(doc["rows"]))
+        "Every column", markdown_table(doc["rows"]))
 
 
 # ---- where a step's time goes ------------------------------------------------------------------

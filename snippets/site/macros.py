@@ -9,9 +9,10 @@ strict``): a misspelt finding is an error, not an empty space.
     {% set gpu = findings("bench", "cuda") %}
     {% if gpu %}eager takes {{ gpu.growth[0].time_ratio | fmt(".2f") }} times as long ...{% endif %}
 
-Functions a page may call: ``findings(name, device)`` (``SOURCES`` lists the names) and
-``no_run_yet(kind, device)``. Filters: ``fmt`` (a format spec, "–" for None) and ``span`` (a
-``Span`` as "a to b", one number where the two are equal once formatted).
+Functions a page may call: ``findings(name, device)`` (``SOURCES`` lists the names),
+``no_run_yet(kind, device)`` and the others ``define_env`` names. Filters: ``fmt`` (a format
+spec, "–" for None) and ``span`` (a ``Span`` as "a to b", one number where the two are equal
+once formatted).
 """
 
 from __future__ import annotations
@@ -156,6 +157,14 @@ def explain_agreement() -> Placed:
     return Placed(explain_findings.agreement(value), pages.live_stamp(meta), meta["device"])
 
 
+def freezing_ways() -> speed_findings.Prepacked:
+    """Which way of asking for freezing prepacked the convolutions, from the live section the
+    freezing page shows: the same cache entry, so a build executes it once."""
+    from snippets.site import live
+
+    return speed_findings.prepacked(live.value("speed-freezing")[0])
+
+
 def together(*runs: Placed | None) -> Placed | None:
     """Several runs' findings under one stamp line, their stamps joined as ``findings`` joins
     them: for a table that places figures of more than one run (the home page's decisions)."""
@@ -189,6 +198,7 @@ def define_env(env: Any) -> None:
     env.macro(bench_runs)
     env.macro(cold_warm)
     env.macro(explain_agreement)
+    env.macro(freezing_ways)
     env.macro(lambda kind, device, root="../": pages.no_run_yet(kind, device, root=root),
               "no_run_yet")
     env.macro(stamped)

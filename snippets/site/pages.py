@@ -20,7 +20,7 @@ from typing import Any
 from snippets.core import config, render, results
 from snippets.site import cache
 from snippets.site import live as live_sections
-from snippets.site.build import Build, current
+from snippets.site.build import ROOT, Build, current
 
 LIVE_STAMP = "executed at build time"  # how a live() stamp begins; recorded/fresh ones say so
 
@@ -82,15 +82,19 @@ def recording_link(kind: str, root: str = "../") -> str:
     return f"[{where}]({root}{target})"
 
 
+# Notes worded in the site's Markdown, which these functions fill in (the folder is excluded from
+# the pages, as the macros' includes are).
+INCLUDES = ROOT / "docs" / "includes"
+
+
 def no_run_yet(kind: str, device: str, *, root: str = "../") -> str:
-    """The note where a results section has no recorded file: what is missing, in the words of
-    the page, and a link to the commands that record it."""
+    """The note where a results section has no recorded file, as ``docs/includes/no-run-yet.md``
+    words it: what is missing, in the words of the page, and a link to the commands that record
+    it."""
     where = "a CUDA GPU" if device == "cuda" else "a CPU"
     words = RECORDED_BY.get(kind, (kind, RECORDING_CLI))[0]
-    return (f'!!! note "No recorded run yet"\n\n'
-            f"    No {words} run on {where} is recorded in this version of the site yet, so "
-            f"there is no table here. The {recording_link(kind, root)} lists the commands "
-            "that record one.\n")
+    note = (INCLUDES / "no-run-yet.md").read_text()
+    return note.format(words=words, where=where, link=recording_link(kind, root))
 
 
 def document(kind: str, produce: Callable[..., dict] | None, *, device: str = "cuda",
@@ -277,7 +281,7 @@ def versions(*, build: Build | None = None) -> str:
     lines = [f"- {device}: torch {torch} (newest run {date[:10]})"
              for (device, torch), date in sorted(seen.items(), key=lambda kv: kv[1],
                                                  reverse=True)]
-    return "\n".join(lines) or "No run is recorded yet."
+    return "\n".join(lines) or "None recorded yet."
 
 
 def runs_timing(kinds: str | tuple[str, ...], modes: tuple[str, ...], *,
@@ -296,7 +300,7 @@ def runs_timing(kinds: str | tuple[str, ...], modes: tuple[str, ...], *,
             found.append(f"[{_run_title(doc['provenance'])}, {_date(doc)[:10]}]"
                          f"(../results/#{folder}--{name.replace('/', '-')})")
     return ("Recorded so far: " + "; ".join(found) + ".") if found else \
-        "No such run is recorded yet."
+        "None recorded yet."
 
 
 # ---- the Results and CLI pages ----------------------------------------------------------------
@@ -357,9 +361,9 @@ def results_index(*, build: Build | None = None) -> str:
     build = build or current()
     draw = renderers()
     folders = [p for p in build.results_dir.glob("*") if p.is_dir() and any(p.glob("*.json"))]
-    if not folders:
-        return ('!!! note "No recorded run yet"\n\n    `docs/results/` holds no run yet; the '
-                f"[CLI reference](../{RECORDING_CLI}) lists the commands that record one.\n")
+    if not folders:  # worded in docs/includes/no-results-yet.md
+        note = (INCLUDES / "no-results-yet.md").read_text()
+        return note.format(link=f"../{RECORDING_CLI}")
     runs = []
     for folder in folders:
         docs = sorted(((p, results.load(p)) for p in folder.rglob("*.json")),

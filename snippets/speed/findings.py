@@ -2,7 +2,8 @@
 reads (``docs/includes/speed.md`` places them).
 
 ``of(doc)`` gathers what the page reads from a ``bench-ladder`` document, ``of_freezing(doc)``
-from a ``speed-freezing`` one. Of their parts, ``ladders(doc)`` returns a ladder run's ceilings,
+from a ``speed-freezing`` one, ``prepacked(value)`` from the two ways of asking for freezing
+(``freezing.compared``). Of their parts, ``ladders(doc)`` returns a ladder run's ceilings,
 each ladder's fastest rung, best step and roofline, its slower steps and its long first
 compiles; ``autotuned(doc)`` the autotuned rungs against the rung below; ``paid(doc)`` the steps
 in the order they paid; ``freezing(doc)`` a freezing check per model and batch; ``settings(doc)``
@@ -389,3 +390,22 @@ class Check:
 
 def of_freezing(doc: dict[str, Any]) -> Check:
     return Check(freezing(doc))
+
+
+class Prepacked(str, enum.Enum):
+    """Which of the two ways of asking for freezing (``freezing.compared``) had oneDNN prepack
+    the convolutions: the switch alone, both, neither; or this torch has no oneDNN."""
+
+    SWITCH_ONLY = "switch-only"
+    BOTH = "both"
+    NEITHER = "neither"
+    NO_ONEDNN = "no-onednn"
+
+
+def prepacked(value: list[dict[str, Any]]) -> Prepacked:
+    if not value:
+        return Prepacked.NO_ONEDNN
+    way = {v["way"]: v["prepacked"] for v in value}
+    if way["switch"]:
+        return Prepacked.BOTH if way["option"] else Prepacked.SWITCH_ONLY
+    return Prepacked.NEITHER

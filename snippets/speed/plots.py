@@ -62,9 +62,8 @@ def ladder(doc: dict[str, Any], model: str, bs: int) -> str:
     alt = (f"Median latency of each rung of the {model} ladder at batch {bs}, from "
            f"{max(ms):.3g} ms down to {min(ms):.3g} ms"
            + (f", against a roofline floor of {floor['bound_ms']:.3g} ms" if floor else "")
-           + (f" and a goal of {goal:.3g} ms" if goal else "") + "; the table gives every value.")
-    return plots.html_figure(svg, alt, f"{model} at batch {bs}: each bar spans half the "
-                                       "interquartile range either side of the median.")
+           + (f" and a goal of {goal:.3g} ms" if goal else ""))
+    return plots.html_figure(svg, alt, f"{model} at batch {bs}")
 
 
 def ladders(doc: dict[str, Any]) -> str:

@@ -97,11 +97,11 @@ def profile_table(doc: dict[str, Any]) -> str:
     """Where the fastest rung of each ladder spends a call, from the profiler."""
     labelled, failed = render.profiled(doc["rows"], _label)
     if not labelled:
-        return "\n".join(failed) or "No rung of this run was profiled."
+        return "\n".join(failed) or "No rung profiled."
     first = "Model · batch · fastest rung"
     split = render.kernel_classes(labelled, first)
     return "\n".join([render.profile_table(labelled, first), *failed]) + (
-        "\n\nWhat the kernel time is spent on:\n\n" + split if split else "")
+        "\n\n**Kernel classes**\n\n" + split if split else "")
 
 
 def top_kernels(doc: dict[str, Any]) -> str:
@@ -114,16 +114,12 @@ def ladder_report(doc: dict[str, Any]) -> str:
     profile, the top kernels and what autotuning measured in blocks that open. The page's
     prose places ``findings.ladders`` under them."""
     parts = [p for p in (ceilings(doc), ladder(doc)) if p]
-    parts += [render.details("The roofline of every rung (floors from the ceilings above; bytes "
-                             "are a lower bound: weights and input read once, output written "
-                             "once)", roofline_table(doc))]
+    parts += [render.details("Roofline per rung", roofline_table(doc))]
     if any(r.get("profile") for r in doc["rows"]):
-        parts += [render.details("Where the profiled rungs' time goes (torch.profiler)",
-                                 profile_table(doc) + "\n\n" + top_kernels(doc))]
+        parts += [render.details("Profiled rungs", profile_table(doc) + "\n\n" + top_kernels(doc))]
     tuned = choices.table(doc)
     if tuned:
-        parts += [render.details("What autotuning measured while it chose (library ÷ template "
-                                 "above 1: the template is faster)", tuned)]
+        parts += [render.details("Autotuning's measurements", tuned)]
     return "\n\n".join(parts)
 
 
@@ -152,7 +148,7 @@ def settings_verdicts(doc: dict[str, Any]) -> str:
                      f"{v['helps']} / {v['hurts']} / {v['groups']}", f"{v['gmean']:.3f}",
                      "on" if on else "off"))
     if not rows:
-        return "No setting was timed on and off in this run."
+        return "No switch compared."
     return render.markdown_table(("Mode · switch", "Verdict", "Helps / hurts / groups",
                                   "Geometric mean ×", "Chosen"), rows)
 
@@ -165,9 +161,8 @@ def settings_groups(doc: dict[str, Any]) -> str:
 
 def settings_report(doc: dict[str, Any]) -> str:
     """The verdicts, the groups they were measured over, then every point."""
-    return "\n\n".join((settings_verdicts(doc), settings_groups(doc), render.details(
-        "Every point of the grid (× all off: the speedup over the same mode with every "
-        "switch off, in the same rounds)", settings_table(doc))))
+    return "\n\n".join((settings_verdicts(doc), settings_groups(doc),
+                        render.details("Every grid point", settings_table(doc))))
 
 
 # ---- freezing: the switch against the option ------------------------------------------------
@@ -177,25 +172,14 @@ WAY_WORDS = {"option": "the option alone", "switch": "option and switch"}
 
 
 def freezing_switch(value: list[dict[str, Any]]) -> str:
-    """The two ways of asking for freezing (``freezing.compared``): the operators each ran, and
-    what they say, computed from them."""
+    """The two ways of asking for freezing (``freezing.compared``): the operators each ran; empty
+    where this torch has no oneDNN. The page says what they show (``findings.prepacked``)."""
     if not value:
-        return "This machine's torch has no oneDNN, so there is nothing to look at here."
+        return ""
     body = [[WAY_WORDS[v["way"]], ", ".join(f"`{op}`" for op in _innermost(v["ops"])) or "none",
              "yes" if v["prepacked"] else "no", f"{v['rel_err']:.1g}"] for v in value]
-    table = render.markdown_table(("Freezing set by", "Convolution that ran", "Prepacked",
-                                   "Error vs eager"), body, left=3)
-    way = {v["way"]: v for v in value}
-    if way["switch"]["prepacked"] and not way["option"]["prepacked"]:
-        says = ("As an option, freezing never reached the graph: the convolutions ran as "
-                "eager's do. With the switch on as well, Inductor folded the weights in as "
-                "constants and handed each convolution to oneDNN with its weights packed once.")
-    elif way["switch"]["prepacked"]:
-        says = ("In this torch both ways froze the weights: the option reaches Dynamo too.")
-    else:
-        says = ("Neither way prepacked a convolution on this machine: oneDNN took none of "
-                "them.")
-    return f"{table}\n\n{says}"
+    return render.markdown_table(("Freezing set by", "Convolution that ran", "Prepacked",
+                                  "Error vs eager"), body, left=3)
 
 
 DISPATCH = ("aten::convolution", "aten::_convolution")  # the way in to every CPU convolution

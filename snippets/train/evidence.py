@@ -70,14 +70,13 @@ def profiles(doc: dict[str, Any], seen: Seen | None = None) -> str:
     split = render.kernel_classes(labelled, first)
     body = "\n\n".join(t for t in (
         render.profile_table(labelled, first, "step") if labelled else "", "\n".join(failed),
-        "What each step's kernel time is spent on:\n\n" + split if split else "",
-        render.top_kernels(fastest, "step"), render.annotation_note(fastest)) if t)
+        "**Kernel classes**\n\n" + split if split else "",
+        render.top_kernels(fastest, "step"), render.annotations(fastest)) if t)
     # The steps each variant was profiled for, as the profiles themselves count them: a file
     # joined from several commands keeps the settings of its first.
     steps = sorted({p["calls"] for _, p in labelled})
     counted = " or ".join(map(str, steps)) if steps else "a few"
-    return render.details(f"Where each step's time goes (torch.profiler, {counted} steps of each "
-                          "variant after the timing)", body)
+    return render.details(f"Profiled: {counted} steps each", body)
 
 
 # ---- two runs of the same commands ------------------------------------------------------------

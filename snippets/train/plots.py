@@ -49,8 +49,6 @@ def losses(doc: dict[str, Any]) -> str:
         alt = (f"Loss per step of {model} at batch {' and '.join(map(str, sizes))} for eager and "
                f"{', '.join(variants)}; at batch {sizes[0]} the last step's loss is "
                + ", ".join(f"{v} {x:.4g}" for v, x in ends.items() if x is not None)
-               + ". " + (f"Drifted past the tolerance: {', '.join(drifted)}. " if drifted else "")
-               + "The table below gives the values.")
-        figures.append(plots.html_figure(svg, alt, f"{model}: loss per step, each variant "
-                                                   "against eager (dashed)."))
+               + (f"; drifted past the tolerance: {', '.join(drifted)}" if drifted else ""))
+        figures.append(plots.html_figure(svg, alt, model))
     return "\n\n".join(figures)

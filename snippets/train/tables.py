@@ -176,8 +176,7 @@ def key_status(row: dict[str, Any]) -> str:
 def table(doc: dict[str, Any]) -> str:
     """The page's view of a run: the key columns, then every column in a block that opens."""
     return columns.markdown(placed(doc["rows"]), KEY, KEY_VALUES) + "\n\n" + render.details(
-        "Every column of this run (spread, samples/s, TFLOP/s, memory, graphs, breaks, "
-        "messages)", markdown_table(doc["rows"], doc["provenance"]))
+        "Every column", markdown_table(doc["rows"], doc["provenance"]))
 
 
 def results(doc: dict[str, Any]) -> str:

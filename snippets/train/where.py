@@ -12,7 +12,6 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from snippets.core import render
 from snippets.core import rows as typed
 from snippets.train.tables import LEARNS, Key, by_key, groups, profile_of, row_key, step_median
 
@@ -187,7 +186,7 @@ def waiting(doc: dict[str, Any], seen: Seen | None = None) -> tuple[Waiting, ...
 
 def _kernels(p: dict[str, Any]) -> list[Kernel]:
     return [Kernel(k["name"], k["share"] or 0.0) for k in p.get("top", [])
-            if render.ANNOTATION not in k["name"]]
+            if k["name"] not in p["annotations"]]
 
 
 def busy(doc: dict[str, Any], seen: Seen) -> tuple[Busy, ...]:

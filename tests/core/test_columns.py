@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from snippets.core import columns, rows
+from tests.markdown import label
 
 ROWS = [{"model": "m", "batch_size": 1, "mode": "eager", "status": "ok",
          "latency_ms": {"median": 2.0, "iqr": 0.05}, "speedup": None},
@@ -74,4 +75,4 @@ def test_wide_gives_a_row_per_key_and_a_column_per_variant():
     assert cells(head) == ["Model · batch · command", "eager", "default"]
     assert cells(align) == ["---", "--:", "--:"]
     assert cells(first) == ["m · 1", "2.00 ±2.5%", "1.00 ±2.0%"]
-    assert cells(second) == ["m · 1 · command 2", "–", "–"]  # no eager in that run
+    assert cells(second) == [label("m", 1, "command 2"), "–", "–"]  # no eager in that run

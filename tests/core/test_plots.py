@@ -39,6 +39,7 @@ def test_html_figure_carries_its_text_alternative() -> None:
     assert out.startswith('<figure class="plot">')
     assert '<svg role="img" aria-label="speed &quot;up&quot;" ' in out
     assert "<figcaption>a caption</figcaption>" in out
+    assert "<figcaption>" not in plots.html_figure("<svg></svg>", "speed")  # the page says it
 
 
 def test_importing_the_plot_modules_does_not_import_matplotlib() -> None:

@@ -89,4 +89,5 @@ def test_a_range_the_code_marks_is_not_a_kernel():
         marked()
         s = profile.profile(marked, torch.device("cpu"), calls=2)
     assert "Optimizer.step#Mine.step" not in {t["name"] for t in s["top"]}
+    assert s["annotations"] == []  # none counted among the kernels
     assert "by_class" not in s  # a CPU's operators are not classed

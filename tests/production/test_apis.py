@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from snippets.production import apis, tables
+from tests.markdown import all_rows
 
 HAVE = apis.present()
 
@@ -53,4 +54,5 @@ def test_the_tables_show_every_row():
     out = tables.apis(value)
     lines = [line for line in out.splitlines() if line.startswith("|")]
     assert len(lines) == 3 + 3 + 4  # three tables: header, rule and rows each
-    assert "| `default` | no | 3 | 2 | yes |" in out and "| `b` | no |" in out
+    rows = all_rows(out)
+    assert ["`default`", "no", "3", "2", "yes"] in rows and ["`b`", "no"] in rows

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from snippets.speed import freezing, tables
+from snippets.speed import findings, freezing, tables
 from tests import markdown
 
 
@@ -25,7 +25,11 @@ def test_the_page_says_what_the_two_ways_ran():
               "rel_err": 3e-7}]
     text = tables.freezing_switch(value)
     assert markdown.row(text, "the option alone") == ["`aten::mkldnn_convolution`", "no", "0"]
-    assert "never reached the graph" in text  # the switch prepacked, the option alone did not
+    # the switch prepacked, the option alone did not
+    assert findings.prepacked(value) is findings.Prepacked.SWITCH_ONLY
     value[0]["prepacked"] = True
-    assert "both ways froze the weights" in tables.freezing_switch(value)
-    assert "no oneDNN" in tables.freezing_switch([])
+    assert findings.prepacked(value) is findings.Prepacked.BOTH
+    value[1]["prepacked"] = False
+    assert findings.prepacked(value) is findings.Prepacked.NEITHER
+    assert findings.prepacked([]) is findings.Prepacked.NO_ONEDNN
+    assert tables.freezing_switch([]) == ""

@@ -44,7 +44,8 @@ def test_the_peak_goal_reads_the_best_variant_at_the_largest_batch_on_a_gpu_only
     assert resnet.missed_by == pytest.approx(5.0) and resnet.short is None  # no profile
     assert transformer.reached and transformer.goal == 40.0 and transformer.short is None
     rows[2]["profile"] = {"device_type": "cuda", "idle_fraction": 0.25, "kernels_per_call": 900.0,
-                          "top": [{"name": "sm90_xmma_fprop", "share": 0.3}]}
+                          "top": [{"name": "sm90_xmma_fprop", "share": 0.3}],
+                          "annotations": []}
     short = where.goals(doc)[0].short
     assert short == where.Short(Source.RUN_1, 0.25, None, 900.0,
                                    where.Kernel("sm90_xmma_fprop", 0.3))
@@ -69,7 +70,8 @@ def test_an_eager_step_that_keeps_the_gpu_busy_names_its_longest_kernels():
     top = [{"name": n, "share": s, "us_per_call": 1.0, "count_per_call": 1.0} for n, s in
            (("Optimizer.step#AdamW.step", 0.5), ("bn_bw", 0.3), ("nchwToNhwc", 0.1),
             ("gemm", 0.05), ("relu", 0.01))]
-    busy = {"device_type": "cuda", "idle_fraction": 0.04, "kernels_per_call": 9.0, "top": top}
+    busy = {"device_type": "cuda", "idle_fraction": 0.04, "kernels_per_call": 9.0, "top": top,
+            "annotations": ["Optimizer.step#AdamW.step"]}
     doc = {"rows": [timed("m", 128, "eager", 50.0), timed("m", 32, "eager", 20.0)]}
     seen = {("m", 128, "eager"): (busy, Source.RUN_2),
             ("m", 32, "eager"): ({**busy, "idle_fraction": 0.6}, Source.RUN_2)}
