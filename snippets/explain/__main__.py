@@ -29,6 +29,9 @@ def parser() -> cli.Parser:
     what.add_argument("--fastpath", action="store_true",
                       help="time the transformer with and without its fused fast path")
     p.add_argument("--device", default="auto", help=f"for --latency/--fastpath: {cli.DEVICE_HELP}")
+    p.add_argument("--size", choices=tuple(costs.SIZES),
+                   help="for --latency: rows through each block a call; small shows when "
+                        "compile does not pay, large where it does (default: small)")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     p.add_argument("--output", type=Path, help="for --latency/--fastpath: write the results here")
     return p
@@ -60,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.spec and args.output:
         cli.fail(PROG, "--output applies to --latency and --fastpath only")
+    if args.size and not args.latency:
+        cli.fail(PROG, "--size applies to --latency only")
 
     def stopped() -> int:
         interrupt.settle()
@@ -83,7 +88,8 @@ def measure(args: argparse.Namespace) -> int:
     cli.check_output(PROG, args.output)
     commit = cli.commit_from_env()
     if args.latency:
-        doc = costs.produce(costs.CostConfig(device=device), commit=commit)
+        doc = costs.produce(costs.CostConfig(device=device, size=args.size or "small"),
+                            commit=commit)
         table = tables.costs(doc)
     else:
         doc = fastpath.produce(fastpath.FastpathConfig(device=device), commit=commit)
