@@ -96,6 +96,8 @@ def test_cli_text(capsys):
     (["--latency", "--size", "huge"], "invalid choice: 'huge'"),
     (["--fastpath", "--size", "large"], "--size applies to --latency only"),
     ([f"{__name__}:broken_factory", "--size", "small"], "--size applies to --latency only"),
+    (["--latency", "--rounds", "0"], "0 is not a positive"),
+    (["--fastpath", "--rounds", "3"], "--rounds applies to --latency only"),
 ])
 def test_cli_mistakes_are_one_line(capsys, argv, message):
     with pytest.raises(SystemExit) as exc:

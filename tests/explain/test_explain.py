@@ -145,8 +145,8 @@ def test_costs_findings_count_the_rows_slower_compiled_and_judge_each_fix():
             _cost_row(numpy, kth, "fixed", 3.0, (0.5, 0.5, 0.5)),
             _cost_row(numpy, array, "fixed", 0.2, (1.5, 1.5, 1.5))]
     got = findings.costs({"rows": rows, "provenance": {"settings": {"size": "large",
-                                                                    "batch": 32768}}})
-    assert (got.batch, got.rows, got.slower, got.fixed_slower) == (32768, 6, 4, 2)
+                                                                    "batch": 16384}}})
+    assert (got.batch, got.rows, got.slower, got.fixed_slower) == (16384, 6, 4, 2)
     # The variants that hand the tensor to NumPy, by the example's flag, not by their names.
     assert [(n.variant, n.speedup) for n in got.numpy] == [(numpy.broken.name, 0.25),
                                                            (array.name, 0.2)]
