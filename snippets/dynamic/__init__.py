@@ -3,7 +3,8 @@
 One small causal encoder is called with a schedule of batch sizes and sequence lengths under each
 way of telling the compiler about shapes. For every call we record whether it compiled and how
 long it took (a call that compiles stalls the caller), then time dynamic kernels against
-specialized ones at one shape. ``python -m snippets.dynamic`` prints the table; ``recompiles``
+specialized ones at one shape, at one of two sizes (``SIZES``): ``small`` shows when compile does
+not pay, ``large`` where it does. ``python -m snippets.dynamic`` prints the table; ``recompiles``
 watches for recompiles and ``tables`` draws the page's tables.
 """
 
@@ -27,7 +28,30 @@ KIND = "dynamic-shapes"
 SCHEDULE = ((4, 32), (4, 32), (8, 32), (2, 32), (8, 48), (4, 64), (16, 17), (1, 40), (3, 100),
             (8, 128), (5, 77), (6, 96), (4, 32), (8, 48))
 BUCKETS = {"batch": (4, 16), "seq": (32, 64, 128)}  # pad up to the next of these
-STEADY_SHAPE = (8, 64)
+
+
+@dataclass(frozen=True)
+class Size:
+    """The encoder's width and heads, and the (batch, sequence length) its kernels are timed at."""
+
+    width: int
+    heads: int
+    steady: tuple[int, int]
+
+
+SIZES: dict[str, Size] = {
+    # A call is about fifteen kernels of microseconds each: a compiled call's fixed cost (guards,
+    # the wrapper, launches; about 0.1 to 0.2 ms on the recorded H200's host) is as large as the
+    # call. It shows when compile does not pay.
+    "small": Size(64, 4, (8, 64)),
+    # 4096 tokens through a layer 1024 wide (16 heads of 64): the matmuls are 24 x 1024^2 FLOPs
+    # a token, 103 GFLOP a call (about 0.3 ms at TF32 on an H200), the causal attention about
+    # 4 GFLOP more, and each pass over a 4096 x 1024 fp32 activation (17 MB) a few
+    # microseconds; some 0.5 ms of device work, which hides either call's fixed cost. What
+    # compiling can then save is the device's work: the passes fusion removes (layer norms and
+    # residual adds), not launches. It shows where compile pays, and by how much at most.
+    "large": Size(1024, 16, (8, 512)),
+}
 
 
 # --8<-- [start:model]
@@ -135,17 +159,18 @@ def graphs_compiled() -> int:
 
 
 def run_schedule(strategy: str, *, backend: str = "inductor", device: str = "cpu",
-                 schedule: tuple[tuple[int, int], ...] = SCHEDULE) -> list[dict[str, Any]]:
+                 schedule: tuple[tuple[int, int], ...] = SCHEDULE,
+                 size: Size = SIZES["small"]) -> list[dict[str, Any]]:
     """Call a fresh compile of the encoder on every shape; one record per call."""
     torch._dynamo.reset()
     options, prepare = STRATEGIES[strategy]
     dev = torch.device(device)
     torch.manual_seed(0)
-    model = TinyEncoder().to(dev).eval()
+    model = TinyEncoder(size.width, size.heads).to(dev).eval()
     compiled = torch.compile(model, backend=backend, **options)
     calls = []
     for batch, seq in schedule:
-        x = torch.randn(batch, seq, 64, device=dev)
+        x = torch.randn(batch, seq, size.width, device=dev)
         before = graphs_compiled()
         ran_as = [batch, seq]
         out, error = None, ""
@@ -198,6 +223,9 @@ class DynamicConfig:
     """comma-separated from {choices} (default: all)"""
     backend: str = config.option("inductor", choices=("inductor", "eager"))
     """eager: count recompiles in seconds, without compiling kernels"""
+    size: str = config.option("small", choices=tuple(SIZES))
+    """the encoder's width and the shape its kernels are timed at: small (compile does not pay),
+    large (it does)"""
     rounds: int | None = None  # steady-state timing rounds
     sample_ms: float | None = None
     backends: backends.BackendSettings | None = None
@@ -208,8 +236,14 @@ class DynamicConfig:
     def resolve(self) -> DynamicConfig:
         return config.resolve(self, DEFAULTS)
 
+    @property
+    def dims(self) -> Size:
+        return SIZES[self.size]
+
     def settings(self) -> dict[str, Any]:
-        return {"schedule": [list(s) for s in SCHEDULE], "buckets": BUCKETS, "dtype": "fp32",
+        return {"size": self.size, "width": self.dims.width, "heads": self.dims.heads,
+                "steady_shape": list(self.dims.steady),
+                "schedule": [list(s) for s in SCHEDULE], "buckets": BUCKETS, "dtype": "fp32",
                 "backend": self.backend, "fx_graph_cache": False,
                 "limit_name": recompile_limit_name(), "limit": recompile_limit(),
                 "rounds": self.rounds, "sample_ms": self.sample_ms, "grad": False,
@@ -219,9 +253,10 @@ class DynamicConfig:
 def steady_state(cfg: DynamicConfig) -> list[dict[str, Any]]:
     """One shape, after warm-up: eager, a dynamic kernel, and a kernel specialized to it."""
     dev = torch.device(cfg.device)
+    size = cfg.dims
     torch.manual_seed(0)
-    model = TinyEncoder().to(dev).eval()
-    x = torch.randn(*STEADY_SHAPE, 64, device=dev)
+    model = TinyEncoder(size.width, size.heads).to(dev).eval()
+    x = torch.randn(*size.steady, size.width, device=dev)
     dynamic = torch.compile(model, backend=cfg.backend, dynamic=True)
     static = torch.compile(model, backend=cfg.backend, dynamic=False)
     fns = {"eager": lambda: model(x), "dynamic=True": lambda: dynamic(x),
@@ -229,7 +264,7 @@ def steady_state(cfg: DynamicConfig) -> list[dict[str, Any]]:
     # Three calls each first: the first compiles, the others warm caches.
     timed = measure.measure_variants(fns, dev, rounds=cfg.rounds, sample_ms=cfg.sample_ms,
                                      warmup=3)
-    return [{"variant": n, "batch": STEADY_SHAPE[0], "seq": STEADY_SHAPE[1],
+    return [{"variant": n, "batch": size.steady[0], "seq": size.steady[1],
              "latency_ms": m.as_dict(), "calls_per_sample": timed.calls[n],
              "speedup": measure.speedup(timed["eager"], m).value}
             for n, m in timed.measurements.items()]
@@ -261,8 +296,8 @@ def produce(cfg: DynamicConfig = DynamicConfig(), *, commit: str | None = None,
         with cfg.backends.apply(), torch.no_grad():
             _warm_up(cfg)
             for s in cfg.strategies:
-                doc["rows"].append(summarize(s, run_schedule(s, backend=cfg.backend,
-                                                             device=cfg.device), limit))
+                calls = run_schedule(s, backend=cfg.backend, device=cfg.device, size=cfg.dims)
+                doc["rows"].append(summarize(s, calls, limit))
                 on_row(doc)
             doc["steady"] = steady_state(cfg)
     finally:
@@ -286,6 +321,6 @@ def counts_doc(*, commit: str | None = None) -> dict[str, Any]:
     return doc
 
 
-def produce_on(device: str) -> Callable[..., dict[str, Any]]:
+def produce_on(device: str, size: str = "small") -> Callable[..., dict[str, Any]]:
     """The page's run on one device type, as ``pages.show`` takes it."""
-    return functools.partial(produce, DynamicConfig(device=device))
+    return functools.partial(produce, DynamicConfig(device=device, size=size))

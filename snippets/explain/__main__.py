@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from snippets import explain
-from snippets.core import cli, models, process, results
+from snippets.core import cli, config, models, process, results
 from snippets.explain import costs, fastpath, report, tables
 
 PROG = "python -m snippets.explain"
@@ -29,6 +29,12 @@ def parser() -> cli.Parser:
     what.add_argument("--fastpath", action="store_true",
                       help="time the transformer with and without its fused fast path")
     p.add_argument("--device", default="auto", help=f"for --latency/--fastpath: {cli.DEVICE_HELP}")
+    p.add_argument("--size", choices=tuple(costs.SIZES),
+                   help="for --latency: rows through each block a call; small shows when "
+                        "compile does not pay, large where it does (default: small)")
+    p.add_argument("--rounds", type=cli.positive,
+                   help="for --latency: timing rounds "
+                        + config.help_default(costs.DEFAULTS, "rounds"))
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     p.add_argument("--output", type=Path, help="for --latency/--fastpath: write the results here")
     return p
@@ -60,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.spec and args.output:
         cli.fail(PROG, "--output applies to --latency and --fastpath only")
+    for flag in ("size", "rounds"):
+        if getattr(args, flag) and not args.latency:
+            cli.fail(PROG, f"--{flag} applies to --latency only")
 
     def stopped() -> int:
         interrupt.settle()
@@ -83,7 +92,8 @@ def measure(args: argparse.Namespace) -> int:
     cli.check_output(PROG, args.output)
     commit = cli.commit_from_env()
     if args.latency:
-        doc = costs.produce(costs.CostConfig(device=device), commit=commit)
+        cfg = costs.CostConfig(device=device, size=args.size or "small", rounds=args.rounds)
+        doc = costs.produce(cfg, commit=commit)
         table = tables.costs(doc)
     else:
         doc = fastpath.produce(fastpath.FastpathConfig(device=device), commit=commit)

@@ -2,7 +2,8 @@
 
 The examples of ``snippets.explain.breaks`` run at one batch, eager and under ``torch.compile``
 (default mode), timed in interleaved rounds per cause so a broken variant and its fixes share
-machine state. ``python -m snippets.explain --latency`` runs it.
+machine state. ``python -m snippets.explain --latency`` runs it, at one of two sizes: ``small``
+shows when compile does not pay, ``large`` where it does (``SIZES`` says why).
 """
 
 from __future__ import annotations
@@ -21,6 +22,24 @@ from snippets.core import backends, config, measure, results
 from snippets.explain import breaks, explain_quietly
 
 KIND = "graph-breaks"
+# Rows through the block per call. The block is fixed (breaks.WIDTH wide, a hidden layer of
+# 4 x WIDTH); only the rows it is given change.
+#   small: a call is a few kernels of microseconds, so a compiled call's fixed cost (guards, the
+#     wrapper, launches: about 0.1 to 0.2 ms a call on the recorded H200's host) outweighs all
+#     that fusion saves. It shows when compile does not pay.
+#   large: 8 sequences of 2,048 tokens. The hidden activation is then 16384 x 1024 fp32,
+#     67 MB, and one pass over it (a read or a write) through an H200's HBM (4.8 TB/s) takes
+#     some 15 to 20 us. The two matmuls take about 0.05 ms at TF32 (17 GFLOP). Around them,
+#     eager makes about ten passes in the branching examples (GELU, the mean, multiply, negate,
+#     select: some 0.17 ms), a fused graph about three; eager's call is then device-bound, at
+#     about 0.25 ms, longer than a compiled call's fixed cost, which the device's work hides. A
+#     break splits that fusion, and one that brings a value to the host (.item(), NumPy) makes
+#     the host wait for the device as well. It shows where compile pays, and what a break
+#     takes back.
+#     No larger: the hidden activation is 2**24 values, the most torch.quantile takes in fp32
+#     before torch 2.14 (pytorch/pytorch#64947), and Dynamo computes the NumPy examples'
+#     np.percentile with it.
+SIZES: dict[str, int] = {"small": 64, "large": 16384}
 DEFAULTS: dict[str, dict[str, Any]] = {
     # Each CPU round costs seconds on 2 cores: fewer rounds there.
     "cuda": {"rounds": 30, "sample_ms": 20.0, "backends": backends.DEFAULT["cuda"]},
@@ -31,16 +50,25 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 @dataclass(frozen=True, kw_only=True)
 class CostConfig:
     device: str = "auto"
-    batch: int = 64  # rows through the block: enough work per call that fusion is visible
+    size: str = config.option("small", choices=tuple(SIZES))
+    """rows through the block per call: small (compile does not pay), large (it does)"""
     rounds: int | None = None
     sample_ms: float | None = None
     backends: backends.BackendSettings | None = None
+
+    def __post_init__(self) -> None:
+        config.check(self)
+
+    @property
+    def batch(self) -> int:
+        return SIZES[self.size]
 
     def resolve(self) -> CostConfig:
         return config.resolve(self, DEFAULTS)
 
     def settings(self) -> dict[str, Any]:
-        return {"batch": self.batch, "width": breaks.WIDTH, "dtype": "fp32", "mode": "default",
+        return {"size": self.size, "batch": self.batch, "width": breaks.WIDTH, "dtype": "fp32",
+                "mode": "default",
                 "rounds": self.rounds, "sample_ms": self.sample_ms, "grad": False,
                 "backends": self.backends.as_dict(), "tf32": self.backends.tf32,
                 "fx_graph_cache": bool(torch._inductor.config.fx_graph_cache)}
@@ -93,6 +121,6 @@ def produce(cfg: CostConfig = CostConfig(), *, commit: str | None = None) -> dic
     return doc
 
 
-def produce_on(device: str) -> Callable[..., dict[str, Any]]:
+def produce_on(device: str, size: str = "small") -> Callable[..., dict[str, Any]]:
     """The page's run on one device type, as ``pages.show`` takes it."""
-    return functools.partial(produce, CostConfig(device=device))
+    return functools.partial(produce, CostConfig(device=device, size=size))

@@ -46,6 +46,7 @@ class Compiled:
 
 @dataclass(frozen=True)
 class Costs:
+    batch: int | None  # rows through each block a call (the run's size), where the run says
     rows: int
     slower: int  # variants that ran slower compiled than eager
     fixed_slower: int  # of those, fixed versions
@@ -81,7 +82,8 @@ def costs(doc: dict[str, Any]) -> Costs:
                          verdict(ratio.value, ratio.iqr)))
     numpy = tuple(Compiled(r["cause"], r["variant"], r["speedup"]) for r in rows
                   if (v := _variant(r)) is not None and v.numpy)
-    return Costs(len(rows), len(slower), sum(r["kind"] == "fixed" for r in slower), numpy,
+    batch = doc.get("provenance", {}).get("settings", {}).get("batch")
+    return Costs(batch, len(rows), len(slower), sum(r["kind"] == "fixed" for r in slower), numpy,
                  tuple(fixes))
 
 

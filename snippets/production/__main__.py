@@ -64,7 +64,12 @@ def parser() -> cli.Parser:
     p.add_argument("--compile-modes", type=cli.csv_of(cli.one_of(MODES[1:], "mode"), "mode"),
                    help="--modes: " + config.help_default(modes.DEFAULTS, "modes"))
     p.add_argument("--requests", type=cli.positive,
-                   help="--stream: " + config.help_default(stream.DEFAULTS, "requests"))
+                   help="--stream: " + config.help_default(stream.DEFAULTS, "requests")
+                        + "; at --size large "
+                        + config.help_default(stream.LARGE_DEFAULTS, "requests")[1:-1])
+    p.add_argument("--size", choices=tuple(stream.SIZES),
+                   help="--stream: the requests and the encoder; small shows when compile "
+                        "does not pay, large where it does (default: small)")
     cli.add_output(p, ("markdown", "json"))
     p.add_argument("--append", action="store_true",
                    help="keep the rows already in --output, a file of the same run, device "
@@ -79,6 +84,8 @@ def _job(args: Any, device: str) -> tuple[str, Any, Any]:
     what = args.run
     if what is None:
         cli.fail(PROG, f"choose one run: {', '.join('--' + r for r in RUNS)}")
+    if args.size and what != "stream":
+        cli.fail(PROG, f"--size applies to --stream, not --{what}")
     chosen_models = {"models": args.models} if args.models else {}
     if what == "startup":
         cfg = startup.StartupConfig(device=device, paths=args.paths or startup.PATHS,
@@ -96,7 +103,8 @@ def _job(args: Any, device: str) -> tuple[str, Any, Any]:
     if args.append:
         cli.fail(PROG, f"--append applies to --startup and --modes, not --{what}")
     if what == "stream":
-        cfg = stream.StreamConfig(device=device, requests=args.requests)
+        cfg = stream.StreamConfig(device=device, requests=args.requests,
+                                  size=args.size or "small")
         return stream.KIND, lambda **kw: stream.document(cfg, **kw), None
     if config.resolve_device(device) == "cpu":
         cli.fail(PROG, "--hazards needs a CUDA device")

@@ -7,6 +7,9 @@ padding to a few buckets warmed up in advance, and ``dynamic=True``. Each reques
 as its caller waits for it. After a warm-up the stream runs under the ``fail_on_recompile``
 stance, so a request that would compile raises instead: the row's compile count is then proof,
 not an estimate.
+
+Two sizes of traffic (``SIZES``): ``small``, the page's first stream, shows when compile does not
+pay; ``large`` sends longer sequences in larger batches to a wider encoder, where it does.
 """
 
 from __future__ import annotations
@@ -35,26 +38,53 @@ BUCKETS = {"batch": (1, 4, 8), "seq": (64, 128)}
 Shape = tuple[int, int]
 
 
-def request_stream(n: int, seed: int = 0) -> list[Shape]:
+@dataclass(frozen=True)
+class Traffic:
+    """What the requests of one size are: their batch sizes, their lengths (inclusive), the
+    buckets they are padded to, and the encoder's heads (its width is the config's)."""
+
+    batches: tuple[int, ...]
+    seq: tuple[int, int]
+    buckets: dict[str, tuple[int, ...]]
+    heads: int
+
+
+SIZES: dict[str, Traffic] = {
+    # At most 8 sequences of at most 128 tokens to a narrow encoder: a request is a few
+    # kernels of microseconds, and a compiled call's fixed cost (guards, the wrapper, launches;
+    # about 0.1 to 0.2 ms on the recorded H200's host) is as long as eager's whole request.
+    # It shows when compile does not pay.
+    "small": Traffic(BATCHES, SEQ, BUCKETS, heads=4),
+    # 4 to 16 sequences of 256 to 512 tokens to an encoder 1024 wide (16 heads of 64): about
+    # 3840 tokens a request on average, 24 x 1024^2 FLOPs a token, some 97 GFLOP (about 0.3 ms
+    # at TF32 on an H200) plus attention and the passes between: about half a millisecond of
+    # device work a request, which hides a compiled call's fixed cost. Buckets of 2 x 2
+    # shapes, padding by at most half a bucket. It shows where compile pays.
+    "large": Traffic((4, 8, 12, 16), (256, 512), {"batch": (8, 16), "seq": (384, 512)},
+                     heads=16),
+}
+
+
+def request_stream(n: int, seed: int = 0, traffic: Traffic = SIZES["small"]) -> list[Shape]:
     """``n`` (batch, length) pairs, the same for every strategy and every run with this seed."""
     rng = random.Random(seed)
-    return [(rng.choice(BATCHES), rng.randint(*SEQ)) for _ in range(n)]
+    return [(rng.choice(traffic.batches), rng.randint(*traffic.seq)) for _ in range(n)]
 
 
 # --8<-- [start:buckets]
-def pad_to_bucket(x: torch.Tensor) -> torch.Tensor:
+def pad_to_bucket(x: torch.Tensor, buckets=BUCKETS) -> torch.Tensor:
     """Zeros at the end of each sequence and extra rows, up to the next
     bucket: a handful of shapes, each compiled once at warm-up. The model is
     causal, so the real positions' outputs are unchanged."""
     b, s, _ = x.shape
-    extra_s = bucket(s, BUCKETS["seq"]) - s
-    extra_b = bucket(b, BUCKETS["batch"]) - b
+    extra_s = bucket(s, buckets["seq"]) - s
+    extra_b = bucket(b, buckets["batch"]) - b
     return F.pad(x, (0, 0, 0, extra_s, 0, extra_b))
 # --8<-- [end:buckets]
 
 
-def bucket_shapes() -> list[Shape]:
-    return [(b, s) for b in BUCKETS["batch"] for s in BUCKETS["seq"]]
+def bucket_shapes(traffic: Traffic = SIZES["small"]) -> list[Shape]:
+    return [(b, s) for b in traffic.buckets["batch"] for s in traffic.buckets["seq"]]
 
 
 # name: (torch.compile options or None for eager, warm up on "served"/"buckets"/None, pad?)
@@ -70,12 +100,21 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "cuda": {"requests": 3000, "width": 256, "backends": backends.DEFAULT["cuda"]},
     "cpu": {"requests": 2000, "width": 64, "backends": backends.DEFAULT["cpu"]},
 }
+# The large size's: each of its requests is thousands of tokens 1024 wide, made on the host
+# before it is sent (tens of milliseconds each), and on a CPU seconds of work; fewer of them
+# keep a run to minutes.
+LARGE_DEFAULTS: dict[str, dict[str, Any]] = {
+    "cuda": {**DEFAULTS["cuda"], "requests": 500, "width": 1024},
+    "cpu": {**DEFAULTS["cpu"], "requests": 16, "width": 1024},
+}
 
 
 @dataclass(frozen=True, kw_only=True)
 class StreamConfig:
     device: str = "auto"
     strategies: tuple[str, ...] = tuple(STRATEGIES)
+    size: str = config.option("small", choices=tuple(SIZES))
+    """the requests and the encoder: small (compile does not pay), large (it does)"""
     requests: int | None = None
     width: int | None = None  # the encoder's model width
     seed: int = 0
@@ -83,22 +122,31 @@ class StreamConfig:
     check_every: int = 100  # compare one request in this many with eager, outside the timing
     backends: backends.BackendSettings | None = None
 
+    def __post_init__(self) -> None:
+        config.check(self)
+
+    @property
+    def traffic(self) -> Traffic:
+        return SIZES[self.size]
+
     def resolve(self) -> StreamConfig:
-        return config.resolve(self, DEFAULTS)
+        return config.resolve(self, LARGE_DEFAULTS if self.size == "large" else DEFAULTS)
 
     def settings(self) -> dict[str, Any]:
-        return {"strategies": list(self.strategies), "requests": self.requests,
-                "width": self.width, "seed": self.seed, "batches": list(BATCHES),
-                "seq": list(SEQ), "buckets": BUCKETS, "dtype": "fp32", "fx_graph_cache": False,
+        t = self.traffic
+        return {"strategies": list(self.strategies), "size": self.size,
+                "requests": self.requests, "width": self.width, "heads": t.heads,
+                "seed": self.seed, "batches": list(t.batches), "seq": list(t.seq),
+                "buckets": t.buckets, "dtype": "fp32", "fx_graph_cache": False,
                 "check_every": self.check_every, "backend": self.backend,
                 "backends": self.backends.as_dict(),
                 "tf32": self.backends.tf32, "grad": False}
 
 
 # --8<-- [start:stream]
-def answer(compiled, x: torch.Tensor, pad: bool) -> torch.Tensor:
+def answer(compiled, x: torch.Tensor, pad=None) -> torch.Tensor:
     b, s, _ = x.shape
-    return compiled(pad_to_bucket(x) if pad else x)[:b, :s]
+    return compiled(pad(x) if pad else x)[:b, :s]
 
 
 def locked(warmed_up: bool):
@@ -115,13 +163,14 @@ def _replay(fn: Callable, shapes: Sequence[Shape], cfg: StreamConfig, model: tor
     dev = torch.device(cfg.device)
     gen = torch.Generator().manual_seed(cfg.seed)
     ms, errors, wrong = [], [], 0
+    padding = functools.partial(pad_to_bucket, buckets=cfg.traffic.buckets) if pad else None
     before = production.graphs_compiled()
     with locked(warmed_up), torch.no_grad():
         for i, (b, s) in enumerate(shapes):
             x = torch.randn(b, s, cfg.width, generator=gen).to(dev)
             try:
                 with measure.Stopwatch(dev) as watch:
-                    out = answer(fn, x, pad)
+                    out = answer(fn, x, padding)
             except Exception as exc:  # a compile refused by the stance: counted, and on
                 errors.append(production.fault(exc))
                 continue
@@ -143,13 +192,14 @@ def run_strategy(name: str, cfg: StreamConfig, shapes: Sequence[Shape]) -> dict[
     torch._dynamo.reset()
     torch.manual_seed(0)
     dev = torch.device(cfg.device)
-    model = TinyEncoder(d=cfg.width).to(dev).eval()
+    model = TinyEncoder(d=cfg.width, heads=cfg.traffic.heads).to(dev).eval()
     fn = model if options is None else torch.compile(model, backend=cfg.backend, **options)
     row = {"strategy": name, "status": "ok", "message": "", "requests": len(shapes),
            "compiles": None, "warmup_compiles": 0, "warmup_s": None, "p50_ms": None,
            "p99_ms": None, "max_ms": None}
     try:
-        served = sorted(set(shapes)) if warm == "served" else bucket_shapes() if warm else []
+        served = (sorted(set(shapes)) if warm == "served"
+                  else bucket_shapes(cfg.traffic) if warm else [])
         with measure.Stopwatch(dev) as watch:
             row["warmup_compiles"] = production.warm_up(
                 fn, served, make=lambda shape: torch.randn(*shape, cfg.width, device=dev))
@@ -169,7 +219,7 @@ def document(cfg: StreamConfig = StreamConfig(), *, commit: str | None = None,
     cfg = cfg.resolve()
     doc = results.new_document(
         KIND, results.provenance(torch.device(cfg.device), cfg.settings(), commit=commit))
-    shapes = request_stream(cfg.requests, cfg.seed)
+    shapes = request_stream(cfg.requests, cfg.seed, cfg.traffic)
     inductor_config = torch._inductor.config
     cached = inductor_config.fx_graph_cache
     # As on the dynamic-shapes page: without the graph cache, a strategy does not reuse kernels

@@ -63,6 +63,8 @@ SOURCES: dict[str, Source] = {
     "debug-minifier": Source(debug_findings.minified, (minifier.KIND,),
                              lambda device: minifier.produce),
     "dynamic-steady": Source(dynamic_findings.steady, (dynamic.KIND,), dynamic.produce_on),
+    # The large sizes (where compile pays) run for minutes on a CPU: recorded only.
+    "dynamic-steady-large": Source(dynamic_findings.steady, ("dynamic-shapes-large",)),
     # The speed page's kinds are recorded only (a ladder compiles for minutes): no producer.
     "speed": Source(speed_findings.of, ("bench-ladder",)),
     "speed-freezing": Source(speed_findings.of_freezing, ("speed-freezing",)),
@@ -73,6 +75,7 @@ SOURCES: dict[str, Source] = {
     # The production page's runs take many fresh processes each: recorded only.
     "production-startup": Source(production_findings.startup, ("production-startup",)),
     "production-stream": Source(serving_findings.stream, ("production-stream",)),
+    "production-stream-large": Source(serving_findings.stream, ("production-stream-large",)),
     "production-modes": Source(serving_findings.modes, ("production-modes",)),
     "production-hazards": Source(serving_findings.hazards, ("production-hazards",)),
     # A scale run needs several GPUs and is recorded command by command: recorded only. Its
@@ -84,6 +87,7 @@ SOURCES: dict[str, Source] = {
     # The graph-breaks page's timed runs, each measured by a fresh build on its device type.
     "explain-costs": Source(explain_findings.costs, (explain_costs.KIND,),
                             explain_costs.produce_on),
+    "explain-costs-large": Source(explain_findings.costs, ("graph-breaks-large",)),
     "explain-fastpath": Source(explain_findings.fastpath, (explain_fastpath.KIND,),
                                explain_fastpath.produce_on),
 }

@@ -37,3 +37,10 @@ def test_cli_mistakes_are_one_line(capsys, argv, message):
         main(argv)
     err = capsys.readouterr().err
     assert exc.value.code == 2 and message in err and err.count("\n") == 1
+
+
+def test_cli_refuses_an_unknown_size(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--size", "huge"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "invalid choice: 'huge'" in err and err.count("\n") == 1

@@ -145,3 +145,40 @@ def test_steady_findings_compare_each_kernel_and_say_when_the_spread_decides():
     doc["steady"][1]["latency_ms"]["median"] = 1.5  # now apart by more than any IQR
     assert findings.steady(doc).ranked is findings.Ranked.RANKED
     assert findings.steady({"steady": []}) is None
+
+
+def test_sizes_name_the_encoder_and_the_timed_shape():
+    small, large = dynamic.DynamicConfig(), dynamic.DynamicConfig(size="large")
+    assert (small.dims.width, small.dims.heads, small.dims.steady) == (64, 4, (8, 64))
+    assert (large.dims.width, large.dims.heads, large.dims.steady) == (1024, 16, (8, 512))
+    settings = dynamic.DynamicConfig(device="cpu", size="large").resolve().settings()
+    assert (settings["size"], settings["width"], settings["heads"], settings["steady_shape"]) == (
+        "large", 1024, 16, [8, 512])
+    # The large size's reason: 24 x width^2 FLOPs a token, 4096 tokens, about 103 GFLOP a call.
+    b, s = large.dims.steady
+    assert round(24 * large.dims.width ** 2 * b * s / 1e9) == 103
+
+
+def test_an_unknown_size_is_refused():
+    from snippets.core import config
+
+    with pytest.raises(config.ConfigError, match="invalid choice: 'huge'"):
+        dynamic.DynamicConfig(size="huge")
+
+
+def test_a_large_run_counts_compiles_and_times_its_own_shape(monkeypatch):
+    # The large size shrunk to stay quick: what is checked is that the size reaches the model,
+    # the schedule's inputs and the steady shape, and that the counts and results still hold.
+    monkeypatch.setitem(dynamic.SIZES, "large", dynamic.Size(32, 2, (2, 24)))
+    cfg = dynamic.DynamicConfig(device="cpu", backend="eager", size="large",
+                                strategies=("default", "dynamic=True"), rounds=2, sample_ms=1.0)
+    doc = dynamic.produce(cfg)
+    assert results.validate(doc, kind="dynamic-shapes") and doc["complete"]
+    assert [r["strategy"] for r in doc["rows"]] == ["default", "dynamic=True"]
+    for row in doc["rows"]:
+        assert row["all_correct"] and not row["errors"], row["strategy"]
+        assert 0 < row["compiles"] == len(row["compiled_at"])
+    # The schedule's calls got inputs of the size's width: each one ran, at its own shape.
+    assert [c["ran_as"] for c in doc["rows"][0]["calls"]] == [list(s) for s in dynamic.SCHEDULE]
+    assert {(r["batch"], r["seq"]) for r in doc["steady"]} == {(2, 24)}
+    assert doc["provenance"]["settings"]["width"] == 32

@@ -93,6 +93,11 @@ def test_cli_text(capsys):
     ([f"{__name__}:not_callable_factory"], "the first item, of type int, cannot be called"),
     ([], "one of the arguments"),
     ([f"{__name__}:broken_factory", "--output", "x.json"], "--output applies to"),
+    (["--latency", "--size", "huge"], "invalid choice: 'huge'"),
+    (["--fastpath", "--size", "large"], "--size applies to --latency only"),
+    ([f"{__name__}:broken_factory", "--size", "small"], "--size applies to --latency only"),
+    (["--latency", "--rounds", "0"], "0 is not a positive"),
+    (["--fastpath", "--rounds", "3"], "--rounds applies to --latency only"),
 ])
 def test_cli_mistakes_are_one_line(capsys, argv, message):
     with pytest.raises(SystemExit) as exc:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from snippets.core import results
+from snippets.core import config, results
 from snippets.explain import breaks, costs, tables
 
 
@@ -32,3 +32,29 @@ def test_every_example_costed_on_the_gpu():
     _check(doc)
     assert doc["provenance"]["settings"]["tf32"] is True
     assert torch.get_float32_matmul_precision() == before  # restored after the run
+
+
+def test_sizes_set_the_rows_a_call_and_are_recorded():
+    small, large = costs.CostConfig(device="cpu"), costs.CostConfig(device="cpu", size="large")
+    assert (small.size, small.batch, large.batch) == ("small", 64, 16384)
+    settings = large.resolve().settings()
+    assert (settings["size"], settings["batch"], settings["width"]) == ("large", 16384, 256)
+    # The large size's hidden activation, rows x 4 x WIDTH: no more values than torch.quantile
+    # takes in fp32 before torch 2.14, which the NumPy examples' compiled percentile calls.
+    assert large.batch * 4 * breaks.WIDTH == 2 ** 24
+
+
+def test_an_unknown_size_is_refused():
+    with pytest.raises(config.ConfigError, match="invalid choice: 'huge'"):
+        costs.CostConfig(size="huge")
+
+
+@pytest.mark.slow
+def test_a_run_at_a_size_validates_and_counts_its_rows(monkeypatch):
+    # The large size's rows, shrunk so that the whole run stays quick: the size's name, rows and
+    # every variant's row are what is checked, not its speed.
+    monkeypatch.setitem(costs.SIZES, "large", 8)
+    doc = costs.produce(costs.CostConfig(device="cpu", size="large", rounds=2, sample_ms=1.0))
+    _check(doc)
+    assert (doc["provenance"]["settings"]["size"], doc["provenance"]["settings"]["batch"]) == (
+        "large", 8)

@@ -144,8 +144,9 @@ def test_costs_findings_count_the_rows_slower_compiled_and_judge_each_fix():
             _cost_row(numpy, numpy.broken, "broken", 0.25, (1.0, 1.0, 1.0)),
             _cost_row(numpy, kth, "fixed", 3.0, (0.5, 0.5, 0.5)),
             _cost_row(numpy, array, "fixed", 0.2, (1.5, 1.5, 1.5))]
-    got = findings.costs({"rows": rows})
-    assert (got.rows, got.slower, got.fixed_slower) == (6, 4, 2)
+    got = findings.costs({"rows": rows, "provenance": {"settings": {"size": "large",
+                                                                    "batch": 16384}}})
+    assert (got.batch, got.rows, got.slower, got.fixed_slower) == (16384, 6, 4, 2)
     # The variants that hand the tensor to NumPy, by the example's flag, not by their names.
     assert [(n.variant, n.speedup) for n in got.numpy] == [(numpy.broken.name, 0.25),
                                                            (array.name, 0.2)]
@@ -158,12 +159,13 @@ def test_costs_findings_count_the_rows_slower_compiled_and_judge_each_fix():
 
 
 def test_costs_findings_of_the_recorded_runs():
-    for doc in (results.newest(results.ROOT / "docs" / "results", "graph-breaks", d)
-                for d in ("cuda", "cpu")):
+    for doc in (results.newest(results.ROOT / "docs" / "results", name, d)
+                for name in ("graph-breaks", "graph-breaks-large") for d in ("cuda", "cpu")):
         if doc is None:
             continue
         got = findings.costs(doc)
         assert got.rows == len(doc["rows"]) and 0 <= got.fixed_slower <= got.slower
+        assert got.batch == doc["provenance"]["settings"]["batch"]
         assert len(got.fixes) == sum(r["kind"] == "fixed" for r in doc["rows"])
         assert {n.variant for n in got.numpy} == {
             v.name for c in breaks.CAUSES for v in (c.broken, *c.fixes) if v.numpy}

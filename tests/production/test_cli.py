@@ -38,6 +38,8 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     (["--hazards", "--device", "cpu"], "--hazards needs a CUDA device"),
     (["--startup", "--device", "tpu"], "unknown device 'tpu'"),
     (["--startup", "--output", "/no/such/dir/r.json"], "does not exist"),
+    (["--stream", "--size", "huge"], "invalid choice: 'huge'"),
+    (["--startup", "--size", "large"], "--size applies to --stream, not --startup"),
 ])
 def test_bad_input_gets_one_line_and_exit_2(capsys, argv, expect):
     cli_run.assert_one_line_error(*run_cli(capsys, *argv), expect)

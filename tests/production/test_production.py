@@ -80,6 +80,35 @@ def test_the_stream_compiles_nothing_after_a_warm_up():
     assert serving_findings.stream(doc).clean == ("warm-up", "warm-up, buckets")
 
 
+def test_the_large_stream_sends_its_own_traffic_and_compiles_nothing_after_a_warm_up():
+    # The large size's requests and buckets, to an encoder kept narrow (width is a field of its
+    # own) so that the run stays quick: what is checked is the traffic, the counts and the file.
+    cfg = stream.StreamConfig(device="cpu", size="large", requests=12, width=32,
+                              backend="eager", strategies=("eager", "warm-up, buckets"))
+    doc = stream.document(cfg)
+    assert results.validate(doc, kind=stream.KIND) and doc["complete"]
+    settings = doc["provenance"]["settings"]
+    assert (settings["size"], settings["heads"], settings["batches"], settings["seq"]) == (
+        "large", 16, [4, 8, 12, 16], [256, 512])
+    rows = {r["strategy"]: r for r in doc["rows"]}
+    assert rows["warm-up, buckets"]["warmup_compiles"] == len(
+        stream.bucket_shapes(stream.SIZES["large"])) == 4
+    assert rows["warm-up, buckets"]["compiles"] == 0
+    assert all(r["status"] == "ok" and r["all_correct"] for r in doc["rows"])
+    for b, s in stream.request_stream(50, 0, stream.SIZES["large"]):
+        assert b in (4, 8, 12, 16) and 256 <= s <= 512
+
+
+def test_the_large_size_defaults_and_refuses_an_unknown_one():
+    from snippets.core import config
+
+    large = stream.StreamConfig(device="cpu", size="large").resolve()
+    assert (large.width, large.requests) == (1024, 16)
+    assert stream.StreamConfig(device="cpu").resolve().width == 64
+    with pytest.raises(config.ConfigError, match="invalid choice: 'huge'"):
+        stream.StreamConfig(size="huge")
+
+
 def test_padding_to_a_bucket_keeps_the_real_positions():
     x = torch.randn(3, 50, 64)
     padded = stream.pad_to_bucket(x)
