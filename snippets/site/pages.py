@@ -315,6 +315,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
     from snippets.debug import tables as debug_tables
     from snippets.dynamic import tables as dynamic_tables
     from snippets.explain import tables as explain_tables
+    from snippets.generate import ladder
     from snippets.production import tables as production_tables
     from snippets.scale import tables as scale_tables
     from snippets.site import buildtime
@@ -336,6 +337,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
         "scale": scale_tables.table,
         "speed-settings": speed_tables.settings_report,
         "speed-freezing": speed_tables.freezing_report,
+        ladder.KIND: ladder.table,
     }
 
 
