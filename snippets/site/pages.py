@@ -315,7 +315,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
     from snippets.debug import tables as debug_tables
     from snippets.dynamic import tables as dynamic_tables
     from snippets.explain import tables as explain_tables
-    from snippets.generate import ladder
+    from snippets.generate import ladder, traps
     from snippets.production import tables as production_tables
     from snippets.scale import tables as scale_tables
     from snippets.site import buildtime
@@ -338,6 +338,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
         "speed-settings": speed_tables.settings_report,
         "speed-freezing": speed_tables.freezing_report,
         ladder.KIND: ladder.table,
+        traps.KIND: traps.table,
     }
 
 
