@@ -55,7 +55,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "cuda": {"size": "1b", "dtype": "bf16", "prompt": 128, "cache": 512, "steps": 16,
              "rounds": 20, "sample_ms": 50.0},
     "cpu": {"size": "tiny", "dtype": "fp32", "prompt": 16, "cache": 64, "steps": 16,
-            "rounds": 5, "sample_ms": 20.0},
+            "rounds": 15, "sample_ms": 20.0},
 }
 
 
@@ -302,6 +302,7 @@ def run(cfg: LadderConfig, *, commit: str | None = None,
             row["gbps"] = row["bytes_per_step"] / (m.median * 1e-3) / 1e9
             row["of_copy_bw"] = row["gbps"] / ceil["copy_gbps"]
             row["speedup_prev"] = measure.speedup(timed[prev], m).value if prev else None
+            row["prev_rung"] = prev  # the rung below as timed: one that could not run is skipped
             prev = name
             if row["first_diff"] is not None and name != "eager":
                 # eager's own model (its cache set up again): ``base`` is timed nowhere

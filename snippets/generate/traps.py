@@ -48,7 +48,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
              "rounds": 20, "sample_ms": 50.0},
     "cpu": {"size": "tiny", "dtype": "fp32", "prompt": 16, "cache": 128, "steps": 12,
             "lengths": (5, 9, 12, 16, 23, 30, 41, 60), "buckets": (16, 32, 64),
-            "rounds": 5, "sample_ms": 20.0},
+            "rounds": 15, "sample_ms": 20.0},
 }
 
 
