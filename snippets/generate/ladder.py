@@ -280,9 +280,13 @@ def run(cfg: LadderConfig, *, commit: str | None = None,
             doc["rows"].append(row)
             on_row(doc)
         progress(f"{cfg.size} bs={cfg.batch}: timing {len(built)} rungs together")
+        before = counters["stats"]["unique_graphs"]
         try:
             timed = measure.measure_variants(dict(built), dev, rounds=cfg.rounds,
                                              sample_ms=cfg.sample_ms, warmup=2)
+            # 0 where every timed call ran what its rung compiled before: the evidence that
+            # no rung's time holds a compile (or, past the limit, eager code).
+            doc["compiles_while_timed"] = counters["stats"]["unique_graphs"] - before
         except Exception as exc:  # a replay that fails leaves the built rows, untimed
             for row in doc["rows"]:
                 if row["rung"] in built:

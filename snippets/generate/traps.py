@@ -163,6 +163,17 @@ def counted(row: dict[str, Any], fn: Callable[[], Any], at: object,
     return out
 
 
+def timed_alone(fns, dev, cfg, found, warmup):
+    """``measure_variants`` of ``fns``, and in each row of ``found`` how many compiles the
+    timing itself set off (0 where every call ran what was compiled before it)."""
+    before = graphs_compiled()
+    timed = measure.measure_variants(fns, dev, rounds=cfg.rounds, sample_ms=cfg.sample_ms,
+                                     warmup=warmup)
+    for row in found:
+        row["compiles_while_timed"] = graphs_compiled() - before
+    return timed
+
+
 def growing_cache(cfg, base, prompt, eager_tokens, dev) -> list[dict[str, Any]]:
     """The growing cache's compiles over ``steps`` tokens, then a step at the prompt's end
     timed against the static cache's."""
@@ -191,14 +202,16 @@ def growing_cache(cfg, base, prompt, eager_tokens, dev) -> list[dict[str, Any]]:
         for layer, (k, v) in zip(g.layers, prompt_cache, strict=True):
             layer.attention.cache.k, layer.attention.cache.v = k, v
 
-    first = eager_tokens[:, :1]  # the prompt's token
+    # The prompt's token with a step's own strides: a view of eager's tokens has a stride of
+    # ``steps`` on its batch dimension, and Dynamo guards on strides of size-1 dimensions too,
+    # so a step given the view compiles again (seen in TORCH_LOGS=recompiles).
+    first = eager_tokens[:, :1].clone(memory_format=torch.contiguous_format)
     pos = torch.tensor([cfg.prompt], device=dev)
     # Each call of the growing step starts from the prompt's cache again (a few attribute
     # writes per layer), so both are timed at the same position.
     fns = {"torch.cat": lambda: (restore(), step(g, first, pos)),
            "static cache": lambda: static(s, first, pos)}
-    timed = measure.measure_variants(fns, dev, rounds=cfg.rounds, sample_ms=cfg.sample_ms,
-                                     warmup=2)
+    timed = timed_alone(fns, dev, cfg, (trap, fix), warmup=2)
     for row in (trap, fix):
         rows.finish(row, timed[row["variant"]], calls=timed.calls[row["variant"]],
                     baseline=timed["torch.cat"], field="step_ms", rate=False)
@@ -239,8 +252,7 @@ def item_sync(cfg, base, prompt, eager_tokens, dev) -> list[dict[str, Any]]:
     fix["tokens_match"] = bool(torch.equal(got_b, eager_tokens[:, 1:]))
     fns = {".item() per token": lambda: sampled_in_python(first_a),
            "argmax in the step": lambda: sampled_in_step(first_b)}
-    timed = measure.measure_variants(fns, dev, rounds=cfg.rounds, sample_ms=cfg.sample_ms,
-                                     warmup=1)
+    timed = timed_alone(fns, dev, cfg, (trap, fix), warmup=1)
     base_m = per_token(timed[".item() per token"], len(positions))
     for row in (trap, fix):
         rows.finish(row, per_token(timed[row["variant"]], len(positions)),

@@ -26,6 +26,7 @@ def recorded(tmp_path_factory):
 def test_every_rung_is_a_row_in_ladder_order_with_its_recipe(recorded):
     assert [r["rung"] for r in recorded["rows"]] == list(ladder.RUNGS)
     assert recorded["complete"] and recorded["ceilings"]["copy_gbps"] > 0
+    assert recorded["compiles_while_timed"] == 0  # every time is of what its rung compiled
     by = {r["rung"]: r for r in recorded["rows"]}
     assert by["gqa"]["recipe"]["gqa"] and not by["fullgraph"]["recipe"]["gqa"]
     assert by["coordinate-descent"]["recipe"]["descent"]

@@ -36,6 +36,7 @@ def test_a_growing_cache_compiles_again_until_its_length_is_dynamic(recorded):
     assert grown["compiles"] < doc["provenance"]["settings"]["steps"] - 1  # then no more
     assert static["compiles"] == 1 and static["step_ms"]["samples"]
     assert static["speedup"] is not None
+    assert grown["compiles_while_timed"] == static["compiles_while_timed"] == 0
 
 
 def test_padding_to_buckets_compiles_at_most_once_per_bucket(recorded):
