@@ -139,6 +139,20 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("generate-hf", "snippets.generate-hf/1", {
         "variant": (str,), "status": (str,), "message": (str,), "first_s": NUM,
         "latency_ms": (dict, type(None))}),
+    # The generation page: the decode ladder (a rung per row, each step timed at one position
+    # and read against the copy bandwidth in the document's ``ceilings``; greedy tokens against
+    # eager's), and the traps of a decode loop beside their fixes (compile counts and times).
+    Kind("generate-ladder", "snippets.generate-ladder/1", {
+        "model": (str,), "batch_size": (int,), "rung": (str,), "status": (str,),
+        "message": (str,), "compile_s": NUM, "step_ms": (dict, type(None)),
+        "tokens_per_s": NUM, "bytes_per_step": NUM, "gbps": NUM, "of_copy_bw": NUM,
+        "speedup": NUM, "speedup_prev": NUM, "tokens": (list,), "first_diff": (int, type(None)),
+        "logit_gap": NUM, "recipe": (dict,)}),
+    Kind("generate-traps", "snippets.generate-traps/1", {
+        "model": (str,), "trap": (str,), "variant": (str,), "status": (str,), "message": (str,),
+        "compiles": (int, type(None)), "recompiles": (int, type(None)), "compile_s": NUM,
+        "compiled_at": (list,), "step_ms": (dict, type(None)), "speedup": NUM,
+        "tokens_match": (bool, type(None))}),
     # Computed at every build, on any machine, in seconds: counts and logs, nothing timed.
     Kind("explain-causes", "snippets.explain-causes/1",
          {"cause": (str,), "variant": (str,), "kind": (str,), **_EXPLAINED}, measured=False),

@@ -326,6 +326,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
     from snippets.debug import tables as debug_tables
     from snippets.dynamic import tables as dynamic_tables
     from snippets.explain import tables as explain_tables
+    from snippets.generate import ladder, traps
     from snippets.generate import tables as generate_tables
     from snippets.production import tables as production_tables
     from snippets.scale import tables as scale_tables
@@ -350,6 +351,8 @@ def renderers() -> dict[str, Callable[[dict], str]]:
         "speed-freezing": speed_tables.freezing_report,
         "generate": generate_tables.report,
         "generate-hf": generate_tables.hf_table,
+        ladder.KIND: ladder.table,
+        traps.KIND: traps.table,
     }
 
 

@@ -1,0 +1,345 @@
+"""``python -m snippets.generate.ladder``: the decode ladder, one change per rung.
+
+From eager, each rung keeps what the one below did and adds one thing: compiling the forward,
+compiling the whole step (sampling included) over the static cache, CUDA graphs, grouped-query
+attention read once, Inductor's coordinate-descent tuning, int8 weights. Each rung runs on its
+own copy of the same weights and cache; every rung is timed in the same interleaved rounds, one
+decode step at a fixed position (just after the prompt), and read against the copy bandwidth
+measured in the same run (``speed.roofline.ceilings``): a decode step must read every weight and
+the cache once, so the bytes it needs over its time, as a share of that bandwidth, says how
+close it is to the floor. Each rung's greedy tokens are checked against eager's.
+
+A rung that fails (an OOM, a compile error) is its row, with its status and message, and the
+ladder goes on; the file is written after every row.
+
+    python -m snippets.generate.ladder --output FILE [--size 1b] [--batch 1] [--rungs ...]
+        [--rounds N] [--profile]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import torch
+import torch._dynamo.config
+import torch._inductor.config
+from torch._dynamo.utils import counters
+
+from snippets.core import backends, config, measure, render, results, rows
+from snippets.core import profile as profiler
+from snippets.generate import command
+from snippets.generate import model as M
+from snippets.speed import roofline
+
+PROG = "python -m snippets.generate.ladder"
+KIND = "generate-ladder"
+DESCRIPTION = ("The decode ladder: one change per rung, every rung timed in the same rounds "
+               "against the copy bandwidth.")
+RUNGS = ("eager", "compile", "fullgraph", "cudagraphs", "gqa", "coordinate-descent", "int8")
+DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32}
+# Every rung compiles ``decode_step``'s one code object again (another model copy, another
+# option), and Dynamo keeps each compile as an entry on that code object, falling back to eager
+# once a frame has ``recompile_limit`` (8) of them (torch/_dynamo/cache_size.py,
+# exceeds_recompile_limit). One ladder makes five; two in one process (a test run, a site build)
+# would pass 8 and time eager under a compiled rung's name.
+RECOMPILE_LIMIT = 64
+UNSUPPORTED = rows.Status.UNSUPPORTED.value
+
+# On a GPU, the page's position (after a 128-token prompt, in a 512-position cache) in bf16; on
+# a CPU, the tiny decoder in fp32, where greedy tokens must match eager's exactly.
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "cuda": {"size": "1b", "dtype": "bf16", "prompt": 128, "cache": 512, "steps": 16,
+             "rounds": 20, "sample_ms": 50.0},
+    "cpu": {"size": "tiny", "dtype": "fp32", "prompt": 16, "cache": 64, "steps": 16,
+            "rounds": 15, "sample_ms": 20.0},
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class LadderConfig:
+    device: str = "auto"
+    size: str | None = config.option(None, choices=tuple(M.SIZES), what="size")
+    """decoder size: {choices}"""
+    batch: int = config.option(1, positive=True)
+    """sequences decoded together"""
+    rungs: tuple[str, ...] = config.option(RUNGS, choices=RUNGS, what="rung", every=True)
+    """comma-separated from {choices}, or all; eager always runs (default: all)"""
+    rounds: int | None = config.option(None, positive=True)
+    prompt: int | None = config.option(None, positive=True)
+    """prompt length; the step is timed at the position after it"""
+    cache: int | None = config.option(None, positive=True)
+    """cache length in positions, at least the prompt plus --steps"""
+    steps: int | None = config.option(None, positive=True)
+    """greedy tokens each rung generates, compared with eager's"""
+    profile: bool = False
+    """profile the fastest rung: kernels per token, idle share, top kernels"""
+    dtype: str | None = config.option(None, choices=tuple(DTYPES))
+    sample_ms: float | None = None
+    profile_calls: int = 20  # decode steps profiled: enough for every kernel to recur
+
+    def __post_init__(self) -> None:
+        config.check(self)
+        if None not in (self.prompt, self.cache, self.steps) and (
+                self.cache < self.prompt + self.steps):
+            raise config.ConfigError("cache", f"cache of {self.cache} positions is shorter than "
+                                     f"the prompt ({self.prompt}) plus --steps ({self.steps})")
+
+    def resolve(self) -> LadderConfig:
+        return config.resolve(self, DEFAULTS)
+
+    def settings(self) -> dict[str, Any]:
+        return {**{k: v for k, v in asdict(self).items() if k != "device"},
+                "rungs": list(self.rungs), "position": self.prompt,
+                "recompile_limit": RECOMPILE_LIMIT, "fx_graph_cache": False,
+                "backends": backends.DEFAULT[config.device_type(self.device)].as_dict(),
+                "dynamic": "False for the whole step (fullgraph rungs), default for compile"}
+
+
+@dataclass(frozen=True)
+class Rung:
+    name: str
+    mode: str | None = None  # None: eager
+    whole_step: bool = False  # the whole decode step compiled, argmax included
+    gqa: bool = False
+    descent: bool = False
+    int8: bool = False
+
+    def recipe(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if k != "name"}
+
+
+def ladder(device_type: str) -> list[Rung]:
+    """Each rung keeps what the one below did and adds one thing; on a CPU, where there are no
+    CUDA graphs, the rungs above them add theirs to the fullgraph rung."""
+    replay = "reduce-overhead" if device_type == "cuda" else "default"
+    step = dict(mode=replay, whole_step=True)
+    return [Rung("eager"), Rung("compile", "default"),
+            Rung("fullgraph", "default", whole_step=True),
+            Rung("cudagraphs", "reduce-overhead", whole_step=True),  # a CPU row says why not
+            Rung("gqa", **step, gqa=True), Rung("coordinate-descent", **step, gqa=True,
+                                                 descent=True),
+            Rung("int8", **step, gqa=True, descent=True, int8=True)]
+
+
+class Unsupported(Exception):
+    """What a rung needs is not here (CUDA graphs on a CPU, torchao): its row says why."""
+
+
+def quantize_int8(model: M.Decoder) -> None:
+    """torchao's int8 weight-only quantization of every linear layer, in place."""
+    try:
+        from torchao.quantization import Int8WeightOnlyConfig, quantize_
+    except Exception as exc:  # noqa: BLE001 (missing, or built for another torch)
+        raise Unsupported(f"torchao unavailable ({type(exc).__name__}: "
+                          f"{str(exc).splitlines()[0] if str(exc) else ''}); "
+                          "pip install '.[llm]'") from None
+    quantize_(model, Int8WeightOnlyConfig())
+
+
+# --8<-- [start:rungs]
+def step_of(rung, model):
+    """A rung's decode step: ``step(model, token, pos)`` to the next token."""
+    if rung.mode is None:
+        return M.decode_step
+    if not rung.whole_step:  # the forward compiled; argmax in eager
+        forward = torch.compile(model)
+        return lambda m, token, pos: forward(token, pos)[:, -1:].argmax(-1)
+    options = dict(torch._inductor.list_mode_options(rung.mode))
+    if rung.descent:  # gpt-fast sets it: Inductor tunes its own kernels' tiles
+        options["coordinate_descent_tuning"] = True
+    return torch.compile(M.decode_step, fullgraph=True, dynamic=False,
+                         options=options)
+# --8<-- [end:rungs]
+# Coordinate descent is a compile option, not a global patch around the call: Dynamo reuses a
+# compiled entry whose backend compares equal, and an Inductor backend compares by its options
+# (torch/__init__.py, _TorchCompileInductorWrapper.__eq__), so a global patch would leave the
+# rung running the rung below's kernels. As an option Inductor sets it for this compile only.
+
+
+def tensor_bytes(t: torch.Tensor) -> int:
+    """The bytes a tensor holds; a tensor subclass (torchao's int8 weight) counted by the plain
+    tensors inside it (its int8 data and its scales)."""
+    if type(t) in (torch.Tensor, torch.nn.Parameter) or not hasattr(t, "__tensor_flatten__"):
+        return t.numel() * t.element_size()
+    names, _ = t.__tensor_flatten__()
+    return sum(tensor_bytes(getattr(t, n)) for n in names)
+
+
+def step_bytes(model: M.Decoder, batch: int, position: int) -> int:
+    """``model.decode_bytes`` with the weights counted as they are held: int8 for a quantized
+    model. The embedding table is only indexed, not read whole, so it is left out."""
+    s, itemsize = model.shape, model.tok_embeddings.weight.element_size()
+    weights = sum(tensor_bytes(p) for n, p in model.named_parameters()
+                  if not n.startswith("tok_embeddings"))
+    return weights + s.cache_bytes(batch, position + 1, itemsize)
+
+
+@dataclass
+class Built:
+    model: M.Decoder
+    step: Callable[..., torch.Tensor]
+    token: torch.Tensor
+    pos: torch.Tensor
+
+    def __call__(self) -> torch.Tensor:
+        return self.step(self.model, self.token, self.pos)
+
+
+def first_diff(a: torch.Tensor, b: torch.Tensor) -> int | None:
+    """The first step at which two ``(batch, steps)`` token tensors differ, or None."""
+    differs = (a.cpu() != b.cpu()).any(0).nonzero()
+    return int(differs[0]) if len(differs) else None
+
+
+def new_row(cfg: LadderConfig, rung: Rung) -> dict[str, Any]:
+    return {"model": cfg.size, "batch_size": cfg.batch, "rung": rung.name, "status": "ok",
+            "message": "", "compile_s": None, "step_ms": None, "tokens_per_s": None,
+            "bytes_per_step": None, "gbps": None, "of_copy_bw": None, "speedup": None,
+            "speedup_prev": None, "tokens": [], "first_diff": None, "logit_gap": None,
+            "recipe": rung.recipe()}
+
+
+def build(rung: Rung, base: M.Decoder, prompt: torch.Tensor, pos: torch.Tensor, steps: int,
+          device: torch.device, row: dict[str, Any]) -> Built:
+    """One rung on its own copy of the weights and cache: compiled (its first step timed), its
+    greedy tokens generated; ``row`` filled with what that found."""
+    if rung.mode == "reduce-overhead" and device.type != "cuda":
+        raise Unsupported("CUDA graphs need a CUDA device")
+    m = copy.deepcopy(base)
+    m.set_gqa(rung.gqa)
+    if rung.int8:
+        quantize_int8(m)
+    step = step_of(rung, m)
+    token = M.prefill(m, prompt)  # the prompt in eager, the same for every rung
+    skips = counters["inductor"]["cudagraph_skips"]
+    _, seconds = measure.time_first_call(lambda: step(m, token, pos), device)
+    if rung.mode == "reduce-overhead":
+        # Inductor runs a graph without CUDA graphs where it cannot record one (a CPU tensor,
+        # an input mutated where it may not be) and counts it (torch/_inductor/cudagraph_utils.py,
+        # log_cudagraph_skip_and_bump_counter): the row says whether its rung ran as one.
+        row["cudagraph_skips"] = counters["inductor"]["cudagraph_skips"] - skips
+    row["compile_s"] = seconds if rung.mode is not None else None  # eager compiles nothing
+    tokens = M.generate(m, prompt, steps, step=step)
+    row["tokens"] = tokens.cpu().tolist()
+    row["bytes_per_step"] = step_bytes(m, prompt.size(0), int(pos))
+    return Built(m, step, token, pos)
+
+
+@contextlib.contextmanager
+def run_settings(device: torch.device) -> Iterator[None]:
+    """The process-wide switches a ladder runs under, restored after it."""
+    # Off, each rung's compile_s is its own compile, not a hit on a graph an earlier rung (or an
+    # earlier run) left in Inductor's cache.
+    with torch._dynamo.config.patch(recompile_limit=RECOMPILE_LIMIT), \
+            torch._inductor.config.patch(fx_graph_cache=False), \
+            backends.DEFAULT[device.type].apply(), torch.no_grad():
+        yield
+
+
+def run(cfg: LadderConfig, *, commit: str | None = None,
+        progress: Callable[[str], None] = lambda _: None,
+        on_row: Callable[[dict[str, Any]], None] = lambda _: None) -> dict[str, Any]:
+    """The results document of one ladder; ``on_row`` sees it after every row."""
+    cfg = cfg.resolve()
+    dev, dtype = torch.device(cfg.device), DTYPES[cfg.dtype]
+    progress("measuring the device's matmul rate and copy bandwidth")
+    ceil = roofline.ceilings(dev)
+    doc = results.new_document(KIND, results.provenance(dev, cfg.settings(), commit=commit),
+                               ceilings=ceil)
+    chosen = [r for r in ladder(dev.type) if r.name in cfg.rungs or r.mode is None]
+    built: dict[str, Built] = {}
+    with run_settings(dev):
+        base = M.build(cfg.size, dev, dtype)
+        base.setup_cache(cfg.batch, cfg.cache)
+        gen = torch.Generator().manual_seed(0)
+        prompt = torch.randint(0, base.shape.vocab, (cfg.batch, cfg.prompt), generator=gen)
+        prompt = prompt.to(dev)
+        pos = torch.tensor([cfg.prompt], device=dev)
+        eager_tokens = M.generate(base, prompt, cfg.steps)
+        torch._dynamo.reset()  # nothing compiled before the ladder serves one of its rungs
+        for rung in chosen:
+            progress(f"{cfg.size} bs={cfg.batch}: {rung.name}")
+            row = new_row(cfg, rung)
+            try:
+                built[rung.name] = build(rung, base, prompt, pos, cfg.steps, dev, row)
+                row["message"] = "not timed yet"  # until the rounds below finish
+            except Unsupported as exc:
+                row["status"], row["message"] = UNSUPPORTED, str(exc)
+            except Exception as exc:  # one rung's fault is its row; the ladder goes on
+                row["status"], row["message"] = rows.fault(exc)
+                if dev.type == "cuda":
+                    torch.cuda.empty_cache()
+            if row["tokens"]:
+                row["first_diff"] = first_diff(torch.tensor(row["tokens"]), eager_tokens)
+                if row["first_diff"] is not None and dtype == torch.float32 and not rung.int8:
+                    row["status"] = rows.Status.MISMATCH.value
+            doc["rows"].append(row)
+            on_row(doc)
+        progress(f"{cfg.size} bs={cfg.batch}: timing {len(built)} rungs together")
+        before = counters["stats"]["unique_graphs"]
+        try:
+            timed = measure.measure_variants(dict(built), dev, rounds=cfg.rounds,
+                                             sample_ms=cfg.sample_ms, warmup=2)
+            # 0 where every timed call ran what its rung compiled before: the evidence that
+            # no rung's time holds a compile (or, past the limit, eager code).
+            doc["compiles_while_timed"] = counters["stats"]["unique_graphs"] - before
+        except Exception as exc:  # a replay that fails leaves the built rows, untimed
+            for row in doc["rows"]:
+                if row["rung"] in built:
+                    row["status"], row["message"] = rows.fault(exc)
+            built.clear()
+        prev = None
+        for row in doc["rows"]:
+            name = row["rung"]
+            if name not in built:
+                continue
+            m = timed[name]
+            row["message"] = ("" if row["status"] != rows.Status.MISMATCH.value else
+                              f"greedy tokens differ from eager's from step {row['first_diff']}")
+            rows.finish(row, m, calls=timed.calls[name], baseline=timed.measurements.get("eager"),
+                        field="step_ms", rate=False)
+            row["tokens_per_s"] = cfg.batch * 1e3 / m.median
+            row["gbps"] = row["bytes_per_step"] / (m.median * 1e-3) / 1e9
+            row["of_copy_bw"] = row["gbps"] / ceil["copy_gbps"]
+            row["speedup_prev"] = measure.speedup(timed[prev], m).value if prev else None
+            row["prev_rung"] = prev  # the rung below as timed: one that could not run is skipped
+            prev = name
+            if row["first_diff"] is not None and name != "eager":
+                # eager's own model (its cache set up again): ``base`` is timed nowhere
+                row["logit_gap"] = M.logit_gap(base, prompt, eager_tokens, row["first_diff"])
+        on_row(doc)
+        best = min((r for r in doc["rows"] if rows.timed(r, "step_ms")),
+                   key=lambda r: r["step_ms"]["median"], default=None)
+        if cfg.profile and best is not None:
+            progress(f"{cfg.size} bs={cfg.batch}: profiling {best['rung']}")
+            best["profile"] = profiler.profile_or_error(
+                built[best["rung"]], dev, cfg.profile_calls, lambda exc: rows.fault(exc)[1])
+            doc["profiled"] = best["rung"]
+    doc["complete"] = True
+    return doc
+
+
+def table(doc: dict[str, Any]) -> str:
+    """The run as a Markdown table, for the terminal."""
+    def cell(r: dict[str, Any]) -> list[object]:
+        ms = rows.median(r, "step_ms")
+        return [r["rung"], r["status"], render.num(ms, ".3f"), render.num(r["tokens_per_s"], ".0f"),
+                render.num(r["of_copy_bw"] and 100 * r["of_copy_bw"], ".1f"),
+                render.num(r["compile_s"], ".1f"),
+                "–" if r["first_diff"] is None else r["first_diff"], r["message"]]
+    head = ["rung", "status", "ms/step", "tokens/s", "% copy BW", "compile s", "first diff",
+            "message"]
+    return render.markdown_table(head, [cell(r) for r in doc["rows"]], left_last=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return command.main(argv, prog=PROG, kind=KIND, cls=LadderConfig, defaults=DEFAULTS, run=run,
+                        table=table, description=DESCRIPTION)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,371 @@
+"""``python -m snippets.generate.traps``: three ways a compiled decode loop goes wrong, each
+measured against its fix.
+
+1. A KV cache that grows by ``torch.cat`` every step: its shape changes each token, so the step
+   compiles again until automatic dynamic shapes marks the length dynamic; then it runs dynamic
+   kernels. Against the static cache (``model.KVCache``), which keeps one shape.
+2. A Python sampling loop that reads ``.item()`` every token: the host waits for the device each
+   step and sends the token back. Against sampling inside the compiled step (``decode_step``),
+   where the token never leaves the device.
+3. Prompts of many lengths through a compiled prefill: a compile per length under
+   ``dynamic=False``, two and a dynamic kernel by default. Against padding each prompt at its end
+   to one of a few bucket lengths: causal attention keeps the real positions exact, the first
+   token is read at the prompt's last real position, and the decode steps overwrite the padding's
+   slots of the cache before any query can see them.
+
+Compiles are counted with Dynamo's own counter (``snippets.dynamic.graphs_compiled``); every
+trap starts from an empty Dynamo cache, so its counts are its own.
+
+    python -m snippets.generate.traps --output FILE [--size small] [--device auto]
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import torch
+import torch._inductor.config
+import torch.nn.functional as F
+from torch import nn
+
+from snippets.core import backends, config, measure, render, results, rows
+from snippets.dynamic import graphs_compiled
+from snippets.generate import command
+from snippets.generate import model as M
+from snippets.generate.ladder import DTYPES
+
+PROG = "python -m snippets.generate.traps"
+KIND = "generate-traps"
+DESCRIPTION = "Three traps of a compiled decode loop, each measured against its fix."
+TRAPS = ("growing-cache", "item-sync", "prompt-lengths")
+
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "cuda": {"size": "small", "dtype": "bf16", "prompt": 128, "cache": 512, "steps": 24,
+             "lengths": (37, 50, 64, 90, 113, 130, 200, 250), "buckets": (64, 128, 256),
+             "rounds": 20, "sample_ms": 50.0},
+    "cpu": {"size": "tiny", "dtype": "fp32", "prompt": 16, "cache": 128, "steps": 12,
+            "lengths": (5, 9, 12, 16, 23, 30, 41, 60), "buckets": (16, 32, 64),
+            "rounds": 15, "sample_ms": 20.0},
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrapsConfig:
+    device: str = "auto"
+    size: str | None = config.option(None, choices=tuple(M.SIZES), what="size")
+    """decoder size: {choices}"""
+    traps: tuple[str, ...] = config.option(TRAPS, choices=TRAPS, what="trap", every=True)
+    """comma-separated from {choices}, or all (default: all)"""
+    backend: str = config.option("inductor", choices=("inductor", "eager"))
+    """eager: count compiles in seconds, without compiling kernels"""
+    rounds: int | None = config.option(None, positive=True)
+    steps: int | None = config.option(None, positive=True)
+    """decode steps per loop (the growing cache's compiles are counted over them)"""
+    prompt: int | None = config.option(None, positive=True)
+    """prompt length of the decode traps; their steps start after it"""
+    cache: int | None = config.option(None, positive=True)
+    """cache length in positions, at least the prompt plus --steps and the largest bucket"""
+    lengths: tuple[int, ...] | None = config.option(None, positive=True)
+    """comma-separated prompt lengths fed to the compiled prefill"""
+    buckets: tuple[int, ...] | None = config.option(None, positive=True)
+    """comma-separated lengths a prompt is padded up to"""
+    dtype: str | None = config.option(None, choices=tuple(DTYPES))
+    sample_ms: float | None = None
+
+    def __post_init__(self) -> None:
+        config.check(self)
+        if None in (self.prompt, self.cache, self.steps, self.lengths, self.buckets):
+            return
+        if self.cache < self.prompt + self.steps:
+            raise config.ConfigError("cache", f"cache of {self.cache} positions is shorter than "
+                                     f"the prompt ({self.prompt}) plus --steps ({self.steps})")
+        if max(self.lengths) > max(self.buckets) or max(self.buckets) > self.cache:
+            raise config.ConfigError("buckets", "every prompt length needs a bucket, and every "
+                                     "bucket a place in the cache")
+
+    def resolve(self) -> TrapsConfig:
+        return config.resolve(self, DEFAULTS)
+
+    def settings(self) -> dict[str, Any]:
+        return {**{k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()
+                   if k != "device"}, "batch_size": 1, "fx_graph_cache": False,
+                "backends": backends.DEFAULT[config.device_type(self.device)].as_dict()}
+
+
+# --8<-- [start:growing]
+class GrowingCache(nn.Module):
+    """Keys and values that grow by one position per token: a new shape every step."""
+
+    def __init__(self, like: M.KVCache) -> None:
+        super().__init__()
+        b, h, _, d = like.k.shape
+        empty = like.k.new_zeros(b, h, 0, d)
+        self.k, self.v = empty, empty.clone()
+
+    def update(self, pos, k, v):
+        self.k = torch.cat([self.k, k], dim=2)
+        self.v = torch.cat([self.v, v], dim=2)
+        return self.k, self.v
+# --8<-- [end:growing]
+
+
+class GrowingAttention(M.Attention):
+    """``model.Attention`` over a growing cache: the mask cut to the positions the cache holds."""
+
+    def forward(self, x, table, mask, pos):
+        b, t, _ = x.shape
+        kv = self.kv_heads * self.head_dim
+        q, k, v = self.wqkv(x).split([self.heads * self.head_dim, kv, kv], dim=-1)
+        q = M.rotate(q.view(b, t, self.heads, self.head_dim), table).transpose(1, 2)
+        k = M.rotate(k.view(b, t, self.kv_heads, self.head_dim), table).transpose(1, 2)
+        v = v.view(b, t, self.kv_heads, self.head_dim).transpose(1, 2)
+        k, v = self.cache.update(pos, k, v)
+        group = self.heads // self.kv_heads
+        k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask[..., :k.size(2)])
+        return self.wo(y.transpose(1, 2).reshape(b, t, -1))
+
+
+def growing(base: M.Decoder) -> M.Decoder:
+    """A copy of ``base`` whose layers keep a growing cache (the same weights; each attention
+    module's class swapped for the one above, which differs only in its mask)."""
+    m = copy.deepcopy(base)
+    for layer in m.layers:
+        layer.attention.__class__ = GrowingAttention
+        layer.attention.cache = GrowingCache(layer.attention.cache)
+    return m
+
+
+def per_token(m: measure.Measurement, steps: int) -> measure.Measurement:
+    return measure.Measurement(tuple(s / steps for s in m.samples))
+
+
+def new_row(cfg: TrapsConfig, trap: str, variant: str) -> dict[str, Any]:
+    return {"model": cfg.size, "trap": trap, "variant": variant, "status": "ok", "message": "",
+            "compiles": None, "recompiles": None, "compile_s": None, "compiled_at": [],
+            "step_ms": None, "speedup": None, "tokens_match": None}
+
+
+def counted(row: dict[str, Any], fn: Callable[[], Any], at: object,
+            device: torch.device) -> Any:
+    """``fn()``, timed whole; where it compiled, ``row`` counts it and its seconds."""
+    before = graphs_compiled()
+    with measure.Stopwatch(device) as watch:
+        out = fn()
+    if graphs_compiled() > before:
+        row["compiles"] = (row["compiles"] or 0) + graphs_compiled() - before
+        row["recompiles"] = row["compiles"] - 1
+        row["compile_s"] = (row["compile_s"] or 0.0) + watch.seconds
+        row["compiled_at"].append(at)
+    return out
+
+
+def timed_alone(fns, dev, cfg, found, warmup):
+    """``measure_variants`` of ``fns``, and in each row of ``found`` how many compiles the
+    timing itself set off (0 where every call ran what was compiled before it)."""
+    before = graphs_compiled()
+    timed = measure.measure_variants(fns, dev, rounds=cfg.rounds, sample_ms=cfg.sample_ms,
+                                     warmup=warmup)
+    for row in found:
+        row["compiles_while_timed"] = graphs_compiled() - before
+    return timed
+
+
+def growing_cache(cfg, base, prompt, eager_tokens, dev) -> list[dict[str, Any]]:
+    """The growing cache's compiles over ``steps`` tokens, then a step at the prompt's end
+    timed against the static cache's."""
+    trap, fix = new_row(cfg, "growing-cache", "torch.cat"), new_row(cfg, "growing-cache",
+                                                                    "static cache")
+    g, s = growing(base), copy.deepcopy(base)
+    step = torch.compile(M.decode_step, backend=cfg.backend, fullgraph=True)
+    static = torch.compile(M.decode_step, backend=cfg.backend, fullgraph=True, dynamic=False)
+
+    def decode(m, row, fn):
+        """The prompt in eager, then compiled steps, each counted; the cache after the prompt."""
+        token, out = M.prefill(m, prompt), []
+        after_prompt = [(la.attention.cache.k, la.attention.cache.v) for la in m.layers]
+        for i in range(cfg.steps - 1):
+            pos = torch.tensor([cfg.prompt + i], device=dev)
+            token = counted(row, lambda t=token, p=pos: fn(m, t, p), i, dev).clone()
+            out.append(token)
+        row["compiles"] = row["compiles"] or 0
+        row["tokens_match"] = bool(torch.equal(torch.cat(out, 1), eager_tokens[:, 1:]))
+        return after_prompt
+
+    prompt_cache = decode(g, trap, step)
+    decode(s, fix, static)
+
+    def restore():
+        for layer, (k, v) in zip(g.layers, prompt_cache, strict=True):
+            layer.attention.cache.k, layer.attention.cache.v = k, v
+
+    # The prompt's token with a step's own strides: a view of eager's tokens has a stride of
+    # ``steps`` on its batch dimension, and Dynamo guards on strides of size-1 dimensions too,
+    # so a step given the view compiles again (seen in TORCH_LOGS=recompiles).
+    first = eager_tokens[:, :1].clone(memory_format=torch.contiguous_format)
+    pos = torch.tensor([cfg.prompt], device=dev)
+    # Each call of the growing step starts from the prompt's cache again (a few attribute
+    # writes per layer), so both are timed at the same position.
+    fns = {"torch.cat": lambda: (restore(), step(g, first, pos)),
+           "static cache": lambda: static(s, first, pos)}
+    timed = timed_alone(fns, dev, cfg, (trap, fix), warmup=2)
+    for row in (trap, fix):
+        rows.finish(row, timed[row["variant"]], calls=timed.calls[row["variant"]],
+                    baseline=timed["torch.cat"], field="step_ms", rate=False)
+    return [trap, fix]
+
+
+def item_sync(cfg, base, prompt, eager_tokens, dev) -> list[dict[str, Any]]:
+    """``steps`` tokens sampled in Python with ``.item()`` each, against sampled in the step."""
+    a, b = copy.deepcopy(base), copy.deepcopy(base)
+    forward = torch.compile(a, backend=cfg.backend)
+    step = torch.compile(M.decode_step, backend=cfg.backend, fullgraph=True, dynamic=False)
+    positions = [torch.tensor([cfg.prompt + i], device=dev) for i in range(cfg.steps - 1)]
+
+    # --8<-- [start:item]
+    def sampled_in_python(token):
+        out = []
+        for pos in positions:
+            logits = forward(token, pos)
+            nxt = logits[:, -1].argmax(-1).item()  # the host waits here
+            token = torch.tensor([[nxt]], device=pos.device)
+            out.append(nxt)
+        return out
+
+    def sampled_in_step(token):
+        out = []
+        for pos in positions:
+            token = step(b, token, pos)  # stays on the device
+            out.append(token)
+        return out
+    # --8<-- [end:item]
+
+    first_a, first_b = M.prefill(a, prompt), M.prefill(b, prompt)
+    trap, fix = new_row(cfg, "item-sync", ".item() per token"), new_row(cfg, "item-sync",
+                                                                         "argmax in the step")
+    got_a = counted(trap, lambda: sampled_in_python(first_a), 0, dev)
+    got_b = counted(fix, lambda: torch.cat(sampled_in_step(first_b), 1), 0, dev)
+    trap["tokens_match"] = got_a == eager_tokens[0, 1:].tolist()
+    fix["tokens_match"] = bool(torch.equal(got_b, eager_tokens[:, 1:]))
+    fns = {".item() per token": lambda: sampled_in_python(first_a),
+           "argmax in the step": lambda: sampled_in_step(first_b)}
+    timed = timed_alone(fns, dev, cfg, (trap, fix), warmup=1)
+    base_m = per_token(timed[".item() per token"], len(positions))
+    for row in (trap, fix):
+        rows.finish(row, per_token(timed[row["variant"]], len(positions)),
+                    calls=timed.calls[row["variant"]], baseline=base_m, field="step_ms",
+                    rate=False)
+    return [trap, fix]
+
+
+def bucket(length: int, buckets: tuple[int, ...]) -> int:
+    return next(b for b in sorted(buckets) if b >= length)
+
+
+# --8<-- [start:padded]
+def prefill_padded(model, prompt, last):
+    """Prefill of a prompt padded at its end; its first token read at ``last`` (a tensor, so
+    that no length becomes a constant of the graph)."""
+    pos = torch.arange(prompt.size(1), device=prompt.device)
+    return model(prompt, pos).index_select(1, last).argmax(-1)
+
+
+def pad(prompt, buckets):
+    """``prompt`` padded with token 0 to its bucket, and the index of its last real token."""
+    n = prompt.size(1)
+    last = torch.tensor([n - 1], device=prompt.device)
+    return F.pad(prompt, (0, bucket(n, buckets) - n)), last
+# --8<-- [end:padded]
+
+
+def prompt_lengths(cfg, base, dev) -> list[dict[str, Any]]:
+    """A prefill compiled three ways, fed prompts of every length; one row each."""
+    gen = torch.Generator().manual_seed(1)
+    prompts = [torch.randint(0, base.shape.vocab, (1, n), generator=gen).to(dev)
+               for n in cfg.lengths]
+    m = copy.deepcopy(base)
+    expected = [M.prefill(m, p) for p in prompts]
+    ways = {"dynamic=False": ({"dynamic": False}, M.prefill, False),
+            "automatic dynamic": ({}, M.prefill, False),
+            "pad to buckets": ({"dynamic": False}, prefill_padded, True)}
+    out = []
+    for variant, (options, fn, padded) in ways.items():
+        # Dynamo keeps what it learnt per code object (the entries of ``prefill``, and which of
+        # its sizes changed: torch/_dynamo/pgo.py, automatic dynamic), so each way starts from
+        # nothing, as in a fresh process.
+        torch._dynamo.reset()
+        row = new_row(cfg, "prompt-lengths", variant)
+        compiled = torch.compile(fn, backend=cfg.backend, fullgraph=True, **options)
+        same = True
+        for p, want in zip(prompts, expected, strict=True):
+            args = (m, *pad(p, cfg.buckets)) if padded else (m, p)
+            got = counted(row, lambda args=args, c=compiled: c(*args), p.size(1), dev)
+            same &= bool(torch.equal(got, want))
+        row["compiles"], row["tokens_match"] = row["compiles"] or 0, same
+        out.append(row)
+    return out
+
+
+def run(cfg: TrapsConfig, *, commit: str | None = None,
+        progress: Callable[[str], None] = lambda _: None,
+        on_row: Callable[[dict[str, Any]], None] = lambda _: None) -> dict[str, Any]:
+    """The results document of the traps asked for; ``on_row`` sees it after every trap."""
+    cfg = cfg.resolve()
+    dev, dtype = torch.device(cfg.device), DTYPES[cfg.dtype]
+    doc = results.new_document(KIND, results.provenance(dev, cfg.settings(), commit=commit))
+    cached = torch._inductor.config.fx_graph_cache
+    # Off, every compile counted here is that trap's own, not a graph an earlier one cached.
+    torch._inductor.config.fx_graph_cache = False
+    try:
+        with backends.DEFAULT[dev.type].apply(), torch.no_grad():
+            base = M.build(cfg.size, dev, dtype)
+            base.setup_cache(1, cfg.cache)
+            gen = torch.Generator().manual_seed(0)
+            prompt = torch.randint(0, base.shape.vocab, (1, cfg.prompt), generator=gen).to(dev)
+            eager_tokens = M.generate(base, prompt, cfg.steps)
+            for trap in cfg.traps:
+                progress(f"{cfg.size}: {trap}")
+                torch._dynamo.reset()  # each trap's counts start from an empty Dynamo cache
+                try:
+                    if trap == "prompt-lengths":
+                        found = prompt_lengths(cfg, base, dev)
+                    else:
+                        fn = growing_cache if trap == "growing-cache" else item_sync
+                        found = fn(cfg, base, prompt, eager_tokens, dev)
+                except Exception as exc:  # one trap's fault is its row; the others go on
+                    found = [{**new_row(cfg, trap, "all"), **dict(zip(
+                        ("status", "message"), rows.fault(exc), strict=True))}]
+                for row in found:
+                    if row["tokens_match"] is False and dtype == torch.float32:
+                        row["status"] = rows.Status.MISMATCH.value
+                        row["message"] = "tokens differ from eager's"
+                doc["rows"] += found
+                on_row(doc)
+    finally:
+        torch._inductor.config.fx_graph_cache = cached
+        torch._dynamo.reset()
+    doc["complete"] = True
+    return doc
+
+
+def table(doc: dict[str, Any]) -> str:
+    """The run as a Markdown table, for the terminal."""
+    body = [[r["trap"], r["variant"], r["status"], render.num(r["compiles"], "d"),
+             render.num(r["compile_s"], ".1f"), render.num(rows.median(r, "step_ms"), ".3f"),
+             render.num(r["speedup"], ".2f"), r["tokens_match"], r["message"]]
+            for r in doc["rows"]]
+    return render.markdown_table(["trap", "variant", "status", "compiles", "compile s",
+                                  "ms/token", "speedup", "tokens match", "message"], body,
+                                 left=2, left_last=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return command.main(argv, prog=PROG, kind=KIND, cls=TrapsConfig, defaults=DEFAULTS, run=run,
+                        table=table, description=DESCRIPTION)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
