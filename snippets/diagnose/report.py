@@ -1,0 +1,147 @@
+"""The diagnosis as a user reads it: the same tables in a terminal (rich) and in Markdown.
+
+``blocks(sections, rec)`` turns the findings into titled tables and code, as data; ``markdown``
+and ``terminal`` only draw them. ``SAY`` holds every label, each at most one clause around its
+numbers; what the numbers mean is for the guide's pages.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from snippets.core import render
+from snippets.diagnose.findings import Advice, Phase, Recommendation, Section, Status
+
+SAY = MappingProxyType({
+    "verdict": "Verdict",
+    "advice": "advice", "mode": "mode", "speedup": "speedup over eager",
+    "compile": "compile (FX graph cache off)", "calls": "calls to break even", "shapes": "shapes",
+    "risks": "Risks found",
+    "code": "Code to paste",
+    Phase.BREAKS: "Graph breaks", Phase.RECOMPILES: "Recompiles over the batch sizes {schedule}",
+    Phase.MODES: "Modes against eager",
+    "graphs": "{graphs} graphs, {breaks} breaks",
+    "skipped": "skipped: {what}",
+    "fault": "fault: {message}",
+    "took": "{seconds:.1f} s",
+})
+GRAPH_BREAKS = "docs/graph-breaks.md"
+# The section of the graph-breaks page that fixes each kind of break, by Dynamo's words for it.
+FIXES = ((r"data-dependent|generic_jump", "#data-dependent-control-flow"),
+         (r"print|logging", "#printing-and-logging-in-forward"),
+         (r"numpy", "#numpy-in-forward"),
+         (r"", "#the-causes-broken-and-fixed"))
+
+
+def fix_link(kind: str, reason: str) -> str:
+    text = f"{kind} {reason}"
+    return GRAPH_BREAKS + next(a for p, a in FIXES if re.search(p, text, re.I))
+
+
+@dataclass(frozen=True)
+class Block:
+    title: str
+    head: tuple[str, ...] = ()
+    rows: tuple[tuple[object, ...], ...] = ()
+    notes: tuple[str, ...] = ()  # one line each: counts, what was skipped, a fault
+    code: tuple[str, ...] = ()
+    whole: tuple[int, ...] = (0,)  # columns a terminal keeps on one line (a file:line, a link)
+
+
+def _ratio(value: float | None, spread: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}× ±{(spread or 0) / 2:.2f}"
+
+
+def code_lines(rec: Recommendation) -> tuple[str, ...]:
+    if rec.advice is not Advice.COMPILE:
+        return ()
+    args = "".join(f", {k}={v}" for k, v in rec.compile_args)
+    return (f"model = torch.compile(model{args})", *rec.before_call, "y = model(x)")
+
+
+def verdict(rec: Recommendation) -> list[Block]:
+    calls = "never" if rec.advice is Advice.STAY_EAGER else render.num(rec.break_even_calls, ".0f")
+    rows = ((SAY["advice"], rec.advice.value), (SAY["mode"], rec.mode or "–"),
+            (SAY["speedup"], _ratio(rec.speedup, rec.spread)
+             + (f" ({rec.verdict.value})" if rec.verdict else "")),
+            (SAY["compile"], render.num(rec.compile_s, ".1f") + " s"),
+            (SAY["calls"], calls), (SAY["shapes"], rec.shapes or "–"))
+    out = [Block(SAY["verdict"], ("", ""), rows)]
+    if rec.risks:
+        out.append(Block(SAY["risks"], ("risk", "where", "times"),
+                         tuple((r.kind.value, r.where, r.count) for r in rec.risks)))
+    if code_lines(rec):
+        out.append(Block(SAY["code"], code=code_lines(rec)))
+    return out
+
+
+def section(s: Section, schedule: tuple[int, ...]) -> Block:
+    title = SAY[s.phase].format(schedule=",".join(map(str, schedule)))
+    notes = [SAY["took"].format(seconds=s.seconds)]
+    notes += [SAY["skipped"].format(what=w) for w in s.skipped]
+    if s.status is Status.FAULT:
+        notes.append(SAY["fault"].format(message=s.message))
+    if s.status is Status.SKIPPED:
+        notes.append(SAY["skipped"].format(what=s.message))
+    if s.status is not Status.DONE:
+        return Block(title, notes=tuple(notes))
+    if s.phase is Phase.BREAKS:
+        exp = s.found
+        notes.insert(0, SAY["graphs"].format(graphs=exp.graph_count, breaks=exp.graph_break_count))
+        rows = tuple((r.location, r.reason, r.hint or "–", fix_link(r.kind, r.reason))
+                     for r in exp.break_reasons)
+        return Block(title, ("line", "reason", "hint", "fix"), rows, tuple(notes), whole=(0, 3))
+    if s.phase is Phase.RECOMPILES:
+        rows = tuple((st.name, st.compiles, ",".join(map(str, st.compiled_at)) or "–",
+                      "; ".join(st.guard_failures) or "–",
+                      "yes" if st.correct and not st.errors else "; ".join(st.errors) or "no")
+                     for st in s.found)
+        return Block(title, ("strategy", "compiles", "compiled at batch", "guard failures",
+                             "correct"), rows, tuple(notes))
+    rows = tuple((m.mode, m.status, render.num(m.compile_s, ".1f"),
+                  render.ms(m.latency.median if m.latency else None),
+                  _ratio(m.speedup.value, m.speedup.iqr) if m.speedup else "–",
+                  render.num(m.break_even_calls, ".0f"), m.message or "–") for m in s.found)
+    return Block(title, ("mode", "status", "compile s", "ms per call", "speedup",
+                         "calls to break even", "note"), rows, tuple(notes))
+
+
+def blocks(sections: tuple[Section, ...], rec: Recommendation, schedule: tuple[int, ...]
+           ) -> list[Block]:
+    return [*verdict(rec), *(section(s, schedule) for s in sections)]
+
+
+def markdown(found: list[Block], title: str) -> str:
+    out = [f"# {title}"]
+    for b in found:
+        out.append(f"## {b.title}")
+        out += [f"- {n}" for n in b.notes]
+        if b.rows:
+            out.append(render.markdown_table(b.head, b.rows, align="l" * len(b.head)))
+        if b.code:
+            out.append("```python\n" + "\n".join(b.code) + "\n```")
+    return "\n\n".join(out) + "\n"
+
+
+def terminal(found: list[Block], title: str, console: object) -> None:
+    """Draw the blocks on a rich ``Console``."""
+    from rich.rule import Rule
+    from rich.syntax import Syntax
+    from rich.table import Table
+
+    console.print(Rule(title))
+    for b in found:
+        console.print(f"\n[bold]{b.title}[/bold]")
+        for n in b.notes:
+            console.print(f"  {n}", highlight=False)
+        if b.rows:
+            table = Table(show_header=any(b.head))
+            for i, h in enumerate(b.head):
+                table.add_column(h, no_wrap=i in b.whole)
+            for r in b.rows:
+                table.add_row(*map(str, r))
+            console.print(table)
+        if b.code:
+            console.print(Syntax("\n".join(b.code), "python"))
