@@ -25,7 +25,10 @@ def parser() -> cli.Parser:
     p.add_argument("spec", metavar="PKG.MODULE:FACTORY",
                    help="factory(batch_size) returns (module, example_input)")
     flags.declare(p, diagnose.DiagnoseConfig, diagnose.DEFAULTS)
-    cli.add_output(p)
+    p.add_argument("--format", choices=cli.FORMATS, default=cli.FORMATS[0])
+    p.add_argument("--output", type=Path,
+                   help="write the report here: Markdown for --format markdown, else the "
+                        "results file (JSON)")
     return p
 
 

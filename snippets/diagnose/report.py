@@ -145,3 +145,23 @@ def terminal(found: list[Block], title: str, console: object) -> None:
             console.print(table)
         if b.code:
             console.print(Syntax("\n".join(b.code), "python"))
+
+
+def summary(doc: dict) -> str:
+    """A recorded diagnosis, as the Results page draws it: the verdict, its risks, the phases."""
+    v = doc["verdict"]
+    calls = "never" if v["advice"] == Advice.STAY_EAGER.value else render.num(
+        v["break_even_calls"], ".0f")
+    verdict_rows = ((SAY["advice"], v["advice"]), (SAY["mode"], v["mode"] or "–"),
+                    (SAY["speedup"], _ratio(v["speedup"], v["spread"])),
+                    (SAY["compile"], render.num(v["compile_s"], ".1f") + " s"),
+                    (SAY["calls"], calls), (SAY["shapes"], v["shapes"] or "–"))
+    out = [render.markdown_table(("", ""), verdict_rows)]
+    if v["risks"]:
+        out.append(render.markdown_table(("risk", "where", "times"),
+                                         [(r["kind"], r["where"], r["count"]) for r in v["risks"]]))
+    out.append(render.markdown_table(
+        ("phase", "outcome", "s", "skipped"),
+        [(r["phase"], r["outcome"], f"{r['seconds']:.1f}", "; ".join(r["skipped"]) or "–")
+         for r in doc["rows"]]))
+    return "\n\n".join(out)

@@ -57,6 +57,7 @@ RECORDED_BY = {
     "transformer-fastpath": ("transformer fast-path", "cli/#python-m-snippetsexplain"),
     "dynamic-shapes": ("dynamic-shapes", "cli/#python-m-snippetsdynamic"),
     "debug-minifier": ("minifier", "cli/#python-m-snippetsdebug"),
+    "diagnose": ("diagnosis", "cli/#python-m-snippetsdiagnose"),
     "production-startup": ("start-up", "cli/#python-m-snippetsproduction"),
     "production-stream": ("request-stream", "cli/#python-m-snippetsproduction"),
     "production-modes": ("compile-mode", "cli/#python-m-snippetsproduction"),
@@ -313,6 +314,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
     from snippets.bench import independent
     from snippets.bench import tables as bench_tables
     from snippets.debug import tables as debug_tables
+    from snippets.diagnose import report as diagnose_report
     from snippets.dynamic import tables as dynamic_tables
     from snippets.explain import tables as explain_tables
     from snippets.generate import tables as generate_tables
@@ -338,6 +340,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
         "speed-settings": speed_tables.settings_report,
         "speed-freezing": speed_tables.freezing_report,
         "generate": generate_tables.report,
+        "diagnose": diagnose_report.summary,
     }
 
 

@@ -80,6 +80,8 @@ def test_the_results_document_validates(branchy):
     results.validate(doc, kind="diagnose")
     assert [r["phase"] for r in doc["rows"]] == [p.value for p in Phase]
     assert doc["complete"] and doc["verdict"]["advice"] in {a.value for a in Advice}
+    drawn = report.summary(doc)  # the Results page's drawing of a recorded diagnosis
+    assert "| graph break | tests/diagnose/models.py:" in drawn and "| modes | done |" in drawn
 
 
 def _mode(name, status, eager_ms, ms, compile_s=2.0):
