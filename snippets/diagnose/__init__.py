@@ -13,6 +13,8 @@ skipped; a phase that raises is recorded in its section and the next one runs.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import logging
 import re
 import time
@@ -26,13 +28,14 @@ import torch._inductor.config
 from snippets import dynamic, explain
 from snippets.bench import TOLERANCE, payoff
 from snippets.core import config, measure, models, results, rows, torch_logs
+from snippets.diagnose import findings
 from snippets.diagnose.findings import ModeRun, Phase, Section, Status, Strategy
 
 KIND = "diagnose"
 # A phase's part is started only with at least this much of the budget left (seconds, on the
 # 2-core CPU this guide's CPU runs use): a Dynamo-only pass over the schedule takes a few seconds,
 # a small model's Inductor compile ten to thirty.
-NEEDS_S = {"strategy": 5.0, "compile": 20.0, "timing": 5.0}
+NEEDS_S = {"strategy": 5.0, "stalls": 40.0, "compile": 20.0, "timing": 5.0}
 # The modes tried per device type: CUDA graphs only where there is CUDA; max-autotune benchmarks
 # kernel choices for minutes, beyond any default budget.
 DEVICE_MODES = {"cuda": ("default", "reduce-overhead", "max-autotune-no-cudagraphs"),
@@ -84,7 +87,7 @@ class DiagnoseConfig:
     def settings(self) -> dict[str, Any]:
         return {"schedule": list(self.schedule), "budget_s": self.budget_s,
                 "rounds": self.rounds, "sample_ms": self.sample_ms, "dtype": "fp32",
-                "fx_graph_cache": False, "count_backend": "eager", "grad": False,
+                "inductor_cache": "empty per compile", "count_backend": "eager", "grad": False,
                 "recompile_limit": dynamic.recompile_limit()}
 
 
@@ -146,37 +149,43 @@ def _user_function(name: str) -> str:
     return match[1] if match else name
 
 
-def count_compiles(factory: models.Factory, strategy: str, schedule: tuple[int, ...]
-                   ) -> Strategy:
-    """One fresh compile (Dynamo only) called on each batch size of the schedule."""
+def count_compiles(factory: models.Factory, strategy: str, schedule: tuple[int, ...], *,
+                   backend: str = "eager") -> Strategy:
+    """One fresh compile called on each batch size of the schedule: by default Dynamo alone
+    (the count, in seconds); with ``backend="inductor"`` the calls that compiled are timed whole,
+    the stalls a caller waits for."""
     torch._dynamo.reset()
     model = None
-    compiled_at, errors, correct, compiles = [], [], True, 0
+    compiled_at, errors, correct, compiles, stall_s = [], [], True, 0, 0.0
     with _Recompiles() as log:
         for bs in schedule:
             built, x = models.build(factory, "factory", bs)
             if model is None:
                 model = built.eval()
                 options = {"dynamic": True} if strategy == "dynamic=True" else {}
-                compiled = torch.compile(model, backend="eager", **options)
+                compiled = torch.compile(model, backend=backend, **options)
             if strategy == "mark_dynamic":
                 torch._dynamo.mark_dynamic(x, 0)
             before = dynamic.graphs_compiled()
+            watch = measure.Stopwatch(x.device)
             try:
-                out = compiled(x)
+                with watch:
+                    out = compiled(x)
                 correct &= measure.relative_error(out, model(x)) <= TOLERANCE["fp32"]
             except Exception as exc:  # mark_dynamic on a size the code specializes raises
                 errors.append(rows.fault(exc)[1])
             compiles += dynamic.graphs_compiled() - before
             if dynamic.graphs_compiled() > before:
                 compiled_at.append(bs)
+                stall_s += watch.seconds
     torch._dynamo.reset()
     recompiled = tuple(f"{_user_function(m[1])} in {torch_logs.clean_path(m[2])}"
                        for text in log.messages
                        for m in _RECOMPILING.finditer(text))
     failures = tuple(dict.fromkeys(f for text in log.messages for f in _FAILURE.findall(text)))
     return Strategy(strategy, compiles, tuple(compiled_at),
-                    recompiled, failures, tuple(dict.fromkeys(errors)), bool(correct))
+                    recompiled, failures, tuple(dict.fromkeys(errors)), bool(correct),
+                    stall_s if backend == "inductor" else None)
 
 
 
@@ -189,8 +198,31 @@ def recompiles(factory: models.Factory, schedule: tuple[int, ...], budget: Budge
             skipped.append(_skip("strategy", name, budget))
             continue
         done.append(count_compiles(factory, name, schedule))
+    # The remedy measured against the recompiling run: the stalls each makes a caller wait for
+    # with Inductor, each in an empty cache so that neither reuses the other's kernels.
+    best = findings.best_strategy(tuple(done))
+    if best is not None and not budget.allows("stalls"):
+        skipped.append(_skip("stalls", "stalls", budget))
+    elif best is not None:
+        stalls = {}
+        for name in ("default", best.name):
+            with cold_cache():
+                stalls[name] = count_compiles(factory, name, schedule, backend="inductor").stall_s
+        done = [dataclasses.replace(s, stall_s=stalls[s.name]) if s.name in stalls else s
+                for s in done]
     return Section(Phase.RECOMPILES, Status.DONE, 0.0, found=tuple(done),
                    skipped=tuple(skipped))
+
+
+def cold_cache() -> contextlib.AbstractContextManager:
+    """An empty Inductor cache for the block (a fresh directory, the in-memory caches cleared):
+    a compile in it is the cold one a new user waits for, reusing no earlier compile's kernels,
+    in this process or on this machine. ``fresh_cache`` from torch 2.7, ``fresh_inductor_cache``
+    before."""
+    import torch._inductor.utils as inductor_utils
+
+    fresh = getattr(inductor_utils, "fresh_cache", None) or inductor_utils.fresh_inductor_cache
+    return fresh()
 
 
 def _compile(model: torch.nn.Module, x: torch.Tensor, mode: str, ref: torch.Tensor
@@ -198,8 +230,13 @@ def _compile(model: torch.nn.Module, x: torch.Tensor, mode: str, ref: torch.Tens
     """One mode's first call, timed whole (its compile), and its output against eager's."""
     torch._dynamo.reset()
     try:
-        compiled = torch.compile(model, mode=mode)
-        out, compile_s = measure.time_first_call(lambda: compiled(x), x.device)
+        with cold_cache():
+            compiled = torch.compile(model, mode=mode)
+            out, compile_s = measure.time_first_call(lambda: compiled(x), x.device)
+            # A new process on the same machine: Dynamo traces again, Inductor's caches hit.
+            torch._dynamo.reset()
+            compiled = torch.compile(model, mode=mode)
+            out, warm_s = measure.time_first_call(lambda: compiled(x), x.device)
         err = measure.relative_error(out, ref)
         del out  # a CUDA-graph output is overwritten by the next replay; hold none
         compiled(x)  # a fault while warming (a CUDA-graph capture) is this mode's too
@@ -208,7 +245,8 @@ def _compile(model: torch.nn.Module, x: torch.Tensor, mode: str, ref: torch.Tens
         return ModeRun(mode, status, message), None
     ok = err <= TOLERANCE["fp32"]
     return (ModeRun(mode, "ok" if ok else "mismatch",
-                    "" if ok else f"rel_err {err:.3g} above {TOLERANCE['fp32']}", compile_s, err),
+                    "" if ok else f"rel_err {err:.3g} above {TOLERANCE['fp32']}", compile_s, err,
+                    warm_s=warm_s),
             lambda: compiled(x))
 
 
@@ -219,20 +257,13 @@ def modes(cfg: DiagnoseConfig, model: torch.nn.Module, x: torch.Tensor, budget: 
     ref = model(x)
     fns: dict[str, Callable[[], object]] = {"eager": lambda: model(x)}
     runs, skipped = {}, []
-    cache = torch._inductor.config.fx_graph_cache
-    # Off: each compile is the cold one a new user waits for, not a reuse of an earlier mode's
-    # kernels (and of any earlier run's on this machine).
-    torch._inductor.config.fx_graph_cache = False
-    try:
-        for mode in DEVICE_MODES[config.device_type(cfg.device)]:
-            if not budget.allows("compile"):
-                skipped.append(_skip("compile", mode, budget))
-                continue
-            runs[mode], fn = _compile(model, x, mode, ref)
-            if fn is not None:
-                fns[mode] = fn
-    finally:
-        torch._inductor.config.fx_graph_cache = cache
+    for mode in DEVICE_MODES[config.device_type(cfg.device)]:
+        if not budget.allows("compile"):
+            skipped.append(_skip("compile", mode, budget))
+            continue
+        runs[mode], fn = _compile(model, x, mode, ref)
+        if fn is not None:
+            fns[mode] = fn
     if len(fns) > 1 and not budget.allows("timing"):
         skipped.append(_skip("timing", "timing", budget))
     elif len(fns) > 1:
@@ -310,8 +341,6 @@ def _found_dict(section: Section) -> Any:
 def document(cfg: DiagnoseConfig, spec: str, sections: tuple[Section, ...], *,
              commit: str | None = None) -> dict[str, Any]:
     """The results document of one diagnosis: a row per finished phase, and the verdict."""
-    from snippets.diagnose import findings
-
     cfg = cfg.resolve()
     rec = findings.recommend(sections)
     doc = results.new_document(

@@ -39,6 +39,7 @@ class Strategy:
     guard_failures: tuple[str, ...] = ()  # what the recompiles log gives as the reason, deduped
     errors: tuple[str, ...] = ()
     correct: bool = True  # every call's output matched eager's
+    stall_s: float | None = None  # with Inductor: seconds the calls that compiled took, summed
 
 
 @dataclass(frozen=True)
@@ -48,8 +49,9 @@ class ModeRun:
     mode: str
     status: str  # "ok", "mismatch", "error", "oom", "skipped"
     message: str = ""
-    compile_s: float | None = None
+    compile_s: float | None = None  # the first call in an empty Inductor cache
     rel_err: float | None = None
+    warm_s: float | None = None  # the first call again, after a Dynamo reset, the cache warm
     latency: measure.Measurement | None = None
     speedup: measure.Ratio | None = None  # eager's median over this mode's, paired spread
     break_even_calls: float | None = None  # compile_s / (eager - compiled) per call; None: never
@@ -93,7 +95,8 @@ class Recommendation:
     verdict: Verdict | None = None
     compile_s: float | None = None
     break_even_calls: float | None = None
-    shapes: str | None = None  # the shape strategy to paste, where one beats recompiling
+    shapes: str | None = None  # the shape strategy to use, where one compiles less than default
+    stalls_s: tuple[float | None, float | None] = (None, None)  # default's, then the strategy's
     risks: tuple[Risk, ...] = ()
     compile_args: tuple[tuple[str, str], ...] = ()  # torch.compile's arguments, as code
     before_call: tuple[str, ...] = ()  # lines to run on each input before the call
@@ -136,15 +139,18 @@ def recommend(sections: tuple[Section, ...]) -> Recommendation:
     found = risks(sections)
     strategy = best_strategy(_found(sections, Phase.RECOMPILES) or ())
     runs = [m for m in _found(sections, Phase.MODES) or () if m.speedup is not None]
+    shapes = {} if strategy is None else {"shapes": strategy.name, "stalls_s": (
+        next(s.stall_s for s in _found(sections, Phase.RECOMPILES) if s.name == "default"),
+        strategy.stall_s)}
     if not runs:
-        return Recommendation(Advice.UNDECIDED, risks=found)
+        return Recommendation(Advice.UNDECIDED, risks=found, **shapes)
     paying = [m for m in runs if m.status == "ok"
               and verdict(m.speedup.value, m.speedup.iqr) is Verdict.PAYS]
     if not paying:
         top = max(runs, key=lambda m: m.speedup.value)
         return Recommendation(Advice.STAY_EAGER, top.mode, top.speedup.value, top.speedup.iqr,
                               verdict(top.speedup.value, top.speedup.iqr), top.compile_s,
-                              None, risks=found)
+                              None, risks=found, **shapes)
     best = max(paying, key=lambda m: m.speedup.value)
     args: list[tuple[str, str]] = [] if best.mode == "default" else [("mode", repr(best.mode))]
     before: tuple[str, ...] = ()
@@ -153,8 +159,8 @@ def recommend(sections: tuple[Section, ...]) -> Recommendation:
     elif strategy is not None and strategy.name == "mark_dynamic":
         before = ("torch._dynamo.mark_dynamic(x, 0)",)
     return Recommendation(Advice.COMPILE, best.mode, best.speedup.value, best.speedup.iqr,
-                          Verdict.PAYS, best.compile_s, best.break_even_calls,
-                          strategy.name if strategy else None, found, tuple(args), before)
+                          Verdict.PAYS, best.compile_s, best.break_even_calls, risks=found,
+                          compile_args=tuple(args), before_call=before, **shapes)
 
 
 def as_dict(rec: Recommendation) -> dict[str, Any]:
@@ -162,7 +168,7 @@ def as_dict(rec: Recommendation) -> dict[str, Any]:
     return {"advice": rec.advice.value, "mode": rec.mode, "speedup": rec.speedup,
             "spread": rec.spread, "verdict": rec.verdict.value if rec.verdict else None,
             "compile_s": rec.compile_s, "break_even_calls": rec.break_even_calls,
-            "shapes": rec.shapes,
+            "shapes": rec.shapes, "stalls_s": list(rec.stalls_s),
             "risks": [{"kind": r.kind.value, "where": r.where, "count": r.count}
                       for r in rec.risks],
             "compile_args": [list(a) for a in rec.compile_args],

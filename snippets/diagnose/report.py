@@ -17,7 +17,9 @@ from snippets.diagnose.findings import Advice, Phase, Recommendation, Section, S
 SAY = MappingProxyType({
     "verdict": "Verdict",
     "advice": "advice", "mode": "mode", "speedup": "speedup over eager",
-    "compile": "compile (FX graph cache off)", "calls": "calls to break even", "shapes": "shapes",
+    "compile": "compile (empty cache)", "calls": "calls to break even", "shapes": "shapes",
+    "stalls": "compile stalls over the batch sizes",
+    "stalls_of": "{default} s, {remedy} s with {name}",
     "risks": "Risks found",
     "code": "Code to paste",
     Phase.BREAKS: "Graph breaks", Phase.RECOMPILES: "Recompiles over the batch sizes {schedule}",
@@ -54,6 +56,13 @@ def _ratio(value: float | None, spread: float | None) -> str:
     return "–" if value is None else f"{value:.2f}× ±{(spread or 0) / 2:.2f}"
 
 
+def _stalls(stalls: tuple | list, name: str | None) -> str:
+    if name is None or stalls[0] is None:
+        return "–"
+    return SAY["stalls_of"].format(default=render.num(stalls[0], ".1f"),
+                                   remedy=render.num(stalls[1], ".1f"), name=name)
+
+
 def code_lines(rec: Recommendation) -> tuple[str, ...]:
     if rec.advice is not Advice.COMPILE:
         return ()
@@ -67,7 +76,8 @@ def verdict(rec: Recommendation) -> list[Block]:
             (SAY["speedup"], _ratio(rec.speedup, rec.spread)
              + (f" ({rec.verdict.value})" if rec.verdict else "")),
             (SAY["compile"], render.num(rec.compile_s, ".1f") + " s"),
-            (SAY["calls"], calls), (SAY["shapes"], rec.shapes or "–"))
+            (SAY["calls"], calls), (SAY["shapes"], rec.shapes or "–"),
+            (SAY["stalls"], _stalls(rec.stalls_s, rec.shapes)))
     out = [Block(SAY["verdict"], ("", ""), rows)]
     if rec.risks:
         out.append(Block(SAY["risks"], ("risk", "where", "times"),
@@ -95,17 +105,18 @@ def section(s: Section, schedule: tuple[int, ...]) -> Block:
         return Block(title, ("line", "reason", "hint", "fix"), rows, tuple(notes), whole=(0, 3))
     if s.phase is Phase.RECOMPILES:
         rows = tuple((st.name, st.compiles, ",".join(map(str, st.compiled_at)) or "–",
-                      "; ".join(st.guard_failures) or "–",
+                      render.num(st.stall_s, ".1f"), "; ".join(st.guard_failures) or "–",
                       "yes" if st.correct and not st.errors else "; ".join(st.errors) or "no")
                      for st in s.found)
-        return Block(title, ("strategy", "compiles", "compiled at batch", "guard failures",
-                             "correct"), rows, tuple(notes))
-    rows = tuple((m.mode, m.status, render.num(m.compile_s, ".1f"),
+        return Block(title, ("strategy", "compiles", "compiled at batch", "stalls s",
+                             "guard failures", "correct"), rows, tuple(notes))
+    rows = tuple((m.mode, m.status, render.num(m.compile_s, ".1f"), render.num(m.warm_s, ".1f"),
                   render.ms(m.latency.median if m.latency else None),
                   _ratio(m.speedup.value, m.speedup.iqr) if m.speedup else "–",
                   render.num(m.break_even_calls, ".0f"), m.message or "–") for m in s.found)
-    return Block(title, ("mode", "status", "compile s", "ms per call", "speedup",
-                         "calls to break even", "note"), rows, tuple(notes))
+    return Block(title, ("mode", "status", "first call s, empty cache", "warm cache",
+                         "ms per call", "speedup", "calls to break even", "note"), rows,
+                 tuple(notes))
 
 
 def blocks(sections: tuple[Section, ...], rec: Recommendation, schedule: tuple[int, ...]
@@ -155,7 +166,8 @@ def summary(doc: dict) -> str:
     verdict_rows = ((SAY["advice"], v["advice"]), (SAY["mode"], v["mode"] or "–"),
                     (SAY["speedup"], _ratio(v["speedup"], v["spread"])),
                     (SAY["compile"], render.num(v["compile_s"], ".1f") + " s"),
-                    (SAY["calls"], calls), (SAY["shapes"], v["shapes"] or "–"))
+                    (SAY["calls"], calls), (SAY["shapes"], v["shapes"] or "–"),
+                    (SAY["stalls"], _stalls(v["stalls_s"], v["shapes"])))
     out = [render.markdown_table(("", ""), verdict_rows)]
     if v["risks"]:
         out.append(render.markdown_table(("risk", "where", "times"),

@@ -10,7 +10,8 @@ from snippets.diagnose.__main__ import PROG, main
 from tests.cli_run import assert_one_line_error, run
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
-FAST = ("--device", "cpu", "--shapes", "batch=2,4", "--rounds", "2")
+# A budget that fits the Dynamo-only parts, not an Inductor compile: the formats, in seconds.
+FAST = ("--device", "cpu", "--shapes", "batch=2,4", "--rounds", "2", "--budget-s", "15")
 
 
 @pytest.mark.parametrize("argv, expect", [
