@@ -6,17 +6,15 @@ lines (``snippets.explain``), the compiles over a schedule of batch sizes under 
 the compiler about shapes (counted as ``snippets.dynamic`` counts them, with the eager backend, so
 in seconds), and every mode that applies on the device, compiled with a cold cache, checked against
 eager and timed in interleaved rounds (``snippets.core.measure``, as ``snippets.bench`` does).
-``findings.recommend`` draws the verdict; ``report`` renders it; ``examples`` holds a model with
-the common problems. Each phase checks the budget left before each of its parts and records what it
-skipped; a phase that raises is recorded in its section and the next one runs.
+``shapes`` counts the compiles; ``findings.recommend`` draws the verdict; ``report`` renders it;
+``examples`` holds a model with the common problems. Each phase checks the budget left before each
+of its parts and records what it skipped; a phase that raises is recorded in its section and the
+next one runs.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import logging
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,9 +25,9 @@ import torch._inductor.config
 
 from snippets import dynamic, explain
 from snippets.bench import TOLERANCE, payoff
-from snippets.core import config, measure, models, results, rows, torch_logs
-from snippets.diagnose import findings
-from snippets.diagnose.findings import ModeRun, Phase, Section, Status, Strategy
+from snippets.core import config, measure, models, results, rows
+from snippets.diagnose import findings, shapes
+from snippets.diagnose.findings import ModeRun, Phase, Section, Status
 
 KIND = "diagnose"
 # A phase's part is started only with at least this much of the budget left (seconds, on the
@@ -44,7 +42,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "cuda": {"rounds": 30, "sample_ms": 20.0},
     "cpu": {"rounds": 20, "sample_ms": 50.0},
 }
-STRATEGIES = ("default", "mark_dynamic", "dynamic=True")
+STRATEGIES = shapes.STRATEGIES
+cold_cache = shapes.cold_cache
 
 
 def parse_shapes(text: str) -> tuple[int, ...]:
@@ -113,83 +112,6 @@ def breaks(model: torch.nn.Module, x: torch.Tensor, budget: Budget) -> Section:
     return Section(Phase.BREAKS, Status.DONE, 0.0, found=explain.explain_quietly(model, x))
 
 
-class _Recompiles(logging.Handler):
-    """Dynamo's ``recompiles`` records while it is attached: what TORCH_LOGS=recompiles prints."""
-
-    LOGGER = "torch._dynamo.guards.__recompiles"
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
-
-    def __enter__(self) -> _Recompiles:
-        torch._logging.set_logs(recompiles=True)
-        self._log = logging.getLogger(self.LOGGER)
-        self._log.addHandler(self)
-        self._propagate, self._log.propagate = self._log.propagate, False  # not on stderr
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._log.removeHandler(self)
-        self._log.propagate = self._propagate
-        torch._logging.set_logs()
-
-
-_RECOMPILING = re.compile(r"Recompiling function (\S+) in (\S+)")
-_RESUMED = re.compile(r"torch_dynamo_resume_in_(.+)_at_\d+")
-_FAILURE = re.compile(r"^\s*- \S+: (.+)$", re.M)
-
-
-def _user_function(name: str) -> str:
-    """The user's function a resume function Dynamo generated continues (after a break)."""
-    match = _RESUMED.fullmatch(name)
-    return match[1] if match else name
-
-
-def count_compiles(factory: models.Factory, strategy: str, schedule: tuple[int, ...], *,
-                   backend: str = "eager") -> Strategy:
-    """One fresh compile called on each batch size of the schedule: by default Dynamo alone
-    (the count, in seconds); with ``backend="inductor"`` the calls that compiled are timed whole,
-    the stalls a caller waits for."""
-    torch._dynamo.reset()
-    model = None
-    compiled_at, errors, correct, compiles, stall_s = [], [], True, 0, 0.0
-    with _Recompiles() as log:
-        for bs in schedule:
-            built, x = models.build(factory, "factory", bs)
-            if model is None:
-                model = built.eval()
-                options = {"dynamic": True} if strategy == "dynamic=True" else {}
-                compiled = torch.compile(model, backend=backend, **options)
-            if strategy == "mark_dynamic":
-                torch._dynamo.mark_dynamic(x, 0)
-            before = dynamic.graphs_compiled()
-            watch = measure.Stopwatch(x.device)
-            try:
-                with watch:
-                    out = compiled(x)
-                correct &= measure.relative_error(out, model(x)) <= TOLERANCE["fp32"]
-            except Exception as exc:  # mark_dynamic on a size the code specializes raises
-                errors.append(rows.fault(exc)[1])
-            compiles += dynamic.graphs_compiled() - before
-            if dynamic.graphs_compiled() > before:
-                compiled_at.append(bs)
-                stall_s += watch.seconds
-    torch._dynamo.reset()
-    recompiled = tuple(f"{_user_function(m[1])} in {torch_logs.clean_path(m[2])}"
-                       for text in log.messages
-                       for m in _RECOMPILING.finditer(text))
-    failures = tuple(dict.fromkeys(f for text in log.messages for f in _FAILURE.findall(text)))
-    return Strategy(strategy, compiles, tuple(compiled_at),
-                    recompiled, failures, tuple(dict.fromkeys(errors)), bool(correct),
-                    stall_s if backend == "inductor" else None)
-
-
-
-
 def recompiles(factory: models.Factory, schedule: tuple[int, ...], budget: Budget) -> Section:
     """Phase 2: the compiles of each shape strategy over the schedule."""
     done, skipped = [], []
@@ -197,7 +119,7 @@ def recompiles(factory: models.Factory, schedule: tuple[int, ...], budget: Budge
         if not budget.allows("strategy"):
             skipped.append(_skip("strategy", name, budget))
             continue
-        done.append(count_compiles(factory, name, schedule))
+        done.append(shapes.count_compiles(factory, name, schedule))
     # The remedy measured against the recompiling run: the stalls each makes a caller wait for
     # with Inductor, each in an empty cache so that neither reuses the other's kernels.
     best = findings.best_strategy(tuple(done))
@@ -207,22 +129,12 @@ def recompiles(factory: models.Factory, schedule: tuple[int, ...], budget: Budge
         stalls = {}
         for name in ("default", best.name):
             with cold_cache():
-                stalls[name] = count_compiles(factory, name, schedule, backend="inductor").stall_s
+                stalls[name] = shapes.count_compiles(factory, name, schedule,
+                                                    backend="inductor").stall_s
         done = [dataclasses.replace(s, stall_s=stalls[s.name]) if s.name in stalls else s
                 for s in done]
     return Section(Phase.RECOMPILES, Status.DONE, 0.0, found=tuple(done),
                    skipped=tuple(skipped))
-
-
-def cold_cache() -> contextlib.AbstractContextManager:
-    """An empty Inductor cache for the block (a fresh directory, the in-memory caches cleared):
-    a compile in it is the cold one a new user waits for, reusing no earlier compile's kernels,
-    in this process or on this machine. ``fresh_cache`` from torch 2.7, ``fresh_inductor_cache``
-    before."""
-    import torch._inductor.utils as inductor_utils
-
-    fresh = getattr(inductor_utils, "fresh_cache", None) or inductor_utils.fresh_inductor_cache
-    return fresh()
 
 
 def _compile(model: torch.nn.Module, x: torch.Tensor, mode: str, ref: torch.Tensor

@@ -27,7 +27,8 @@ SAY = MappingProxyType({
     "graphs": "{graphs} graphs, {breaks} breaks",
     "skipped": "skipped: {what}",
     "fault": "fault: {message}",
-    "took": "{seconds:.1f} s",
+    "took": "took {seconds:.1f} s",
+    "guard": "guard failed ({strategy}): {failure}",
 })
 GRAPH_BREAKS = "docs/graph-breaks.md"
 # The section of the graph-breaks page that fixes each kind of break, by Dynamo's words for it.
@@ -49,11 +50,15 @@ class Block:
     rows: tuple[tuple[object, ...], ...] = ()
     notes: tuple[str, ...] = ()  # one line each: counts, what was skipped, a fault
     code: tuple[str, ...] = ()
-    whole: tuple[int, ...] = (0,)  # columns a terminal keeps on one line (a file:line, a link)
+    vertical: bool = False  # a terminal lists each row's cells under its first (long texts)
 
 
 def _ratio(value: float | None, spread: float | None) -> str:
     return "–" if value is None else f"{value:.2f}× ±{(spread or 0) / 2:.2f}"
+
+
+def _seconds(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f} s"
 
 
 def _stalls(stalls: tuple | list, name: str | None) -> str:
@@ -75,7 +80,7 @@ def verdict(rec: Recommendation) -> list[Block]:
     rows = ((SAY["advice"], rec.advice.value), (SAY["mode"], rec.mode or "–"),
             (SAY["speedup"], _ratio(rec.speedup, rec.spread)
              + (f" ({rec.verdict.value})" if rec.verdict else "")),
-            (SAY["compile"], render.num(rec.compile_s, ".1f") + " s"),
+            (SAY["compile"], _seconds(rec.compile_s)),
             (SAY["calls"], calls), (SAY["shapes"], rec.shapes or "–"),
             (SAY["stalls"], _stalls(rec.stalls_s, rec.shapes)))
     out = [Block(SAY["verdict"], ("", ""), rows)]
@@ -102,14 +107,16 @@ def section(s: Section, schedule: tuple[int, ...]) -> Block:
         notes.insert(0, SAY["graphs"].format(graphs=exp.graph_count, breaks=exp.graph_break_count))
         rows = tuple((r.location, r.reason, r.hint or "–", fix_link(r.kind, r.reason))
                      for r in exp.break_reasons)
-        return Block(title, ("line", "reason", "hint", "fix"), rows, tuple(notes), whole=(0, 3))
+        return Block(title, ("line", "reason", "hint", "fix"), rows, tuple(notes), vertical=True)
     if s.phase is Phase.RECOMPILES:
         rows = tuple((st.name, st.compiles, ",".join(map(str, st.compiled_at)) or "–",
-                      render.num(st.stall_s, ".1f"), "; ".join(st.guard_failures) or "–",
+                      render.num(st.stall_s, ".1f"),
                       "yes" if st.correct and not st.errors else "; ".join(st.errors) or "no")
                      for st in s.found)
-        return Block(title, ("strategy", "compiles", "compiled at batch", "stalls s",
-                             "guard failures", "correct"), rows, tuple(notes))
+        notes += [SAY["guard"].format(strategy=st.name, failure=f)
+                  for st in s.found[:1] for f in st.guard_failures]
+        return Block(title, ("strategy", "compiles", "compiled at batch", "stalls s", "correct"),
+                     rows, tuple(notes))
     rows = tuple((m.mode, m.status, render.num(m.compile_s, ".1f"), render.num(m.warm_s, ".1f"),
                   render.ms(m.latency.median if m.latency else None),
                   _ratio(m.speedup.value, m.speedup.iqr) if m.speedup else "–",
@@ -138,6 +145,7 @@ def markdown(found: list[Block], title: str) -> str:
 
 def terminal(found: list[Block], title: str, console: object) -> None:
     """Draw the blocks on a rich ``Console``."""
+    from rich.markup import escape
     from rich.rule import Rule
     from rich.syntax import Syntax
     from rich.table import Table
@@ -146,13 +154,16 @@ def terminal(found: list[Block], title: str, console: object) -> None:
     for b in found:
         console.print(f"\n[bold]{b.title}[/bold]")
         for n in b.notes:
-            console.print(f"  {n}", highlight=False)
-        if b.rows:
-            table = Table(show_header=any(b.head))
-            for i, h in enumerate(b.head):
-                table.add_column(h, no_wrap=i in b.whole)
+            console.print(f"  {escape(n)}", highlight=False)
+        if b.rows and b.vertical:
             for r in b.rows:
-                table.add_row(*map(str, r))
+                console.print(f"  [bold]{escape(str(r[0]))}[/bold]", highlight=False)
+                for h, v in zip(b.head[1:], r[1:], strict=True):
+                    console.print(f"    {h}: {escape(str(v))}", highlight=False)
+        elif b.rows:
+            table = Table(*b.head, show_header=any(b.head))
+            for r in b.rows:
+                table.add_row(*(escape(str(c)) for c in r))
             console.print(table)
         if b.code:
             console.print(Syntax("\n".join(b.code), "python"))
@@ -165,7 +176,7 @@ def summary(doc: dict) -> str:
         v["break_even_calls"], ".0f")
     verdict_rows = ((SAY["advice"], v["advice"]), (SAY["mode"], v["mode"] or "–"),
                     (SAY["speedup"], _ratio(v["speedup"], v["spread"])),
-                    (SAY["compile"], render.num(v["compile_s"], ".1f") + " s"),
+                    (SAY["compile"], _seconds(v["compile_s"])),
                     (SAY["calls"], calls), (SAY["shapes"], v["shapes"] or "–"),
                     (SAY["stalls"], _stalls(v["stalls_s"], v["shapes"])))
     out = [render.markdown_table(("", ""), verdict_rows)]

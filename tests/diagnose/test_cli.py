@@ -52,3 +52,9 @@ def test_ctrl_c_keeps_the_finished_phases(capsys, monkeypatch):
     doc = json.loads(out)
     assert [r["phase"] for r in doc["rows"]] == ["graph breaks", "recompiles"]
     assert not doc["complete"]
+
+
+def test_the_terminal_report_names_the_break_line(capsys):
+    code, out, _ = run(main, capsys, "tests.diagnose.models:branchy", *FAST)
+    assert code == 0
+    assert "tests/diagnose/models.py:" in out and "skipped: default: needs 20 s" in out

@@ -10,7 +10,7 @@ import torch
 
 from snippets import diagnose
 from snippets.core import config, measure, results
-from snippets.diagnose import findings, report
+from snippets.diagnose import findings, report, shapes
 from snippets.diagnose.findings import Advice, ModeRun, Phase, RiskKind, Section, Status, Strategy
 from tests.diagnose import models
 
@@ -25,7 +25,7 @@ def _line(cls: type, marker: str) -> int:
 
 def test_recompiles_are_counted_per_strategy():
     with torch.no_grad():
-        by = {s.name: s for s in (diagnose.count_compiles(models.clean, name, SCHEDULE)
+        by = {s.name: s for s in (shapes.count_compiles(models.clean, name, SCHEDULE)
                                   for name in diagnose.STRATEGIES)}
     # static at 4, then one dynamic recompile at 8 that serves every later size
     assert by["default"].compiles == 2 and by["default"].compiled_at == (4, 8)
@@ -138,7 +138,7 @@ def test_a_fault_in_one_phase_is_recorded_and_the_rest_goes_on(monkeypatch):
     def boom(*a, **k):
         raise RuntimeError("no recompiles today")
 
-    monkeypatch.setattr(diagnose, "count_compiles", boom)
+    monkeypatch.setattr(shapes, "count_compiles", boom)
     found = _diagnosed(models.clean, budget_s=60.0)
     status = {s.phase: s for s in found}
     assert status[Phase.RECOMPILES].status is Status.FAULT
