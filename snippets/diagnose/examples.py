@@ -12,11 +12,16 @@ import torch
 from torch import nn
 
 
+# --8<-- [start:model]
 class Scorer(nn.Module):
     def __init__(self, d: int = 256) -> None:
         super().__init__()
-        self.embed = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
-        self.head = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, d), nn.GELU(), nn.Linear(d, 1))
+        self.embed = nn.Sequential(
+            nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d)
+        )
+        self.head = nn.Sequential(
+            nn.LayerNorm(d), nn.Linear(d, d), nn.GELU(), nn.Linear(d, 1)
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h = self.embed(x)
@@ -24,6 +29,7 @@ class Scorer(nn.Module):
         if h.mean() > 0:  # a branch on a tensor's value
             h = h * 2
         return self.head(h)
+# --8<-- [end:model]
 
 
 def scorer(batch_size: int) -> tuple[nn.Module, torch.Tensor]:
