@@ -135,7 +135,8 @@ def markdown(found: list[Block], title: str) -> str:
     out = [f"# {title}"]
     for b in found:
         out.append(f"## {b.title}")
-        out += [f"- {n}" for n in b.notes]
+        if b.notes:
+            out.append("\n".join(f"- {n}" for n in b.notes))
         if b.rows:
             out.append(render.markdown_table(b.head, b.rows, align="l" * len(b.head)))
         if b.code:
