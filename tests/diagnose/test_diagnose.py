@@ -153,3 +153,14 @@ def test_shapes_are_checked_by_the_config():
         with pytest.raises(config.ConfigError):
             diagnose.DiagnoseConfig(shapes=bad)
     assert dataclasses.replace(diagnose.DiagnoseConfig(), shapes="batch=2").schedule == (2,)
+
+
+def test_a_mode_that_fails_is_its_own_row_and_the_others_are_timed(monkeypatch):
+    monkeypatch.setitem(diagnose.DEVICE_MODES, "cpu", ("no-such-mode", "default"))
+    cfg = diagnose.DiagnoseConfig(device="cpu", shapes="batch=2", rounds=2, sample_ms=2.0)
+    model, x = models.clean(2)
+    with torch.no_grad():
+        found = diagnose.modes(cfg.resolve(), model.eval(), x, diagnose.Budget(120))
+    runs = {m.mode: m for m in found.found}
+    assert runs["no-such-mode"].status == "error" and runs["no-such-mode"].speedup is None
+    assert runs["default"].status == "ok" and runs["default"].speedup is not None
