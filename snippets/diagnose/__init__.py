@@ -181,11 +181,12 @@ def modes(cfg: DiagnoseConfig, model: torch.nn.Module, x: torch.Tensor, budget: 
     elif len(fns) > 1:
         timed = measure.measure_variants(fns, device, rounds=cfg.rounds, sample_ms=cfg.sample_ms)
         eager = timed["eager"]
-        for mode in fns.keys() - {"eager"}:
-            m, ratio = timed[mode], measure.speedup(eager, timed[mode])
+        for mode in [name for name in fns if name != "eager"]:  # in the device's order
+            m = timed[mode]
             calls = payoff.break_even_calls(runs[mode].compile_s, eager.median, m.median)
-            runs[mode] = ModeRun(**{**runs[mode].__dict__, "latency": m, "speedup": ratio,
-                                    "break_even_calls": calls})
+            runs[mode] = dataclasses.replace(runs[mode], latency=m,
+                                             speedup=measure.speedup(eager, m),
+                                             break_even_calls=calls)
         runs = {"eager": ModeRun("eager", "ok", rel_err=0.0, latency=eager), **runs}
     torch._dynamo.reset()
     return Section(Phase.MODES, Status.DONE, 0.0, found=tuple(runs.values()),
