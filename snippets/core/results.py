@@ -153,6 +153,11 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
         "compiles": (int, type(None)), "recompiles": (int, type(None)), "compile_s": NUM,
         "compiled_at": (list,), "step_ms": (dict, type(None)), "speedup": NUM,
         "tokens_match": (bool, type(None))}),
+    # A user's model diagnosed (python -m snippets.diagnose): a row per phase (graph breaks,
+    # recompiles, modes) with what it found or why it was skipped, and the verdict beside.
+    Kind("diagnose", "snippets.diagnose/1", {
+        "phase": (str,), "outcome": (str,), "message": (str,), "seconds": NUM,
+        "skipped": (list,)}),
     # Computed at every build, on any machine, in seconds: counts and logs, nothing timed.
     Kind("explain-causes", "snippets.explain-causes/1",
          {"cause": (str,), "variant": (str,), "kind": (str,), **_EXPLAINED}, measured=False),

@@ -59,6 +59,7 @@ RECORDED_BY = {
     "dynamic-shapes": ("dynamic-shapes", "cli/#python-m-snippetsdynamic"),
     "dynamic-shapes-large": ("large dynamic-shapes", "cli/#python-m-snippetsdynamic"),
     "debug-minifier": ("minifier", "cli/#python-m-snippetsdebug"),
+    "diagnose": ("diagnosis", "cli/#python-m-snippetsdiagnose"),
     "production-startup": ("start-up", "cli/#python-m-snippetsproduction"),
     "production-stream": ("request-stream", "cli/#python-m-snippetsproduction"),
     "production-stream-large": ("large request-stream", "cli/#python-m-snippetsproduction"),
@@ -324,6 +325,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
     from snippets.bench import independent
     from snippets.bench import tables as bench_tables
     from snippets.debug import tables as debug_tables
+    from snippets.diagnose import report as diagnose_report
     from snippets.dynamic import tables as dynamic_tables
     from snippets.explain import tables as explain_tables
     from snippets.generate import ladder, traps
@@ -353,6 +355,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
         "generate-hf": generate_tables.hf_table,
         ladder.KIND: ladder.table,
         traps.KIND: traps.table,
+        "diagnose": diagnose_report.summary,
     }
 
 

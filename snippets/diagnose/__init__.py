@@ -1,0 +1,266 @@
+"""Diagnose a user's model: where it breaks, whether it recompiles, which mode pays, what to paste.
+
+``diagnose(cfg, factory)`` runs three phases on ``factory(batch_size) -> (module, input)`` (the
+contract of ``bench --model``), each built from a topic's library: the graph breaks at the user's
+lines (``snippets.explain``), the compiles over a schedule of batch sizes under each way of telling
+the compiler about shapes (counted as ``snippets.dynamic`` counts them, with the eager backend, so
+in seconds), and every mode that applies on the device, compiled with a cold cache, checked against
+eager and timed in interleaved rounds (``snippets.core.measure``, as ``snippets.bench`` does).
+``shapes`` counts the compiles; ``findings.recommend`` draws the verdict; ``report`` renders it;
+``examples`` holds a model with the common problems. Each phase checks the budget left before each
+of its parts and records what it skipped; a phase that raises is recorded in its section and the
+next one runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+import torch._inductor.config
+
+from snippets import dynamic, explain
+from snippets.bench import TOLERANCE, payoff
+from snippets.core import config, measure, models, results, rows
+from snippets.diagnose import findings, shapes
+from snippets.diagnose.findings import ModeRun, Phase, Section, Status
+
+KIND = "diagnose"
+# A phase's part is started only with at least this much of the budget left (seconds, on the
+# 2-core CPU this guide's CPU runs use): a Dynamo-only pass over the schedule takes a few seconds,
+# a small model's Inductor compile ten to thirty.
+NEEDS_S = {"strategy": 5.0, "stalls": 40.0, "compile": 20.0, "timing": 5.0}
+# The modes tried per device type: CUDA graphs only where there is CUDA; max-autotune benchmarks
+# kernel choices for minutes, beyond any default budget.
+DEVICE_MODES = {"cuda": ("default", "reduce-overhead", "max-autotune-no-cudagraphs"),
+                "cpu": ("default",)}
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "cuda": {"rounds": 30, "sample_ms": 20.0},
+    "cpu": {"rounds": 20, "sample_ms": 50.0},
+}
+STRATEGIES = shapes.STRATEGIES
+cold_cache = shapes.cold_cache
+
+
+def parse_shapes(text: str) -> tuple[int, ...]:
+    """``batch=1,8,32``: the batch sizes each call of the schedule gets, in order."""
+    name, sep, sizes = text.partition("=")
+    if not sep or name.strip() != "batch":
+        raise config.ConfigError("shapes", f"{text!r} is not of the form batch=N,N,...")
+    try:
+        got = tuple(int(s) for s in sizes.split(","))
+    except ValueError:
+        raise config.ConfigError("shapes", f"{text!r}: batch sizes must be whole numbers") from None
+    if not got or min(got) <= 0:
+        raise config.ConfigError("shapes", f"{text!r}: batch sizes must be positive")
+    return got
+
+
+@dataclass(frozen=True, kw_only=True)
+class DiagnoseConfig:
+    device: str = "auto"
+    # Repeats, growth and shrinking of the leading dimension: enough calls to see whether the
+    # second size recompiles and whether the compiler then generalizes.
+    shapes: str = "batch=4,4,8,2,16,8"
+    """the batch sizes of successive calls, as batch=N,N,..."""
+    budget_s: float = config.option(180.0, positive=True, unit=" s")
+    """seconds the whole diagnosis may take; phases skip what does not fit"""
+    rounds: int | None = None
+    sample_ms: float | None = None
+
+    def __post_init__(self) -> None:
+        config.check(self)
+        parse_shapes(self.shapes)
+
+    @property
+    def schedule(self) -> tuple[int, ...]:
+        return parse_shapes(self.shapes)
+
+    def resolve(self) -> DiagnoseConfig:
+        return config.resolve(self, DEFAULTS)
+
+    def settings(self) -> dict[str, Any]:
+        return {"schedule": list(self.schedule), "budget_s": self.budget_s,
+                "rounds": self.rounds, "sample_ms": self.sample_ms, "dtype": "fp32",
+                "inductor_cache": "empty per compile", "count_backend": "eager", "grad": False,
+                "recompile_limit": dynamic.recompile_limit()}
+
+
+class Budget:
+    """The seconds left of ``budget_s`` from the moment it is made."""
+
+    def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock, self._end = clock, clock() + seconds
+
+    def left(self) -> float:
+        return self._end - self._clock()
+
+    def allows(self, part: str) -> bool:
+        return self.left() >= NEEDS_S[part]
+
+
+def _skip(part: str, name: str, budget: Budget) -> str:
+    return f"{name}: needs {NEEDS_S[part]:.0f} s, {max(budget.left(), 0):.0f} s left"
+
+
+def breaks(model: torch.nn.Module, x: torch.Tensor, budget: Budget) -> Section:
+    """Phase 1: the breaks Dynamo logs, once per user line, in explain's words."""
+    return Section(Phase.BREAKS, Status.DONE, 0.0, found=explain.explain_quietly(model, x))
+
+
+def recompiles(factory: models.Factory, schedule: tuple[int, ...], budget: Budget) -> Section:
+    """Phase 2: the compiles of each shape strategy over the schedule."""
+    done, skipped = [], []
+    for name in STRATEGIES:
+        if not budget.allows("strategy"):
+            skipped.append(_skip("strategy", name, budget))
+            continue
+        done.append(shapes.count_compiles(factory, name, schedule))
+    # The remedy measured against the recompiling run: the stalls each makes a caller wait for
+    # with Inductor, each in an empty cache so that neither reuses the other's kernels.
+    best = findings.best_strategy(tuple(done))
+    if best is not None and not budget.allows("stalls"):
+        skipped.append(_skip("stalls", "stalls", budget))
+    elif best is not None:
+        stalls = {}
+        for name in ("default", best.name):
+            with cold_cache():
+                stalls[name] = shapes.count_compiles(factory, name, schedule,
+                                                    backend="inductor").stall_s
+        done = [dataclasses.replace(s, stall_s=stalls[s.name]) if s.name in stalls else s
+                for s in done]
+    return Section(Phase.RECOMPILES, Status.DONE, 0.0, found=tuple(done),
+                   skipped=tuple(skipped))
+
+
+def _compile(model: torch.nn.Module, x: torch.Tensor, mode: str, ref: torch.Tensor
+             ) -> tuple[ModeRun, Callable[[], object] | None]:
+    """One mode's first call, timed whole (its compile), and its output against eager's."""
+    torch._dynamo.reset()
+    try:
+        with cold_cache():
+            compiled = torch.compile(model, mode=mode)
+            out, compile_s = measure.time_first_call(lambda: compiled(x), x.device)
+            # A new process on the same machine: Dynamo traces again, Inductor's caches hit.
+            torch._dynamo.reset()
+            compiled = torch.compile(model, mode=mode)
+            out, warm_s = measure.time_first_call(lambda: compiled(x), x.device)
+        err = measure.relative_error(out, ref)
+        del out  # a CUDA-graph output is overwritten by the next replay; hold none
+        compiled(x)  # a fault while warming (a CUDA-graph capture) is this mode's too
+    except Exception as exc:  # one mode's fault is its row's; the others go on
+        status, message = rows.fault(exc)
+        return ModeRun(mode, status, message), None
+    ok = err <= TOLERANCE["fp32"]
+    return (ModeRun(mode, "ok" if ok else "mismatch",
+                    "" if ok else f"rel_err {err:.3g} above {TOLERANCE['fp32']}", compile_s, err,
+                    warm_s=warm_s),
+            lambda: compiled(x))
+
+
+def modes(cfg: DiagnoseConfig, model: torch.nn.Module, x: torch.Tensor, budget: Budget
+          ) -> Section:
+    """Phase 3: each mode compiled with a cold cache, checked, then all timed against eager."""
+    device = torch.device(cfg.device)
+    ref = model(x)
+    fns: dict[str, Callable[[], object]] = {"eager": lambda: model(x)}
+    runs, skipped = {}, []
+    for mode in DEVICE_MODES[config.device_type(cfg.device)]:
+        if not budget.allows("compile"):
+            skipped.append(_skip("compile", mode, budget))
+            continue
+        runs[mode], fn = _compile(model, x, mode, ref)
+        if fn is not None:
+            fns[mode] = fn
+    if len(fns) > 1 and not budget.allows("timing"):
+        skipped.append(_skip("timing", "timing", budget))
+    elif len(fns) > 1:
+        timed = measure.measure_variants(fns, device, rounds=cfg.rounds, sample_ms=cfg.sample_ms)
+        eager = timed["eager"]
+        for mode in [name for name in fns if name != "eager"]:  # in the device's order
+            m = timed[mode]
+            calls = payoff.break_even_calls(runs[mode].compile_s, eager.median, m.median)
+            runs[mode] = dataclasses.replace(runs[mode], latency=m,
+                                             speedup=measure.speedup(eager, m),
+                                             break_even_calls=calls)
+        runs = {"eager": ModeRun("eager", "ok", rel_err=0.0, latency=eager), **runs}
+    torch._dynamo.reset()
+    return Section(Phase.MODES, Status.DONE, 0.0, found=tuple(runs.values()),
+                   skipped=tuple(skipped))
+
+
+def _phase(phase: Phase, run: Callable[[], Section], budget: Budget) -> Section:
+    """Run one phase, timed; a fault is its section's, and the diagnosis goes on."""
+    start = time.monotonic()
+    if budget.left() <= 0:
+        return Section(phase, Status.SKIPPED, 0.0, "no budget left")
+    try:
+        section = run()
+    except Exception as exc:  # the user's model failed in this phase: say so, run the next
+        return Section(phase, Status.FAULT, time.monotonic() - start, rows.fault(exc)[1])
+    finally:
+        torch._dynamo.reset()
+    return Section(section.phase, section.status, time.monotonic() - start, section.message,
+                   section.found, section.skipped)
+
+
+def diagnose(cfg: DiagnoseConfig, factory: models.Factory, *, budget: Budget | None = None,
+             on_section: Callable[[Section], None] = lambda _: None) -> tuple[Section, ...]:
+    """Every phase in turn on the model ``factory`` builds at the schedule's first batch size;
+    ``on_section`` sees each finished section (to show it, or to stop the run there)."""
+    cfg = cfg.resolve()
+    budget = budget or Budget(cfg.budget_s)
+    device = torch.device(cfg.device)
+    model, x = models.build(factory, "factory", cfg.schedule[0])  # a SpecError is the user's
+    model, x = model.to(device).eval(), x.to(device)
+    phases = {Phase.BREAKS: lambda: breaks(model, x, budget),
+              Phase.RECOMPILES: lambda: recompiles(_on(factory, device), cfg.schedule, budget),
+              Phase.MODES: lambda: modes(cfg, model, x, budget)}
+    done = []
+    with torch.no_grad():
+        for phase, run in phases.items():
+            done.append(_phase(phase, run, budget))
+            on_section(done[-1])
+    return tuple(done)
+
+
+def _on(factory: models.Factory, device: torch.device) -> models.Factory:
+    def made(bs: int) -> tuple[torch.nn.Module, torch.Tensor]:
+        model, x = factory(bs)
+        return model.to(device), x.to(device)
+    return made
+
+
+def _found_dict(section: Section) -> Any:
+    if section.found is None:
+        return None
+    if section.phase is Phase.BREAKS:
+        return section.found.as_dict()
+    out = []
+    for item in section.found:
+        d = dict(item.__dict__)
+        if isinstance(item, ModeRun):
+            d["latency"] = item.latency.as_dict() if item.latency else None
+            d["speedup"] = (None if item.speedup is None
+                            else {"value": item.speedup.value, "iqr": item.speedup.iqr})
+        out.append({k: list(v) if isinstance(v, tuple) else v for k, v in d.items()})
+    return out
+
+
+def document(cfg: DiagnoseConfig, spec: str, sections: tuple[Section, ...], *,
+             commit: str | None = None) -> dict[str, Any]:
+    """The results document of one diagnosis: a row per finished phase, and the verdict."""
+    cfg = cfg.resolve()
+    rec = findings.recommend(sections)
+    doc = results.new_document(
+        KIND, results.provenance(torch.device(cfg.device), cfg.settings(), commit=commit),
+        spec=spec, verdict=findings.as_dict(rec))
+    doc["rows"] = [{"phase": s.phase.value, "outcome": s.status.value, "message": s.message,
+                    "seconds": s.seconds, "skipped": list(s.skipped), "found": _found_dict(s)}
+                   for s in sections]
+    doc["complete"] = len(sections) == len(Phase)
+    return doc

@@ -1,0 +1,175 @@
+"""What a diagnosis found, as data: each phase's section, and the verdict drawn from them.
+
+``recommend(sections)`` is pure: it reads the finished sections (the breaks ``explain`` logged,
+the compiles of each shape strategy, each mode's compile, correctness and steady-state time) and
+names the configuration to use, its gain and cost, the risks found and the code to paste, as
+fields. The words around them are ``report``'s; nothing here composes a sentence.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from snippets.core import measure
+from snippets.core.findings import Verdict, verdict
+
+
+class Phase(str, enum.Enum):
+    BREAKS = "graph breaks"
+    RECOMPILES = "recompiles"
+    MODES = "modes"
+
+
+class Status(str, enum.Enum):
+    DONE = "done"
+    SKIPPED = "skipped"  # the budget ran out before it (its message says what it needed)
+    FAULT = "fault"  # it raised; its message is the exception's first line
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One way of telling the compiler about shapes, run over the whole shape schedule."""
+
+    name: str  # "default", "mark_dynamic", "dynamic=True"
+    compiles: int  # graphs Dynamo compiled over the schedule (each piece of a broken graph counts)
+    compiled_at: tuple[int, ...]  # the batch sizes whose call compiled something
+    recompiled: tuple[str, ...] = ()  # "forward in model.py:12" per recompile Dynamo logged
+    guard_failures: tuple[str, ...] = ()  # what the recompiles log gives as the reason, deduped
+    errors: tuple[str, ...] = ()
+    correct: bool = True  # every call's output matched eager's
+    stall_s: float | None = None  # with Inductor: seconds the calls that compiled took, summed
+
+
+@dataclass(frozen=True)
+class ModeRun:
+    """One torch.compile mode: its first call (the compile), its output against eager, its time."""
+
+    mode: str
+    status: str  # "ok", "mismatch", "error", "oom", "skipped"
+    message: str = ""
+    compile_s: float | None = None  # the first call in an empty Inductor cache
+    rel_err: float | None = None
+    warm_s: float | None = None  # the first call again, after a Dynamo reset, the cache warm
+    latency: measure.Measurement | None = None
+    speedup: measure.Ratio | None = None  # eager's median over this mode's, paired spread
+    break_even_calls: float | None = None  # compile_s / (eager - compiled) per call; None: never
+
+
+@dataclass(frozen=True)
+class Section:
+    phase: Phase
+    status: Status
+    seconds: float
+    message: str = ""
+    found: Any = None  # BREAKS: explain.Explanation; RECOMPILES, MODES: a tuple of the above
+    skipped: tuple[str, ...] = ()  # parts the budget left out (a strategy, a mode, the timing)
+
+
+class Advice(str, enum.Enum):
+    COMPILE = "compile"  # a mode that is correct and pays beyond the noise
+    STAY_EAGER = "stay eager"  # no correct mode pays beyond the noise
+    UNDECIDED = "undecided"  # the modes were not timed (skipped, fault, interrupted)
+
+
+class RiskKind(str, enum.Enum):
+    BREAK = "graph break"
+    RECOMPILE = "recompile"
+    MISMATCH = "wrong output"
+
+
+@dataclass(frozen=True)
+class Risk:
+    kind: RiskKind
+    where: str  # the user's line of a break, the function that recompiled, or the mode
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    advice: Advice
+    mode: str | None = None
+    speedup: float | None = None
+    spread: float | None = None  # IQR of the paired per-round ratios
+    verdict: Verdict | None = None
+    compile_s: float | None = None
+    break_even_calls: float | None = None
+    shapes: str | None = None  # the shape strategy to use, where one compiles less than default
+    stalls_s: tuple[float | None, float | None] = (None, None)  # default's, then the strategy's
+    risks: tuple[Risk, ...] = ()
+    compile_args: tuple[tuple[str, str], ...] = ()  # torch.compile's arguments, as code
+    before_call: tuple[str, ...] = ()  # lines to run on each input before the call
+
+
+def _found(sections: tuple[Section, ...], phase: Phase) -> Any:
+    return next((s.found for s in sections if s.phase is phase and s.status is Status.DONE),
+                None)
+
+
+def best_strategy(strategies: tuple[Strategy, ...]) -> Strategy | None:
+    """The strategy that compiles least without errors or wrong outputs, where it compiles less
+    than the default does; else None (recompiling costs nothing to fix)."""
+    default = next((s for s in strategies if s.name == "default"), None)
+    fine = [s for s in strategies if s.name != "default" and s.correct and not s.errors]
+    best = min(fine, key=lambda s: s.compiles, default=None)
+    if default is None or best is None or best.compiles >= default.compiles:
+        return None
+    return best
+
+
+def risks(sections: tuple[Section, ...]) -> tuple[Risk, ...]:
+    found: list[Risk] = []
+    exp = _found(sections, Phase.BREAKS)
+    for r in exp.break_reasons if exp else ():
+        found.append(Risk(RiskKind.BREAK, r.location or r.reason, r.times))
+    default = next((s for s in _found(sections, Phase.RECOMPILES) or () if s.name == "default"),
+                   None)
+    if default is not None:
+        for where in dict.fromkeys(default.recompiled):
+            found.append(Risk(RiskKind.RECOMPILE, where, default.recompiled.count(where)))
+    for m in _found(sections, Phase.MODES) or ():
+        if m.status == "mismatch":
+            found.append(Risk(RiskKind.MISMATCH, m.mode))
+    return tuple(found)
+
+
+def recommend(sections: tuple[Section, ...]) -> Recommendation:
+    """The verdict: the correct mode with the largest speedup that pays beyond the noise."""
+    found = risks(sections)
+    strategy = best_strategy(_found(sections, Phase.RECOMPILES) or ())
+    runs = [m for m in _found(sections, Phase.MODES) or () if m.speedup is not None]
+    shapes = {} if strategy is None else {"shapes": strategy.name, "stalls_s": (
+        next(s.stall_s for s in _found(sections, Phase.RECOMPILES) if s.name == "default"),
+        strategy.stall_s)}
+    if not runs:
+        return Recommendation(Advice.UNDECIDED, risks=found, **shapes)
+    paying = [m for m in runs if m.status == "ok"
+              and verdict(m.speedup.value, m.speedup.iqr) is Verdict.PAYS]
+    if not paying:
+        top = max(runs, key=lambda m: m.speedup.value)
+        return Recommendation(Advice.STAY_EAGER, top.mode, top.speedup.value, top.speedup.iqr,
+                              verdict(top.speedup.value, top.speedup.iqr), top.compile_s,
+                              None, risks=found, **shapes)
+    best = max(paying, key=lambda m: m.speedup.value)
+    args: list[tuple[str, str]] = [] if best.mode == "default" else [("mode", repr(best.mode))]
+    before: tuple[str, ...] = ()
+    if strategy is not None and strategy.name == "dynamic=True":
+        args.append(("dynamic", "True"))
+    elif strategy is not None and strategy.name == "mark_dynamic":
+        before = ("torch._dynamo.mark_dynamic(x, 0)",)
+    return Recommendation(Advice.COMPILE, best.mode, best.speedup.value, best.speedup.iqr,
+                          Verdict.PAYS, best.compile_s, best.break_even_calls, risks=found,
+                          compile_args=tuple(args), before_call=before, **shapes)
+
+
+def as_dict(rec: Recommendation) -> dict[str, Any]:
+    """The verdict as a results file holds it (enums by value)."""
+    return {"advice": rec.advice.value, "mode": rec.mode, "speedup": rec.speedup,
+            "spread": rec.spread, "verdict": rec.verdict.value if rec.verdict else None,
+            "compile_s": rec.compile_s, "break_even_calls": rec.break_even_calls,
+            "shapes": rec.shapes, "stalls_s": list(rec.stalls_s),
+            "risks": [{"kind": r.kind.value, "where": r.where, "count": r.count}
+                      for r in rec.risks],
+            "compile_args": [list(a) for a in rec.compile_args],
+            "before_call": list(rec.before_call)}

@@ -1,0 +1,60 @@
+"""python -m snippets.diagnose: the report in each format, and one line for each mistake."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from snippets.diagnose.__main__ import PROG, main
+from tests.cli_run import assert_one_line_error, run
+
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
+# A budget that fits the Dynamo-only parts, not an Inductor compile: the formats, in seconds.
+FAST = ("--device", "cpu", "--shapes", "batch=2,4", "--rounds", "2", "--budget-s", "15")
+
+
+@pytest.mark.parametrize("argv, expect", [
+    (("tests.diagnose.nowhere:branchy",), "cannot import"),
+    (("tests.diagnose.models",), "pkg.module:factory"),
+    (("tests.diagnose.models:NOT_A_FACTORY",), "no callable"),
+    (("tests.diagnose.models:wrong", *FAST), "must return (nn.Module, Tensor)"),
+    (("tests.diagnose.models:clean", "--shapes", "batch=x"), "--shapes"),
+    (("tests.diagnose.models:clean", "--shapes", "seq=64"), "--shapes"),
+    (("tests.diagnose.models:clean", "--device", "tpu"), "unknown device"),
+    (("tests.diagnose.models:clean", "--budget-s", "0"), "--budget-s"),
+])
+def test_mistakes_are_one_line(capsys, argv, expect):
+    assert_one_line_error(*run(main, capsys, *argv), expect, prog=PROG)
+
+
+def test_json_and_markdown(capsys, tmp_path):
+    code, out, _ = run(main, capsys, "tests.diagnose.models:branchy", *FAST, "--format", "json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["kind"] == "diagnose" and len(doc["rows"]) == 3
+    assert doc["rows"][0]["found"]["graph_break_count"] == 1
+    md = tmp_path / "report.md"
+    code, out, _ = run(main, capsys, "tests.diagnose.models:clean", *FAST, "--format",
+                       "markdown", "--output", str(md))
+    assert code == 0 and md.read_text() == out and out.startswith("# tests.diagnose.models:clean")
+
+
+def test_ctrl_c_keeps_the_finished_phases(capsys, monkeypatch):
+    from snippets import diagnose
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(diagnose, "modes", interrupted)
+    code, out, err = run(main, capsys, "tests.diagnose.models:clean", *FAST, "--format", "json")
+    assert code == 130 and "2 finished phases kept" in err
+    doc = json.loads(out)
+    assert [r["phase"] for r in doc["rows"]] == ["graph breaks", "recompiles"]
+    assert not doc["complete"]
+
+
+def test_the_terminal_report_names_the_break_line(capsys):
+    code, out, _ = run(main, capsys, "tests.diagnose.models:branchy", *FAST)
+    assert code == 0
+    assert "tests/diagnose/models.py:" in out and "skipped: default: needs 20 s" in out

@@ -1,0 +1,166 @@
+"""The diagnosis of small models with known breaks and recompiles: counts, lines, verdict kinds."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+
+import pytest
+import torch
+
+from snippets import diagnose
+from snippets.core import config, measure, results
+from snippets.diagnose import findings, report, shapes
+from snippets.diagnose.findings import Advice, ModeRun, Phase, RiskKind, Section, Status, Strategy
+from tests.diagnose import models
+
+pytestmark = pytest.mark.usefixtures("fresh_dynamo")
+SCHEDULE = (4, 8, 2, 16)
+
+
+def _line(cls: type, marker: str) -> int:
+    lines, first = inspect.getsourcelines(cls)
+    return first + next(i for i, text in enumerate(lines) if marker in text)
+
+
+def test_recompiles_are_counted_per_strategy():
+    with torch.no_grad():
+        by = {s.name: s for s in (shapes.count_compiles(models.clean, name, SCHEDULE)
+                                  for name in diagnose.STRATEGIES)}
+    # static at 4, then one dynamic recompile at 8 that serves every later size
+    assert by["default"].compiles == 2 and by["default"].compiled_at == (4, 8)
+    assert by["default"].recompiled == ("forward in tests/diagnose/models.py:28",)
+    assert any("size mismatch at index 0" in f for f in by["default"].guard_failures)
+    assert by["mark_dynamic"].compiles == 1 and by["mark_dynamic"].recompiled == ()
+    assert by["dynamic=True"].compiles == 1
+    assert all(s.correct and not s.errors for s in by.values())
+    assert findings.best_strategy(tuple(by.values())).name == "mark_dynamic"
+
+
+def _diagnosed(factory, **fields) -> tuple[Section, ...]:
+    cfg = diagnose.DiagnoseConfig(device="cpu", shapes="batch=4,8,2", rounds=3, sample_ms=5.0,
+                                  **fields)
+    return diagnose.diagnose(cfg, factory)
+
+
+@pytest.fixture(scope="module")
+def branchy() -> tuple[Section, ...]:
+    torch._dynamo.reset()
+    return _diagnosed(models.branchy)
+
+
+def test_breaks_name_the_users_line(branchy):
+    breaks = branchy[0]
+    assert breaks.phase is Phase.BREAKS and breaks.status is Status.DONE
+    exp = breaks.found
+    assert (exp.graph_count, exp.graph_break_count) == (2, 1)
+    line = _line(models.Branchy, "BREAK_LINE")
+    assert exp.break_reasons[0].location == f"tests/diagnose/models.py:{line} in forward"
+    assert report.fix_link(exp.break_reasons[0].kind, exp.break_reasons[0].reason).endswith(
+        "#data-dependent-control-flow")
+
+
+def test_every_phase_finishes_and_the_verdict_names_the_risks(branchy):
+    assert [(s.phase, s.status) for s in branchy] == [(p, Status.DONE) for p in Phase]
+    modes = {m.mode: m for m in branchy[2].found}
+    assert set(modes) == {"eager", "default"}
+    assert modes["default"].status == "ok" and modes["default"].rel_err < 1e-4
+    assert modes["default"].compile_s > 0 and modes["default"].warm_s > 0
+    assert modes["default"].latency is not None
+    # the remedy measured against the recompiling run, each with Inductor in an empty cache
+    by = {st.name: st for st in branchy[1].found}
+    assert by["default"].stall_s > 0 and by[findings.recommend(branchy).shapes].stall_s > 0
+    rec = findings.recommend(branchy)
+    assert rec.advice in (Advice.COMPILE, Advice.STAY_EAGER)  # speed is not asserted
+    line = _line(models.Branchy, "BREAK_LINE")
+    kinds = {(r.kind, r.where) for r in rec.risks}
+    assert (RiskKind.BREAK, f"tests/diagnose/models.py:{line} in forward") in kinds
+    assert any(k is RiskKind.RECOMPILE for k, _ in kinds)
+
+
+def test_the_results_document_validates(branchy):
+    doc = diagnose.document(diagnose.DiagnoseConfig(device="cpu"), "tests.diagnose.models:branchy",
+                            branchy, commit="abc")
+    results.validate(doc, kind="diagnose")
+    assert [r["phase"] for r in doc["rows"]] == [p.value for p in Phase]
+    assert doc["complete"] and doc["verdict"]["advice"] in {a.value for a in Advice}
+    drawn = report.summary(doc)  # the Results page's drawing of a recorded diagnosis
+    assert "| graph break | tests/diagnose/models.py:" in drawn and "| modes | done |" in drawn
+
+
+def _mode(name, status, eager_ms, ms, compile_s=2.0):
+    eager = measure.Measurement((eager_ms,) * 5)
+    m = measure.Measurement((ms,) * 5)
+    return ModeRun(name, status, compile_s=compile_s, latency=m,
+                   speedup=measure.speedup(eager, m),
+                   break_even_calls=compile_s * 1e3 / (eager_ms - ms) if eager_ms > ms else None)
+
+
+def test_the_verdict_takes_the_fastest_correct_mode_and_the_shape_remedy():
+    strategies = (Strategy("default", 3, (4, 8, 2)), Strategy("mark_dynamic", 1, (4,)),
+                  Strategy("dynamic=True", 1, (4,)))
+    sections = (Section(Phase.RECOMPILES, Status.DONE, 1.0, found=strategies),
+                Section(Phase.MODES, Status.DONE, 1.0, found=(
+                    _mode("default", "ok", 10.0, 5.0), _mode("reduce-overhead", "mismatch", 10, 1),
+                    _mode("max-autotune-no-cudagraphs", "ok", 10.0, 4.0))))
+    rec = findings.recommend(sections)
+    assert (rec.advice, rec.mode, rec.shapes) == (Advice.COMPILE, "max-autotune-no-cudagraphs",
+                                                  "mark_dynamic")
+    assert rec.compile_args == (("mode", "'max-autotune-no-cudagraphs'"),)
+    assert rec.before_call == ("torch._dynamo.mark_dynamic(x, 0)",)
+    assert rec.break_even_calls == pytest.approx(2000 / 6)
+    assert (RiskKind.MISMATCH, "reduce-overhead") in {(r.kind, r.where) for r in rec.risks}
+
+
+def test_nothing_that_pays_is_stay_eager_and_nothing_timed_is_undecided():
+    slow = (Section(Phase.MODES, Status.DONE, 1.0, found=(_mode("default", "ok", 5.0, 6.0),)),)
+    assert findings.recommend(slow).advice is Advice.STAY_EAGER
+    assert report.code_lines(findings.recommend(slow)) == ()
+    fault = (Section(Phase.MODES, Status.FAULT, 1.0, "RuntimeError: boom"),)
+    assert findings.recommend(fault).advice is Advice.UNDECIDED
+
+
+def test_a_small_budget_skips_and_says_what():
+    # 10 s left throughout: enough for a Dynamo-only pass, not for an Inductor compile.
+    budget = diagnose.Budget(10, clock=lambda: 0.0)
+    cfg = diagnose.DiagnoseConfig(device="cpu", shapes="batch=2,4", rounds=2, sample_ms=2.0)
+    found = {s.phase: s for s in diagnose.diagnose(cfg, models.clean, budget=budget)}
+    assert len(found[Phase.RECOMPILES].found) == len(diagnose.STRATEGIES)
+    modes = found[Phase.MODES]
+    assert modes.status is Status.DONE and modes.found == ()
+    assert modes.skipped == ("default: needs 20 s, 10 s left",)
+    assert findings.recommend(tuple(found.values())).advice is Advice.UNDECIDED
+    gone = diagnose.diagnose(cfg, models.clean, budget=diagnose.Budget(0, clock=lambda: 0.0))
+    assert [s.status for s in gone] == [Status.SKIPPED] * len(Phase)
+
+
+def test_a_fault_in_one_phase_is_recorded_and_the_rest_goes_on(monkeypatch):
+    def boom(*a, **k):
+        raise RuntimeError("no recompiles today")
+
+    monkeypatch.setattr(shapes, "count_compiles", boom)
+    found = _diagnosed(models.clean, budget_s=60.0)
+    status = {s.phase: s for s in found}
+    assert status[Phase.RECOMPILES].status is Status.FAULT
+    assert "no recompiles today" in status[Phase.RECOMPILES].message
+    assert status[Phase.BREAKS].status is Status.DONE
+    assert status[Phase.MODES].status is Status.DONE
+
+
+def test_shapes_are_checked_by_the_config():
+    assert diagnose.parse_shapes("batch=1,8,32") == (1, 8, 32)
+    for bad in ("1,8", "seq=1,2", "batch=a", "batch=0,2", "batch="):
+        with pytest.raises(config.ConfigError):
+            diagnose.DiagnoseConfig(shapes=bad)
+    assert dataclasses.replace(diagnose.DiagnoseConfig(), shapes="batch=2").schedule == (2,)
+
+
+def test_a_mode_that_fails_is_its_own_row_and_the_others_are_timed(monkeypatch):
+    monkeypatch.setitem(diagnose.DEVICE_MODES, "cpu", ("no-such-mode", "default"))
+    cfg = diagnose.DiagnoseConfig(device="cpu", shapes="batch=2", rounds=2, sample_ms=2.0)
+    model, x = models.clean(2)
+    with torch.no_grad():
+        found = diagnose.modes(cfg.resolve(), model.eval(), x, diagnose.Budget(120))
+    runs = {m.mode: m for m in found.found}
+    assert runs["no-such-mode"].status == "error" and runs["no-such-mode"].speedup is None
+    assert runs["default"].status == "ok" and runs["default"].speedup is not None
