@@ -221,15 +221,16 @@ def weight_bytes(model: nn.Module) -> int:
 
 # --8<-- [start:steps]
 def prefill(model: Decoder, prompt: torch.Tensor) -> torch.Tensor:
-    """Feed the whole prompt at once; return the first new token, ``(batch, 1)``."""
+    """The whole prompt at once; the first new token, ``(batch, 1)``."""
     pos = torch.arange(prompt.size(1), device=prompt.device)
     logits = model(prompt, pos)
     return logits[:, -1:].argmax(-1)
 
 
-def decode_step(model: Decoder, token: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
-    """One token per sequence at position ``pos`` ``(1,)``: the next greedy token, sampled
-    inside the step so that a compiled step never hands logits back to Python."""
+def decode_step(model: Decoder, token: torch.Tensor,
+                pos: torch.Tensor) -> torch.Tensor:
+    """One token per sequence at ``pos``: the next greedy token, sampled
+    inside the step, so a compiled step never hands logits to Python."""
     return model(token, pos)[:, -1:].argmax(-1)
 # --8<-- [end:steps]
 
@@ -237,9 +238,10 @@ def decode_step(model: Decoder, token: torch.Tensor, pos: torch.Tensor) -> torch
 
 # --8<-- [start:compile]
 def compile_step(step=decode_step):
-    """A step compiled the way gpt-fast compiles its decode step: whole, CUDA graphs replaying
-    it, one static graph per batch size."""
-    return torch.compile(step, mode="reduce-overhead", fullgraph=True, dynamic=False)
+    """A step compiled as gpt-fast compiles its decode step: whole, CUDA
+    graphs replaying it, one static graph per batch size."""
+    return torch.compile(step, mode="reduce-overhead", fullgraph=True,
+                         dynamic=False)
 # --8<-- [end:compile]
 
 def generate(model: Decoder, prompt: torch.Tensor, steps: int, step=decode_step,

@@ -97,7 +97,8 @@ class TrapsConfig:
 
 # --8<-- [start:growing]
 class GrowingCache(nn.Module):
-    """Keys and values that grow by one position per token: a new shape every step."""
+    """Keys and values that grow by one position per token: a new shape
+    every step."""
 
     def __init__(self, like: M.KVCache) -> None:
         super().__init__()
@@ -267,14 +268,15 @@ def bucket(length: int, buckets: tuple[int, ...]) -> int:
 
 # --8<-- [start:padded]
 def prefill_padded(model, prompt, last):
-    """Prefill of a prompt padded at its end; its first token read at ``last`` (a tensor, so
-    that no length becomes a constant of the graph)."""
+    """Prefill of a prompt padded at its end; its first token read at
+    ``last`` (a tensor, so no length becomes a constant of the graph)."""
     pos = torch.arange(prompt.size(1), device=prompt.device)
     return model(prompt, pos).index_select(1, last).argmax(-1)
 
 
 def pad(prompt, buckets):
-    """``prompt`` padded with token 0 to its bucket, and the index of its last real token."""
+    """``prompt`` padded with token 0 to its bucket, and the index of its
+    last real token."""
     n = prompt.size(1)
     last = torch.tensor([n - 1], device=prompt.device)
     return F.pad(prompt, (0, bucket(n, buckets) - n)), last
