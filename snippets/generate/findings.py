@@ -97,3 +97,79 @@ def of(doc: dict[str, Any]) -> Generation:
         ceil["matmul_tflops"], best, Span.of([r["compile_s"] for r in compiled]), tokens,
         min((r["first_diff"] for r in diffs), default=None),
         max((r["logit_gap"] for r in diffs), default=None))
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """The decode ladder: the fastest rung against eager and the bandwidth bound, and where its
+    step's time goes, from the profile of that rung."""
+
+    best: str
+    best_ms: float
+    speedup: float  # over eager, in the same rounds
+    share: float  # % of the measured copy bandwidth
+    floor_ms: float  # the bytes a step must read, at that bandwidth
+    reaches_half: bool  # the done-when of the chapter: half the copy bandwidth or more
+    kernels: float | None  # per token, in the profile
+    idle: float | None  # % of the step no kernel covers
+    matmul_us: float | None  # the matrix products' kernel time per token
+    matmul_share: float | None  # % of the copy bandwidth the matrix products reach alone
+    cudagraphs_over_fullgraph: float | None  # what replaying the step adds, × the rung below
+
+
+def ladder(doc: dict[str, Any]) -> Ladder | None:
+    rows = {r["rung"]: r for r in doc["rows"]}
+    timed = [r for r in doc["rows"] if r["status"] in TIMED and r["rung"] != "eager"]
+    if not timed:
+        return None
+    top = min(timed, key=lambda r: r["step_ms"]["median"])
+    copy = doc["ceilings"]["copy_gbps"] * 1e9
+    floor = top["bytes_per_step"] / copy * 1e3
+    prof = top.get("profile") or {}
+    matmul = (prof.get("by_class") or {}).get("matmul")
+    cg = rows.get("cudagraphs")
+    return Ladder(
+        top["rung"], top["step_ms"]["median"], top["speedup"], 100 * top["of_copy_bw"], floor,
+        top["of_copy_bw"] >= 0.5, prof.get("kernels_per_call"),
+        100 * prof["idle_fraction"] if "idle_fraction" in prof else None, matmul,
+        100 * top["bytes_per_step"] / (matmul * 1e-6) / copy if matmul else None,
+        cg.get("speedup_prev") if cg and cg["status"] in TIMED else None)
+
+
+def rung(doc: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """One rung's row, for the page to read a figure of it."""
+    return next((r for r in doc["rows"] if r["rung"] == name), None)
+
+
+@dataclass(frozen=True)
+class Trap:
+    """One trap of a decode loop beside its fix: compiles, compile seconds, and the fix's
+    speedup where both were timed."""
+
+    trap: str
+    compiles: int | None
+    compile_s: float | None
+    fix_compiles: int | None
+    fix_compile_s: float | None
+    speedup: float | None  # the fix over the trap, in the same rounds
+    verdict: Verdict | None
+
+
+# Each trap's row and the row of its fix, by variant, as the traps command records them.
+FIXES = {"growing-cache": ("torch.cat", "static cache"),
+         "item-sync": (".item() per token", "argmax in the step"),
+         "prompt-lengths": ("dynamic=False", "pad to buckets")}
+
+
+def traps(doc: dict[str, Any]) -> dict[str, Trap]:
+    by = {(r["trap"], r["variant"]): r for r in doc["rows"]}
+    out = {}
+    for trap, (bad, good) in FIXES.items():
+        b, g = by.get((trap, bad)), by.get((trap, good))
+        if not (b and g):
+            continue
+        fast = g.get("speedup") if g["status"] in TIMED else None
+        out[trap] = Trap(trap, b.get("compiles"), b.get("compile_s"), g.get("compiles"),
+                         g.get("compile_s"), fast,
+                         verdict(fast, g.get("speedup_iqr") or 0.0) if fast else None)
+    return out

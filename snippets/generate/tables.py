@@ -103,3 +103,30 @@ def hf_table(doc: dict[str, Any]) -> str:
         columns.words("Tokens as its eager", lambda r: None if r.get("same_tokens") is None
                       else "same" if r["same_tokens"] else "differ"),
         columns.words("Status", lambda r: _status(r))))
+
+
+def ladder_plot(doc: dict[str, Any]) -> str:
+    """Tokens per second per rung, beside the rate the copy bandwidth allows at that rung's
+    bytes per step: how far each rung is from its own bound."""
+    from snippets.core import plots
+
+    timed = [r for r in doc["rows"] if r["status"] in ("ok", "noisy")]
+    if not timed:
+        return ""
+    copy = doc["ceilings"]["copy_gbps"] * 1e9
+    bound = [r["batch_size"] * copy / r["bytes_per_step"] for r in timed]
+    with plots.figure(0.8 + 0.4 * len(timed)) as (fig, ax):
+        y = range(len(timed))
+        ax.barh([i - 0.18 for i in y], [r["tokens_per_s"] for r in timed], height=0.34,
+                color=plots.PALETTE[0], label="measured")
+        ax.barh([i + 0.18 for i in y], bound, height=0.34, color=plots.PALETTE[1],
+                label="bandwidth bound")
+        ax.set_yticks(list(y), [r["rung"] for r in timed])
+        ax.invert_yaxis()  # the ladder's order, top to bottom
+        ax.set_xlabel("tokens per second")
+        ax.grid(axis="x")
+        plots.legend_below(fig, 2)
+        svg = plots.svg(fig, "decode-ladder")
+    best = max(timed, key=lambda r: r["tokens_per_s"])
+    return plots.html_figure(svg, f"Tokens per second per rung; fastest {best['rung']}, "
+                                  f"{best['tokens_per_s']:,.0f}")
