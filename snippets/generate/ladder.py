@@ -29,7 +29,7 @@ import torch._dynamo.config
 import torch._inductor.config
 from torch._dynamo.utils import counters
 
-from snippets.core import backends, config, measure, render, results, rows
+from snippets.core import backends, columns, config, measure, results, rows
 from snippets.core import profile as profiler
 from snippets.generate import command
 from snippets.generate import model as M
@@ -324,16 +324,17 @@ def run(cfg: LadderConfig, *, commit: str | None = None,
 
 
 def table(doc: dict[str, Any]) -> str:
-    """The run as a Markdown table, for the terminal."""
-    def cell(r: dict[str, Any]) -> list[object]:
-        ms = rows.median(r, "step_ms")
-        return [r["rung"], r["status"], render.num(ms, ".3f"), render.num(r["tokens_per_s"], ".0f"),
-                render.num(r["of_copy_bw"] and 100 * r["of_copy_bw"], ".1f"),
-                render.num(r["compile_s"], ".1f"),
-                "–" if r["first_diff"] is None else r["first_diff"], r["message"]]
-    head = ["rung", "status", "ms/step", "tokens/s", "% copy BW", "compile s", "first diff",
-            "message"]
-    return render.markdown_table(head, [cell(r) for r in doc["rows"]], left_last=True)
+    """The ladder's key columns: each rung's step time, its speedup over eager in the same
+    rounds, its rate and its share of the copy bandwidth, its compile time, its status."""
+    return columns.markdown(doc["rows"], (columns.field("Rung", "rung"),), (
+        columns.timing("ms per token", lambda r: r.get("step_ms")),
+        columns.number("× eager", lambda r: r.get("speedup"), ".2f", notes=(columns.RATIO,)),
+        columns.number("Tokens/s", lambda r: r.get("tokens_per_s"), ",.0f"),
+        columns.number("% of bandwidth", lambda r: r["of_copy_bw"] and 100 * r["of_copy_bw"],
+                       ".1f"),
+        columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"),
+        columns.words("Status", lambda r: r["status"] if not r.get("message")
+                      else f"{r['status']}: {r['message']}")))
 
 
 def main(argv: list[str] | None = None) -> int:

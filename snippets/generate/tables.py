@@ -37,6 +37,7 @@ def _diff(row: dict[str, Any]) -> str | None:
 
 
 def value_columns(phase: str) -> tuple[columns.Column, ...]:
+    """The key columns: time, speedup, rate, share of the ceiling, compile time."""
     share = (columns.number("% of bandwidth", lambda p: p.row.get("pct_of_bandwidth"), ".1f")
              if phase == "decode" else
              columns.number("% of matmul peak", lambda p: p.row.get("pct_of_peak"), ".1f"))
@@ -48,9 +49,15 @@ def value_columns(phase: str) -> tuple[columns.Column, ...]:
         share,
         columns.number("Compile s", lambda p: p.row.get("compile_s") if p.row["variant"] != "eager"
                        else None, ".1f"),
-        columns.words("Tokens vs eager", lambda p: _diff(p.row)),
-        columns.words("Status", lambda p: _status(p.row)),
     )
+
+
+def checks_table(doc: dict[str, Any]) -> str:
+    """Each row's tokens against eager's and its status: the columns a first reading skips."""
+    rows = [p for phase in ("decode", "prefill") for p in placed(doc, phase)]
+    return columns.markdown(rows, (columns.field("Phase", "phase"), *KEY), (
+        columns.words("Tokens vs eager", lambda p: _diff(p.row)),
+        columns.words("Status", lambda p: _status(p.row)))) if rows else ""
 
 
 def phase_table(doc: dict[str, Any], phase: str) -> str:
@@ -86,7 +93,7 @@ def shape_table(doc: dict[str, Any]) -> str:
          "Read per token"),
         ((st["size"], str(sh["layers"]), str(sh["dim"]), f"{sh['heads']} / {sh['kv_heads']}",
           str(sh["ffn"]), f"{sh['vocab']:,}", f"{st['params'] / 1e9:.2f} B",
-          f"{findings.read_per_token(doc) / 1e9:.2f} GB {st['dtype']}"),), align="lrrrrrrr")
+          f"{findings.read_per_token(doc) / 1e9:.2f} GB {st['dtype']}"),), align="rrrrrrr")
 
 
 
@@ -99,8 +106,8 @@ def hf_table(doc: dict[str, Any]) -> str:
         columns.number("× its eager", lambda r: r.get("speedup"), ".2f",
                        notes=(columns.RATIO,)),
         columns.number("Tokens/s", lambda r: r.get("tokens_per_s"), ",.0f"),
-        columns.number("First generation s", lambda r: r.get("first_s"), ".1f"),
-        columns.words("Tokens as its eager", lambda r: None if r.get("same_tokens") is None
+        columns.number("First call s", lambda r: r.get("first_s"), ".1f"),
+        columns.words("Tokens", lambda r: None if r.get("same_tokens") is None
                       else "same" if r["same_tokens"] else "differ"),
         columns.words("Status", lambda r: _status(r))))
 

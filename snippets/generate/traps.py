@@ -31,7 +31,7 @@ import torch._inductor.config
 import torch.nn.functional as F
 from torch import nn
 
-from snippets.core import backends, config, measure, render, results, rows
+from snippets.core import backends, columns, config, measure, results, rows
 from snippets.dynamic import graphs_compiled
 from snippets.generate import command
 from snippets.generate import model as M
@@ -354,14 +354,16 @@ def run(cfg: TrapsConfig, *, commit: str | None = None,
 
 
 def table(doc: dict[str, Any]) -> str:
-    """The run as a Markdown table, for the terminal."""
-    body = [[r["trap"], r["variant"], r["status"], render.num(r["compiles"], "d"),
-             render.num(r["compile_s"], ".1f"), render.num(rows.median(r, "step_ms"), ".3f"),
-             render.num(r["speedup"], ".2f"), r["tokens_match"], r["message"]]
-            for r in doc["rows"]]
-    return render.markdown_table(["trap", "variant", "status", "compiles", "compile s",
-                                  "ms/token", "speedup", "tokens match", "message"], body,
-                                 left=2, left_last=True)
+    """Each trap beside its fix: compiles, compile seconds, the time per token where timed and
+    the fix's speedup over the trap in the same rounds."""
+    return columns.markdown(doc["rows"], (columns.field("Trap", "trap"),
+                                          columns.field("Variant", "variant")), (
+        columns.number("Compiles", lambda r: r.get("compiles"), "d"),
+        columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"),
+        columns.timing("ms per token", lambda r: r.get("step_ms")),
+        columns.number("× the trap", lambda r: r.get("speedup"), ".2f", notes=(columns.RATIO,)),
+        columns.words("Status", lambda r: r["status"] if not r.get("message")
+                      else f"{r['status']}: {r['message']}")))
 
 
 def main(argv: list[str] | None = None) -> int:
