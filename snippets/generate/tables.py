@@ -89,12 +89,10 @@ def shape_table(doc: dict[str, Any]) -> str:
     st = doc["provenance"]["settings"]
     sh = st["shape"]
     return render.markdown_table(
-        ("Size", "Layers", "Dim", "Heads (query / key-value)", "MLP", "Vocabulary", "Parameters",
-         "Read per token"),
-        ((st["size"], str(sh["layers"]), str(sh["dim"]), f"{sh['heads']} / {sh['kv_heads']}",
+        ("Layers", "Dim", "Heads q / kv", "MLP", "Vocabulary", "Parameters", "Read per token"),
+        ((str(sh["layers"]), str(sh["dim"]), f"{sh['heads']} / {sh['kv_heads']}",
           str(sh["ffn"]), f"{sh['vocab']:,}", f"{st['params'] / 1e9:.2f} B",
           f"{findings.read_per_token(doc) / 1e9:.2f} GB {st['dtype']}"),), align="rrrrrrr")
-
 
 
 def hf_table(doc: dict[str, Any]) -> str:

@@ -95,3 +95,10 @@ def test_a_cuda_run_of_the_small_size_times_every_mode_and_compares_its_tokens(t
     # bf16: the tokens may part from eager's, but only where eager's logits nearly tie
     assert all(r["first_diff"] is None or r["logit_gap"] < 0.5 for r in compiled)
     assert all(0 < r["pct_of_bandwidth"] < 100 for r in doc["rows"] if r["phase"] == "decode")
+
+
+def test_the_shape_table_has_a_cell_under_every_header():
+    doc = {"provenance": {"settings": {"shape": vars(model.SIZES["1b"]), "params": 1,
+                                       "dtype": "bf16"}}}
+    lines = tables.shape_table(doc).splitlines()
+    assert len({line.count("|") for line in lines}) == 1 and "2.08 GB bf16" in lines[2]
