@@ -35,7 +35,7 @@ PHONE = {"width": 390, "height": 844}
 READ_PAGES = ("", "benchmark/", "noise/", "speed/", "speed-freezing/", "speed-autotuning/",
               "speed-settings/", "graph-breaks/", "dynamic-shapes/", "glossary/",
               "when-not-to-compile/", "debugging/", "production/", "training/", "scale/",
-              "generation/", "run-it-yourself/", "results/", "cli/", "contributing/")
+              "generation/", "diagnose/", "run-it-yourself/", "results/", "cli/", "contributing/")
 # Every table and code block whose content is wider than its box, in every tab of the page: each
 # tab of a tabbed block (a GPU run beside a CPU one, say) is opened in turn and the page looked at
 # again, then the tabs first shown are shown again. A table or code in a closed <details> (the
