@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from snippets.core.findings import Span, Verdict, verdict
-from snippets.generate import model
+from snippets.generate import DTYPES, model
 
 TIMED = ("ok", "noisy")
 
@@ -78,7 +78,7 @@ def read_per_token(doc: dict[str, Any]) -> int:
     """The weights a decode step multiplies by, in bytes: what it must read at least, before
     the cache (the embedding table is only indexed)."""
     st = doc["provenance"]["settings"]
-    return model.Shape(**st["shape"]).matmul_params * (2 if st["dtype"] == "bf16" else 4)
+    return model.Shape(**st["shape"]).matmul_params * DTYPES[st["dtype"]].itemsize
 
 
 def of(doc: dict[str, Any]) -> Generation:
