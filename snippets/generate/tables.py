@@ -135,3 +135,15 @@ def ladder_plot(doc: dict[str, Any]) -> str:
     best = max(timed, key=lambda r: r["tokens_per_s"])
     return plots.html_figure(svg, f"Tokens per second per rung; fastest {best['rung']}, "
                                   f"{best['tokens_per_s']:,.0f}")
+
+
+def profile_table(doc: dict[str, Any]) -> str:
+    """The profiled rung's top kernels per token: name, launches, time and share of busy time."""
+    prof = next((r["profile"] for r in doc["rows"] if r.get("profile")), None)
+    if not prof or not prof.get("top"):
+        return ""
+    # Inductor's kernel names are long; their head says what is fused, the tail is a counter.
+    return render.markdown_table(
+        ("Kernel", "Per token", "µs per token", "% of busy"),
+        ((f"`{k['name'][:48]}`", f"{k['count_per_call']:.0f}", f"{k['us_per_call']:.0f}",
+          f"{100 * k['share']:.0f}") for k in prof["top"]))

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from snippets.core import results
-from snippets.generate import ladder
+from snippets.generate import findings, ladder, tables
 from snippets.generate import model as M
 from tests.cli_run import assert_one_line_error, run
 
@@ -55,6 +55,19 @@ def test_the_fastest_rung_is_profiled(recorded):
     profiled = [r for r in recorded["rows"] if "profile" in r]
     assert [r["rung"] for r in profiled] == [recorded["profiled"]]
     assert profiled[0]["profile"]["calls"] == 20
+
+
+def test_the_ladder_finding_reads_the_profile_and_each_rung_over_the_one_below(recorded):
+    found = findings.ladder(recorded)
+    prof = next(r["profile"] for r in recorded["rows"] if "profile" in r)
+    top = next(r for r in recorded["rows"] if r["rung"] == found.best)
+    busy = top["bytes_per_step"] / (prof["busy_us_per_call"] * 1e-6)
+    assert found.busy_share == pytest.approx(100 * busy / recorded["ceilings"]["copy_gbps"] / 1e9)
+    assert "eager" not in found.over_prev and "gqa" in found.compile_s
+    assert found.over_prev["gqa"] == next(r for r in recorded["rows"]
+                                          if r["rung"] == "gqa")["speedup_prev"]
+    lines = tables.profile_table(recorded).splitlines()
+    assert len(lines) == 2 + len(prof["top"])
 
 
 def test_a_quantized_weight_is_counted_by_the_tensors_it_holds():
