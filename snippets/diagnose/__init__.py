@@ -33,7 +33,11 @@ KIND = "diagnose"
 # A phase's part is started only with at least this much of the budget left (seconds, on the
 # 2-core CPU this guide's CPU runs use): a Dynamo-only pass over the schedule takes a few seconds,
 # a small model's Inductor compile ten to thirty.
-NEEDS_S = {"strategy": 5.0, "stalls": 40.0, "compile": 20.0, "timing": 5.0}
+NEEDS_S = {"strategy": 5.0, "stalls": 40.0, "compile": 20.0, "timing": 5.0, "autotune": 120.0}
+# max-autotune benchmarks kernel choices: its first call takes several times the default mode's
+# (ResNet-50 on the recorded H200: minutes, against under a minute). It starts only with this
+# many times the default's first two calls left, and never with less than NEEDS_S["autotune"].
+AUTOTUNE_TIMES = 6.0
 # The modes tried per device type: CUDA graphs only where there is CUDA; max-autotune benchmarks
 # kernel choices for minutes, beyond any default budget.
 DEVICE_MODES = {"cuda": ("default", "reduce-overhead", "max-autotune-no-cudagraphs"),
@@ -99,12 +103,22 @@ class Budget:
     def left(self) -> float:
         return self._end - self._clock()
 
-    def allows(self, part: str) -> bool:
-        return self.left() >= NEEDS_S[part]
+    def allows(self, part: str, needs_s: float | None = None) -> bool:
+        return self.left() >= (NEEDS_S[part] if needs_s is None else needs_s)
 
 
-def _skip(part: str, name: str, budget: Budget) -> str:
-    return f"{name}: needs {NEEDS_S[part]:.0f} s, {max(budget.left(), 0):.0f} s left"
+def _skip(part: str, name: str, budget: Budget, needs_s: float | None = None) -> str:
+    needs = NEEDS_S[part] if needs_s is None else needs_s
+    return f"{name}: needs {needs:.0f} s, {max(budget.left(), 0):.0f} s left"
+
+
+def compile_needs_s(mode: str, runs: dict[str, ModeRun]) -> float:
+    """The budget a mode's compile must find left: autotuning scales with the default's."""
+    if "autotune" not in mode:
+        return NEEDS_S["compile"]
+    first = runs.get("default")
+    spent = (first.compile_s or 0.0) + (first.warm_s or 0.0) if first else 0.0
+    return max(NEEDS_S["autotune"], AUTOTUNE_TIMES * spent)
 
 
 def breaks(model: torch.nn.Module, x: torch.Tensor, budget: Budget) -> Section:
@@ -170,8 +184,9 @@ def modes(cfg: DiagnoseConfig, model: torch.nn.Module, x: torch.Tensor, budget: 
     fns: dict[str, Callable[[], object]] = {"eager": lambda: model(x)}
     runs, skipped = {}, []
     for mode in DEVICE_MODES[config.device_type(cfg.device)]:
-        if not budget.allows("compile"):
-            skipped.append(_skip("compile", mode, budget))
+        needs = compile_needs_s(mode, runs)
+        if not budget.allows("compile", needs):
+            skipped.append(_skip("compile", mode, budget, needs))
             continue
         runs[mode], fn = _compile(model, x, mode, ref)
         if fn is not None:

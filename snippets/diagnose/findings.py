@@ -67,9 +67,16 @@ class Section:
     skipped: tuple[str, ...] = ()  # parts the budget left out (a strategy, a mode, the timing)
 
 
+# The least gain the verdict asks of a mode before it says to compile. A gain beyond the noise of
+# one run's rounds but under this is smaller than the drift between runs on the recorded
+# machines (the noise page), and its compile takes a hundred thousand calls or more to repay
+# (the built-in transformer's fast path on the H200: 1.005x, 148,000 calls).
+WORTH = 1.05
+
+
 class Advice(str, enum.Enum):
-    COMPILE = "compile"  # a mode that is correct and pays beyond the noise
-    STAY_EAGER = "stay eager"  # no correct mode pays beyond the noise
+    COMPILE = "compile"  # a mode that is correct, pays beyond the noise and gains WORTH or more
+    STAY_EAGER = "stay eager"  # no correct mode pays beyond the noise by WORTH
     UNDECIDED = "undecided"  # the modes were not timed (skipped, fault, interrupted)
 
 
@@ -135,7 +142,8 @@ def risks(sections: tuple[Section, ...]) -> tuple[Risk, ...]:
 
 
 def recommend(sections: tuple[Section, ...]) -> Recommendation:
-    """The verdict: the correct mode with the largest speedup that pays beyond the noise."""
+    """The verdict: the correct mode with the largest speedup that pays beyond the noise and
+    by ``WORTH`` or more."""
     found = risks(sections)
     strategy = best_strategy(_found(sections, Phase.RECOMPILES) or ())
     runs = [m for m in _found(sections, Phase.MODES) or () if m.speedup is not None]
@@ -144,7 +152,7 @@ def recommend(sections: tuple[Section, ...]) -> Recommendation:
         strategy.stall_s)}
     if not runs:
         return Recommendation(Advice.UNDECIDED, risks=found, **shapes)
-    paying = [m for m in runs if m.status == "ok"
+    paying = [m for m in runs if m.status == "ok" and m.speedup.value >= WORTH
               and verdict(m.speedup.value, m.speedup.iqr) is Verdict.PAYS]
     if not paying:
         top = max(runs, key=lambda m: m.speedup.value)

@@ -10,6 +10,7 @@ import torch
 
 from snippets import diagnose
 from snippets.core import config, measure, results
+from snippets.core.findings import Verdict
 from snippets.diagnose import findings, report, shapes
 from snippets.diagnose.findings import Advice, ModeRun, Phase, RiskKind, Section, Status, Strategy
 from tests.diagnose import models
@@ -118,6 +119,24 @@ def test_nothing_that_pays_is_stay_eager_and_nothing_timed_is_undecided():
     assert report.code_lines(findings.recommend(slow)) == ()
     fault = (Section(Phase.MODES, Status.FAULT, 1.0, "RuntimeError: boom"),)
     assert findings.recommend(fault).advice is Advice.UNDECIDED
+
+
+def test_a_gain_beyond_the_noise_but_under_worth_is_stay_eager():
+    # 1.01x with no spread pays beyond the noise; it is still under findings.WORTH
+    small = (Section(Phase.MODES, Status.DONE, 1.0, found=(_mode("default", "ok", 10.1, 10.0),)),)
+    rec = findings.recommend(small)
+    assert (rec.advice, rec.verdict, rec.mode) == (Advice.STAY_EAGER, Verdict.PAYS, "default")
+    assert report.code_lines(rec) == ()
+
+
+def test_autotuning_needs_a_budget_scaled_by_the_default_modes_compile():
+    default = ModeRun("default", "ok", compile_s=30.0, warm_s=10.0)
+    assert diagnose.compile_needs_s("reduce-overhead", {"default": default}) == \
+        diagnose.NEEDS_S["compile"]
+    assert diagnose.compile_needs_s("max-autotune-no-cudagraphs", {"default": default}) == \
+        diagnose.AUTOTUNE_TIMES * 40.0
+    # the default skipped or fast: the floor holds
+    assert diagnose.compile_needs_s("max-autotune", {}) == diagnose.NEEDS_S["autotune"]
 
 
 def test_a_small_budget_skips_and_says_what():
