@@ -84,6 +84,14 @@ class RiskKind(str, enum.Enum):
     BREAK = "graph break"
     RECOMPILE = "recompile"
     MISMATCH = "wrong output"
+    FAST_PATH = "fused fast path"  # a native op Inductor can only call, not fuse into
+
+
+# torch.nn's inference fast path: nn.TransformerEncoderLayer and nn.MultiheadAttention, in eval
+# without grad, call one fused native op each, and Dynamo records the call as it is
+# (torch/nn/modules/transformer.py, torch/nn/modules/activation.py). The graph-breaks page shows
+# what that leaves Inductor; torch.backends.mha.set_fastpath_enabled(False) turns it off.
+FAST_PATH_OPS = ("_transformer_encoder_layer_fwd", "_native_multi_head_attention")
 
 
 @dataclass(frozen=True)
@@ -130,6 +138,10 @@ def risks(sections: tuple[Section, ...]) -> tuple[Risk, ...]:
     exp = _found(sections, Phase.BREAKS)
     for r in exp.break_reasons if exp else ():
         found.append(Risk(RiskKind.BREAK, r.location or r.reason, r.times))
+    ops = [op for graph in (exp.ops_per_graph if exp else ()) for op in graph]
+    for op in FAST_PATH_OPS:
+        if ops.count(op):
+            found.append(Risk(RiskKind.FAST_PATH, op, ops.count(op)))
     default = next((s for s in _found(sections, Phase.RECOMPILES) or () if s.name == "default"),
                    None)
     if default is not None:

@@ -180,12 +180,14 @@ def summary(doc: dict) -> str:
                     (SAY["compile"], _seconds(v["compile_s"])),
                     (SAY["calls"], calls), (SAY["shapes"], v["shapes"] or "–"),
                     (SAY["stalls"], _stalls(v["stalls_s"], v["shapes"])))
-    out = [render.markdown_table(("", ""), verdict_rows)]
+    # Words align left, counts and seconds right.
+    out = [render.markdown_table(("", ""), verdict_rows, align="ll")]
     if v["risks"]:
         out.append(render.markdown_table(("risk", "where", "times"),
-                                         [(r["kind"], r["where"], r["count"]) for r in v["risks"]]))
+                                         [(r["kind"], r["where"], r["count"]) for r in v["risks"]],
+                                         align="llr"))
     out.append(render.markdown_table(
         ("phase", "outcome", "s", "skipped"),
         [(r["phase"], r["outcome"], f"{r['seconds']:.1f}", "; ".join(r["skipped"]) or "–")
-         for r in doc["rows"]]))
+         for r in doc["rows"]], align="llrl"))
     return "\n\n".join(out)

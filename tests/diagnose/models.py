@@ -39,6 +39,14 @@ def clean(batch_size: int) -> tuple[nn.Module, torch.Tensor]:
     return Clean(), torch.randn(batch_size, 8)
 
 
+def encoder(batch_size: int) -> tuple[nn.Module, torch.Tensor]:
+    """Two of torch.nn's encoder layers: in eval without grad, each is one fused native op."""
+    torch.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(16, 2, dim_feedforward=32, batch_first=True)
+    return (nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False),
+            torch.randn(batch_size, 4, 16))
+
+
 def wrong(batch_size: int) -> nn.Module:
     return Clean()
 

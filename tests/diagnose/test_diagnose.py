@@ -121,6 +121,21 @@ def test_nothing_that_pays_is_stay_eager_and_nothing_timed_is_undecided():
     assert findings.recommend(fault).advice is Advice.UNDECIDED
 
 
+def test_torch_nn_fast_path_ops_in_the_graph_are_a_risk_and_off_when_it_is_off():
+    model, x = models.encoder(2)
+    model.eval()
+    found = diagnose.breaks(model, x, diagnose.Budget(60))
+    fast = [r for r in findings.risks((found,)) if r.kind is RiskKind.FAST_PATH]
+    assert [(r.where, r.count) for r in fast] == [("_transformer_encoder_layer_fwd", 2)]
+    torch._dynamo.reset()
+    torch.backends.mha.set_fastpath_enabled(False)
+    try:
+        off = diagnose.breaks(model, x, diagnose.Budget(60))
+    finally:
+        torch.backends.mha.set_fastpath_enabled(True)
+    assert not [r for r in findings.risks((off,)) if r.kind is RiskKind.FAST_PATH]
+
+
 def test_a_gain_beyond_the_noise_but_under_worth_is_stay_eager():
     # 1.01x with no spread pays beyond the noise; it is still under findings.WORTH
     small = (Section(Phase.MODES, Status.DONE, 1.0, found=(_mode("default", "ok", 10.1, 10.0),)),)
