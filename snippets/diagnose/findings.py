@@ -9,6 +9,7 @@ fields. The words around them are ``report``'s; nothing here composes a sentence
 from __future__ import annotations
 
 import enum
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -138,10 +139,8 @@ def risks(sections: tuple[Section, ...]) -> tuple[Risk, ...]:
     exp = _found(sections, Phase.BREAKS)
     for r in exp.break_reasons if exp else ():
         found.append(Risk(RiskKind.BREAK, r.location or r.reason, r.times))
-    ops = [op for graph in (exp.ops_per_graph if exp else ()) for op in graph]
-    for op in FAST_PATH_OPS:
-        if ops.count(op):
-            found.append(Risk(RiskKind.FAST_PATH, op, ops.count(op)))
+    ops = Counter(op for graph in (exp.ops_per_graph if exp else ()) for op in graph)
+    found += [Risk(RiskKind.FAST_PATH, op, ops[op]) for op in FAST_PATH_OPS if ops[op]]
     default = next((s for s in _found(sections, Phase.RECOMPILES) or () if s.name == "default"),
                    None)
     if default is not None:

@@ -113,13 +113,11 @@ class Ladder:
     kernels: float | None  # per token, in the profile
     idle: float | None  # % of the step no kernel covers
     busy_share: float | None  # % of the copy bandwidth the kernels reach, the gaps left out
-    cudagraphs_over_fullgraph: float | None  # what replaying the step adds, × the rung below
     over_prev: dict[str, float]  # each timed rung over the rung below it, in the same rounds
     compile_s: dict[str, float]  # each compiled rung's first call, in an empty cache
 
 
 def ladder(doc: dict[str, Any]) -> Ladder | None:
-    rows = {r["rung"]: r for r in doc["rows"]}
     timed = [r for r in doc["rows"] if r["status"] in TIMED and r["rung"] != "eager"]
     if not timed:
         return None
@@ -131,13 +129,11 @@ def ladder(doc: dict[str, Any]) -> Ladder | None:
     # writes a one-row product as a multiply and a sum in its own kernels, so no class holds
     # the products alone.
     busy = prof.get("busy_us_per_call")
-    cg = rows.get("cudagraphs")
     return Ladder(
         top["rung"], top["step_ms"]["median"], top["speedup"], 100 * top["of_copy_bw"], floor,
         top["of_copy_bw"] >= 0.5, prof.get("kernels_per_call"),
         100 * prof["idle_fraction"] if "idle_fraction" in prof else None,
         100 * top["bytes_per_step"] / (busy * 1e-6) / copy if busy else None,
-        cg.get("speedup_prev") if cg and cg["status"] in TIMED else None,
         {r["rung"]: r["speedup_prev"] for r in timed if r.get("speedup_prev") is not None},
         {r["rung"]: r["compile_s"] for r in timed if r.get("compile_s") is not None})
 

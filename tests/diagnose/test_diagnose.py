@@ -13,6 +13,7 @@ from snippets.core import config, measure, results
 from snippets.core.findings import Verdict
 from snippets.diagnose import findings, report, shapes
 from snippets.diagnose.findings import Advice, ModeRun, Phase, RiskKind, Section, Status, Strategy
+from snippets.explain import fastpath
 from tests.diagnose import models
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
@@ -128,11 +129,8 @@ def test_torch_nn_fast_path_ops_in_the_graph_are_a_risk_and_off_when_it_is_off()
     fast = [r for r in findings.risks((found,)) if r.kind is RiskKind.FAST_PATH]
     assert [(r.where, r.count) for r in fast] == [("_transformer_encoder_layer_fwd", 2)]
     torch._dynamo.reset()
-    torch.backends.mha.set_fastpath_enabled(False)
-    try:
+    with fastpath.fastpath(False):
         off = diagnose.breaks(model, x, diagnose.Budget(60))
-    finally:
-        torch.backends.mha.set_fastpath_enabled(True)
     assert not [r for r in findings.risks((off,)) if r.kind is RiskKind.FAST_PATH]
 
 
