@@ -35,6 +35,9 @@ def parser() -> cli.Parser:
     p.add_argument("--rounds", type=cli.positive,
                    help="for --latency: timing rounds "
                         + config.help_default(costs.DEFAULTS, "rounds"))
+    p.add_argument("--profile", action="store_true",
+                   help="for --latency: profile each variant after timing it (kernels, device "
+                        "time and launches a call)")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     p.add_argument("--output", type=Path, help="for --latency/--fastpath: write the results here")
     return p
@@ -66,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.spec and args.output:
         cli.fail(PROG, "--output applies to --latency and --fastpath only")
-    for flag in ("size", "rounds"):
+    for flag in ("size", "rounds", "profile"):
         if getattr(args, flag) and not args.latency:
             cli.fail(PROG, f"--{flag} applies to --latency only")
 
@@ -92,7 +95,8 @@ def measure(args: argparse.Namespace) -> int:
     cli.check_output(PROG, args.output)
     commit = cli.commit_from_env()
     if args.latency:
-        cfg = costs.CostConfig(device=device, size=args.size or "small", rounds=args.rounds)
+        cfg = costs.CostConfig(device=device, size=args.size or "small", rounds=args.rounds,
+                                profile=args.profile)
         doc = costs.produce(cfg, commit=commit)
         table = tables.costs(doc)
     else:

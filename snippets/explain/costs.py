@@ -19,6 +19,7 @@ import torch
 import torch._inductor.config
 
 from snippets.core import backends, config, measure, results
+from snippets.core import profile as profiler
 from snippets.explain import breaks, explain_quietly
 
 KIND = "graph-breaks"
@@ -55,6 +56,9 @@ class CostConfig:
     rounds: int | None = None
     sample_ms: float | None = None
     backends: backends.BackendSettings | None = None
+    profile: bool = False
+    """profile each variant, eager and compiled: kernels, device time and launches a call"""
+    profile_calls: int = 20  # calls profiled: a block is a handful of kernels, each recurs 20 times
 
     def __post_init__(self) -> None:
         config.check(self)
@@ -105,7 +109,16 @@ def measure_cause(cause: breaks.Cause, cfg: CostConfig) -> list[dict[str, Any]]:
         row["calls_per_sample"] = {"eager": timed.calls[f"{name}/eager"],
                                    "compiled": timed.calls[f"{name}/compiled"]}
         row["speedup"] = measure.speedup(eager, comp).value
+        if cfg.profile:
+            # After the timing, so the profiler's own cost touches no timed sample.
+            row["profile"] = {side: _profile(fns[f"{name}/{side}"], device, cfg.profile_calls)
+                              for side in ("eager", "compiled")}
     return list(rows.values())
+
+
+def _profile(fn: Callable[[], object], device: torch.device, calls: int) -> dict[str, Any]:
+    return profiler.profile_or_error(fn, device, calls,
+                                     lambda exc: f"{type(exc).__name__}: {exc}"[:300])
 
 
 def produce(cfg: CostConfig = CostConfig(), *, commit: str | None = None) -> dict[str, Any]:
