@@ -3,7 +3,8 @@
 The examples of ``snippets.explain.breaks`` run at one batch, eager and under ``torch.compile``
 (default mode), timed in interleaved rounds per cause so a broken variant and its fixes share
 machine state. ``python -m snippets.explain --latency`` runs it, at one of two sizes: ``small``
-shows when compile does not pay, ``large`` where it does (``SIZES`` says why).
+shows when compile does not pay, ``large`` what fusion and a break change once the device has
+more to do (``SIZES`` says why).
 """
 
 from __future__ import annotations
@@ -30,13 +31,11 @@ KIND = "graph-breaks"
 #     that fusion saves. It shows when compile does not pay.
 #   large: 8 sequences of 2,048 tokens. The hidden activation is then 16384 x 1024 fp32,
 #     67 MB, and one pass over it (a read or a write) through an H200's HBM (4.8 TB/s) takes
-#     some 15 to 20 us. The two matmuls take about 0.05 ms at TF32 (17 GFLOP). Around them,
-#     eager makes about ten passes in the branching examples (GELU, the mean, multiply, negate,
-#     select: some 0.17 ms), a fused graph about three; eager's call is then device-bound, at
-#     about 0.25 ms, longer than a compiled call's fixed cost, which the device's work hides. A
-#     break splits that fusion, and one that brings a value to the host (.item(), NumPy) makes
-#     the host wait for the device as well. It shows where compile pays, and what a break
-#     takes back.
+#     some 15 to 20 us; the two matmuls take about 0.05 ms at TF32 (17 GFLOP). The branching
+#     examples make several passes over it eagerly, which a fused graph makes fewer of: there
+#     compile can pay. The print and container examples have only the GELU between the
+#     layers, which eager already runs as one kernel: compiled they do the same device work,
+#     and the compiled call's host cost decides (``--profile`` records both sides).
 #     No larger: the hidden activation is 2**24 values, the most torch.quantile takes in fp32
 #     before torch 2.14 (pytorch/pytorch#64947), and Dynamo computes the NumPy examples'
 #     np.percentile with it.
@@ -52,7 +51,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 class CostConfig:
     device: str = "auto"
     size: str = config.option("small", choices=tuple(SIZES))
-    """rows through the block per call: small (compile does not pay), large (it does)"""
+    """rows through the block per call: small (microseconds of work), large (a 67 MB activation)"""
     rounds: int | None = None
     sample_ms: float | None = None
     backends: backends.BackendSettings | None = None

@@ -44,6 +44,38 @@ class Compiled:
     speedup: float
 
 
+# A compiled call whose device work is within this share of eager's fused nothing away; one
+# whose timed median is more than HOST_MARGIN times its kernels' busy time left the device idle
+# between them, waiting on the host (Python, guards, launches, or a value the host waited for).
+SAME_WORK = 0.10
+HOST_MARGIN = 1.10
+
+
+class Pace(str, enum.Enum):
+    """What set a compiled call's pace in its profile: the device's kernels, or the host."""
+
+    DEVICE = "device"
+    HOST = "host"
+
+
+@dataclass(frozen=True)
+class Profiled:
+    """One variant's profile, eager and compiled: kernels and device busy time a call (the
+    union of its kernels' spans, in microseconds), beside the timed medians (microseconds)."""
+
+    cause: str
+    variant: str
+    kernels_eager: float
+    kernels_compiled: float
+    busy_us_eager: float
+    busy_us_compiled: float
+    eager_us: float
+    compiled_us: float
+    speedup: float
+    same_work: bool  # the compiled kernels' busy time is within SAME_WORK of eager's
+    compiled_pace: Pace
+
+
 @dataclass(frozen=True)
 class Costs:
     batch: int | None  # rows through each block a call (the run's size), where the run says
@@ -52,6 +84,26 @@ class Costs:
     fixed_slower: int  # of those, fixed versions
     numpy: tuple[Compiled, ...]  # the variants that hand the tensor to NumPy, in the file's order
     fixes: tuple[Fix, ...]  # every fix against its broken version, in the file's order
+    profiled: tuple[Profiled, ...] = ()  # the variants a profiled run profiled, in its order
+
+    @property
+    def same_work(self) -> tuple[Profiled, ...]:
+        return tuple(p for p in self.profiled if p.same_work)
+
+    @property
+    def same_work_slower(self) -> int:
+        return sum(p.speedup < 1 for p in self.same_work)
+
+    @property
+    def host_paced(self) -> int:
+        return sum(p.compiled_pace is Pace.HOST for p in self.profiled)
+
+    @property
+    def same_work_margin(self) -> float:
+        return SAME_WORK
+
+    def variant(self, name: str) -> Profiled | None:
+        return next((p for p in self.profiled if p.variant == name), None)
 
 
 def _variant(row: dict[str, Any]) -> breaks.Variant | None:
@@ -83,8 +135,24 @@ def costs(doc: dict[str, Any]) -> Costs:
     numpy = tuple(Compiled(r["cause"], r["variant"], r["speedup"]) for r in rows
                   if (v := _variant(r)) is not None and v.numpy)
     batch = doc.get("provenance", {}).get("settings", {}).get("batch")
+    profiled = tuple(p for r in rows if (p := profiled_row(r)) is not None)
     return Costs(batch, len(rows), len(slower), sum(r["kind"] == "fixed" for r in slower), numpy,
-                 tuple(fixes))
+                 tuple(fixes), profiled)
+
+
+def profiled_row(row: dict[str, Any]) -> Profiled | None:
+    """A row's profile as a finding; None for a row not profiled, or whose profiler failed."""
+    prof = row.get("profile") or {}
+    eager, comp = prof.get("eager") or {}, prof.get("compiled") or {}
+    if "busy_us_per_call" not in eager or "busy_us_per_call" not in comp:
+        return None
+    busy_e, busy_c = eager["busy_us_per_call"], comp["busy_us_per_call"]
+    compiled_us = row["compiled_ms"]["median"] * 1e3
+    return Profiled(
+        row["cause"], row["variant"], eager["kernels_per_call"], comp["kernels_per_call"],
+        busy_e, busy_c, row["eager_ms"]["median"] * 1e3, compiled_us, row["speedup"],
+        abs(busy_c - busy_e) <= SAME_WORK * busy_e,
+        Pace.HOST if compiled_us > HOST_MARGIN * busy_c else Pace.DEVICE)
 
 
 # ---- the transformer's fast path -------------------------------------------------------------

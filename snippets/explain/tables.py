@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from snippets.core import render
-from snippets.explain import logs
+from snippets.explain import findings, logs
 
 
 def _prose(text: str) -> str:
@@ -54,6 +54,23 @@ def costs(doc: dict[str, Any]) -> str:
         (f"{r['cause']}: {r['kind']}, {r['variant']}", r["graph_count"],
          format(r["eager_ms"]["median"], ".3g"), format(r["compiled_ms"]["median"], ".3g"),
          f"{r['speedup']:.2f}x") for r in doc["rows"]))
+
+
+def costs_profile(doc: dict[str, Any]) -> str:
+    """Each profiled variant: its kernels and their busy time a call, eager and compiled, beside
+    the compiled call's timed median (a call the device sat idle in takes longer than its
+    kernels)."""
+    found = findings.costs(doc).profiled
+    head = ("Written as", "Kernels eager", "Kernels compiled", "Device µs eager",
+            "Device µs compiled", "Timed µs compiled", "Speedup")
+    return render.markdown_table(head, (
+        (p.variant, format(p.kernels_eager, ".0f"), format(p.kernels_compiled, ".0f"),
+         _us(p.busy_us_eager), _us(p.busy_us_compiled), _us(p.compiled_us),
+         f"{p.speedup:.2f}x") for p in found))
+
+
+def _us(value: float) -> str:
+    return format(value, ".3g") if value < 1000 else format(value, ",.0f")
 
 
 def log(text: str) -> str:

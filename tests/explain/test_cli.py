@@ -98,6 +98,7 @@ def test_cli_text(capsys):
     ([f"{__name__}:broken_factory", "--size", "small"], "--size applies to --latency only"),
     (["--latency", "--rounds", "0"], "0 is not a positive"),
     (["--fastpath", "--rounds", "3"], "--rounds applies to --latency only"),
+    (["--fastpath", "--profile"], "--profile applies to --latency only"),
 ])
 def test_cli_mistakes_are_one_line(capsys, argv, message):
     with pytest.raises(SystemExit) as exc:

@@ -158,6 +158,33 @@ def test_costs_findings_count_the_rows_slower_compiled_and_judge_each_fix():
     assert got.fixes[0].speedup == 2.0 and got.fixes[3].speedup == pytest.approx(1 / 1.5)
 
 
+def _profiled(row, eager, compiled):
+    """``row`` with a profile: (kernels, busy microseconds) a call, eager and compiled."""
+    return {**row, "profile": {side: {"kernels_per_call": k, "busy_us_per_call": busy}
+                               for side, (k, busy) in (("eager", eager), ("compiled", compiled))}}
+
+
+def test_profiled_variants_say_whether_work_was_fused_away_and_who_set_the_pace():
+    item, prints = (next(c for c in breaks.CAUSES if c.name == n) for n in ("item", "print"))
+    (where, _), (flag,) = item.fixes, prints.fixes
+    rows = [
+        # Compiled 2 ms against 1,000 us of kernels: the device waited on the host.
+        _profiled(_cost_row(prints, flag, "fixed", 0.5, (2.0, 2.0, 2.0)), (4, 1000), (4, 1050)),
+        # Fewer kernels, half the busy time, and a call no longer than its kernels.
+        _profiled(_cost_row(item, where, "fixed", 2.0, (0.5, 0.5, 0.5)), (10, 1000), (6, 480)),
+        _cost_row(item, item.broken, "broken", 1.0, (1.0, 1.0, 1.0)),  # not profiled
+        {**_cost_row(item, item.broken, "broken", 1.0, (1.0, 1.0, 1.0)),
+         "profile": {"eager": {"error": "RuntimeError: boom"}, "compiled": {}}}]
+    got = findings.costs({"rows": rows})
+    assert [p.variant for p in got.profiled] == [flag.name, where.name]
+    assert [(p.same_work, p.compiled_pace) for p in got.profiled] == [
+        (True, findings.Pace.HOST), (False, findings.Pace.DEVICE)]
+    assert (len(got.same_work), got.same_work_slower, got.host_paced) == (1, 1, 1)
+    assert got.variant(flag.name).compiled_us == 2000.0 and got.variant("nope") is None
+    table = tables.costs_profile({"rows": rows})
+    assert _cells(table, 1) == [flag.name, "4", "4", "1,000", "1,050", "2,000", "0.50x"]
+
+
 def test_costs_findings_of_the_recorded_runs():
     for doc in (results.newest(results.ROOT / "docs" / "results", name, d)
                 for name in ("graph-breaks", "graph-breaks-large") for d in ("cuda", "cpu")):
