@@ -38,6 +38,13 @@ NEEDS_S = {"strategy": 5.0, "stalls": 40.0, "compile": 20.0, "timing": 5.0, "aut
 # (ResNet-50 on the recorded H200: minutes, against under a minute). It starts only with this
 # many times the default's first two calls left, and never with less than NEEDS_S["autotune"].
 AUTOTUNE_TIMES = 6.0
+# It also benchmarks every product and convolution apart, so it scales with their count too: on
+# the recorded H200, ResNet-50 (53 convolutions and a linear layer, fp32) had benchmarked ten of
+# them in 330 s and was still compiling at 400 s, where six times its default compile was 180 s.
+# At least this many seconds per such op in the graph must be left.
+TUNE_S_PER_OP = 15.0
+TUNED_OPS = frozenset({"conv1d", "conv2d", "conv3d", "linear", "mm", "addmm", "bmm", "baddbmm",
+                       "matmul", "conv_transpose2d", "scaled_dot_product_attention"})
 # The modes tried per device type: CUDA graphs only where there is CUDA; max-autotune benchmarks
 # kernel choices for minutes, beyond any default budget.
 DEVICE_MODES = {"cuda": ("default", "reduce-overhead", "max-autotune-no-cudagraphs"),
@@ -112,13 +119,22 @@ def _skip(part: str, name: str, budget: Budget, needs_s: float | None = None) ->
     return f"{name}: needs {needs:.0f} s, {max(budget.left(), 0):.0f} s left"
 
 
-def compile_needs_s(mode: str, runs: dict[str, ModeRun]) -> float:
-    """The budget a mode's compile must find left: autotuning scales with the default's."""
+def compile_needs_s(mode: str, runs: dict[str, ModeRun], tuned_ops: int = 0) -> float:
+    """The budget a mode's compile must find left: autotuning scales with the default's and
+    with the products and convolutions it benchmarks (``tuned_ops``)."""
     if "autotune" not in mode:
         return NEEDS_S["compile"]
     first = runs.get("default")
     spent = (first.compile_s or 0.0) + (first.warm_s or 0.0) if first else 0.0
-    return max(NEEDS_S["autotune"], AUTOTUNE_TIMES * spent)
+    return max(NEEDS_S["autotune"], AUTOTUNE_TIMES * spent, TUNE_S_PER_OP * tuned_ops)
+
+
+def tuned_ops(sections: tuple[Section, ...] | list[Section]) -> int:
+    """The products and convolutions in the graphs the breaks phase found (0 if it did not
+    finish): what max-autotune benchmarks one by one."""
+    exp = next((s.found for s in sections if s.phase is Phase.BREAKS
+                and s.status is findings.Status.DONE), None)
+    return sum(op in TUNED_OPS for graph in (exp.ops_per_graph if exp else ()) for op in graph)
 
 
 def breaks(model: torch.nn.Module, x: torch.Tensor, budget: Budget) -> Section:
@@ -176,15 +192,15 @@ def _compile(model: torch.nn.Module, x: torch.Tensor, mode: str, ref: torch.Tens
             lambda: compiled(x))
 
 
-def modes(cfg: DiagnoseConfig, model: torch.nn.Module, x: torch.Tensor, budget: Budget
-          ) -> Section:
+def modes(cfg: DiagnoseConfig, model: torch.nn.Module, x: torch.Tensor, budget: Budget,
+          tuned: int = 0) -> Section:
     """Phase 3: each mode compiled with a cold cache, checked, then all timed against eager."""
     device = torch.device(cfg.device)
     ref = model(x)
     fns: dict[str, Callable[[], object]] = {"eager": lambda: model(x)}
     runs, skipped = {}, []
     for mode in DEVICE_MODES[config.device_type(cfg.device)]:
-        needs = compile_needs_s(mode, runs)
+        needs = compile_needs_s(mode, runs, tuned)
         if not budget.allows("compile", needs):
             skipped.append(_skip("compile", mode, budget, needs))
             continue
@@ -232,10 +248,13 @@ def diagnose(cfg: DiagnoseConfig, factory: models.Factory, *, budget: Budget | N
     device = torch.device(cfg.device)
     model, x = models.build(factory, "factory", cfg.schedule[0])  # a SpecError is the user's
     model, x = model.to(device).eval(), x.to(device)
+    # The modes before the recompiles: the verdict needs their timing, and the recompiles'
+    # stalls (an Inductor compile per batch size, in an empty cache) can take minutes of a
+    # large model's budget (ResNet-50 on two CPU cores: over three) while adding only a line.
     phases = {Phase.BREAKS: lambda: breaks(model, x, budget),
-              Phase.RECOMPILES: lambda: recompiles(_on(factory, device), cfg.schedule, budget),
-              Phase.MODES: lambda: modes(cfg, model, x, budget)}
-    done = []
+              Phase.MODES: lambda: modes(cfg, model, x, budget, tuned_ops(done)),
+              Phase.RECOMPILES: lambda: recompiles(_on(factory, device), cfg.schedule, budget)}
+    done: list[Section] = []
     with torch.no_grad():
         for phase, run in phases.items():
             done.append(_phase(phase, run, budget))

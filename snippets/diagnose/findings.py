@@ -18,9 +18,11 @@ from snippets.core.findings import Verdict, verdict
 
 
 class Phase(str, enum.Enum):
+    """The phases, in the order a diagnosis runs them."""
+
     BREAKS = "graph breaks"
-    RECOMPILES = "recompiles"
     MODES = "modes"
+    RECOMPILES = "recompiles"
 
 
 class Status(str, enum.Enum):

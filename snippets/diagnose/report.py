@@ -12,10 +12,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from snippets.core import render
-from snippets.diagnose.findings import Advice, Phase, Recommendation, Section, Status
+from snippets.diagnose.findings import Advice, Phase, Recommendation, RiskKind, Section, Status
 
 SAY = MappingProxyType({
     "verdict": "Verdict",
+    "finding": "finding", "value": "value",
+    "batch": "timed at batch size",
     "advice": "advice", "mode": "mode", "speedup": "speedup over eager",
     "compile": "compile (empty cache)", "calls": "calls to break even", "shapes": "shapes",
     "stalls": "compile stalls over the batch sizes",
@@ -31,6 +33,11 @@ SAY = MappingProxyType({
     "guard": "guard failed ({strategy}): {failure}",
 })
 GRAPH_BREAKS = "docs/graph-breaks.md"
+# Where the guide explains each kind of risk, beside the break fixes below.
+RISK_PAGES = {RiskKind.FAST_PATH: "docs/graph-breaks.md#what-the-one-graph-contains-the-fast-path",
+              RiskKind.RECOMPILE: "docs/dynamic-shapes.md#the-strategies",
+              RiskKind.MISMATCH:
+                  "docs/debugging.md#a-compiled-model-that-gives-wrong-answers-the-accuracy-minifier"}
 # The section of the graph-breaks page that fixes each kind of break, by Dynamo's words for it.
 FIXES = ((r"data-dependent|generic_jump", "#data-dependent-control-flow"),
          (r"print|logging", "#printing-and-logging-in-forward"),
@@ -41,6 +48,27 @@ FIXES = ((r"data-dependent|generic_jump", "#data-dependent-control-flow"),
 def fix_link(kind: str, reason: str) -> str:
     text = f"{kind} {reason}"
     return GRAPH_BREAKS + next(a for p, a in FIXES if re.search(p, text, re.I))
+
+
+def risk_link(kind: RiskKind, where: str, breaks: dict[str, str] | None = None) -> str:
+    """The page that says what to do about a risk; a break's, by the fix of its cause
+    (``breaks``: each break's line to its fix link)."""
+    return RISK_PAGES.get(kind) or (breaks or {}).get(where) or fix_link(kind.value, where)
+
+
+def served(link: str) -> str:
+    """A ``docs/page.md#anchor`` path as a link from a page of the built site."""
+    page, _, anchor = link.removeprefix("docs/").partition("#")
+    name = page.removesuffix(".md")
+    return f"[{name}](../{name}/{'#' + anchor if anchor else ''})"
+
+
+def shown_where(where: str) -> str:
+    """A recompile's place as a user knows it. Files recorded before the diagnosis named the
+    module hold the wrapper frame Dynamo compiles a torch.nn module through."""
+    if "torch/_dynamo/external_utils.py" in where:
+        return "forward (torch.compile's wrapper frame)"
+    return where
 
 
 @dataclass(frozen=True)
@@ -75,18 +103,21 @@ def code_lines(rec: Recommendation) -> tuple[str, ...]:
     return (f"model = torch.compile(model{args})", *rec.before_call, "y = model(x)")
 
 
-def verdict(rec: Recommendation) -> list[Block]:
+def verdict(rec: Recommendation, batch: int | None = None,
+            breaks: dict[str, str] | None = None) -> list[Block]:
     calls = "never" if rec.advice is Advice.STAY_EAGER else render.num(rec.break_even_calls, ".0f")
-    rows = ((SAY["advice"], rec.advice.value), (SAY["mode"], rec.mode or "–"),
+    rows = ((SAY["advice"], rec.advice.value), (SAY["batch"], batch or "–"),
+            (SAY["mode"], rec.mode or "–"),
             (SAY["speedup"], _ratio(rec.speedup, rec.spread)
              + (f" ({rec.verdict.value})" if rec.verdict else "")),
             (SAY["compile"], _seconds(rec.compile_s)),
             (SAY["calls"], calls), (SAY["shapes"], rec.shapes or "–"),
             (SAY["stalls"], _stalls(rec.stalls_s, rec.shapes)))
-    out = [Block(SAY["verdict"], ("", ""), rows)]
+    out = [Block(SAY["verdict"], (SAY["finding"], SAY["value"]), rows)]
     if rec.risks:
-        out.append(Block(SAY["risks"], ("risk", "where", "times"),
-                         tuple((r.kind.value, r.where, r.count) for r in rec.risks)))
+        out.append(Block(SAY["risks"], ("risk", "where", "times", "what to do"),
+                         tuple((r.kind.value, r.where, r.count,
+                                risk_link(r.kind, r.where, breaks)) for r in rec.risks)))
     if code_lines(rec):
         out.append(Block(SAY["code"], code=code_lines(rec)))
     return out
@@ -128,7 +159,11 @@ def section(s: Section, schedule: tuple[int, ...]) -> Block:
 
 def blocks(sections: tuple[Section, ...], rec: Recommendation, schedule: tuple[int, ...]
            ) -> list[Block]:
-    return [*verdict(rec), *(section(s, schedule) for s in sections)]
+    exp = next((s.found for s in sections if s.phase is Phase.BREAKS
+                and s.status is Status.DONE), None)
+    links = {r.location: fix_link(r.kind, r.reason) for r in exp.break_reasons} if exp else {}
+    return [*verdict(rec, schedule[0] if schedule else None, links),
+            *(section(s, schedule) for s in sections)]
 
 
 def markdown(found: list[Block], title: str) -> str:
@@ -175,17 +210,24 @@ def summary(doc: dict) -> str:
     v = doc["verdict"]
     calls = "never" if v["advice"] == Advice.STAY_EAGER.value else render.num(
         v["break_even_calls"], ".0f")
-    verdict_rows = ((SAY["advice"], v["advice"]), (SAY["mode"], v["mode"] or "–"),
+    schedule = doc["provenance"].get("settings", {}).get("schedule") or ["–"]
+    links = {r["location"]: fix_link(r["kind"], r["reason"]) for row in doc["rows"]
+             if row["phase"] == Phase.BREAKS.value and row.get("found")
+             for r in row["found"]["break_reasons"]}
+    verdict_rows = ((SAY["advice"], v["advice"]), (SAY["batch"], schedule[0]),
+                    (SAY["mode"], v["mode"] or "–"),
                     (SAY["speedup"], _ratio(v["speedup"], v["spread"])),
                     (SAY["compile"], _seconds(v["compile_s"])),
                     (SAY["calls"], calls), (SAY["shapes"], v["shapes"] or "–"),
                     (SAY["stalls"], _stalls(v["stalls_s"], v["shapes"])))
     # Words align left, counts and seconds right.
-    out = [render.markdown_table(("", ""), verdict_rows, align="ll")]
+    out = [render.markdown_table((SAY["finding"], SAY["value"]), verdict_rows, align="ll")]
     if v["risks"]:
-        out.append(render.markdown_table(("risk", "where", "times"),
-                                         [(r["kind"], r["where"], r["count"]) for r in v["risks"]],
-                                         align="llr"))
+        out.append(render.markdown_table(
+            ("risk", "where", "times", "what to do"),
+            [(r["kind"], shown_where(r["where"]), r["count"],
+              served(risk_link(RiskKind(r["kind"]), r["where"], links))) for r in v["risks"]],
+            align="llrl"))
     out.append(render.markdown_table(
         ("phase", "outcome", "s", "skipped"),
         [(r["phase"], r["outcome"], f"{r['seconds']:.1f}", "; ".join(r["skipped"]) or "–")

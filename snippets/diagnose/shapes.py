@@ -50,6 +50,7 @@ class _Recompiles(logging.Handler):
 
 
 _RECOMPILING = re.compile(r"Recompiling function (\S+) in (\S+)")
+WRAPPER_FRAME = "torch/_dynamo/external_utils.py"
 _RESUMED = re.compile(r"torch_dynamo_resume_in_(.+)_at_\d+")
 _FAILURE = re.compile(r"^\s*- \S+: (.+)$", re.M)
 
@@ -58,6 +59,16 @@ def _user_function(name: str) -> str:
     """The user's function a resume function Dynamo generated continues (after a break)."""
     match = _RESUMED.fullmatch(name)
     return match[1] if match else name
+
+
+def _where(function: str, place: str, model: torch.nn.Module | None) -> str:
+    """The function that recompiled, as its user knows it. A torch.nn module that Dynamo's trace
+    rules skip is compiled through an extra frame, ``inner`` in ``torch/_dynamo/external_utils.py``
+    (``wrap_inline``, which ``OptimizedModule._initialize`` puts around it): that frame is the
+    module's call."""
+    if WRAPPER_FRAME in place.replace("\\", "/") and model is not None:
+        return f"{type(model).__name__}.forward (torch.compile's wrapper frame)"
+    return f"{_user_function(function)} in {torch_logs.clean_path(place)}"
 
 
 def count_compiles(factory: models.Factory, strategy: str, schedule: tuple[int, ...], *,
@@ -90,8 +101,7 @@ def count_compiles(factory: models.Factory, strategy: str, schedule: tuple[int, 
                 compiled_at.append(bs)
                 stall_s += watch.seconds
     torch._dynamo.reset()
-    recompiled = tuple(f"{_user_function(m[1])} in {torch_logs.clean_path(m[2])}"
-                       for text in log.messages
+    recompiled = tuple(_where(m[1], m[2], model) for text in log.messages
                        for m in _RECOMPILING.finditer(text))
     failures = tuple(dict.fromkeys(f for text in log.messages for f in _FAILURE.findall(text)))
     return Strategy(strategy, compiles, tuple(compiled_at),

@@ -85,6 +85,8 @@ SOURCES: dict[str, Source] = {
     # A generation run compiles a 1 B decoder for minutes on a GPU: recorded only.
     "generate": Source(generate_findings.of, ("generate",)),
     "generate-ladder": Source(generate_findings.ladder, ("generate-ladder",)),
+    "generate-ladder-int8": Source(generate_findings.ladder, ("generate-ladder-int8",)),
+    "generate-max-autotune": Source(generate_findings.of, ("generate-max-autotune",)),
     "generate-traps": Source(generate_findings.traps, ("generate-traps",)),
     # The graph-breaks page's timed runs, each measured by a fresh build on its device type.
     "explain-costs": Source(explain_findings.costs, (explain_costs.KIND,),

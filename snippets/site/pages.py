@@ -73,6 +73,8 @@ RECORDED_BY = {
     "generate": ("generation", "cli/#python-m-snippetsgenerate"),
     "generate-hf": ("transformers generation", "cli/#python-m-snippetsgenerate"),
     "generate-ladder": ("decode ladder", "cli/#python-m-snippetsgenerate"),
+    "generate-ladder-int8": ("int8 profile", "cli/#python-m-snippetsgenerate"),
+    "generate-max-autotune": ("max-autotune generation", "cli/#python-m-snippetsgenerate"),
     "generate-traps": ("generation traps", "cli/#python-m-snippetsgenerate"),
 }
 RECORDING_CLI = "cli/"  # a kind not listed above: the CLI reference as a whole

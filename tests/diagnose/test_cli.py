@@ -46,11 +46,11 @@ def test_ctrl_c_keeps_the_finished_phases(capsys, monkeypatch):
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(diagnose, "modes", interrupted)
+    monkeypatch.setattr(diagnose, "recompiles", interrupted)  # the last phase
     code, out, err = run(main, capsys, "tests.diagnose.models:clean", *FAST, "--format", "json")
     assert code == 130 and "2 finished phases kept" in err
     doc = json.loads(out)
-    assert [r["phase"] for r in doc["rows"]] == ["graph breaks", "recompiles"]
+    assert [r["phase"] for r in doc["rows"]] == ["graph breaks", "modes"]
     assert not doc["complete"]
 
 
