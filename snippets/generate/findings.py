@@ -40,6 +40,9 @@ class Best:
     tokens_per_s: float
     share: float  # % of the copy bandwidth (decode) or of the matmul rate (prefill)
     floor_ms: float | None  # decode: the bytes a step must read, at the measured bandwidth
+    runner_up: str | None = None  # the next fastest compiled variant
+    runner_up_speedup: float | None = None
+    apart: bool = True  # the two medians lie further apart than the wider of their IQRs
 
 
 @dataclass(frozen=True)
@@ -65,13 +68,17 @@ def _best(rows: list[dict[str, Any]], copy_gbps: float) -> Best | None:
     compiled = [r for r in timed if r["variant"] != "eager"]
     if eager is None or not compiled:
         return None
-    top = min(compiled, key=lambda r: r["latency_ms"]["median"])
+    top, *rest = sorted(compiled, key=lambda r: r["latency_ms"]["median"])
     decode = top["phase"] == "decode"
+    second = rest[0] if rest else None
+    t, n = top["latency_ms"], second["latency_ms"] if second else None
     return Best(top["phase"], top["batch_size"], eager["latency_ms"]["median"], top["variant"],
-                top["latency_ms"]["median"], top["speedup"],
+                t["median"], top["speedup"],
                 verdict(top["speedup"], top.get("speedup_iqr") or 0.0), top["tokens_per_s"],
                 top["pct_of_bandwidth"] if decode else top["pct_of_peak"],
-                top["bytes"] / (copy_gbps * 1e9) * 1e3 if decode else None)
+                top["bytes"] / (copy_gbps * 1e9) * 1e3 if decode else None,
+                second["variant"] if second else None, second["speedup"] if second else None,
+                n is None or n["median"] - t["median"] > max(t["iqr"], n["iqr"]))
 
 
 def read_per_token(doc: dict[str, Any]) -> int:

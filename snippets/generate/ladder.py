@@ -29,7 +29,7 @@ import torch._dynamo.config
 import torch._inductor.config
 from torch._dynamo.utils import counters
 
-from snippets.core import backends, columns, config, measure, results, rows
+from snippets.core import backends, columns, config, measure, render, results, rows
 from snippets.core import profile as profiler
 from snippets.generate import command
 from snippets.generate import model as M
@@ -328,7 +328,8 @@ def table(doc: dict[str, Any]) -> str:
     rounds, its rate and its share of the copy bandwidth, its compile time, its status."""
     return columns.markdown(doc["rows"], (columns.field("Rung", "rung"),), (
         columns.timing("ms per token", lambda r: r.get("step_ms")),
-        columns.number("× eager", lambda r: r.get("speedup"), ".2f", notes=(columns.RATIO,)),
+        columns.Column("× eager", lambda r: r if r.get("speedup") is not None else None,
+                       render.speedup, notes=(columns.SPEEDUP,)),
         columns.number("Tokens/s", lambda r: r.get("tokens_per_s"), ",.0f"),
         columns.number("% of bandwidth", lambda r: r["of_copy_bw"] and 100 * r["of_copy_bw"],
                        ".1f"),

@@ -40,7 +40,7 @@ def value_columns(phase: str) -> tuple[columns.Column, ...]:
     """The key columns: time, speedup, rate, share of the ceiling, compile time."""
     share = (columns.number("% of bandwidth", lambda p: p.row.get("pct_of_bandwidth"), ".1f")
              if phase == "decode" else
-             columns.number("% of matmul peak", lambda p: p.row.get("pct_of_peak"), ".1f"))
+             columns.number("% of measured matmul rate", lambda p: p.row.get("pct_of_peak"), ".1f"))
     return (
         columns.timing("ms per step" if phase == "decode" else "ms (first token)",
                        lambda p: p.row.get("latency_ms")),
@@ -142,8 +142,11 @@ def profile_table(doc: dict[str, Any]) -> str:
     prof = next((r["profile"] for r in doc["rows"] if r.get("profile")), None)
     if not prof or not prof.get("top"):
         return ""
+    busy = prof.get("busy_us_per_call")
     # Inductor's kernel names are long; their head says what is fused, the tail is a counter.
     return render.markdown_table(
         ("Kernel", "Per token", "µs per token", "% of busy"),
         ((f"`{k['name'][:48]}`", f"{k['count_per_call']:.0f}", f"{k['us_per_call']:.0f}",
-          f"{100 * k['share']:.0f}") for k in prof["top"]))
+          # "share" is of the profiled span, gaps included: the busy time is the kernels'
+          render.num(100 * k["us_per_call"] / busy if busy else None, ".0f"))
+         for k in prof["top"]))

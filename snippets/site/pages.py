@@ -60,6 +60,8 @@ RECORDED_BY = {
     "dynamic-shapes-large": ("large dynamic-shapes", "cli/#python-m-snippetsdynamic"),
     "debug-minifier": ("minifier", "cli/#python-m-snippetsdebug"),
     "diagnose": ("diagnosis", "cli/#python-m-snippetsdiagnose"),
+    "diagnose-transformer": ("transformer diagnosis", "cli/#python-m-snippetsdiagnose"),
+    "diagnose-resnet50": ("ResNet-50 diagnosis", "cli/#python-m-snippetsdiagnose"),
     "production-startup": ("start-up", "cli/#python-m-snippetsproduction"),
     "production-stream": ("request-stream", "cli/#python-m-snippetsproduction"),
     "production-stream-large": ("large request-stream", "cli/#python-m-snippetsproduction"),

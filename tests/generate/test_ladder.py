@@ -68,6 +68,10 @@ def test_the_ladder_finding_reads_the_profile_and_each_rung_over_the_one_below(r
                                           if r["rung"] == "gqa")["speedup_prev"]
     lines = tables.profile_table(recorded).splitlines()
     assert len(lines) == 2 + len(prof["top"])
+    # each kernel's share is of the busy time, not of the span with its gaps
+    first = prof["top"][0]
+    assert lines[2].split("|")[4].strip() == format(
+        100 * first["us_per_call"] / prof["busy_us_per_call"], ".0f")
 
 
 def test_a_quantized_weight_is_counted_by_the_tensors_it_holds():
