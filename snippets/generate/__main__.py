@@ -1,7 +1,8 @@
 """``python -m snippets.generate``: flags onto one GenerateConfig, the decode and prefill tables
 out, the results file written after every row.
 
-Thin on purpose: the measuring is in ``snippets.generate``, the tables in its ``tables``.
+Thin on purpose: the measuring is in ``snippets.generate``, the tables in its ``tables``, the
+command line in its ``command``.
 """
 
 from __future__ import annotations
@@ -9,19 +10,10 @@ from __future__ import annotations
 import sys
 
 from snippets import generate
-from snippets.core import cli, config, flags
-from snippets.generate import tables
+from snippets.core import cli
+from snippets.generate import command, tables
 
 PROG = "python -m snippets.generate"
-
-
-def parser() -> cli.Parser:
-    p = cli.Parser(prog=PROG, description=(
-        "A decoder's prefill and decode, eager against torch.compile's modes, against the "
-        "device's measured bandwidth and matmul rate."))
-    flags.declare(p, generate.GenerateConfig, generate.DEFAULTS)
-    cli.add_output(p)
-    return p
 
 
 class _Rich:
@@ -34,21 +26,13 @@ class _Rich:
         yield from self.parts
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    cfg = flags.build(PROG, generate.GenerateConfig, args)
-    try:
-        cfg = cfg.resolve()
-    except config.ConfigError as exc:
-        cli.fail(PROG, f"argument --{exc.name}: {exc}")
-    args.append = False
-    show = cli.Printer(markdown=tables.report, rich=_Rich)
-
-    def produce(progress, on_row, old):  # noqa: ANN001, ARG001 (cli.record's contract)
-        return generate.produce(cfg, commit=cli.commit_from_env(), on_row=on_row,
-                                progress=progress)
-
-    return cli.record(PROG, args, generate.KIND, produce, show)
+TOOL = command.Tool(
+    PROG, generate.KIND,
+    "A decoder's prefill and decode, eager against torch.compile's modes, against the device's "
+    "measured bandwidth and matmul rate.",
+    generate.GenerateConfig, generate.DEFAULTS, generate.produce,
+    cli.Printer(markdown=tables.report, rich=_Rich))
+main, parser = TOOL.main, TOOL.parser
 
 
 if __name__ == "__main__":

@@ -1,39 +1,62 @@
-"""The command line both of the generation page's recording tools share (``ladder``, ``traps``):
-flags from the tool's config, the per-device defaults checked before the run, a progress line
-per step on stderr where no terminal shows the spinner, the file written after every row, and a
-Markdown table of the run at the end."""
+"""The command line every generation tool shares (``python -m snippets.generate`` and its
+``ladder``, ``traps`` and ``hf``): flags from the tool's config, the per-device defaults checked
+before the run, a progress line per step on stderr where no terminal shows the spinner, the file
+written after every row, and the run shown in the ``--format`` asked for."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from snippets.core import cli, config, flags
 
 
-def main(argv: list[str] | None, *, prog: str, kind: str, description: str, cls: type,
-         defaults: dict[str, dict[str, Any]], run: Callable[..., dict],
-         table: Callable[[dict], str]) -> int:
-    """``run(cfg, commit=, progress=, on_row=)`` under ``cli.record``, from ``cls``'s flags."""
-    p = cli.Parser(prog=prog, description=description)
-    flags.declare(p, cls, defaults)
-    p.add_argument("--output", type=Path, required=True, help="results file, written row by row")
-    args = p.parse_args(argv)
-    cfg = flags.build(prog, cls, args)
-    try:
-        cfg.resolve()  # the per-device defaults too must hold (a --cache below their prompt)
-    except config.ConfigError as exc:
-        cli.fail(prog, str(exc))
-    commit = cli.commit_from_env()
+@dataclass(frozen=True)
+class Tool:
+    """One generation command: its name and help, its config and per-device defaults, what it
+    runs (``run(cfg, commit=, progress=, on_row=)``) and how it shows the run. ``needs`` says
+    why the tool cannot run here (a missing extra), or None. A tool whose run takes a GPU many
+    minutes asks for ``--output`` (``output_required``), so that no finished row is lost."""
 
-    def produce(progress: Callable[[str], None], on_row: Callable[[dict], None], _old) -> dict:
-        def say(message: str) -> None:
-            progress(message)
-            if not sys.stderr.isatty():  # a terminal has the spinner; a log keeps each line
-                print(f"{prog}: {message}", file=sys.stderr, flush=True)
-        return run(cfg, commit=commit, progress=say, on_row=on_row)
+    prog: str
+    kind: str
+    description: str
+    cls: type
+    defaults: dict[str, dict[str, Any]]
+    run: Callable[..., dict]
+    show: cli.Printer
+    output_required: bool = False
+    needs: Callable[[], str | None] = lambda: None
 
-    args.append = False  # a run of its own: these files are not joined
-    return cli.record(prog, args, kind, produce, lambda doc, _: print(table(doc)))
+    def parser(self) -> cli.Parser:
+        p = cli.Parser(prog=self.prog, description=self.description)
+        flags.declare(p, self.cls, self.defaults)
+        p.add_argument("--format", choices=cli.FORMATS, default=cli.FORMATS[0])
+        p.add_argument("--output", type=Path, required=self.output_required,
+                       help="write the results file here, row by row")
+        return p
+
+    def main(self, argv: list[str] | None = None) -> int:
+        args = self.parser().parse_args(argv)
+        try:
+            # the per-device defaults too must hold (a --cache below their prompt)
+            cfg = flags.build(self.prog, self.cls, args).resolve()
+        except config.ConfigError as exc:
+            cli.fail(self.prog, f"argument --{exc.name}: {exc}" if exc.name else str(exc))
+        if (missing := self.needs()) is not None:
+            cli.fail(self.prog, missing)
+        commit = cli.commit_from_env()
+
+        def produce(progress: Callable[[str], None], on_row: Callable[[dict], None], _old
+                    ) -> dict:
+            def say(message: str) -> None:
+                progress(message)
+                if not sys.stderr.isatty():  # a terminal has the spinner; a log keeps each line
+                    print(f"{self.prog}: {message}", file=sys.stderr, flush=True)
+            return self.run(cfg, commit=commit, progress=say, on_row=on_row)
+
+        args.append = False  # a run of its own: these files are not joined
+        return cli.record(self.prog, args, self.kind, produce, self.show)

@@ -23,8 +23,8 @@ from typing import Any
 
 import torch
 
-from snippets.core import cli, config, flags, measure, results, rows
-from snippets.generate import DTYPES, model
+from snippets.core import cli, config, measure, results, rows
+from snippets.generate import DTYPES, command, model, tables
 
 PROG = "python -m snippets.generate.hf"
 KIND = "generate-hf"
@@ -194,31 +194,16 @@ def has_transformers() -> bool:
     return True
 
 
-def parser() -> cli.Parser:
-    p = cli.Parser(prog=PROG, description=(
-        "transformers' Llama generate, dynamic and static cache, eager and compiled, beside "
-        "this package's decoder of the same shape."))
-    flags.declare(p, HFConfig, DEFAULTS)
-    cli.add_output(p)
-    return p
+def _needs() -> str | None:
+    return None if has_transformers() else 'transformers is not installed: pip install -e ".[llm]"'
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    cfg = flags.build(PROG, HFConfig, args)
-    try:
-        cfg = cfg.resolve()
-    except config.ConfigError as exc:
-        cli.fail(PROG, f"argument --{exc.name}: {exc}")
-    if not has_transformers():
-        cli.fail(PROG, 'transformers is not installed: pip install -e ".[llm]"')
-    args.append = False
-    from snippets.generate import tables
-
-    def produce_rows(progress, on_row, old):  # noqa: ANN001, ARG001 (cli.record's contract)
-        return produce(cfg, commit=cli.commit_from_env(), on_row=on_row, progress=progress)
-
-    return cli.record(PROG, args, KIND, produce_rows, cli.Printer(markdown=tables.hf_table))
+TOOL = command.Tool(
+    PROG, KIND,
+    "transformers' Llama generate, dynamic and static cache, eager and compiled, beside this "
+    "package's decoder of the same shape.",
+    HFConfig, DEFAULTS, produce, cli.Printer(markdown=tables.hf_table), needs=_needs)
+main, parser = TOOL.main, TOOL.parser
 
 
 if __name__ == "__main__":

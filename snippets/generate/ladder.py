@@ -29,7 +29,7 @@ import torch._dynamo.config
 import torch._inductor.config
 from torch._dynamo.utils import counters
 
-from snippets.core import backends, columns, config, measure, render, results, rows
+from snippets.core import backends, cli, columns, config, measure, render, results, rows
 from snippets.core import profile as profiler
 from snippets.generate import command
 from snippets.generate import model as M
@@ -338,9 +338,9 @@ def table(doc: dict[str, Any]) -> str:
                       else f"{r['status']}: {r['message']}")))
 
 
-def main(argv: list[str] | None = None) -> int:
-    return command.main(argv, prog=PROG, kind=KIND, cls=LadderConfig, defaults=DEFAULTS, run=run,
-                        table=table, description=DESCRIPTION)
+TOOL = command.Tool(PROG, KIND, DESCRIPTION, LadderConfig, DEFAULTS, run,
+                    cli.Printer(markdown=table), output_required=True)
+main, parser = TOOL.main, TOOL.parser
 
 
 if __name__ == "__main__":

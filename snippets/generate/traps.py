@@ -31,7 +31,7 @@ import torch._inductor.config
 import torch.nn.functional as F
 from torch import nn
 
-from snippets.core import backends, columns, config, measure, results, rows
+from snippets.core import backends, cli, columns, config, measure, results, rows
 from snippets.dynamic import graphs_compiled
 from snippets.generate import command
 from snippets.generate import model as M
@@ -366,9 +366,9 @@ def table(doc: dict[str, Any]) -> str:
                       else f"{r['status']}: {r['message']}")))
 
 
-def main(argv: list[str] | None = None) -> int:
-    return command.main(argv, prog=PROG, kind=KIND, cls=TrapsConfig, defaults=DEFAULTS, run=run,
-                        table=table, description=DESCRIPTION)
+TOOL = command.Tool(PROG, KIND, DESCRIPTION, TrapsConfig, DEFAULTS, run,
+                    cli.Printer(markdown=table), output_required=True)
+main, parser = TOOL.main, TOOL.parser
 
 
 if __name__ == "__main__":
