@@ -27,7 +27,7 @@ from snippets import dynamic, explain
 from snippets.bench import TOLERANCE, payoff
 from snippets.core import config, measure, models, results, rows
 from snippets.diagnose import findings, shapes
-from snippets.diagnose.findings import ModeRun, Phase, Section, Status
+from snippets.diagnose.findings import ModeRun, Phase, Section, Status, Strategy
 
 KIND = "diagnose"
 # A phase's part is started only with at least this much of the budget left (seconds, on the
@@ -129,6 +129,13 @@ def compile_needs_s(mode: str, runs: dict[str, ModeRun], tuned_ops: int = 0) -> 
     return max(NEEDS_S["autotune"], AUTOTUNE_TIMES * spent, TUNE_S_PER_OP * tuned_ops)
 
 
+def default_compile_s(sections: tuple[Section, ...] | list[Section]) -> float | None:
+    """The default mode's first call in an empty cache, where the modes phase timed it."""
+    runs = next((s.found for s in sections if s.phase is Phase.MODES
+                 and s.status is findings.Status.DONE), ())
+    return next((m.compile_s for m in runs if m.mode == "default"), None)
+
+
 def tuned_ops(sections: tuple[Section, ...] | list[Section]) -> int:
     """The products and convolutions in the graphs the breaks phase found (0 if it did not
     finish): what max-autotune benchmarks one by one."""
@@ -142,8 +149,19 @@ def breaks(model: torch.nn.Module, x: torch.Tensor, budget: Budget) -> Section:
     return Section(Phase.BREAKS, Status.DONE, 0.0, found=explain.explain_quietly(model, x))
 
 
-def recompiles(factory: models.Factory, schedule: tuple[int, ...], budget: Budget) -> Section:
-    """Phase 2: the compiles of each shape strategy over the schedule."""
+def stalls_need_s(default: Strategy, best: Strategy, compile_s: float | None) -> float:
+    """The budget the stalls must find left: an Inductor compile, cold, for each graph the two
+    strategies compile over the schedule, each about as long as the default mode's first call
+    (``compile_s``, where the modes phase timed one)."""
+    if compile_s is None:
+        return NEEDS_S["stalls"]
+    return max(NEEDS_S["stalls"], compile_s * (default.compiles + best.compiles))
+
+
+def recompiles(factory: models.Factory, schedule: tuple[int, ...], budget: Budget,
+               compile_s: float | None = None) -> Section:
+    """Phase 3: the compiles of each shape strategy over the schedule; their stalls where the
+    budget holds them (``compile_s``: the default mode's first call, for the estimate)."""
     done, skipped = [], []
     for name in STRATEGIES:
         if not budget.allows("strategy"):
@@ -153,8 +171,10 @@ def recompiles(factory: models.Factory, schedule: tuple[int, ...], budget: Budge
     # The remedy measured against the recompiling run: the stalls each makes a caller wait for
     # with Inductor, each in an empty cache so that neither reuses the other's kernels.
     best = findings.best_strategy(tuple(done))
-    if best is not None and not budget.allows("stalls"):
-        skipped.append(_skip("stalls", "stalls", budget))
+    default = next((st for st in done if st.name == "default"), None)
+    needs = stalls_need_s(default, best, compile_s) if best and default else None
+    if best is not None and not budget.allows("stalls", needs):
+        skipped.append(_skip("stalls", "stalls", budget, needs))
     elif best is not None:
         stalls = {}
         for name in ("default", best.name):
@@ -194,7 +214,7 @@ def _compile(model: torch.nn.Module, x: torch.Tensor, mode: str, ref: torch.Tens
 
 def modes(cfg: DiagnoseConfig, model: torch.nn.Module, x: torch.Tensor, budget: Budget,
           tuned: int = 0) -> Section:
-    """Phase 3: each mode compiled with a cold cache, checked, then all timed against eager."""
+    """Phase 2: each mode compiled with a cold cache, checked, then all timed against eager."""
     device = torch.device(cfg.device)
     ref = model(x)
     fns: dict[str, Callable[[], object]] = {"eager": lambda: model(x)}
@@ -253,7 +273,8 @@ def diagnose(cfg: DiagnoseConfig, factory: models.Factory, *, budget: Budget | N
     # large model's budget (ResNet-50 on two CPU cores: over three) while adding only a line.
     phases = {Phase.BREAKS: lambda: breaks(model, x, budget),
               Phase.MODES: lambda: modes(cfg, model, x, budget, tuned_ops(done)),
-              Phase.RECOMPILES: lambda: recompiles(_on(factory, device), cfg.schedule, budget)}
+              Phase.RECOMPILES: lambda: recompiles(_on(factory, device), cfg.schedule, budget,
+                                                   default_compile_s(done))}
     done: list[Section] = []
     with torch.no_grad():
         for phase, run in phases.items():

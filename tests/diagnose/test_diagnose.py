@@ -166,6 +166,14 @@ def test_autotuning_needs_a_budget_scaled_by_the_default_modes_compile():
         diagnose.TUNE_S_PER_OP * 54
 
 
+def test_the_stalls_need_a_cold_compile_per_graph_the_two_strategies_compile():
+    default = Strategy("default", 2, (4, 8), (), (), (), True)
+    best = Strategy("mark_dynamic", 1, (4,), (), (), (), True)
+    assert diagnose.stalls_need_s(default, best, 39.0) == 39.0 * 3
+    assert diagnose.stalls_need_s(default, best, 1.0) == diagnose.NEEDS_S["stalls"]
+    assert diagnose.stalls_need_s(default, best, None) == diagnose.NEEDS_S["stalls"]
+
+
 def test_the_ops_autotuning_benchmarks_are_counted_from_the_breaks_phase():
     with torch.no_grad():
         sections = diagnose.diagnose(
