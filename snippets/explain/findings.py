@@ -102,6 +102,10 @@ class Costs:
     def same_work_margin(self) -> float:
         return SAME_WORK
 
+    @property
+    def host_margin(self) -> float:
+        return HOST_MARGIN
+
     def variant(self, name: str) -> Profiled | None:
         return next((p for p in self.profiled if p.variant == name), None)
 

@@ -8,6 +8,7 @@ formats or composes text.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import dataclass
 from typing import Any
@@ -122,6 +123,7 @@ class Ladder:
     busy_share: float | None  # % of the copy bandwidth the kernels reach, the gaps left out
     over_prev: dict[str, float]  # each timed rung over the rung below it, in the same rounds
     compile_s: dict[str, float]  # each compiled rung's first call, in an empty cache
+    rung_ms: dict[str, float] = dataclasses.field(default_factory=dict)  # each rung's median
 
 
 def ladder(doc: dict[str, Any]) -> Ladder | None:
@@ -142,7 +144,8 @@ def ladder(doc: dict[str, Any]) -> Ladder | None:
         100 * prof["idle_fraction"] if "idle_fraction" in prof else None,
         100 * top["bytes_per_step"] / (busy * 1e-6) / copy if busy else None,
         {r["rung"]: r["speedup_prev"] for r in timed if r.get("speedup_prev") is not None},
-        {r["rung"]: r["compile_s"] for r in timed if r.get("compile_s") is not None})
+        {r["rung"]: r["compile_s"] for r in timed if r.get("compile_s") is not None},
+        {r["rung"]: r["step_ms"]["median"] for r in timed})
 
 
 def rung(doc: dict[str, Any], name: str) -> dict[str, Any] | None:

@@ -146,7 +146,7 @@ def profile_table(doc: dict[str, Any]) -> str:
     # Inductor's kernel names are long; their head says what is fused, the tail is a counter.
     return render.markdown_table(
         ("Kernel", "Per token", "µs per token", "% of busy"),
-        ((f"`{k['name'][:48]}`", f"{k['count_per_call']:.0f}", f"{k['us_per_call']:.0f}",
+        ((f"`{k['name'][:64]}`", f"{k['count_per_call']:.0f}", f"{k['us_per_call']:.0f}",
           # "share" is of the profiled span, gaps included: the busy time is the kernels'
           render.num(100 * k["us_per_call"] / busy if busy else None, ".0f"))
          for k in prof["top"]))
