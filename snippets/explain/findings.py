@@ -80,7 +80,7 @@ class Profiled:
 class Costs:
     batch: int | None  # rows through each block a call (the run's size), where the run says
     rows: int
-    slower: int  # variants that ran slower compiled than eager
+    slower: int  # variants that ran slower compiled than eager, beyond their rounds' spread
     fixed_slower: int  # of those, fixed versions
     numpy: tuple[Compiled, ...]  # the variants that hand the tensor to NumPy, in the file's order
     fixes: tuple[Fix, ...]  # every fix against its broken version, in the file's order
@@ -124,9 +124,16 @@ def _compiled(row: dict[str, Any]) -> measure.Measurement:
     return measure.Measurement.from_dict(row["compiled_ms"])
 
 
+def _verdict(row: dict[str, Any]) -> Verdict:
+    ratio = measure.speedup(measure.Measurement.from_dict(row["eager_ms"]), _compiled(row))
+    return verdict(ratio.value, ratio.iqr)
+
+
 def costs(doc: dict[str, Any]) -> Costs:
     rows = doc["rows"]
-    slower = [r for r in rows if r["speedup"] < 1]
+    # Slower by the verdict of the paired per-round ratios, not by a median ratio under 1: a
+    # row at 0.99x whose rounds straddle 1 is a tie.
+    slower = [r for r in rows if _verdict(r) is Verdict.SLOWER]
     broken = {r["cause"]: r for r in rows if r["kind"] == "broken"}
     fixes = []
     for r in rows:

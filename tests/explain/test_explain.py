@@ -128,8 +128,11 @@ def test_latency_markdown_renders_a_results_row():
 
 
 def _cost_row(cause, variant, kind, speedup, compiled):
+    # eager's samples are the compiled ones times the speedup: every round's ratio is the speedup
+    eager = [c * speedup for c in compiled]
     return {"cause": cause.title, "variant": variant.name, "kind": kind, "graph_count": 1,
-            "graph_break_count": 0, "eager_ms": {"median": 1.0, "iqr": 0.0, "samples": [1.0]},
+            "graph_break_count": 0,
+            "eager_ms": {"median": eager[1], "iqr": 0.0, "samples": eager},
             "compiled_ms": {"median": compiled[1], "iqr": 0.0, "samples": list(compiled)},
             "speedup": speedup}
 
@@ -147,6 +150,10 @@ def test_costs_findings_count_the_rows_slower_compiled_and_judge_each_fix():
     got = findings.costs({"rows": rows, "provenance": {"settings": {"size": "large",
                                                                     "batch": 16384}}})
     assert (got.batch, got.rows, got.slower, got.fixed_slower) == (16384, 6, 4, 2)
+    # a median under 1 whose rounds straddle 1 is a tie, not slower
+    tie = _cost_row(item, item.broken, "broken", 0.98, (1.0, 1.0, 1.0))
+    tie["eager_ms"]["samples"] = [0.9, 0.98, 1.1]
+    assert findings.costs({"rows": [tie]}).slower == 0
     # The variants that hand the tensor to NumPy, by the example's flag, not by their names.
     assert [(n.variant, n.speedup) for n in got.numpy] == [(numpy.broken.name, 0.25),
                                                            (array.name, 0.2)]
