@@ -43,8 +43,6 @@ AUTOTUNE_TIMES = 6.0
 # them in 330 s and was still compiling at 400 s, where six times its default compile was 180 s.
 # At least this many seconds per such op in the graph must be left.
 TUNE_S_PER_OP = 15.0
-TUNED_OPS = frozenset({"conv1d", "conv2d", "conv3d", "linear", "mm", "addmm", "bmm", "baddbmm",
-                       "matmul", "conv_transpose2d", "scaled_dot_product_attention"})
 # The modes tried per device type: CUDA graphs only where there is CUDA; max-autotune benchmarks
 # kernel choices for minutes, beyond any default budget.
 DEVICE_MODES = {"cuda": ("default", "reduce-overhead", "max-autotune-no-cudagraphs"),
@@ -97,6 +95,7 @@ class DiagnoseConfig:
     def settings(self) -> dict[str, Any]:
         return {"schedule": list(self.schedule), "budget_s": self.budget_s,
                 "rounds": self.rounds, "sample_ms": self.sample_ms, "dtype": "fp32",
+                "matmul_precision": torch.get_float32_matmul_precision(),
                 "inductor_cache": "empty per compile", "count_backend": "eager", "grad": False,
                 "recompile_limit": dynamic.recompile_limit()}
 
@@ -136,12 +135,14 @@ def default_compile_s(sections: tuple[Section, ...] | list[Section]) -> float | 
     return next((m.compile_s for m in runs if m.mode == "default"), None)
 
 
-def tuned_ops(sections: tuple[Section, ...] | list[Section]) -> int:
-    """The products and convolutions in the graphs the breaks phase found (0 if it did not
-    finish): what max-autotune benchmarks one by one."""
-    exp = next((s.found for s in sections if s.phase is Phase.BREAKS
-                and s.status is findings.Status.DONE), None)
-    return sum(op in TUNED_OPS for graph in (exp.ops_per_graph if exp else ()) for op in graph)
+tuned_ops = findings.matmul_ops  # what max-autotune benchmarks one by one
+
+
+def verdict_of(cfg: DiagnoseConfig, sections: tuple[Section, ...]) -> findings.Recommendation:
+    """The verdict of a finished diagnosis, with the device and the matmul precision it ran at
+    (the factory may have set the precision)."""
+    return findings.recommend(sections, config.device_type(cfg.resolve().device),
+                              torch.get_float32_matmul_precision())
 
 
 def breaks(model: torch.nn.Module, x: torch.Tensor, budget: Budget) -> Section:
@@ -310,7 +311,7 @@ def document(cfg: DiagnoseConfig, spec: str, sections: tuple[Section, ...], *,
              commit: str | None = None) -> dict[str, Any]:
     """The results document of one diagnosis: a row per finished phase, and the verdict."""
     cfg = cfg.resolve()
-    rec = findings.recommend(sections)
+    rec = verdict_of(cfg, sections)
     doc = results.new_document(
         KIND, results.provenance(torch.device(cfg.device), cfg.settings(), commit=commit),
         spec=spec, verdict=findings.as_dict(rec))

@@ -35,7 +35,7 @@ def parser() -> cli.Parser:
 def show(cfg: diagnose.DiagnoseConfig, spec: str, sections: tuple, fmt: str,
          output: Path | None) -> None:
     doc = diagnose.document(cfg, spec, sections, commit=cli.commit_from_env())
-    blocks = report.blocks(sections, findings.recommend(sections), cfg.schedule)
+    blocks = report.blocks(sections, diagnose.verdict_of(cfg, sections), cfg.schedule)
     title = f"{spec} on {doc['provenance']['device']}"
     text = (json.dumps(doc, indent=1) + "\n" if fmt == "json"
             else report.markdown(blocks, title) if fmt == "markdown" else None)

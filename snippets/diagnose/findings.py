@@ -88,6 +88,7 @@ class RiskKind(str, enum.Enum):
     RECOMPILE = "recompile"
     MISMATCH = "wrong output"
     FAST_PATH = "fused fast path"  # a native op Inductor can only call, not fuse into
+    NO_TF32 = "fp32 products without TF32"  # on CUDA, at torch's default matmul precision
 
 
 # torch.nn's inference fast path: nn.TransformerEncoderLayer and nn.MultiheadAttention, in eval
@@ -95,6 +96,19 @@ class RiskKind(str, enum.Enum):
 # (torch/nn/modules/transformer.py, torch/nn/modules/activation.py). The graph-breaks page shows
 # what that leaves Inductor; torch.backends.mha.set_fastpath_enabled(False) turns it off.
 FAST_PATH_OPS = ("_transformer_encoder_layer_fwd", "_native_multi_head_attention")
+
+
+# The products and convolutions in a graph: what TF32 speeds up, and what max-autotune
+# benchmarks one by one.
+MATMUL_OPS = frozenset({"conv1d", "conv2d", "conv3d", "linear", "mm", "addmm", "bmm", "baddbmm",
+                        "matmul", "conv_transpose2d", "scaled_dot_product_attention"})
+
+
+def matmul_ops(sections: tuple[Section, ...] | list[Section]) -> int:
+    """The products and convolutions in the graphs the breaks phase found (0 if it did not
+    finish)."""
+    exp = _found(tuple(sections), Phase.BREAKS)
+    return sum(op in MATMUL_OPS for graph in (exp.ops_per_graph if exp else ()) for op in graph)
 
 
 @dataclass(frozen=True)
@@ -136,7 +150,10 @@ def best_strategy(strategies: tuple[Strategy, ...]) -> Strategy | None:
     return best
 
 
-def risks(sections: tuple[Section, ...]) -> tuple[Risk, ...]:
+def risks(sections: tuple[Section, ...], device_type: str = "cpu",
+          matmul_precision: str = "highest") -> tuple[Risk, ...]:
+    """What the diagnosis found in the way; ``device_type`` and ``matmul_precision`` are the
+    run's (fp32 products on CUDA at "highest" run without TF32's tensor cores)."""
     found: list[Risk] = []
     exp = _found(sections, Phase.BREAKS)
     for r in exp.break_reasons if exp else ():
@@ -151,13 +168,17 @@ def risks(sections: tuple[Section, ...]) -> tuple[Risk, ...]:
     for m in _found(sections, Phase.MODES) or ():
         if m.status == "mismatch":
             found.append(Risk(RiskKind.MISMATCH, m.mode))
+    if device_type == "cuda" and matmul_precision == "highest" and (n := matmul_ops(sections)):
+        found.append(Risk(RiskKind.NO_TF32, "torch.get_float32_matmul_precision() == 'highest'",
+                          n))
     return tuple(found)
 
 
-def recommend(sections: tuple[Section, ...]) -> Recommendation:
+def recommend(sections: tuple[Section, ...], device_type: str = "cpu",
+              matmul_precision: str = "highest") -> Recommendation:
     """The verdict: the correct mode with the largest speedup that pays beyond the noise and
     by ``WORTH`` or more."""
-    found = risks(sections)
+    found = risks(sections, device_type, matmul_precision)
     strategy = best_strategy(_found(sections, Phase.RECOMPILES) or ())
     runs = [m for m in _found(sections, Phase.MODES) or () if m.speedup is not None]
     shapes = {} if strategy is None else {"shapes": strategy.name, "stalls_s": (

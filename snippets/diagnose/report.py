@@ -26,7 +26,7 @@ SAY = MappingProxyType({
     "code": "Code to paste",
     Phase.BREAKS: "Graph breaks", Phase.RECOMPILES: "Recompiles over the batch sizes {schedule}",
     Phase.MODES: "Modes against eager",
-    "graphs": "{graphs} graphs, {breaks} breaks",
+    "graphs": "{graphs}, {breaks}",
     "skipped": "skipped: {what}",
     "fault": "fault: {message}",
     "took": "took {seconds:.1f} s",
@@ -36,6 +36,7 @@ GRAPH_BREAKS = "docs/graph-breaks.md"
 # Where the guide explains each kind of risk, beside the break fixes below.
 RISK_PAGES = {RiskKind.FAST_PATH: "docs/graph-breaks.md#what-the-one-graph-contains-the-fast-path",
               RiskKind.RECOMPILE: "docs/dynamic-shapes.md#the-strategies",
+              RiskKind.NO_TF32: "docs/speed-settings.md#tf32-one-process-per-setting",
               RiskKind.MISMATCH:
                   "docs/debugging.md#a-compiled-model-that-gives-wrong-answers-the-accuracy-minifier"}
 # The section of the graph-breaks page that fixes each kind of break, by Dynamo's words for it.
@@ -135,7 +136,8 @@ def section(s: Section, schedule: tuple[int, ...]) -> Block:
         return Block(title, notes=tuple(notes))
     if s.phase is Phase.BREAKS:
         exp = s.found
-        notes.insert(0, SAY["graphs"].format(graphs=exp.graph_count, breaks=exp.graph_break_count))
+        notes.insert(0, SAY["graphs"].format(graphs=render.count(exp.graph_count, "graph"),
+                                             breaks=render.count(exp.graph_break_count, "break")))
         rows = tuple((r.location, r.reason, r.hint or "–", fix_link(r.kind, r.reason))
                      for r in exp.break_reasons)
         return Block(title, ("line", "reason", "hint", "fix"), rows, tuple(notes), vertical=True)

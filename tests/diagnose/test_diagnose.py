@@ -87,6 +87,18 @@ def test_every_phase_finishes_and_the_verdict_names_the_risks(branchy):
     assert any(k is RiskKind.RECOMPILE for k, _ in kinds)
 
 
+def test_fp32_products_on_cuda_without_tf32_are_a_risk(branchy):
+    # branchy's two linear layers, one in each graph
+    no_tf32 = [r for r in findings.risks(branchy, "cuda", "highest")
+               if r.kind is RiskKind.NO_TF32]
+    assert [r.count for r in no_tf32] == [2]
+    assert report.risk_link(RiskKind.NO_TF32, no_tf32[0].where).startswith(
+        "docs/speed-settings.md#tf32")
+    for device_type, precision in (("cuda", "high"), ("cpu", "highest")):
+        assert RiskKind.NO_TF32 not in {r.kind for r in findings.risks(branchy, device_type,
+                                                                       precision)}
+
+
 def test_the_results_document_validates(branchy):
     doc = diagnose.document(diagnose.DiagnoseConfig(device="cpu"), "tests.diagnose.models:branchy",
                             branchy, commit="abc")
