@@ -128,16 +128,6 @@ def compile_needs_s(mode: str, runs: dict[str, ModeRun], tuned_ops: int = 0) -> 
     return max(NEEDS_S["autotune"], AUTOTUNE_TIMES * spent, TUNE_S_PER_OP * tuned_ops)
 
 
-def default_compile_s(sections: tuple[Section, ...] | list[Section]) -> float | None:
-    """The default mode's first call in an empty cache, where the modes phase timed it."""
-    runs = next((s.found for s in sections if s.phase is Phase.MODES
-                 and s.status is findings.Status.DONE), ())
-    return next((m.compile_s for m in runs if m.mode == "default"), None)
-
-
-tuned_ops = findings.matmul_ops  # what max-autotune benchmarks one by one
-
-
 def verdict_of(cfg: DiagnoseConfig, sections: tuple[Section, ...]) -> findings.Recommendation:
     """The verdict of a finished diagnosis, with the device and the matmul precision it ran at
     (the factory may have set the precision)."""
@@ -273,9 +263,9 @@ def diagnose(cfg: DiagnoseConfig, factory: models.Factory, *, budget: Budget | N
     # stalls (an Inductor compile per batch size, in an empty cache) can take minutes of a
     # large model's budget (ResNet-50 on two CPU cores: over three) while adding only a line.
     phases = {Phase.BREAKS: lambda: breaks(model, x, budget),
-              Phase.MODES: lambda: modes(cfg, model, x, budget, tuned_ops(done)),
+              Phase.MODES: lambda: modes(cfg, model, x, budget, findings.matmul_ops(done)),
               Phase.RECOMPILES: lambda: recompiles(_on(factory, device), cfg.schedule, budget,
-                                                   default_compile_s(done))}
+                                                   findings.default_compile_s(done))}
     done: list[Section] = []
     with torch.no_grad():
         for phase, run in phases.items():

@@ -104,6 +104,17 @@ MATMUL_OPS = frozenset({"conv1d", "conv2d", "conv3d", "linear", "mm", "addmm", "
                         "matmul", "conv_transpose2d", "scaled_dot_product_attention"})
 
 
+# The frame Dynamo compiles a torch.nn module through when its trace rules skip the module's
+# own file (``wrap_inline``'s ``inner``): a recompile logged there is the module's call.
+WRAPPER_FRAME = "torch/_dynamo/external_utils.py"
+
+
+def default_compile_s(sections: tuple[Section, ...] | list[Section]) -> float | None:
+    """The default mode's first call in an empty cache, where the modes phase timed it."""
+    runs = _found(tuple(sections), Phase.MODES) or ()
+    return next((m.compile_s for m in runs if m.mode == "default"), None)
+
+
 def matmul_ops(sections: tuple[Section, ...] | list[Section]) -> int:
     """The products and convolutions in the graphs the breaks phase found (0 if it did not
     finish)."""

@@ -12,7 +12,15 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from snippets.core import render
-from snippets.diagnose.findings import Advice, Phase, Recommendation, RiskKind, Section, Status
+from snippets.diagnose.findings import (
+    WRAPPER_FRAME,
+    Advice,
+    Phase,
+    Recommendation,
+    RiskKind,
+    Section,
+    Status,
+)
 
 SAY = MappingProxyType({
     "verdict": "Verdict",
@@ -67,7 +75,7 @@ def served(link: str) -> str:
 def shown_where(where: str) -> str:
     """A recompile's place as a user knows it. Files recorded before the diagnosis named the
     module hold the wrapper frame Dynamo compiles a torch.nn module through."""
-    if "torch/_dynamo/external_utils.py" in where:
+    if WRAPPER_FRAME in where:
         return "forward (torch.compile's wrapper frame)"
     return where
 

@@ -17,7 +17,7 @@ import torch
 from snippets import dynamic
 from snippets.bench import TOLERANCE
 from snippets.core import measure, models, rows, torch_logs
-from snippets.diagnose.findings import Strategy
+from snippets.diagnose.findings import WRAPPER_FRAME, Strategy
 
 # The ways of telling the compiler about a batch size that varies: none (Dynamo recompiles, then
 # marks the size dynamic), the leading size marked dynamic on each input, every size dynamic.
@@ -50,7 +50,6 @@ class _Recompiles(logging.Handler):
 
 
 _RECOMPILING = re.compile(r"Recompiling function (\S+) in (\S+)")
-WRAPPER_FRAME = "torch/_dynamo/external_utils.py"
 _RESUMED = re.compile(r"torch_dynamo_resume_in_(.+)_at_\d+")
 _FAILURE = re.compile(r"^\s*- \S+: (.+)$", re.M)
 

@@ -21,6 +21,7 @@ import torch._inductor.config
 
 from snippets.core import backends, config, measure, results
 from snippets.core import profile as profiler
+from snippets.core.rows import fault
 from snippets.explain import breaks, explain_quietly
 
 KIND = "graph-breaks"
@@ -110,14 +111,11 @@ def measure_cause(cause: breaks.Cause, cfg: CostConfig) -> list[dict[str, Any]]:
         row["speedup"] = measure.speedup(eager, comp).value
         if cfg.profile:
             # After the timing, so the profiler's own cost touches no timed sample.
-            row["profile"] = {side: _profile(fns[f"{name}/{side}"], device, cfg.profile_calls)
-                              for side in ("eager", "compiled")}
+            row["profile"] = {side: profiler.profile_or_error(
+                fns[f"{name}/{side}"], device, cfg.profile_calls, lambda exc: fault(exc)[1])
+                for side in ("eager", "compiled")}
     return list(rows.values())
 
-
-def _profile(fn: Callable[[], object], device: torch.device, calls: int) -> dict[str, Any]:
-    return profiler.profile_or_error(fn, device, calls,
-                                     lambda exc: f"{type(exc).__name__}: {exc}"[:300])
 
 
 def produce(cfg: CostConfig = CostConfig(), *, commit: str | None = None) -> dict[str, Any]:

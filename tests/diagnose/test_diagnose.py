@@ -191,8 +191,8 @@ def test_the_ops_autotuning_benchmarks_are_counted_from_the_breaks_phase():
         sections = diagnose.diagnose(
             diagnose.DiagnoseConfig(device="cpu", shapes="batch=2", rounds=2, sample_ms=2.0),
             models.branchy, budget=diagnose.Budget(10, clock=lambda: 0.0))
-    assert diagnose.tuned_ops(sections) == 2  # two linear layers, one in each graph
-    assert diagnose.tuned_ops(()) == 0
+    assert findings.matmul_ops(sections) == 2  # two linear layers, one in each graph
+    assert findings.matmul_ops(()) == 0
 
 
 def test_a_small_budget_skips_and_says_what():
