@@ -98,6 +98,7 @@ def _quoted(word: str) -> str:
 
 def node_env(job: Job, node: int, tmp: Path) -> dict[str, str]:
     env = {**process.child_env(),
+           MARK: str(tmp),  # how stop() finds every process of this configuration
            # NVLink multicast (NCCL's NVLS algorithms) off: it needs multicast objects from the
            # driver and the fabric manager that a shared or virtualised node may not grant, and
            # the numbers should not depend on whether it did.
@@ -135,32 +136,47 @@ def _wait(procs: list[subprocess.Popen], timeout_s: float) -> bool:
         time.sleep(0.2)
 
 
-def _is_rank(pid: int) -> bool:
-    try:
-        return b"snippets.scale.rank" in Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
+MARK = "SNIPPETS_SCALE_CONFIGURATION"  # in the environment of every process a configuration starts
 
 
-def stop(procs: list[subprocess.Popen], tmp: Path) -> None:
-    """Stop whatever still runs: the launchers (which pass the signal to their ranks), and the
-    ranks themselves by the process ids they wrote, so no rank outlives its configuration."""
+def _marked(mark: str) -> list[int]:
+    """The processes whose environment carries ``MARK=mark``: a configuration's launchers, its
+    ranks, and anything they started, whoever their parent now is. An environment is inherited,
+    so a rank that torchrun started just before it was stopped, and never registered, is found too;
+    a process id written by the rank is not there yet at that moment. Empty where there is no
+    ``/proc``."""
+    key, found = f"{MARK}={mark}".encode(), []
+    if not Path("/proc").is_dir():
+        return found
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and key in (proc / "environ").read_bytes().split(b"\0"):
+                found.append(int(proc.name))
+        except OSError:  # it exited while being read, or is not ours to read
+            continue
+    return found
+
+
+def stop(procs: list[subprocess.Popen], mark: str) -> None:
+    """Stop whatever still runs: the launchers first (which pass the signal to their ranks), then
+    every process of the configuration that is left, killed until none is, so no rank outlives it."""
     running = [p for p in procs if p.poll() is None]
     for p in running:
         p.terminate()
-    for pid_file in tmp.glob("rank*.pid"):
-        pid = int(pid_file.read_text() or 0)
-        if pid and _is_rank(pid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
     for p in running:
         try:
             p.wait(timeout=STOP_S)
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
+    deadline = time.monotonic() + STOP_S
+    while (left := _marked(mark)) and time.monotonic() < deadline:
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.1)  # a killed process leaves /proc's list once its parent reaps it
 
 
 def run(job: Job) -> dict[str, Any]:
@@ -178,7 +194,7 @@ def run(job: Job) -> dict[str, Any]:
                                                   stdout=log, stderr=subprocess.STDOUT))
             timed_out = _wait(procs, job.timeout_s)
         finally:
-            stop(procs, tmp)  # on a timeout, and on Ctrl-C too
+            stop(procs, str(tmp))  # on a timeout, and on Ctrl-C too
         wall = time.monotonic() - started
         logs = [(tmp / f"node{n}.log").read_text(errors="replace") for n in range(len(procs))]
         ranks = read_ranks(tmp)

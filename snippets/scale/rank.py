@@ -189,8 +189,6 @@ def main(argv: list[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         cli.fail(PROG, f"--out {args.out}: {exc.strerror}")
-    # The parent stops exactly these processes if the configuration runs past its time.
-    (args.out / f"rank{rank}.pid").write_text(str(os.getpid()))
     try:
         rec = run(args, rank, local_rank, world)
     except models.SpecError as exc:

@@ -132,7 +132,9 @@ def test_a_failing_configuration_is_recorded_the_run_goes_on_and_ctrl_c_stops_it
             if out.exists() and json.loads(out.read_text())["rows"] and _running(HANGS):
                 break
             time.sleep(0.2)
-        time.sleep(2)  # the hanging configuration's ranks are up
+        # Its launcher is up; its ranks may still be starting. A Ctrl-C then must leave
+        # none of them behind either.
+        time.sleep(2)
         proc.send_signal(signal.SIGINT)
         stdout, err = proc.communicate(timeout=60)
     finally:

@@ -178,6 +178,23 @@ def test_a_configuration_past_its_time_is_stopped_with_its_ranks():
     assert _gone(item.model)
 
 
+def test_stop_finds_a_process_of_the_configuration_that_no_launcher_knows(tmp_path):
+    # What a launcher stopped while it starts its ranks leaves: a rank it never registered,
+    # orphaned, waiting for a rendezvous that will not come. Its environment still names the
+    # configuration, and stop() kills it by that.
+    import os
+    import subprocess
+    import sys
+
+    orphan = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"],
+                              env={**os.environ, launch.MARK: str(tmp_path)})
+    try:
+        launch.stop([], str(tmp_path))
+        assert orphan.wait(timeout=10) == -9
+    finally:
+        orphan.kill()
+
+
 def _gone(model: str, within_s: float = 10.0) -> bool:
     """Whether every launcher and rank of ``model`` has exited, allowing them ``within_s``."""
     import time
