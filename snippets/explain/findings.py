@@ -72,6 +72,7 @@ class Profiled:
     eager_us: float
     compiled_us: float
     speedup: float
+    verdict: Verdict  # of the paired per-round ratios, as Costs.slower counts them
     same_work: bool  # the compiled kernels' busy time is within SAME_WORK of eager's
     compiled_pace: Pace
 
@@ -92,7 +93,7 @@ class Costs:
 
     @property
     def same_work_slower(self) -> int:
-        return sum(p.speedup < 1 for p in self.same_work)
+        return sum(p.verdict is Verdict.SLOWER for p in self.same_work)
 
     @property
     def host_paced(self) -> int:
@@ -162,7 +163,7 @@ def profiled_row(row: dict[str, Any]) -> Profiled | None:
     return Profiled(
         row["cause"], row["variant"], eager["kernels_per_call"], comp["kernels_per_call"],
         busy_e, busy_c, row["eager_ms"]["median"] * 1e3, compiled_us, row["speedup"],
-        abs(busy_c - busy_e) <= SAME_WORK * busy_e,
+        _verdict(row), abs(busy_c - busy_e) <= SAME_WORK * busy_e,
         Pace.HOST if compiled_us > HOST_MARGIN * busy_c else Pace.DEVICE)
 
 

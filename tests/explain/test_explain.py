@@ -180,13 +180,17 @@ def test_profiled_variants_say_whether_work_was_fused_away_and_who_set_the_pace(
         # Fewer kernels, half the busy time, and a call no longer than its kernels.
         _profiled(_cost_row(item, where, "fixed", 2.0, (0.5, 0.5, 0.5)), (10, 1000), (6, 480)),
         _cost_row(item, item.broken, "broken", 1.0, (1.0, 1.0, 1.0)),  # not profiled
+        # The same work at 0.99x, its rounds straddling 1: a tie, not slower.
+        _profiled({**_cost_row(item, item.broken, "broken", 0.99, (1.0, 1.0, 1.0)),
+                   "eager_ms": {"median": 0.99, "iqr": 0.4, "samples": [0.8, 0.99, 1.2]}},
+                  (4, 1000), (4, 1000)),
         {**_cost_row(item, item.broken, "broken", 1.0, (1.0, 1.0, 1.0)),
          "profile": {"eager": {"error": "RuntimeError: boom"}, "compiled": {}}}]
     got = findings.costs({"rows": rows})
-    assert [p.variant for p in got.profiled] == [flag.name, where.name]
+    assert [p.variant for p in got.profiled] == [flag.name, where.name, item.broken.name]
     assert [(p.same_work, p.compiled_pace) for p in got.profiled] == [
-        (True, findings.Pace.HOST), (False, findings.Pace.DEVICE)]
-    assert (len(got.same_work), got.same_work_slower, got.host_paced) == (1, 1, 1)
+        (True, findings.Pace.HOST), (False, findings.Pace.DEVICE), (True, findings.Pace.DEVICE)]
+    assert (len(got.same_work), got.same_work_slower, got.host_paced) == (2, 1, 1)
     assert got.variant(flag.name).compiled_us == 2000.0 and got.variant("nope") is None
     table = tables.costs_profile({"rows": rows})
     assert _cells(table, 1) == [flag.name, "4", "4", "1,000", "1,050", "2,000"]
