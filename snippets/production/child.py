@@ -30,7 +30,9 @@ from snippets.production import paths, pinning
 IMPORTED = time.time()  # when this module's imports (torch's included) were done
 
 PROG = "python -m snippets.production.child"
-PATHS = ("eager", "compile", "artifacts", "regional", "aot-build", "aot-load")
+PATHS = ("eager", "compile", "artifacts", "regional", "aot-build", "aot-load", "precompile-build",
+         "precompile-load")
+BUILDS = ("aot-build", "precompile-build")  # paths that write --package and answer nothing
 
 
 def parser() -> cli.Parser:
@@ -48,7 +50,8 @@ def parser() -> cli.Parser:
                    help="compile path: afterwards, store the cache artifacts here, pinned")
     p.add_argument("--artifacts", type=Path, metavar="FILE", help="artifacts path: load these")
     p.add_argument("--package", type=Path, metavar="FILE",
-                   help="aot-build: write the package here; aot-load: load it")
+                   help="aot-build, precompile-build: write the file here; aot-load, "
+                        "precompile-load: load it")
     return p
 
 
@@ -99,6 +102,12 @@ def _ready(args: Any, device: torch.device, eager: bool, stamp: dict,
     if args.path == "artifacts":
         paths.load_artifacts(pinning.read(args.artifacts, stamp))
     model, x = _build(args.model, args.batch_size, device, args.dtype)
+    if args.path == "precompile-load":  # the service's own model: the file holds no weights
+        pinning.check(args.package, stamp)
+        if device.type == "cpu":  # C++ kernels: loading them asks for the same CPU check
+            rec["isa_check_s"] = _isa_check_s()
+        fn = paths.load_precompiled(args.package)
+        return (lambda inp: fn(model, inp)), x, model
     if args.path == "eager":
         return model, x, model
     if args.path == "regional":
@@ -139,10 +148,11 @@ def run(args: Any, t0: float, import_s: float, eager: bool) -> dict[str, Any]:
     # The guide's global switches for this device type (TF32 and cuDNN's autotuner on CUDA), as
     # the benchmark measures with; the parent records them in the run's settings.
     with backends.DEFAULT[device.type].apply(), torch.no_grad():
-        if args.path == "aot-build":
+        if args.path in BUILDS:
             model, x = _build(args.model, args.batch_size, device, args.dtype)
+            build = paths.aot_build if args.path == "aot-build" else paths.precompile
             with measure.Stopwatch(device) as watch:
-                paths.aot_build(model, x, args.package)
+                build(model, x, args.package)
             pinning.write(args.package, None, stamp)
             torch.save(x.cpu(), _input_path(args.package))
             return {**rec, "build_s": watch.seconds, "ready_s": time.time() - t0}
@@ -183,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     # benchmark's command line notes): expected, and not this run's output.
     logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
     args = parser().parse_args(argv)
-    if args.path in ("aot-build", "aot-load") and not args.package:
+    if args.path in (*BUILDS, "aot-load", "precompile-load") and not args.package:
         cli.fail(PROG, f"--path {args.path} needs --package FILE")
     if args.path == "artifacts" and not args.artifacts:
         cli.fail(PROG, "--path artifacts needs --artifacts FILE")

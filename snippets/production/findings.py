@@ -23,7 +23,10 @@ LABELS = {"eager": "eager", "compile-empty": "compile, empty cache",
           "regional": "regional compile, empty cache", "aot-build": "AOTInductor build",
           "aot-load": "AOTInductor package, empty cache",
           "aot-load-warm": "AOTInductor package, warm cache",
-          "aot-load-trusted": "AOTInductor package, CPU check skipped"}
+          "aot-load-trusted": "AOTInductor package, CPU check skipped",
+          "precompile-build": "precompiled function build",
+          "precompile-load": "precompiled function, empty cache",
+          "precompile-load-warm": "precompiled function, warm cache"}
 GOOD = ("ok", "noisy")  # the statuses of a run whose figures count
 
 
@@ -183,7 +186,7 @@ class Pace(str, enum.Enum):
 # seconds of eager's first answer, at a steady latency at most GOAL_SLOWER above the best
 # just-in-time path's.
 GOAL_S, GOAL_SLOWER = 2.0, 0.05
-PORTABLE = ("artifacts", "aot-load", "aot-load-trusted")
+PORTABLE = ("artifacts", "aot-load", "aot-load-trusted", "precompile-load")
 JIT = ("compile-empty", "compile-warm", "regional")
 
 
@@ -211,6 +214,7 @@ class ModelStart:
     regional: Regional | None
     package: Package | None
     portable: Portable | None
+    precompiled: Package | None = None  # a function saved by aot_compile, loaded like a package
 
 
 @dataclass(frozen=True)
@@ -251,7 +255,7 @@ class Startup:
     def empty(self) -> bool:
         return not (self.spreads or self.partly_failed or self.loads or self.canary_missing
                     or any(m.against or m.failed or m.regional or m.package or m.portable
-                           for m in self.models))
+                           or m.precompiled for m in self.models))
 
 
 # Runs of one path whose per-call figures differ more than this factor are named: the "ms per
@@ -260,7 +264,7 @@ SPREAD = 1.5
 # Load times within this factor of each other are "about as long".
 ALIKE = 1.1
 CATCH_UP = ("compile-empty", "compile-warm", "artifacts", "regional", "aot-load", "aot-load-warm",
-            "aot-load-trusted")
+            "aot-load-trusted", "precompile-load", "precompile-load-warm")
 
 
 def _against(eager: PathRuns | None, s: PathRuns | None) -> Against | None:
@@ -283,11 +287,13 @@ def _regional(whole: PathRuns | None, regional: PathRuns | None) -> Regional | N
                     (regional.misses or 0) > 1)
 
 
-def _package(got: dict[str, PathRuns]) -> Package | None:
-    load, build = got.get("aot-load"), got.get("aot-build")
+def _package(got: dict[str, PathRuns], kind: str = "aot") -> Package | None:
+    """An AOTInductor package's loads (``kind`` "aot"), or a precompiled function's
+    ("precompile"): the same four paths, named by their kind."""
+    load, build = got.get(f"{kind}-load"), got.get(f"{kind}-build")
     if not load or load.load_s is None or load.first_s is None:
         return None
-    warm, trusted = got.get("aot-load-warm"), got.get("aot-load-trusted")
+    warm, trusted = got.get(f"{kind}-load-warm"), got.get(f"{kind}-load-trusted")
     return Package(load, build.build_s if build else None,
                    warm if warm and warm.load_s is not None else None,
                    trusted if trusted and None not in (trusted.load_s, trusted.first_s)
@@ -341,7 +347,7 @@ def startup(doc: dict[str, Any]) -> Startup:
             model, eager, tuple(a for p in CATCH_UP if (a := _against(eager, got.get(p)))),
             tuple(s for s in got.values() if s.good == 0),
             _regional(got.get("compile-empty"), got.get("regional")), _package(got),
-            _portable(got)))
+            _portable(got), _package(got, "precompile")))
     spreads = [Spread(s.model, s.label, s.ms_runs, max(s.ms_runs) / min(s.ms_runs))
                for s in summary.values()
                if len(s.ms_runs) > 1 and max(s.ms_runs) > SPREAD * min(s.ms_runs)]

@@ -2,7 +2,8 @@
 
 Each is a few lines of torch's public API: compile the whole model, compile its repeated blocks
 (regional compilation), carry Inductor's cache to another machine as bytes (``save_cache_artifacts``
-and ``load_cache_artifacts``), and compile ahead of time into a package (AOTInductor). ``missing``
+and ``load_cache_artifacts``), compile ahead of time into a package (AOTInductor), and save a
+function Dynamo and Inductor compiled ahead of time (``aot_compile``, still experimental). ``missing``
 says which of these the installed torch lacks, so a run records the row as unsupported instead of
 failing on it.
 """
@@ -23,6 +24,10 @@ NEEDS = {
     "aot-build": ("torch.export.export", "torch._inductor.aoti_compile_and_package"),
     "aot-load": ("torch._inductor.aoti_load_package",),
     "regional": ("torch.nn.Module.compile",),
+    # Python-side ahead-of-time compile: present in torch 2.14.1, behind a Dynamo switch.
+    "precompile-build": ("torch._dynamo.config.enable_aot_compile",
+                         "torch.compiler.load_compiled_function"),
+    "precompile-load": ("torch.compiler.load_compiled_function",),
 }
 
 
@@ -131,3 +136,29 @@ def share_cxx_runtime() -> str | None:
     ctypes.CDLL(loaded[0], mode=os.RTLD_NOLOAD | os.RTLD_GLOBAL)
     return loaded[0]
 # --8<-- [end:aot]
+
+
+# --8<-- [start:precompile]
+def call(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    """What is compiled ahead of time: a function of the model and its
+    input, so the saved file holds code and guards, not weights."""
+    return model(x)
+
+
+def precompile(model: nn.Module, example: torch.Tensor, file: Path) -> Path:
+    """Ahead of time, once per release: Dynamo and Inductor run here, and
+    the compiled function (its graph's code, its guards, its kernels) is
+    saved to a file. The graph must be whole (fullgraph=True)."""
+    with torch._dynamo.config.patch(enable_aot_compile=True):  # experimental
+        compiled = torch.compile(call, fullgraph=True).aot_compile(
+            ((model, example), {}))
+    compiled.save_compiled_function(str(file))
+    return file
+
+
+def load_precompiled(file: Path):
+    """At service start: the compiled function, without tracing. Call it
+    as ``fn(model, x)``; its guards check the arguments on every call."""
+    with open(file, "rb") as f:
+        return torch.compiler.load_compiled_function(f)
+# --8<-- [end:precompile]

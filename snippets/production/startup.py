@@ -44,6 +44,11 @@ PLAN: dict[str, tuple[str, str, str | None]] = {
     "aot-load-warm": ("aot-load", "aot-load", "aot-load"),
     # An empty folder again, with that check answered from the CPU's own flags (ENV below).
     "aot-load-trusted": ("aot-load", "aot-trusted", "aot-build"),
+    # A function compiled ahead of time in Python (torch.compile(...).aot_compile), saved to a
+    # file; loaded on an empty folder (a new machine), then on the folder its build filled.
+    "precompile-build": ("precompile-build", "precompile-build", None),
+    "precompile-load": ("precompile-load", "precompile-load", "precompile-build"),
+    "precompile-load-warm": ("precompile-load", "precompile-build", "precompile-build"),
 }
 PATHS = tuple(PLAN)
 # What a path sets in its process's environment beside the cache folder. Inductor's check of
@@ -117,6 +122,8 @@ def _child(cfg: StartupConfig, model: str, path: str, tmp: Path) -> dict[str, An
         argv += ["--artifacts", str(tmp / "artifacts.bin")]
     if what.startswith("aot"):
         argv += ["--package", str(tmp / "model.pt2")]
+    if what.startswith("precompile"):
+        argv += ["--package", str(tmp / "call.precompiled")]
     started = time.time()
     try:
         proc = subprocess.run([*argv, "--started-at", repr(started)], env=_env(tmp / cache, path),

@@ -26,7 +26,7 @@ def startup(doc: dict[str, Any]) -> str:
     for (model, path), s in sorted(summary.items(), key=lambda kv: (
             models.index(kv[0][0]), order.index(kv[0][1]) if kv[0][1] in order else 99)):
         first = render.num(s.first_s, ".1f")
-        if path == "aot-build":
+        if path in ("aot-build", "precompile-build"):
             first = f"built in {render.num(s.build_s, '.1f')}"
         # A failed run's cell: each failure's first clause (a crash's frame is in the detail).
         rows.append((f"{model} · {s.label}", first, render.num(s.steady_s, ".1f"),

@@ -111,3 +111,19 @@ def test_the_eager_switch_reaches_a_fresh_service():
     rec = json.loads(proc.stdout.strip().splitlines()[-1])
     assert proc.returncode == 0 and rec["eager_switch"] and rec["graphs_compiled"] == 0
     assert rec["rel_err"] == 0.0
+
+
+def test_a_precompiled_function_builds_and_loads_in_fresh_processes_cold_and_warm(tmp_path,
+                                                                                   capsys):
+    # Python-side ahead-of-time compile end to end: torch.compile(...).aot_compile and the
+    # saved function in one process, loaded in another on an empty cache folder and again on
+    # the folder the build filled, each answer checked against eager. Loading traces nothing.
+    out = tmp_path / "production-startup.json"
+    code, _, _ = _tiny_startup(capsys, out,
+                               "precompile-build,precompile-load,precompile-load-warm")
+    assert code == 0
+    rows = {r["path"]: r for r in results.load(out, startup.KIND)["rows"]}
+    assert [r["status"] for r in rows.values()] == ["ok", "ok", "ok"]
+    assert rows["precompile-build"]["build_s"] > 0
+    for path in ("precompile-load", "precompile-load-warm"):
+        assert rows[path]["graphs_compiled"] == 0 and rows[path]["rel_err"] <= 1e-5

@@ -155,6 +155,21 @@ def test_every_path_is_available_on_this_torch():
         del paths.NEEDS["future"]
 
 
+def test_a_precompiled_function_takes_new_weights_and_refuses_a_shape_it_was_not_compiled_for(
+        tmp_path):
+    # The file holds code and guards, not weights: another model of the same layers runs through
+    # it. Its guards check every call, and a failed guard raises instead of compiling again.
+    torch.manual_seed(0)
+    model, other, x = nn.Linear(8, 4).eval(), nn.Linear(8, 4).eval(), torch.randn(2, 8)
+    with torch.no_grad():  # grad mode is one of the guards: build and call under the same
+        fn = paths.load_precompiled(paths.precompile(model, x, tmp_path / "call.precompiled"))
+        torch.testing.assert_close(fn(other, x), other(x))
+        with pytest.raises(RuntimeError, match="GuardManager check failed"):
+            fn(other, torch.randn(3, 8))
+    with pytest.raises(RuntimeError, match="grad_mode"):
+        fn(other, x)
+
+
 @pytest.mark.skipif(not hasattr(__import__("os"), "RTLD_NOLOAD"), reason="Linux's loader only")
 def test_loading_a_package_shares_the_loaded_cxx_runtime():
     # torch is imported, so its libstdc++ is mapped; sharing it loads nothing new.
