@@ -21,7 +21,10 @@ def markdown_table(head: Sequence[str], rows: Iterable[Sequence[object]], *,
                                for i in range(n))
     align_row = ["---" if a == "l" else "--:" for a in letters]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align_row) + "|"]
-    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    for row in rows:
+        if len(row) != n:  # Markdown would shift every later cell, silently
+            raise ValueError(f"a table row of {len(row)} cells under {n} headings: {row!r}")
+        lines.append("| " + " | ".join(cell(c) for c in row) + " |")
     return "\n".join(lines)
 
 
