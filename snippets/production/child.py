@@ -84,6 +84,18 @@ def _isa_check_s() -> float | None:
     return time.perf_counter() - started
 
 
+def _isa_checked() -> bool | None:
+    """Whether this process has run Inductor's check of the CPU (its answer is cached once it
+    has). Asked after a precompiled function's first answer, not timed ahead of it as for a
+    package: a function whose kernels are not C++ never asks for the check, and asking would add
+    it."""
+    try:
+        from torch._inductor.cpu_vec_isa import valid_vec_isa_list
+    except ImportError:
+        return None
+    return valid_vec_isa_list.cache_info().currsize > 0
+
+
 def _ready(args: Any, device: torch.device, eager: bool, stamp: dict,
            rec: dict[str, Any]) -> tuple[Any, Any, Any]:
     """``(callable, input, model)`` ready along ``args.path``; model None where the path needs
@@ -104,8 +116,6 @@ def _ready(args: Any, device: torch.device, eager: bool, stamp: dict,
     model, x = _build(args.model, args.batch_size, device, args.dtype)
     if args.path == "precompile-load":  # the service's own model: the file holds no weights
         pinning.check(args.package, stamp)
-        if device.type == "cpu":  # C++ kernels: loading them asks for the same CPU check
-            rec["isa_check_s"] = _isa_check_s()
         fn = paths.load_precompiled(args.package)
         return (lambda inp: fn(model, inp)), x, model
     if args.path == "eager":
@@ -159,6 +169,8 @@ def run(args: Any, t0: float, import_s: float, eager: bool) -> dict[str, Any]:
         fn, x, model = _ready(args, device, eager, stamp, rec)
         rec["ready_s"] = time.time() - t0  # loaded or wrapped, nothing called yet
         first, ms, ends = _timeline(fn, x, args.calls, device, t0)
+        if args.path == "precompile-load":
+            rec["isa_checked"] = _isa_checked()
         steady = production.steady_index(ms)
         # The host's speed beside the steady rounds, as the benchmark records it: one process's
         # steady figure moves with the host, cache or not (two OpenMP threads on a 2-core CPU

@@ -35,6 +35,11 @@ def _median(values: list[float | None]) -> float | None:
     return statistics.median(got) if got else None
 
 
+def _any(values: list[bool | None]) -> bool | None:
+    got = [v for v in values if v is not None]
+    return any(got) if got else None
+
+
 def by_path(rows: list[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
     """Rows grouped per (model, path), each group in the order given."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -79,6 +84,7 @@ class PathRuns:
     isa_of_s: float | None
     failures: tuple[str, ...]
     short: tuple[str, ...]
+    isa_checked: bool | None = None  # a precompiled function's load ran the CPU check (any run)
 
 
 def paths(doc: dict[str, Any]) -> dict[tuple[str, str], PathRuns]:
@@ -105,7 +111,8 @@ def paths(doc: dict[str, Any]) -> dict[tuple[str, str], PathRuns]:
             isa_of_s=_median([r["ready_s"] - r["import_s"] for r in good
                               if r.get("isa_check_s") is not None]),
             failures=tuple(sorted({f"{r['status']}: {r['message']}" for r in bad})),
-            short=tuple(sorted({failure(r) for r in bad})))
+            short=tuple(sorted({failure(r) for r in bad})),
+            isa_checked=_any([r.get("isa_checked") for r in good]))
     return out
 
 

@@ -127,3 +127,4 @@ def test_a_precompiled_function_builds_and_loads_in_fresh_processes_cold_and_war
     assert rows["precompile-build"]["build_s"] > 0
     for path in ("precompile-load", "precompile-load-warm"):
         assert rows[path]["graphs_compiled"] == 0 and rows[path]["rel_err"] <= 1e-5
+        assert rows[path]["isa_checked"] is True  # the tiny MLP's kernels are Inductor's C++

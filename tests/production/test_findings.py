@@ -108,12 +108,13 @@ def test_a_precompiled_function_is_read_like_a_package_and_kept_apart_from_it():
     doc = {"rows": [_run("m", "eager", 0, 10.0, 0), _run("m", "compile-warm", 0, 5.0),
                     {**_run("m", "precompile-build", 0, 5.0), "build_s": 30.0},
                     {**_run("m", "precompile-load", 0, 5.0, 0), "ready_s": 14.0,
-                     "isa_check_s": 6.0},
+                     "isa_checked": True},
                     {**_run("m", "precompile-load-warm", 0, 5.0, 0), "ready_s": 4.0}]}
     m = _model(doc)
     assert m.package is None and m.precompiled.build_s == 30.0
-    assert (m.precompiled.load.load_s, m.precompiled.load.isa_s) == (12.0, 6.0)
-    assert (m.precompiled.warm.load_s, m.precompiled.trusted) == (2.0, None)
+    assert (m.precompiled.load.load_s, m.precompiled.load.isa_checked) == (12.0, True)
+    assert (m.precompiled.warm.load_s, m.precompiled.warm.isa_checked) == (2.0, None)
+    assert m.precompiled.trusted is None
     assert "precompile-load" in [a.path for a in m.against]
     assert m.portable.path == "precompile-load"  # the file's only portable path
     assert "built in 30.0" in tables.startup(doc)
