@@ -225,10 +225,10 @@ def run_rows(prog: str, produce: Callable[..., dict], show: Callable[[dict], Non
             status.stop()
         if not doc.get("rows"):
             err.print("interrupted before any row finished")
-            return process.INTERRUPTED_EXIT
+            return interrupt.exit_code
         show(doc)
         err.print(f"interrupted: {len(doc['rows'])} finished rows kept")
-        return process.INTERRUPTED_EXIT
+        return interrupt.exit_code
 
     interrupt = process.Interrupt(last_words=stopped)
 

@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 
-INTERRUPTED_EXIT = 130  # what a shell reports for a process ended by Ctrl-C (128 + SIGINT)
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -49,25 +48,34 @@ def stdout_to_stderr() -> Iterator[None]:
 
 
 class Interrupt:
-    """Ctrl-C that always stops a run, wherever it lands.
+    """Ctrl-C that always stops a run, wherever it lands; SIGTERM (what ``timeout``, a job
+    scheduler or a container's stop sends) stops it the same way, finished rows kept.
 
     A SIGINT raises KeyboardInterrupt in whatever Python code runs at that moment. Inside Dynamo
     (tracing a frame, or a fake kernel while it compiles) torch can catch it and carry on, so the
     run would go to its end. Three layers make the stop certain: the KeyboardInterrupt itself;
     ``check()``, which the run calls between its steps and which raises again once a Ctrl-C was
     seen; and a timer that, ``grace`` seconds after the Ctrl-C, calls ``last_words`` (to show the
-    finished rows, which are already on disk) and ends the process with exit code 130.
+    finished rows, which are already on disk) and ends the process with ``exit_code``: 128 plus
+    the signal's number, as a shell reports a process that signal ended (130, 143).
     """
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self, last_words: Callable[[], object] = lambda: None, grace: float = 5.0) -> None:
         self.seen = False
+        self.signum: int = signal.SIGINT  # the first signal seen
         self._last_words, self._grace = last_words, grace
         self._timer: threading.Timer | None = None
         self._settled = threading.Event()
 
+    @property
+    def exit_code(self) -> int:
+        return 128 + int(self.signum)
+
     def _handle(self, signum: int, frame: object) -> None:
         if not self.seen:
-            self.seen = True
+            self.seen, self.signum = True, signum
             self._timer = threading.Timer(self._grace, self._hard_stop)
             self._timer.daemon = True
             self._timer.start()
@@ -87,7 +95,7 @@ class Interrupt:
         finally:
             sys.stdout.flush()
             sys.stderr.flush()
-            os._exit(INTERRUPTED_EXIT)
+            os._exit(self.exit_code)
 
     def check(self) -> None:
         """Raise KeyboardInterrupt if a Ctrl-C was seen, even one that torch swallowed."""
@@ -96,14 +104,13 @@ class Interrupt:
 
     @contextmanager
     def installed(self) -> Iterator[Interrupt]:
-        """Handle SIGINT this way for the block (main thread only), then as before. A process
-        that was started with SIGINT ignored (a shell's background job) keeps ignoring it, as
-        Python itself does."""
-        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-            yield self
-            return
-        previous = signal.signal(signal.SIGINT, self._handle)
+        """Handle SIGINT and SIGTERM this way for the block (main thread only), then as before.
+        A signal the process was started with ignored (SIGINT in a shell's background job)
+        stays ignored, as Python itself leaves it."""
+        previous = {sig: signal.signal(sig, self._handle) for sig in self.SIGNALS
+                    if signal.getsignal(sig) is not signal.SIG_IGN}
         try:
             yield self
         finally:
-            signal.signal(signal.SIGINT, previous)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)

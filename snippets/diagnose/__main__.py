@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         if done:
             show(cfg, args.spec, tuple(done), args.format, args.output)
         print(f"interrupted: {len(done)} finished phases kept", file=sys.stderr)
-        return process.INTERRUPTED_EXIT
+        return interrupt.exit_code
 
     interrupt = process.Interrupt(last_words=stopped)
     try:

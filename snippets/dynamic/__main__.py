@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         if doc.get("rows"):
             _print(doc, args.format)
         print(f"interrupted: {len(doc.get('rows', []))} finished rows kept", file=sys.stderr)
-        return process.INTERRUPTED_EXIT
+        return interrupt.exit_code
 
     interrupt = process.Interrupt(last_words=stopped)
     try:

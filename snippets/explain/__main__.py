@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     def stopped() -> int:
         interrupt.settle()
         print("interrupted: nothing finished to keep", file=sys.stderr)
-        return process.INTERRUPTED_EXIT
+        return interrupt.exit_code
 
     interrupt = process.Interrupt(last_words=stopped)
     try:

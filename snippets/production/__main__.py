@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         if doc.get("rows"):
             show()
         print(f"interrupted: {len(doc.get('rows', []))} finished rows kept", file=sys.stderr)
-        return process.INTERRUPTED_EXIT
+        return interrupt.exit_code
 
     interrupt = process.Interrupt(last_words=stopped)
     try:
