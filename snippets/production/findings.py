@@ -158,6 +158,14 @@ class Regional:
     differ: bool
 
 
+class WarmLoad(str, enum.Enum):
+    """A load on a warm cache folder against one on an empty folder."""
+
+    MOSTLY_FOLDER = "mostly folder"  # under half: most of a cold load was work the folder held
+    SHORTER = "shorter"
+    ALIKE = "alike"  # within ALIKE: the file carried what the load needed
+
+
 @dataclass(frozen=True)
 class Package:
     """Where an AOTInductor package's first answer went: ``load`` (its runs on an empty cache
@@ -168,6 +176,21 @@ class Package:
     build_s: float | None
     warm: PathRuns | None
     trusted: PathRuns | None
+
+    @property
+    def warm_share(self) -> float | None:
+        """The load on a warm folder as a share of the load on an empty one."""
+        if self.warm is None or not self.load.load_s:
+            return None
+        return self.warm.load_s / self.load.load_s
+
+    @property
+    def warm_load(self) -> WarmLoad | None:
+        share = self.warm_share
+        if share is None:
+            return None
+        return (WarmLoad.MOSTLY_FOLDER if share < 0.5 else WarmLoad.ALIKE if share * ALIKE >= 1
+                else WarmLoad.SHORTER)
 
     @property
     def check_timed_apart(self) -> bool:

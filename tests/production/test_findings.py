@@ -114,6 +114,7 @@ def test_a_precompiled_function_is_read_like_a_package_and_kept_apart_from_it():
     assert m.package is None and m.precompiled.build_s == 30.0
     assert (m.precompiled.load.load_s, m.precompiled.load.isa_checked) == (12.0, True)
     assert (m.precompiled.warm.load_s, m.precompiled.warm.isa_checked) == (2.0, None)
+    assert m.precompiled.warm_load is findings.WarmLoad.MOSTLY_FOLDER  # 2 s of 12 s
     assert m.precompiled.trusted is None
     assert "precompile-load" in [a.path for a in m.against]
     assert m.portable.path == "precompile-load"  # the file's only portable path
@@ -204,3 +205,13 @@ def test_two_modes_are_ranked_only_where_medians_and_speedups_agree():
     [own] = group.own_eager
     assert (own.mode, own.ref_ms, own.speedup, own.slower) == ("max-autotune", 4.0, 9.0, True)
     assert own.own_ms == pytest.approx(5.4)
+
+
+@pytest.mark.parametrize(("warm_ready", "verdict"), [
+    (4.0, findings.WarmLoad.MOSTLY_FOLDER), (9.0, findings.WarmLoad.SHORTER),
+    (13.5, findings.WarmLoad.ALIKE)])
+def test_a_warm_load_is_judged_against_the_load_on_an_empty_folder(warm_ready, verdict):
+    doc = {"rows": [_run("m", "eager", 0, 10.0, 0),
+                    {**_run("m", "precompile-load", 0, 5.0, 0), "ready_s": 14.0},  # 12 s
+                    {**_run("m", "precompile-load-warm", 0, 5.0, 0), "ready_s": warm_ready}]}
+    assert _model(doc).precompiled.warm_load is verdict
