@@ -125,9 +125,15 @@ def _compiled(row: dict[str, Any]) -> measure.Measurement:
     return measure.Measurement.from_dict(row["compiled_ms"])
 
 
-def _verdict(row: dict[str, Any]) -> Verdict:
+def paired(row: dict[str, Any]) -> tuple[float, float, Verdict]:
+    """A cost row's speedup of compiled over eager: the median of its paired per-round ratios,
+    their IQR, and the verdict of the two (what "slower" counts)."""
     ratio = measure.speedup(measure.Measurement.from_dict(row["eager_ms"]), _compiled(row))
-    return verdict(ratio.value, ratio.iqr)
+    return ratio.value, ratio.iqr, verdict(ratio.value, ratio.iqr)
+
+
+def _verdict(row: dict[str, Any]) -> Verdict:
+    return paired(row)[2]
 
 
 def costs(doc: dict[str, Any]) -> Costs:

@@ -26,7 +26,7 @@ LABELS = {"eager": "eager", "compile-empty": "compile, empty cache",
           "aot-load-trusted": "AOTInductor package, CPU check skipped",
           "precompile-build": "precompiled function build",
           "precompile-load": "precompiled function, empty cache",
-          "precompile-load-warm": "precompiled function, warm cache"}
+          "precompile-load-warm": "precompiled function, build's cache folder"}
 GOOD = ("ok", "noisy")  # the statuses of a run whose figures count
 
 
@@ -122,6 +122,9 @@ class CatchUp(str, enum.Enum):
     AFTER = "after"  # after ``calls`` calls
     NO_LATER = "no later"  # it answers no later than eager: nothing to repay
     NEVER = "never"  # later and no faster per call
+    # later, and its per-call time inside the range of eager's own runs (processes of one
+    # path differ by the host's speed): no gain to count calls by
+    WITHIN_SPREAD = "within spread"
 
 
 @dataclass(frozen=True)
@@ -302,10 +305,14 @@ def _against(eager: PathRuns | None, s: PathRuns | None) -> Against | None:
         return None
     late = s.first_s - eager.first_s
     saved = (eager.ms - s.ms) / 1e3
-    if saved > 0 and late > 0:
+    runs = eager.ms_runs
+    if late <= 0:
+        return Against(s.path, s.label, late, s.ms, CatchUp.NO_LATER, None)
+    if len(runs) > 1 and min(runs) <= s.ms <= max(runs):
+        return Against(s.path, s.label, late, s.ms, CatchUp.WITHIN_SPREAD, None)
+    if saved > 0:
         return Against(s.path, s.label, late, s.ms, CatchUp.AFTER, late / saved)
-    return Against(s.path, s.label, late, s.ms, CatchUp.NO_LATER if late <= 0 else CatchUp.NEVER,
-                   None)
+    return Against(s.path, s.label, late, s.ms, CatchUp.NEVER, None)
 
 
 def _regional(whole: PathRuns | None, regional: PathRuns | None) -> Regional | None:

@@ -145,20 +145,25 @@ def call(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
     return model(x)
 
 
-def precompile(model: nn.Module, example: torch.Tensor, file: Path) -> Path:
+def precompile(model: nn.Module, example: torch.Tensor, file: Path, *,
+               dynamic: bool | None = None) -> Path:
     """Ahead of time, once per release: Dynamo and Inductor run here, and
-    the compiled function (its graph's code, its guards, its kernels) is
-    saved to a file. The graph must be whole (fullgraph=True)."""
-    with torch._dynamo.config.patch(enable_aot_compile=True):  # experimental
-        compiled = torch.compile(call, fullgraph=True).aot_compile(
-            ((model, example), {}))
+    the compiled function (its graph's code, its guards, its kernels'
+    source) is saved to a file. The graph must be whole (fullgraph=True).
+    It serves the example's shapes only, unless dynamic=True."""
+    # On by default from torch 2.14 (torch/_dynamo/config.py); older
+    # releases need the switch.
+    with torch._dynamo.config.patch(enable_aot_compile=True), torch.no_grad():
+        compiled = torch.compile(call, fullgraph=True, dynamic=dynamic)
+        compiled = compiled.aot_compile(((model, example), {}))
     compiled.save_compiled_function(str(file))
     return file
 
 
 def load_precompiled(file: Path):
     """At service start: the compiled function, without tracing. Call it
-    as ``fn(model, x)``; its guards check the arguments on every call."""
+    as ``fn(model, x)`` under torch.no_grad(), as it was built: grad mode
+    is one of the guards it checks on every call."""
     with open(file, "rb") as f:
         return torch.compiler.load_compiled_function(f)
 # --8<-- [end:precompile]

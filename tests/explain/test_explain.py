@@ -123,7 +123,7 @@ def test_latency_markdown_renders_a_results_row():
                      "speedup": 1.0}]}
     # Graphs, no break count: files made before e01dde6 hold graphs - 1 there.
     table = tables.costs(doc)
-    assert _cells(table, 1) == ["c: broken, v", "2", "1.5", "1.5", "1.00x"]
+    assert _cells(table, 1) == ["c: broken, v", "2", "1.5", "1.5", "1.00x ±0", "within noise"]
     assert "Breaks" not in _cells(table, 0)
 
 

@@ -215,3 +215,15 @@ def test_a_warm_load_is_judged_against_the_load_on_an_empty_folder(warm_ready, v
                     {**_run("m", "precompile-load", 0, 5.0, 0), "ready_s": 14.0},  # 12 s
                     {**_run("m", "precompile-load-warm", 0, 5.0, 0), "ready_s": warm_ready}]}
     assert _model(doc).precompiled.warm_load is verdict
+
+
+def test_a_per_call_time_inside_eager_s_own_spread_counts_no_catch_up():
+    # Eager's two processes took 8 and 12 ms a call: a path at 9 ms, seconds later, is not
+    # shown to gain anything, so no count of calls is given; one at 5 ms is.
+    doc = {"rows": [_run("m", "eager", 0, 8.0), _run("m", "eager", 1, 12.0),
+                    {**_run("m", "compile-warm", 0, 9.0), "first_s": 9.0},
+                    {**_run("m", "regional", 0, 5.0), "first_s": 9.0}]}
+    got = {a.path: a for a in _model(doc).against}
+    assert got["compile-warm"].catch_up is CatchUp.WITHIN_SPREAD
+    assert got["compile-warm"].calls is None
+    assert got["regional"].catch_up is CatchUp.AFTER

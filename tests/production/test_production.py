@@ -161,13 +161,31 @@ def test_a_precompiled_function_takes_new_weights_and_refuses_a_shape_it_was_not
     # it. Its guards check every call, and a failed guard raises instead of compiling again.
     torch.manual_seed(0)
     model, other, x = nn.Linear(8, 4).eval(), nn.Linear(8, 4).eval(), torch.randn(2, 8)
-    with torch.no_grad():  # grad mode is one of the guards: build and call under the same
-        fn = paths.load_precompiled(paths.precompile(model, x, tmp_path / "call.precompiled"))
+    fn = paths.load_precompiled(paths.precompile(model, x, tmp_path / "call.precompiled"))
+    with torch.no_grad():  # as it was built: grad mode is one of the guards
         torch.testing.assert_close(fn(other, x), other(x))
         with pytest.raises(RuntimeError, match="GuardManager check failed"):
             fn(other, torch.randn(3, 8))
     with pytest.raises(RuntimeError, match="grad_mode"):
         fn(other, x)
+
+
+def test_a_dynamic_precompiled_function_serves_another_batch_size(tmp_path):
+    torch.manual_seed(0)
+    model = nn.Linear(8, 4).eval()
+    fn = paths.load_precompiled(paths.precompile(model, torch.randn(2, 8), tmp_path / "f",
+                                                 dynamic=True))
+    with torch.no_grad():
+        for n in (3, 17):
+            x = torch.randn(n, 8)
+            torch.testing.assert_close(fn(model, x), model(x))
+
+
+def test_a_precompiled_file_holds_its_cpu_kernels_as_source_not_as_a_library(tmp_path):
+    # What a load on an empty cache folder compiles again: the C++ of Inductor's kernels.
+    model, x = nn.Sequential(nn.Linear(8, 8), nn.GELU()).eval(), torch.randn(2, 8)
+    data = paths.precompile(model, x, tmp_path / "f").read_bytes()
+    assert b'extern "C"' in data and b"\x7fELF" not in data
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "RTLD_NOLOAD"), reason="Linux's loader only")
