@@ -32,7 +32,6 @@ IMPORTED = time.time()  # when this module's imports (torch's included) were don
 PROG = "python -m snippets.production.child"
 PATHS = ("eager", "compile", "artifacts", "regional", "aot-build", "aot-load", "precompile-build",
          "precompile-load")
-BUILDS = ("aot-build", "precompile-build")  # paths that write --package and answer nothing
 
 
 def parser() -> cli.Parser:
@@ -158,7 +157,7 @@ def run(args: Any, t0: float, import_s: float, eager: bool) -> dict[str, Any]:
     # The guide's global switches for this device type (TF32 and cuDNN's autotuner on CUDA), as
     # the benchmark measures with; the parent records them in the run's settings.
     with backends.DEFAULT[device.type].apply(), torch.no_grad():
-        if args.path in BUILDS:
+        if args.path in paths.BUILDS:
             model, x = _build(args.model, args.batch_size, device, args.dtype)
             build = paths.aot_build if args.path == "aot-build" else paths.precompile
             with measure.Stopwatch(device) as watch:
@@ -205,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     # benchmark's command line notes): expected, and not this run's output.
     logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
     args = parser().parse_args(argv)
-    if args.path in (*BUILDS, "aot-load", "precompile-load") and not args.package:
+    if args.path in (*paths.BUILDS, "aot-load", "precompile-load") and not args.package:
         cli.fail(PROG, f"--path {args.path} needs --package FILE")
     if args.path == "artifacts" and not args.artifacts:
         cli.fail(PROG, "--path artifacts needs --artifacts FILE")

@@ -181,17 +181,11 @@ class Package:
     trusted: PathRuns | None
 
     @property
-    def warm_share(self) -> float | None:
-        """The load on a warm folder as a share of the load on an empty one."""
+    def warm_load(self) -> WarmLoad | None:
+        """The load on a warm folder judged by its share of the load on an empty one."""
         if self.warm is None or not self.load.load_s:
             return None
-        return self.warm.load_s / self.load.load_s
-
-    @property
-    def warm_load(self) -> WarmLoad | None:
-        share = self.warm_share
-        if share is None:
-            return None
+        share = self.warm.load_s / self.load.load_s
         return (WarmLoad.MOSTLY_FOLDER if share < 0.5 else WarmLoad.ALIKE if share * ALIKE >= 1
                 else WarmLoad.SHORTER)
 

@@ -31,6 +31,9 @@ NEEDS = {
 }
 
 
+BUILDS = ("aot-build", "precompile-build")  # paths that write a file and answer nothing
+
+
 def _has(dotted: str) -> bool:
     import importlib
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from snippets.core import columns, render
 from snippets.core import rows as typed
-from snippets.production import findings, serving_findings
+from snippets.production import findings, paths, serving_findings
 
 
 def startup(doc: dict[str, Any]) -> str:
@@ -26,7 +26,7 @@ def startup(doc: dict[str, Any]) -> str:
     for (model, path), s in sorted(summary.items(), key=lambda kv: (
             models.index(kv[0][0]), order.index(kv[0][1]) if kv[0][1] in order else 99)):
         first = render.num(s.first_s, ".1f")
-        if path in ("aot-build", "precompile-build"):
+        if path in paths.BUILDS:
             first = f"built in {render.num(s.build_s, '.1f')}"
         # A failed run's cell: each failure's first clause (a crash's frame is in the detail).
         rows.append((f"{model} · {s.label}", first, render.num(s.steady_s, ".1f"),
