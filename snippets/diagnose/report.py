@@ -13,7 +13,6 @@ from types import MappingProxyType
 
 from snippets.core import render
 from snippets.diagnose.findings import (
-    WRAPPER_FRAME,
     Advice,
     Phase,
     Recommendation,
@@ -72,14 +71,6 @@ def served(link: str) -> str:
     return f"[{name}](../{name}/{'#' + anchor if anchor else ''})"
 
 
-def shown_where(where: str) -> str:
-    """A recompile's place as a user knows it. Files recorded before the diagnosis named the
-    module hold the wrapper frame Dynamo compiles a torch.nn module through."""
-    if WRAPPER_FRAME in where:
-        return "forward (torch.compile's wrapper frame)"
-    return where
-
-
 @dataclass(frozen=True)
 class Block:
     title: str
@@ -91,7 +82,10 @@ class Block:
 
 
 def _ratio(value: float | None, spread: float | None) -> str:
-    return "–" if value is None else f"{value:.2f}× ±{(spread or 0) / 2:.2f}"
+    # A third decimal where the band is narrower than the second: 1.005× ±0.003, not 1.01× ±0.00.
+    half = (spread or 0) / 2
+    places = 2 if half >= 0.005 else 3
+    return "–" if value is None else f"{value:.{places}f}× ±{half:.{places}f}"
 
 
 def _seconds(value: float | None) -> str:
@@ -235,7 +229,7 @@ def summary(doc: dict) -> str:
     if v["risks"]:
         out.append(render.markdown_table(
             ("risk", "where", "times", "what to do"),
-            [(r["kind"], shown_where(r["where"]), r["count"],
+            [(r["kind"], r["where"], r["count"],
               served(risk_link(RiskKind(r["kind"]), r["where"], links))) for r in v["risks"]],
             align="llrl"))
     out.append(render.markdown_table(
