@@ -13,6 +13,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
+from snippets.core import measure
 from snippets.core.findings import Span, Verdict, verdict
 from snippets.generate import DTYPES, model
 
@@ -105,6 +106,52 @@ def of(doc: dict[str, Any]) -> Generation:
         ceil["matmul_tflops"], best, Span.of([r["compile_s"] for r in compiled]), tokens,
         min((r["first_diff"] for r in diffs), default=None),
         max((r["logit_gap"] for r in diffs), default=None))
+
+
+@dataclass(frozen=True)
+class Against:
+    """One variant against another timed in the same rounds, at one phase and batch size:
+    ``ratio`` is the other's time over this one's (below 1: this one is slower)."""
+
+    phase: str
+    batch: int
+    variant: str
+    baseline: str
+    ratio: float
+    spread: float  # IQR of the paired per-round ratios
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """Every phase and batch size where both variants were timed, over several runs' files."""
+
+    pairs: tuple[Against, ...]
+
+    def count(self, kind: Verdict | str) -> int:
+        return sum(p.verdict is Verdict(kind) for p in self.pairs)
+
+    @property
+    def ratios(self) -> Span:
+        return Span.of([p.ratio for p in self.pairs])
+
+
+def against(*docs: dict[str, Any] | None, variant: str = "max-autotune",
+            baseline: str = "reduce-overhead") -> Pairs:
+    """``variant`` against ``baseline`` wherever one file timed both in the same rounds."""
+    found = []
+    for doc in docs:
+        rows = {(r["phase"], r["batch_size"], r["variant"]): r for r in (doc or {}).get("rows", ())
+                if r["status"] in TIMED}
+        for (phase, batch, name), row in rows.items():
+            base = rows.get((phase, batch, baseline))
+            if name != variant or base is None:
+                continue
+            ratio = measure.speedup(measure.Measurement.from_dict(base["latency_ms"]),
+                                    measure.Measurement.from_dict(row["latency_ms"]))
+            found.append(Against(phase, batch, variant, baseline, ratio.value, ratio.iqr,
+                                 verdict(ratio.value, ratio.iqr)))
+    return Pairs(tuple(found))
 
 
 @dataclass(frozen=True)

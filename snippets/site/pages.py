@@ -77,6 +77,9 @@ RECORDED_BY = {
     "generate-ladder": ("decode ladder", "cli/#python-m-snippetsgenerate"),
     "generate-ladder-int8": ("int8 profile", "cli/#python-m-snippetsgenerate"),
     "generate-max-autotune": ("max-autotune generation", "cli/#python-m-snippetsgenerate"),
+    "generate-max-autotune-batch": ("max-autotune generation", "cli/#python-m-snippetsgenerate"),
+    "generate-max-autotune-prefill": ("max-autotune prefill", "cli/#python-m-snippetsgenerate"),
+    "generate-max-autotune-prefill-32": ("max-autotune prefill", "cli/#python-m-snippetsgenerate"),
     "generate-traps": ("generation traps", "cli/#python-m-snippetsgenerate"),
 }
 RECORDING_CLI = "cli/"  # a kind not listed above: the CLI reference as a whole

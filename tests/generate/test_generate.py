@@ -8,7 +8,7 @@ import torch
 from snippets import generate
 from snippets.core import results
 from snippets.generate import __main__ as cli_main
-from snippets.generate import model, tables
+from snippets.generate import findings, model, tables
 
 
 def _tiny(batch=2, length=32):
@@ -102,3 +102,22 @@ def test_the_shape_table_has_a_cell_under_every_header():
                                        "dtype": "bf16"}}}
     lines = tables.shape_table(doc).splitlines()
     assert len({line.count("|") for line in lines}) == 1 and "2.08 GB bf16" in lines[2]
+
+
+def _timed(phase, batch, variant, samples):
+    return {"phase": phase, "batch_size": batch, "variant": variant, "status": "ok",
+            "latency_ms": {"median": sorted(samples)[len(samples) // 2], "iqr": 0.0,
+                           "samples": samples}}
+
+
+def test_one_variant_against_another_is_paired_by_round_within_each_file_only():
+    slower = {"rows": [_timed("decode", 8, "reduce-overhead", [1.0, 1.0, 1.0]),
+                       _timed("decode", 8, "max-autotune", [1.25, 1.25, 1.25]),
+                       _timed("decode", 32, "max-autotune", [2.0, 2.0, 2.0])]}
+    tied = {"rows": [_timed("prefill", 1, "reduce-overhead", [1.0, 2.0, 1.0]),
+                     _timed("prefill", 1, "max-autotune", [1.0, 2.0, 1.0])]}
+    found = findings.against(slower, None, tied)
+    assert [(p.phase, p.batch) for p in found.pairs] == [("decode", 8), ("prefill", 1)]
+    assert found.pairs[0].ratio == pytest.approx(0.8)
+    assert found.count("slower") == 1 and found.count(findings.Verdict.WITHIN_NOISE) == 1
+    assert found.ratios.low == pytest.approx(0.8) and found.ratios.high == pytest.approx(1.0)
