@@ -179,6 +179,10 @@ class Package:
     build_s: float | None
     warm: PathRuns | None
     trusted: PathRuns | None
+    # The paths that answered sooner than its best load and ran no slower per call (a median
+    # no higher, or runs whose range holds its median): where eager is one, the file bought
+    # nothing on this machine.
+    beaten_by: tuple[PathRuns, ...] = ()
 
     @property
     def warm_load(self) -> WarmLoad | None:
@@ -325,10 +329,18 @@ def _package(got: dict[str, PathRuns], kind: str = "aot") -> Package | None:
     if not load or load.load_s is None or load.first_s is None:
         return None
     warm, trusted = got.get(f"{kind}-load-warm"), got.get(f"{kind}-load-trusted")
-    return Package(load, build.build_s if build else None,
-                   warm if warm and warm.load_s is not None else None,
+    warm = warm if warm and warm.load_s is not None else None
+    best = warm if warm and warm.first_s is not None and warm.ms is not None else load
+    return Package(load, build.build_s if build else None, warm,
                    trusted if trusted and None not in (trusted.load_s, trusted.first_s)
-                   else None)
+                   else None,
+                   tuple(s for p, s in got.items() if not p.startswith(kind) and
+                         None not in (s.first_s, s.ms, best.ms) and
+                         s.first_s < best.first_s and _no_slower(s, best.ms)))
+
+
+def _no_slower(path: PathRuns, ms: float) -> bool:
+    return path.ms <= ms or bool(path.ms_runs) and min(path.ms_runs) <= ms <= max(path.ms_runs)
 
 
 def _portable(got: dict[str, PathRuns]) -> Portable | None:

@@ -88,6 +88,21 @@ def test_failures_before_a_fix_are_told_apart_from_a_path_that_fails_now_and_the
     assert (f.fixed, f.bad, f.runs) == (False, 1, 3)
 
 
+def test_a_precompiled_function_is_beaten_by_each_path_that_answers_sooner_and_runs_no_slower():
+    m = _model(_paths(eager=(3.0, 5.0), compile_warm=(4.0, 4.0), artifacts=(2.0, 6.0),
+                      precompile_load=(9.0, 5.0), precompile_load_warm=(5.0, 5.0)))
+    # judged by the warm load, its best: eager (sooner, as fast) and compile-warm (sooner,
+    # faster) beat it; the artifacts answer sooner but run slower
+    assert [s.path for s in m.precompiled.beaten_by] == ["eager", "compile-warm"]
+    alone = _model(_paths(eager=(3.0, 5.0), precompile_load=(2.0, 4.0)))
+    assert alone.precompiled.beaten_by == ()
+    # a per-call median above the function's, over runs whose range holds it, is no slower
+    doc = _paths(eager=(3.0, 5.0), precompile_load=(4.0, 4.5))
+    doc["rows"].append({**_run("m", "eager", 1, 4.0), "first_s": 3.0})
+    doc["rows"].append({**_run("m", "eager", 2, 6.0), "first_s": 3.0})
+    assert [s.path for s in _model(doc).precompiled.beaten_by] == ["eager"]
+
+
 def test_a_package_load_is_split_into_the_cpu_check_and_the_rest():
     def load(model, path, ready, isa):
         return {**_run(model, path, 0, 5.0, 0), "ready_s": ready, "isa_check_s": isa}
