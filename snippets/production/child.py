@@ -83,6 +83,16 @@ def _isa_check_s() -> float | None:
     return time.perf_counter() - started
 
 
+def _compiler_import_s() -> float:
+    """Seconds this process takes to import Dynamo and Inductor, which loading a precompiled
+    function needs and an eager process never imports. Timed just before the load, as the CPU
+    check is for a package: it moves out of the load, not into it, and both stay inside "ready"."""
+    started = time.perf_counter()
+    import torch._dynamo  # noqa: F401
+    import torch._inductor.compile_fx  # noqa: F401
+    return time.perf_counter() - started
+
+
 def _isa_checked() -> bool | None:
     """Whether this process has run Inductor's check of the CPU (its answer is cached once it
     has). Asked after a precompiled function's first answer, not timed ahead of it as for a
@@ -115,6 +125,7 @@ def _ready(args: Any, device: torch.device, eager: bool, stamp: dict,
     model, x = _build(args.model, args.batch_size, device, args.dtype)
     if args.path == "precompile-load":  # the service's own model: the file holds no weights
         pinning.check(args.package, stamp)
+        rec["compiler_import_s"] = _compiler_import_s()
         fn = paths.load_precompiled(args.package)
         return (lambda inp: fn(model, inp)), x, model
     if args.path == "eager":

@@ -85,6 +85,10 @@ class PathRuns:
     failures: tuple[str, ...]
     short: tuple[str, ...]
     isa_checked: bool | None = None  # a precompiled function's load ran the CPU check (any run)
+    # A precompiled function's import of Dynamo and Inductor, and the loading of the runs that
+    # timed it (two figures of one set of runs, as for the CPU check)
+    stack_s: float | None = None
+    stack_of_s: float | None = None
 
 
 def paths(doc: dict[str, Any]) -> dict[tuple[str, str], PathRuns]:
@@ -112,7 +116,10 @@ def paths(doc: dict[str, Any]) -> dict[tuple[str, str], PathRuns]:
                               if r.get("isa_check_s") is not None]),
             failures=tuple(sorted({f"{r['status']}: {r['message']}" for r in bad})),
             short=tuple(sorted({failure(r) for r in bad})),
-            isa_checked=_any([r.get("isa_checked") for r in good]))
+            isa_checked=_any([r.get("isa_checked") for r in good]),
+            stack_s=_median([r.get("compiler_import_s") for r in good]),
+            stack_of_s=_median([r["ready_s"] - r["import_s"] for r in good
+                                if r.get("compiler_import_s") is not None]))
     return out
 
 
