@@ -79,6 +79,7 @@ RECORDED_BY = {
     "generate-max-autotune": ("max-autotune generation", "cli/#python-m-snippetsgenerate"),
     "generate-max-autotune-batch": ("max-autotune generation", "cli/#python-m-snippetsgenerate"),
     "generate-max-autotune-prefill": ("max-autotune prefill", "cli/#python-m-snippetsgenerate"),
+    "generate-max-autotune-prefill-8": ("max-autotune prefill", "cli/#python-m-snippetsgenerate"),
     "generate-max-autotune-prefill-32": ("max-autotune prefill", "cli/#python-m-snippetsgenerate"),
     "generate-traps": ("generation traps", "cli/#python-m-snippetsgenerate"),
 }
