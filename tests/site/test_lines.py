@@ -1,0 +1,51 @@
+"""The lines of snippets/ by kind: the rule, and the share rendering holds now."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+import pytest
+
+from snippets.site import lines
+
+MODULE = '''
+def measure(x):
+    row = {"message": "the run stopped before its first round finished"}
+    return x * 2
+
+
+def table(rows):
+    return render.markdown_table(["a"], rows)
+
+
+def sentence(n):
+    """A docstring of many words is not a sentence the function returns."""
+    return f"compiled ran {n} times faster than eager did"
+'''
+
+
+@pytest.mark.parametrize("path, kind", [
+    ("site/pages.py", "site"), ("bench/__main__.py", "CLI"), ("core/config.py", "CLI"),
+    ("bench/tables.py", "rendering"), ("production/serving_findings.py", "findings"),
+    ("speed/evidence.py", "findings"), ("bench/rows.py", "measuring")])
+def test_a_module_has_the_kind_its_name_says(path, kind):
+    assert lines.module_kind(PurePosixPath(path)) == kind
+
+
+def test_a_function_that_draws_a_table_or_returns_a_sentence_counts_as_rendering():
+    counted = lines.count(PurePosixPath("bench/measure.py"), MODULE)
+    assert counted["rendering"] == 5  # table (2 lines) and sentence (3 lines), not measure
+    assert sum(counted.values()) == len(MODULE.splitlines())
+
+
+def test_rendering_is_within_its_share_of_the_package():
+    total = lines.by_kind(lines._tree())
+    assert set(total) == set(lines.KINDS)
+    assert lines.share(total, "rendering") <= lines.MAX_RENDERING_SHARE
+
+
+def test_an_unknown_commit_is_one_line_and_exit_2(capsys):
+    with pytest.raises(SystemExit) as stop:
+        lines.main(["--rev", "no-such-commit"])
+    assert stop.value.code == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
