@@ -113,6 +113,21 @@ def words(header: str, read: Callable[[Any], Any]) -> Column:
     return Column(header, read, left=True)
 
 
+def status_text(row: Mapping[str, Any], noisy_message: bool = True) -> str:
+    """A row's status, with its message where it has one (``error: CUDA out of memory``).
+    Without ``noisy_message`` a noisy row shows "noisy" alone, where an IQR column beside it
+    already says by how much."""
+    if not row.get("message") or (row["status"] == "noisy" and not noisy_message):
+        return row["status"]
+    return f"{row['status']}: {row['message']}"
+
+
+def status(read: Callable[[Any], Mapping[str, Any]] = lambda r: r, *,
+           noisy_message: bool = True) -> Column:
+    """The Status column: ``status_text`` of the row ``read`` finds (a placed row's ``.row``)."""
+    return words("Status", lambda x: status_text(read(x), noisy_message))
+
+
 def speedup(header: str = "Speedup") -> Column:
     """A placed row's speedup over its run's baseline, shown only where the table shows that
     baseline (``render.speedup``)."""

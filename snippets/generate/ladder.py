@@ -334,8 +334,7 @@ def table(doc: dict[str, Any]) -> str:
         columns.number("% of bandwidth", lambda r: r["of_copy_bw"] and 100 * r["of_copy_bw"],
                        ".1f"),
         columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"),
-        columns.words("Status", lambda r: r["status"] if not r.get("message")
-                      else f"{r['status']}: {r['message']}")))
+        columns.status()))
 
 
 TOOL = command.Tool(PROG, KIND, DESCRIPTION, LadderConfig, DEFAULTS, run,

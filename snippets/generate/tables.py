@@ -23,11 +23,6 @@ def placed(doc: dict[str, Any], phase: str) -> list[typed.InRun]:
                          group=lambda r: (r["batch_size"],))
 
 
-def _status(row: dict[str, Any]) -> str:
-    return row["status"] if not row.get("message") or row["status"] == "noisy" else (
-        f"{row['status']}: {row['message']}")
-
-
 def _diff(row: dict[str, Any]) -> str | None:
     """Where the greedy tokens first differ from eager's: "same" for none, the step otherwise;
     nothing for eager itself or a row that did not generate."""
@@ -57,7 +52,7 @@ def checks_table(doc: dict[str, Any]) -> str:
     rows = [p for phase in ("decode", "prefill") for p in placed(doc, phase)]
     return columns.markdown(rows, (columns.field("Phase", "phase"), *KEY), (
         columns.words("Tokens vs eager", lambda p: _diff(p.row)),
-        columns.words("Status", lambda p: _status(p.row)))) if rows else ""
+        columns.status(lambda p: p.row, noisy_message=False))) if rows else ""
 
 
 def phase_table(doc: dict[str, Any], phase: str) -> str:
@@ -107,7 +102,7 @@ def hf_table(doc: dict[str, Any]) -> str:
         columns.number("First call s", lambda r: r.get("first_s"), ".1f"),
         columns.words("Tokens", lambda r: None if r.get("same_tokens") is None
                       else "same" if r["same_tokens"] else "differ"),
-        columns.words("Status", lambda r: _status(r))))
+        columns.status(noisy_message=False)))
 
 
 def ladder_plot(doc: dict[str, Any]) -> str:

@@ -362,8 +362,7 @@ def table(doc: dict[str, Any]) -> str:
         columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"),
         columns.timing("ms per token", lambda r: r.get("step_ms")),
         columns.number("× the trap", lambda r: r.get("speedup"), ".2f", notes=(columns.RATIO,)),
-        columns.words("Status", lambda r: r["status"] if not r.get("message")
-                      else f"{r['status']}: {r['message']}")))
+        columns.status()))
 
 
 TOOL = command.Tool(PROG, KIND, DESCRIPTION, TrapsConfig, DEFAULTS, run,

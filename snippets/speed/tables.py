@@ -57,20 +57,13 @@ def ladder(doc: dict[str, Any]) -> str:
         columns.number("Compile s", lambda p: p.row.get("compile_s"), ".1f"),
         columns.number("% of peak", lambda p: typed.pct_of_peak(p.row, doc["provenance"]),
                        ".1f"),
-        columns.words("Status", lambda p: _status(p.row))))
+        columns.status(lambda p: p.row, noisy_message=False)))
 
 
 def _below(p: typed.InRun, above: typed.InRun | None) -> bool:
     return (above is not None and (above.row["model"], above.row["batch_size"], above.run)
             == (p.row["model"], p.row["batch_size"], p.run)
             and above.row["mode"] == p.row.get("prev_rung"))
-
-
-def _status(row: dict[str, Any]) -> str:
-    # "noisy" alone: the IQR % column beside it already says by how much.
-    if row["status"] == "noisy" or not row.get("message"):
-        return row["status"]
-    return f"{row['status']}: {row['message']}"
 
 
 def roofline_table(doc: dict[str, Any]) -> str:
@@ -210,7 +203,7 @@ def freezing_table(doc: dict[str, Any]) -> str:
         columns.number("× no freezing", lambda r: r.get("speedup"), ".2f",
                        notes=(columns.RATIO,)),
         *((columns.Column("Copied per replay", copied),) if replays else ()),
-        columns.words("Status", _status)))
+        columns.status(noisy_message=False)))
 
 
 def freezing_sizes(doc: dict[str, Any]) -> str:

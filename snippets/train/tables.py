@@ -119,10 +119,6 @@ def _peak(row: dict[str, Any]) -> str | None:
     return peak
 
 
-def _status(row: dict[str, Any]) -> str:
-    return row["status"] + (f": {row['message']}" if row.get("message") else "")
-
-
 def detail_columns(prov: dict[str, Any] | None = None) -> tuple[columns.Column, ...]:
     """Every column of a row; with ``prov``, its % of peak against the file's printed peak."""
     step = lambda p: p.row.get("step_ms") or {}  # noqa: E731 (one reading, two columns)
@@ -139,7 +135,7 @@ def detail_columns(prov: dict[str, Any] | None = None) -> tuple[columns.Column, 
         columns.number("Graphs", lambda p: p.row.get("graph_count"), "d"),
         columns.number("Breaks", lambda p: p.row.get("graph_breaks"), "d"),
         columns.Column("Loss gap", lambda p: gap(p.row)),
-        columns.words("Status", lambda p: _status(p.row)))
+        columns.status(lambda p: p.row))
 
 
 COLUMNS = tuple(columns.grid([], KEY, detail_columns(), joined=False)[0])
