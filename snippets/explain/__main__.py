@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from snippets import explain
-from snippets.core import cli, config, models, process, results
+from snippets.core import cli, flags, models, process, results
 from snippets.explain import costs, fastpath, report, tables
 
 PROG = "python -m snippets.explain"
@@ -28,16 +28,9 @@ def parser() -> cli.Parser:
                       help="time every broken example and its fixes, eager and compiled")
     what.add_argument("--fastpath", action="store_true",
                       help="time the transformer with and without its fused fast path")
-    p.add_argument("--device", default="auto", help=f"for --latency/--fastpath: {cli.DEVICE_HELP}")
-    p.add_argument("--size", choices=tuple(costs.SIZES),
-                   help="for --latency: rows through each block a call; small is microseconds of "
-                        "work, large a 67 MB hidden activation (default: small)")
-    p.add_argument("--rounds", type=cli.positive,
-                   help="for --latency: timing rounds "
-                        + config.help_default(costs.DEFAULTS, "rounds"))
-    p.add_argument("--profile", action="store_true",
-                   help="for --latency: profile each variant after timing it (kernels, device "
-                        "time and launches a call)")
+    # The measurements' flags are CostConfig's fields; --device serves --fastpath too.
+    flags.declare(p.add_argument_group("--latency (--device: --fastpath too)"), costs.CostConfig,
+                  costs.DEFAULTS)
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     p.add_argument("--output", type=Path, help="for --latency/--fastpath: write the results here")
     return p
@@ -91,16 +84,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def measure(args: argparse.Namespace) -> int:
     """--latency or --fastpath: one measurement of the graph-breaks page, written as a file."""
-    device = cli.device(PROG, args.device)
+    cfg = flags.build(PROG, costs.CostConfig, args)
     cli.check_output(PROG, args.output)
     commit = cli.commit_from_env()
     if args.latency:
-        cfg = costs.CostConfig(device=device, size=args.size or "small", rounds=args.rounds,
-                                profile=args.profile)
         doc = costs.produce(cfg, commit=commit)
         table = tables.costs(doc)
     else:
-        doc = fastpath.produce(fastpath.FastpathConfig(device=device), commit=commit)
+        doc = fastpath.produce(fastpath.FastpathConfig(device=cfg.device), commit=commit)
         table = tables.fastpath_latency(doc)
     if args.output:
         results.write_atomic(args.output, doc)

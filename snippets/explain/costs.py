@@ -52,12 +52,14 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 class CostConfig:
     device: str = "auto"
     size: str = config.option("small", choices=tuple(SIZES))
-    """rows through the block per call: small (microseconds of work), large (a 67 MB activation)"""
-    rounds: int | None = None
+    """rows through each block a call: small is microseconds of work, large a 67 MB hidden
+    activation"""
+    rounds: int | None = config.option(None, positive=True)
     sample_ms: float | None = None
     backends: backends.BackendSettings | None = None
     profile: bool = False
-    """profile each variant, eager and compiled: kernels, device time and launches a call"""
+    """profile each variant after timing it, eager and compiled: kernels, device time and
+    launches a call"""
     profile_calls: int = 20  # calls profiled: a block is a handful of kernels, each recurs 20 times
 
     def __post_init__(self) -> None:
