@@ -79,6 +79,18 @@ def names(default: tuple[str, ...] | None, builtin: dict[str, Factory] = BUILTIN
                          hint=", or pass your own with --model pkg.module:factory")
 
 
+def spec(text: str) -> str:
+    """A flag's model: a built-in name, or a ``pkg.module:factory`` that resolves (checked now,
+    so that a typo is one line before the run, not a failed child process later)."""
+    if text in BUILTIN:
+        return text
+    try:
+        load_factory(text)
+    except SpecError as exc:
+        raise ValueError(f"{exc}; the built-in models are {', '.join(BUILTIN)}") from None
+    return text
+
+
 def load_factory(spec: str) -> Factory:
     """Resolve ``pkg.module:factory`` to a callable, or raise SpecError with a one-line reason."""
     module_name, sep, attr = spec.partition(":")

@@ -16,8 +16,7 @@ from typing import Any
 import torch
 
 from snippets import production
-from snippets.bench import MODES
-from snippets.core import cli, config, models, process, results
+from snippets.core import cli, config, flags, models, process, results
 from snippets.production import hazards, modes, startup, stream, tables
 
 PROG = "python -m snippets.production"
@@ -30,46 +29,18 @@ RUNS = {
 }
 
 
-def _model(text: str) -> str:
-    if text in models.BUILTIN:
-        return text
-    try:
-        models.load_factory(text)
-    except models.SpecError as exc:
-        raise ValueError(f"{exc}; the built-in models are {', '.join(models.BUILTIN)}") from None
-    return text
-
-
 def parser() -> cli.Parser:
-    d = startup.DEFAULTS
     p = cli.Parser(prog=PROG, description="Start-up paths, a request stream, the compile modes "
                    "and the CUDA-graph hazards, each measured in its own run.")
     cli.add_runs(p, RUNS)
-    p.add_argument("--device", default="auto", help=cli.DEVICE_HELP)
-    p.add_argument("--models", type=cli.csv_of(_model, "model"),
-                   help="resnet50, transformer or pkg.module:factory, comma-separated "
-                        "(default: resnet50,transformer)")
-    p.add_argument("--paths", type=cli.csv_of(cli.one_of(startup.PATHS, "path"), "path"),
-                   help=f"--startup: from {', '.join(startup.PATHS)} (default: all)")
-    p.add_argument("--repetitions", type=cli.positive,
-                   help="--startup: fresh processes per path "
-                        + config.help_default(d, "repetitions"))
-    p.add_argument("--calls", type=cli.positive,
-                   help="--startup: calls timed one by one " + config.help_default(d, "calls"))
-    p.add_argument("--rounds", type=cli.positive,
-                   help="--startup: steady-state rounds " + config.help_default(d, "rounds")
-                        + "; --modes: the benchmark's rounds")
-    p.add_argument("--batch-sizes", type=cli.csv_of(cli.positive_int, "batch size"),
-                   help="--modes: " + config.help_default(modes.DEFAULTS, "batch_sizes"))
-    p.add_argument("--compile-modes", type=cli.csv_of(cli.one_of(MODES[1:], "mode"), "mode"),
-                   help="--modes: " + config.help_default(modes.DEFAULTS, "modes"))
-    p.add_argument("--requests", type=cli.positive,
-                   help="--stream: " + config.help_default(stream.DEFAULTS, "requests")
-                        + "; at --size large "
-                        + config.help_default(stream.LARGE_DEFAULTS, "requests")[1:-1])
-    p.add_argument("--size", choices=tuple(stream.SIZES),
-                   help="--stream: the requests and the encoder; small shows when compile "
-                        "does not pay, large where it does (default: small)")
+    # Each run's flags are its config's fields; --device, --models and --rounds are declared
+    # once, with --startup's, and serve --modes too.
+    flags.declare(p.add_argument_group("--startup (--models, --rounds: --modes too)"),
+                  startup.StartupConfig, startup.DEFAULTS)
+    flags.declare(p.add_argument_group("--modes"), modes.ModesConfig, modes.DEFAULTS,
+                  skip=("device", "models", "rounds"))
+    flags.declare(p.add_argument_group("--stream"), stream.StreamConfig, stream.DEFAULTS,
+                  skip=("device",))
     cli.add_output(p, ("markdown", "json"))
     p.add_argument("--append", action="store_true",
                    help="keep the rows already in --output, a file of the same run, device "
@@ -86,25 +57,20 @@ def _job(args: Any, device: str) -> tuple[str, Any, Any]:
         cli.fail(PROG, f"choose one run: {', '.join('--' + r for r in RUNS)}")
     if args.size and what != "stream":
         cli.fail(PROG, f"--size applies to --stream, not --{what}")
-    chosen_models = {"models": args.models} if args.models else {}
     if what == "startup":
-        cfg = startup.StartupConfig(device=device, paths=args.paths or startup.PATHS,
-                                    repetitions=args.repetitions, calls=args.calls,
-                                    rounds=args.rounds, **chosen_models)
+        cfg = flags.build(PROG, startup.StartupConfig, args, device=device)
         return (startup.KIND, lambda **kw: startup.document(cfg, **kw),
                 lambda old, doc: production.merge(old, doc, startup.row_key))
     if what == "modes":
         if any(m not in models.BUILTIN for m in args.models or ()):
             cli.fail(PROG, "--modes runs the built-in models only")
-        cfg = modes.ModesConfig(device=device, batch_sizes=args.batch_sizes,
-                                modes=args.compile_modes, rounds=args.rounds, **chosen_models)
+        cfg = flags.build(PROG, modes.ModesConfig, args, device=device)
         return (modes.KIND, lambda **kw: modes.document(cfg, **kw),
                 lambda old, doc: production.merge(old, doc, modes.row_key))
     if args.append:
         cli.fail(PROG, f"--append applies to --startup and --modes, not --{what}")
     if what == "stream":
-        cfg = stream.StreamConfig(device=device, requests=args.requests,
-                                  size=args.size or "small")
+        cfg = flags.build(PROG, stream.StreamConfig, args, device=device)
         return stream.KIND, lambda **kw: stream.document(cfg, **kw), None
     if config.resolve_device(device) == "cpu":
         cli.fail(PROG, "--hazards needs a CUDA device")
@@ -115,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     # Expected on every CPU-only machine and alarming in a CPU table (see snippets.bench).
     logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
     args = parser().parse_args(argv)
-    device = cli.device(PROG, args.device)
+    device = cli.device(PROG, args.device or "auto")
     kind, make, join = _job(args, device)
     cli.check_output(PROG, args.output)
     cli.check_append(PROG, args.append, args.output)

@@ -45,11 +45,16 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 @dataclass(frozen=True, kw_only=True)
 class ModesConfig:
     models: tuple[str, ...] = ("resnet50", "transformer")
-    batch_sizes: tuple[int, ...] | None = None
-    modes: tuple[str, ...] | None = None
+    batch_sizes: tuple[int, ...] | None = config.option(None, positive=True)
+    modes: tuple[str, ...] | None = config.option(None, choices=MODES[1:], what="mode",
+                                                  flag="--compile-modes")
+    """compile modes, comma-separated, from {choices}"""
     device: str = "auto"
     rounds: int | None = None  # the empty-cache run's timing rounds; None: the benchmark's
     timeout_s: float | None = None  # per benchmark process
+
+    def __post_init__(self) -> None:
+        config.check(self)
 
     def resolve(self) -> ModesConfig:
         return config.resolve(self, DEFAULTS)

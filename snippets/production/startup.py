@@ -26,6 +26,7 @@ import torch
 
 from snippets import production
 from snippets.core import backends, config, process, results, runs, torch_logs
+from snippets.core import models as models_
 from snippets.production import paths
 
 KIND = "production-startup"
@@ -73,16 +74,24 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 class StartupConfig:
     """One start-up run; None means "the default for the device" (``DEFAULTS``)."""
 
-    models: tuple[str, ...] = ("resnet50", "transformer")  # or pkg.module:factory
-    paths: tuple[str, ...] = PATHS
+    models: tuple[str, ...] = config.option(("resnet50", "transformer"), parse=models_.spec)
+    """resnet50, transformer or pkg.module:factory, comma-separated"""
+    paths: tuple[str, ...] = config.option(PATHS, choices=PATHS, what="path", every=True)
+    """from {choices}, or all (default: all)"""
     device: str = "auto"
     batch_size: int | None = None
     dtype: str | None = None
-    repetitions: int | None = None  # each path this many times, in fresh processes
-    calls: int | None = None  # calls timed one by one from the first
-    rounds: int | None = None  # steady-state rounds after them
+    repetitions: int | None = config.option(None, positive=True)
+    """fresh processes per path"""
+    calls: int | None = config.option(None, positive=True)
+    """calls timed one by one from the first"""
+    rounds: int | None = config.option(None, positive=True)
+    """steady-state rounds after the calls"""
     sample_ms: float | None = None
     timeout_s: float | None = None  # per child process
+
+    def __post_init__(self) -> None:
+        config.check(self)
 
     def resolve(self) -> StartupConfig:
         return config.resolve(self, DEFAULTS)

@@ -114,8 +114,10 @@ class StreamConfig:
     device: str = "auto"
     strategies: tuple[str, ...] = tuple(STRATEGIES)
     size: str = config.option("small", choices=tuple(SIZES))
-    """the requests and the encoder: small (compile does not pay), large (it does)"""
-    requests: int | None = None
+    """the requests and the encoder: small (compile does not pay), large (more work a
+    request)"""
+    requests: int | None = config.option(None, positive=True)
+    """requests replayed; fewer at --size large, each of them more work"""
     width: int | None = None  # the encoder's model width
     seed: int = 0
     backend: str = "inductor"  # "eager": Dynamo alone, to count compiles in seconds
