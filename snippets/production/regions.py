@@ -8,6 +8,8 @@ slow spell of the machine lands on both. A process that fails is a row with its 
 file is written after every row, so an interrupted run keeps what it finished.
 
     python -m snippets.production.regions --output FILE [--blocks 24] [--repetitions 2] [--warm-up]
+
+The file is written after every row; an interrupted run keeps what it finished.
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-from snippets.core import cli, config, process, results
-from snippets.production import apis
+from snippets.core import cli, config, flags, process, results
+from snippets.production import apis, tables
 
 PROG = "python -m snippets.production.regions"
 KIND = "production-regions"
@@ -63,58 +66,66 @@ def in_fresh_process(variant: str, blocks: int, device: str) -> dict[str, Any]:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def run(output: Path, device: str, blocks: int, repetitions: int,
-        warm_up: bool = False) -> dict[str, Any]:
-    dev = torch.device(config.resolve_device(device))
-    settings = {"blocks": blocks, "repetitions": repetitions, "width": 64, "batch_size": 8,
-                "dtype": "fp32", "backend": "inductor", "cache": "empty, one per process",
-                "warm_up_process": warm_up}
-    if warm_up:  # the machine's first process pays what later ones find done; not recorded
-        in_fresh_process(VARIANTS[0], blocks, str(dev))
-    doc = results.new_document(KIND, results.provenance(dev, settings,
-                                                        commit=cli.commit_from_env()))
-    for rep in range(1, repetitions + 1):
+@dataclass(frozen=True, kw_only=True)
+class RegionsConfig:
+    device: str = "auto"
+    blocks: int = config.option(24, positive=True)
+    """blocks in the stack"""
+    repetitions: int = config.option(2, positive=True)
+    """processes per variant, alternating"""
+    warm_up: bool = False
+    """run one process first and record nothing of it: a fresh machine's first process pays
+    costs that later ones find done"""
+
+    def __post_init__(self) -> None:
+        config.check(self)
+
+    def settings(self) -> dict[str, Any]:
+        return {"blocks": self.blocks, "repetitions": self.repetitions, "width": 64,
+                "batch_size": 8, "dtype": "fp32", "backend": "inductor",
+                "cache": "empty, one per process", "warm_up_process": self.warm_up}
+
+
+def document(cfg: RegionsConfig, progress: Callable[[str], None] = lambda _: None,
+             on_row: Callable[[dict], None] = lambda _: None,
+             commit: str | None = None) -> dict[str, Any]:
+    dev = torch.device(config.resolve_device(cfg.device))
+    if cfg.warm_up:  # the machine's first process pays what later ones find done; not recorded
+        progress("a warm-up process, not recorded")
+        in_fresh_process(VARIANTS[0], cfg.blocks, str(dev))
+    doc = results.new_document(KIND, results.provenance(dev, cfg.settings(), commit=commit))
+    for rep in range(1, cfg.repetitions + 1):
         order = VARIANTS if rep % 2 else tuple(reversed(VARIANTS))
         for variant in order:
-            row = {"variant": variant, "blocks": blocks, "rep": rep,
-                   **in_fresh_process(variant, blocks, str(dev))}
-            doc["rows"].append(row)
-            results.write_atomic(output, doc)
+            progress(f"{variant}, process {rep} of {cfg.repetitions}")
+            doc["rows"].append({"variant": variant, "blocks": cfg.blocks, "rep": rep,
+                                **in_fresh_process(variant, cfg.blocks, str(dev))})
+            on_row(doc)
     doc["complete"] = True
-    results.write_atomic(output, doc)
     return doc
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog=PROG, description=(
+def parser() -> cli.Parser:
+    p = cli.Parser(prog=PROG, description=(
         "Time the first call of a stack of identical blocks, marked with nested_compile_region "
         "and not, each in a fresh process with an empty Inductor cache."))
-    p.add_argument("--output", type=Path, help="results file to write, row by row")
-    p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"),
-                   help="auto (CUDA if present), cpu, cuda")
-    p.add_argument("--blocks", type=int, default=24, help="blocks in the stack (default: 24)")
-    p.add_argument("--repetitions", type=int, default=2,
-                   help="processes per variant, alternating (default: 2)")
-    p.add_argument("--warm-up", action="store_true",
-                   help="run one process first and record nothing of it: a fresh machine's "
-                        "first process pays costs that later ones find done")
+    flags.declare(p, RegionsConfig)
+    cli.add_output(p, ("markdown", "json"))
     p.add_argument("--child", choices=VARIANTS, help=argparse.SUPPRESS)
-    args = p.parse_args(argv)
-    if args.blocks < 1 or args.repetitions < 1:
-        cli.fail(PROG, "--blocks and --repetitions must be 1 or more")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    cfg = flags.build(PROG, RegionsConfig, args)
     if args.child:  # one process's measurement, as JSON on its last line
-        print(json.dumps(first_call(args.child, args.blocks, torch.device(args.device))))
+        print(json.dumps(first_call(args.child, cfg.blocks, torch.device(cfg.device))))
         return 0
     if args.output is None:
         cli.fail(PROG, "--output FILE is required")
-    if args.device == "cuda" and not torch.cuda.is_available():
-        cli.fail(PROG, "--device cuda: no CUDA device here")
-    try:
-        results.check_writable(args.output)
-    except results.ResultsError as exc:
-        cli.fail(PROG, str(exc))
-    run(args.output, args.device, args.blocks, args.repetitions, args.warm_up)
-    return 0
+    commit = cli.commit_from_env()
+    return cli.record(PROG, args, KIND, lambda progress, on_row, _: document(
+        cfg, progress, on_row, commit=commit), cli.Printer(markdown=tables.regions))
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ def test_the_table_reads_each_variant_against_the_unmarked_stack_of_its_run():
 
 
 @pytest.mark.parametrize("argv, expect", [
-    (["--blocks", "0", "--output", "x.json"], "must be 1 or more"),
+    (["--blocks", "0", "--output", "x.json"], "argument --blocks"),
     (["--device", "cpu"], "--output FILE is required"),
     (["--device", "cpu", "--output", "no/such/folder/x.json"], "does not exist"),
 ])
