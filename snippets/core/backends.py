@@ -66,3 +66,9 @@ DEFAULT = {
     "cuda": BackendSettings(matmul_precision="high", cudnn_benchmark=False),
     "cpu": BackendSettings(),
 }
+# The per-device defaults of a tool that times small blocks in interleaved rounds (the graph-break
+# costs, the dynamic-shape kernels). Each CPU round costs seconds on 2 cores: fewer rounds there.
+BLOCK_TIMING: dict[str, dict[str, Any]] = {
+    "cuda": {"rounds": 30, "sample_ms": 20.0, "backends": DEFAULT["cuda"]},
+    "cpu": {"rounds": 5, "sample_ms": 50.0, "backends": DEFAULT["cpu"]},
+}

@@ -209,10 +209,7 @@ def summarize(strategy: str, calls: list[dict[str, Any]], limit: int) -> dict[st
             "all_correct": all(c["correct"] for c in calls if not c["error"]), "calls": calls}
 
 
-DEFAULTS: dict[str, dict[str, Any]] = {
-    "cuda": {"rounds": 30, "sample_ms": 20.0, "backends": backends.DEFAULT["cuda"]},
-    "cpu": {"rounds": 5, "sample_ms": 50.0, "backends": backends.DEFAULT["cpu"]},
-}
+DEFAULTS = backends.BLOCK_TIMING
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -41,11 +41,7 @@ KIND = "graph-breaks"
 #     before torch 2.14 (pytorch/pytorch#64947), and Dynamo computes the NumPy examples'
 #     np.percentile with it.
 SIZES: dict[str, int] = {"small": 64, "large": 16384}
-DEFAULTS: dict[str, dict[str, Any]] = {
-    # Each CPU round costs seconds on 2 cores: fewer rounds there.
-    "cuda": {"rounds": 30, "sample_ms": 20.0, "backends": backends.DEFAULT["cuda"]},
-    "cpu": {"rounds": 5, "sample_ms": 50.0, "backends": backends.DEFAULT["cpu"]},
-}
+DEFAULTS = backends.BLOCK_TIMING
 
 
 @dataclass(frozen=True, kw_only=True)
