@@ -135,6 +135,10 @@ class Pairs:
     def ratios(self) -> Span:
         return Span.of([p.ratio for p in self.pairs])
 
+    def batches(self, phase: str) -> tuple[int, ...]:
+        """The batch sizes of ``phase`` that were paired, in order."""
+        return tuple(sorted({p.batch for p in self.pairs if p.phase == phase}))
+
 
 def against(*docs: dict[str, Any] | None, variant: str = "max-autotune",
             baseline: str = "reduce-overhead") -> Pairs:

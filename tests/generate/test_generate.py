@@ -121,3 +121,5 @@ def test_one_variant_against_another_is_paired_by_round_within_each_file_only():
     assert found.pairs[0].ratio == pytest.approx(0.8)
     assert found.count("slower") == 1 and found.count(findings.Verdict.WITHIN_NOISE) == 1
     assert found.ratios.low == pytest.approx(0.8) and found.ratios.high == pytest.approx(1.0)
+    # decode at 32 had no reduce-overhead row beside it: not a paired batch
+    assert found.batches("decode") == (8,) and found.batches("prefill") == (1,)
