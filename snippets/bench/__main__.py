@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
-from pathlib import Path
 
 from snippets import bench
 from snippets.bench import tables
 from snippets.core import backends, cli, config, flags
 
 PROG = "python -m snippets.bench"
+PRINT = cli.Printer.of_rows(tables.markdown_table, rich=tables.rich_table,
+                            compare_markdown=tables.compare_markdown,
+                            compare_rich=tables.compare_table)
 
 
 def parser() -> cli.Parser:
@@ -32,9 +34,7 @@ def parser() -> cli.Parser:
                         f"(default: {'on' if backends.DEFAULT['cuda'].tf32 else 'off'} on CUDA, "
                         f"{'on' if backends.DEFAULT['cpu'].tf32 else 'off'} on CPU)")
     cli.add_output(p)
-    p.add_argument("--compare", type=Path, metavar="FILE",
-                   help="print this run beside a recorded results file; settings that differ "
-                        "(dtype, layout, TF32, device) are named above the table")
+    cli.add_compare(p, "dtype, layout, TF32, device")
     return p
 
 
@@ -54,14 +54,9 @@ def config_from_args(argv: list[str] | None) -> tuple[bench.BenchConfig, object]
     return cfg.resolve(), args
 
 
-PRINT = cli.Printer(markdown=lambda doc: tables.markdown_table(doc["rows"]),
-                    rich=tables.rich_table, compare_markdown=tables.compare_markdown,
-                    compare_rich=tables.compare_table)
-
 
 def main(argv: list[str] | None = None) -> int:
     cfg, args = config_from_args(argv)
-    commit = cli.commit_from_env()
     # --ladder climbs the speed page's ladder, which sits above the benchmark (snippets.speed):
     # the command line, the top layer, hands it down as the run's group.
     group = None
@@ -69,10 +64,9 @@ def main(argv: list[str] | None = None) -> int:
         from snippets.speed import ladder
 
         group = ladder.bench_group
-    return cli.record(
-        PROG, args, "bench", lambda progress, on_row, _: bench.document(
-            cfg, progress, on_row=on_row, commit=commit, group=group),
-        PRINT)
+    return cli.record_run(PROG, args, "bench", cfg, bench.document, PRINT,
+                          extra={"group": group})
+
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -98,9 +98,16 @@ APPEND_SAME_SETTINGS = ("add this run's rows to the --output file, which must ho
 
 def add_output(p: argparse.ArgumentParser, formats: tuple[str, ...] = FORMATS) -> None:
     """``--format`` (the first of ``formats`` by default) and ``--output``. A tool's ``--append``
-    and ``--compare`` follow in its own parser: their help says what its files hold."""
+    and ``--compare`` follow in its own parser (``add_compare``)."""
     p.add_argument("--format", choices=formats, default=formats[0])
     p.add_argument("--output", type=Path, help="write the results file here, row by row")
+
+
+def add_compare(p: argparse.ArgumentParser, differing: str) -> None:
+    """``--compare FILE``, whose table names the settings (``differing``) that differ from it."""
+    p.add_argument("--compare", type=Path, metavar="FILE",
+                   help="print this run beside a recorded results file; settings that differ "
+                        f"({differing}) are named above the table")
 
 
 def add_runs(p: argparse.ArgumentParser, runs: dict[str, str]) -> None:
@@ -269,6 +276,11 @@ class Printer:
     compare_markdown: Callable[[dict, dict], str] | None = None
     compare_rich: Callable[[dict, dict], object] | None = None
 
+    @classmethod
+    def of_rows(cls, markdown_table: Callable[[list], str], **shown: Callable) -> Printer:
+        """A printer whose Markdown is ``markdown_table(doc["rows"])``; ``shown`` as above."""
+        return cls(markdown=lambda doc: markdown_table(doc["rows"]), **shown)
+
     def __call__(self, doc: dict, fmt: str, recorded: dict | None = None) -> None:
         if fmt == "json":
             print(json.dumps(doc, indent=1))
@@ -327,3 +339,22 @@ def record(prog: str, args: argparse.Namespace, kind: str,
     return run_rows(prog, lambda progress, on_row: produce(progress, on_row, old),
                     lambda doc: display(joined(doc) if show_joined else doc, recorded),
                     write=write, output=args.output)
+
+
+def record_run(prog: str, args: argparse.Namespace, kind: str, cfg: object,
+               document: Callable[..., dict], show: Printer, *,
+               joinable: Callable[[dict], None] | None = None,
+               join: Callable[[dict, dict], dict] | None = None, show_joined: bool = False,
+               with_old: bool = False, extra: dict | None = None) -> int:
+    """``record`` for a tool whose run is ``document(cfg, progress, on_row=, commit=, **extra)``
+    at this checkout's commit, also given the appended-to run as ``old=`` where ``with_old``."""
+    commit = commit_from_env()
+    given = dict(extra or {})
+
+    def produce(progress: Callable[[str], None], on_row: Callable[[dict], None],
+                old: dict | None) -> dict:
+        return document(cfg, progress, on_row=on_row, commit=commit, **given,
+                        **({"old": old} if with_old else {}))
+
+    return record(prog, args, kind, produce, show, joinable=joinable, join=join,
+                  show_joined=show_joined)

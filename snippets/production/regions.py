@@ -123,9 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.output is None:
         cli.fail(PROG, "--output FILE is required")
-    commit = cli.commit_from_env()
-    return cli.record(PROG, args, KIND, lambda progress, on_row, _: document(
-        cfg, progress, on_row, commit=commit), cli.Printer(markdown=tables.regions))
+    return cli.record_run(PROG, args, KIND, cfg, document, cli.Printer(markdown=tables.regions))
 
 
 if __name__ == "__main__":

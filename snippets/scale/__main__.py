@@ -68,16 +68,13 @@ def _rich(doc: dict) -> Table:
 
 
 # The comparison is text in a terminal too: a list of step times, no table to draw.
-PRINT = cli.Printer(markdown=lambda doc: tables.markdown_table(doc["rows"]), rich=_rich,
-                    compare_markdown=tables.compare)
+PRINT = cli.Printer.of_rows(tables.markdown_table, rich=_rich, compare_markdown=tables.compare)
 
 
 def main(argv: list[str] | None = None) -> int:
     cfg, args = config_from_args(argv)
-    commit = cli.commit_from_env()
-    return cli.record(
-        PROG, args, scale.KIND, lambda progress, on_row, old: scale.document(
-            cfg, progress, on_row=on_row, commit=commit, old=old), PRINT,
+    return cli.record_run(
+        PROG, args, scale.KIND, cfg, scale.document, PRINT, with_old=True,
         joinable=cli.joinable_by(scale.check_joinable, cfg.device, cfg.settings()))
 
 

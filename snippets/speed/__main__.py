@@ -75,12 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     b = cfg.bench_config()
     joinable = cli.joinable_by(speed.check_joinable, b.device, {**b.settings(), **cfg.settings()})
     kind = {"settings": settings.KIND, "freezing": freezing.KIND}.get(cfg.run, speed.LADDER_KIND)
-    commit = cli.commit_from_env()
-    return cli.record(
-        PROG, args, kind, lambda progress, on_row, _: speed.document(
-            cfg, progress, on_row=on_row, commit=commit),
-        PRINT, joinable=joinable, join=speed.join,
-        show_joined=True)
+    return cli.record_run(PROG, args, kind, cfg, speed.document, PRINT, joinable=joinable,
+                          join=speed.join, show_joined=True)
 
 
 if __name__ == "__main__":

@@ -6,13 +6,15 @@ is in ``snippets.train``, the tables in ``snippets.train.tables``.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from snippets import train
 from snippets.core import cli, flags
 from snippets.train import compare, tables
 
 PROG = "python -m snippets.train"
+PRINT = cli.Printer.of_rows(tables.markdown_table, rich=compare.rich_table,
+                            compare_markdown=compare.compare_markdown,
+                            compare_rich=compare.compare_table)
 
 
 def parser() -> cli.Parser:
@@ -22,9 +24,7 @@ def parser() -> cli.Parser:
     cli.add_model(p, logits=True)
     cli.add_output(p)
     p.add_argument("--append", action="store_true", help=cli.APPEND_SAME_SETTINGS)
-    p.add_argument("--compare", type=Path, metavar="FILE",
-                   help="print this run beside a recorded results file; settings that differ "
-                        "(dtype, optimizer, TF32, device) are named above the table")
+    cli.add_compare(p, "dtype, optimizer, TF32, device")
     return p
 
 
@@ -35,19 +35,12 @@ def config_from_args(argv: list[str] | None) -> tuple[train.TrainConfig, object]
     return cfg.resolve(), args
 
 
-PRINT = cli.Printer(markdown=lambda doc: tables.markdown_table(doc["rows"]),
-                    rich=compare.rich_table, compare_markdown=compare.compare_markdown,
-                    compare_rich=compare.compare_table)
-
 
 def main(argv: list[str] | None = None) -> int:
     cfg, args = config_from_args(argv)
-    commit = cli.commit_from_env()
-    return cli.record(
-        PROG, args, train.KIND, lambda progress, on_row, _: train.document(
-            cfg, progress, on_row=on_row, commit=commit), PRINT,
-        joinable=cli.joinable_by(train.check_joinable, cfg.device, cfg.settings()),
-        join=train.join)
+    return cli.record_run(
+        PROG, args, train.KIND, cfg, train.document, PRINT, join=train.join,
+        joinable=cli.joinable_by(train.check_joinable, cfg.device, cfg.settings()))
 
 
 if __name__ == "__main__":
