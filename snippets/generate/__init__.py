@@ -29,7 +29,17 @@ PHASES = ("decode", "prefill")
 # step would hand the rest back to Python every token) and dynamic=False (each batch size its own
 # static graph, as gpt-fast compiles it; otherwise the second batch size would mark the batch
 # dimension dynamic and time other kernels).
-VARIANTS = ("eager", "default", "reduce-overhead", "max-autotune")
+# max-autotune-gemm is reduce-overhead with the products' kernels autotuned and nothing else:
+# max-autotune also widens the block sizes tried for fused element-wise and reduction kernels and
+# turns on coordinate-descent tuning, and this variant tells the products' share of it apart.
+VARIANTS = ("eager", "default", "reduce-overhead", "max-autotune-gemm", "max-autotune")
+# What each variant passes to torch.compile (a mode and options cannot both be given).
+COMPILE_ARGS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "reduce-overhead": {"mode": "reduce-overhead"},
+    "max-autotune-gemm": {"options": {"triton.cudagraphs": True, "max_autotune_gemm": True}},
+    "max-autotune": {"mode": "max-autotune"},
+}
 DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32}
 
 DEFAULTS: dict[str, dict[str, Any]] = {
@@ -94,8 +104,7 @@ def compiled(fn: Callable, variant: str) -> Callable:
     """``fn`` as ``variant`` runs it."""
     if variant == "eager":
         return fn
-    mode = None if variant == "default" else variant
-    return torch.compile(fn, mode=mode, fullgraph=True, dynamic=False)
+    return torch.compile(fn, fullgraph=True, dynamic=False, **COMPILE_ARGS[variant])
 
 
 def agreement(m: model.Decoder, prompt: torch.Tensor, ref: torch.Tensor,

@@ -131,13 +131,24 @@ class Pairs:
     def count(self, kind: Verdict | str) -> int:
         return sum(p.verdict is Verdict(kind) for p in self.pairs)
 
+    def _of(self, kind: Verdict | str | None) -> list[Against]:
+        return [p for p in self.pairs if kind is None or p.verdict is Verdict(kind)]
+
     @property
     def ratios(self) -> Span:
         return Span.of([p.ratio for p in self.pairs])
 
-    def batches(self, phase: str) -> tuple[int, ...]:
-        """The batch sizes of ``phase`` that were paired, in order."""
-        return tuple(sorted({p.batch for p in self.pairs if p.phase == phase}))
+    def ratios_of(self, kind: Verdict | str) -> Span | None:
+        """The ratios of the pairs with verdict ``kind``; None where there are none."""
+        found = [p.ratio for p in self._of(kind)]
+        return Span.of(found) if found else None
+
+    def batches(self, phase: str, kind: Verdict | str | None = None) -> tuple[int, ...]:
+        """The batch sizes of ``phase`` that were paired (with verdict ``kind``), in order."""
+        return tuple(sorted({p.batch for p in self._of(kind) if p.phase == phase}))
+
+    def at(self, phase: str, batch: int) -> Against | None:
+        return next((p for p in self.pairs if (p.phase, p.batch) == (phase, batch)), None)
 
 
 def against(*docs: dict[str, Any] | None, variant: str = "max-autotune",
@@ -156,6 +167,45 @@ def against(*docs: dict[str, Any] | None, variant: str = "max-autotune",
             found.append(Against(phase, batch, variant, baseline, ratio.value, ratio.iqr,
                                  verdict(ratio.value, ratio.iqr)))
     return Pairs(tuple(found))
+
+
+@dataclass(frozen=True)
+class Split:
+    """max-autotune's loss against reduce-overhead at one phase and batch size, split in two by
+    a variant that autotunes the products alone: ``products`` is that variant against
+    reduce-overhead, ``rest`` the whole mode against that variant (what its other changes cost)."""
+
+    phase: str
+    batch: int
+    products: Against
+    rest: float
+
+    @property
+    def rest_loses_more(self) -> bool:
+        """The other changes cost more than the products' kernels."""
+        return self.rest < self.products.ratio
+
+
+@dataclass(frozen=True)
+class Splits:
+    splits: tuple[Split, ...]
+
+    @property
+    def rest_loses_more(self) -> bool:
+        """At every split, the other changes cost more than the products' kernels."""
+        return bool(self.splits) and all(s.rest_loses_more for s in self.splits)
+
+
+def split(doc: dict[str, Any] | None, part: str = "max-autotune-gemm",
+          variant: str = "max-autotune", baseline: str = "reduce-overhead") -> Splits:
+    """Per phase and batch size where one file timed ``baseline``, ``part`` and ``variant``."""
+    parts = {(p.phase, p.batch): p for p in against(doc, variant=part, baseline=baseline).pairs}
+    found = []
+    for w in against(doc, variant=variant, baseline=baseline).pairs:
+        p = parts.get((w.phase, w.batch))
+        if p is not None:
+            found.append(Split(w.phase, w.batch, p, w.ratio / p.ratio))
+    return Splits(tuple(found))
 
 
 @dataclass(frozen=True)

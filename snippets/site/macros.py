@@ -86,12 +86,15 @@ SOURCES: dict[str, Source] = {
     "generate": Source(generate_findings.of, ("generate",)),
     "generate-ladder": Source(generate_findings.ladder, ("generate-ladder",)),
     "generate-ladder-int8": Source(generate_findings.ladder, ("generate-ladder-int8",)),
+    "generate-ladder-8": Source(generate_findings.ladder, ("generate-ladder-8",)),
     "generate-max-autotune": Source(generate_findings.of, ("generate-max-autotune",)),
     "generate-traps": Source(generate_findings.traps, ("generate-traps",)),
     # max-autotune beside reduce-overhead in the same rounds: four commands, one file each.
     "generate-autotuned": Source(generate_findings.against, (
-        "generate-max-autotune-batch", "generate-max-autotune-prefill",
+        "generate-max-autotune", "generate-max-autotune-gemm", "generate-max-autotune-prefill",
         "generate-max-autotune-prefill-8", "generate-max-autotune-prefill-32")),
+    # The products' share of that: one command timed max-autotune-gemm beside both.
+    "generate-autotune-split": Source(generate_findings.split, ("generate-max-autotune-gemm",)),
     # The graph-breaks page's timed runs, each measured by a fresh build on its device type.
     "explain-costs": Source(explain_findings.costs, (explain_costs.KIND,),
                             explain_costs.produce_on),

@@ -2,9 +2,10 @@
 
 For each page of the built site: its prose words (outside tables, code, figures and the blocks a
 reader opens on a click), where its "What to do" box starts (in words of prose from the top),
-and its longest sentence, in words. The budgets are the guide's (a page a reader can finish,
-sentences an editor would keep, the answer on the first screen); ``--check`` exits 1 when a
-topic page is over one of them, and prints which.
+how many lines the box holds, and its longest sentence, in words. The budgets are the guide's
+(a page a reader can finish, sentences an editor would keep, the answer on the first screen in
+at most five lines); ``--check`` exits 1 when a topic page is over one of them, and prints
+which.
 
     python -m snippets.site.reading SITE            # the table, every page
     python -m snippets.site.reading SITE --check    # and exit 1 over budget
@@ -27,6 +28,7 @@ PROG = "python -m snippets.site.reading"
 ANSWER_WITHIN_WORDS = 40
 MAX_PROSE_WORDS = 2500
 MAX_SENTENCE_WORDS = 40
+MAX_BOX_LINES = 5  # "What to do" in at most five lines
 BOX_TITLE = "What to do"
 # Pages that are reference, not topics: no answer box, no word budget.
 REFERENCE = ("index", "results", "cli", "contributing", "run-it-yourself", "glossary")
@@ -42,6 +44,7 @@ class Reading:
     answer_at: int | None  # prose words before the "What to do" box; None: no box
     longest_sentence: int
     longest: str  # its first words, to find it
+    box_lines: int = 0  # the items of the "What to do" list
 
     def over(self) -> list[str]:
         """The budgets this page misses, by name; a reference page has none."""
@@ -54,6 +57,8 @@ class Reading:
             out.append("prose words")
         if self.longest_sentence > MAX_SENTENCE_WORDS:
             out.append("longest sentence")
+        if self.box_lines > MAX_BOX_LINES:
+            out.append("What to do lines")
         return out
 
 
@@ -67,9 +72,19 @@ class _Prose(HTMLParser):
         self.blocks: list[list[str]] = [[]]
         self.box_at: int | None = None
         self.words = 0
+        self.divs = 0  # open <div>s: the box ends with the one it opened in
+        self.box_div: int | None = None  # the depth of the box's <div> while inside it
+        self.lists = 0  # open lists inside the box: only its own items count
+        self.box_lines = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         classes = (dict(attrs).get("class") or "").split()
+        if tag == "div":
+            self.divs += 1
+        elif self.box_div is not None and tag in ("ul", "ol"):
+            self.lists += 1
+        elif self.box_div is not None and tag == "li" and self.lists == 1:
+            self.box_lines += 1
         if tag == "article":
             self.in_article = True
         elif self.skipping or tag in SKIPPED or "stamp" in classes:
@@ -78,6 +93,12 @@ class _Prose(HTMLParser):
             self.blocks.append([])
 
     def handle_endtag(self, tag: str) -> None:
+        if tag == "div":
+            if self.box_div is not None and self.divs == self.box_div:
+                self.box_div = None
+            self.divs -= 1
+        elif self.box_div is not None and tag in ("ul", "ol"):
+            self.lists -= 1
         if tag == "article":
             self.in_article = False
         elif self.skipping and tag not in ("br", "img", "input", "hr"):
@@ -88,6 +109,7 @@ class _Prose(HTMLParser):
             return
         if self.box_at is None and data.strip() == BOX_TITLE:
             self.box_at = self.words
+            self.box_div = self.divs
         words = data.replace("¶", " ").split()
         self.words += len(words)
         self.blocks[-1] += words
@@ -99,7 +121,8 @@ def read(name: str, html: str) -> Reading:
     sentences = [s.split() for block in prose.blocks if block
                  for s in SENTENCE_END.split(" ".join(block))]
     longest = max(sentences, key=len, default=[])
-    return Reading(name, prose.words, prose.box_at, len(longest), " ".join(longest[:8]))
+    return Reading(name, prose.words, prose.box_at, len(longest), " ".join(longest[:8]),
+                   prose.box_lines)
 
 
 def readings(site: Path) -> list[Reading]:
@@ -114,9 +137,10 @@ def readings(site: Path) -> list[Reading]:
 
 def markdown(found: list[Reading]) -> str:
     return render.markdown_table(
-        ("Page", "Prose words", "What to do at word", "Longest sentence", "Over budget"),
-        ((r.page, f"{r.prose_words:,}", render.num(r.answer_at, "d"), r.longest_sentence,
-          ", ".join(r.over()) or "–") for r in found))
+        ("Page", "Prose words", "What to do at word", "What to do lines", "Longest sentence",
+         "Over budget"),
+        ((r.page, f"{r.prose_words:,}", render.num(r.answer_at, "d"), r.box_lines or "–",
+          r.longest_sentence, ", ".join(r.over()) or "–") for r in found))
 
 
 def main(argv: list[str] | None = None) -> int:

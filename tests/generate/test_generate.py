@@ -97,6 +97,12 @@ def test_a_cuda_run_of_the_small_size_times_every_mode_and_compares_its_tokens(t
     assert all(0 < r["pct_of_bandwidth"] < 100 for r in doc["rows"] if r["phase"] == "decode")
 
 
+def test_every_compiled_variant_says_what_it_passes_to_torch_compile():
+    assert set(generate.COMPILE_ARGS) == set(generate.VARIANTS) - {"eager"}
+    # a mode and options together are refused by torch.compile
+    assert not any({"mode", "options"} <= set(a) for a in generate.COMPILE_ARGS.values())
+
+
 def test_the_shape_table_has_a_cell_under_every_header():
     doc = {"provenance": {"settings": {"shape": vars(model.SIZES["1b"]), "params": 1,
                                        "dtype": "bf16"}}}
@@ -123,3 +129,22 @@ def test_one_variant_against_another_is_paired_by_round_within_each_file_only():
     assert found.ratios.low == pytest.approx(0.8) and found.ratios.high == pytest.approx(1.0)
     # decode at 32 had no reduce-overhead row beside it: not a paired batch
     assert found.batches("decode") == (8,) and found.batches("prefill") == (1,)
+    assert found.batches("prefill", "slower") == () and found.batches("decode", "slower") == (8,)
+    assert found.ratios_of("slower").high == pytest.approx(0.8)
+    assert found.at("prefill", 1).verdict is findings.Verdict.WITHIN_NOISE
+    assert found.at("decode", 32) is None
+
+
+def test_the_products_alone_split_max_autotune_s_loss_in_two():
+    doc = {"rows": [_timed("decode", 8, "reduce-overhead", [1.0, 1.0, 1.0]),
+                    _timed("decode", 8, "max-autotune-gemm", [1.1, 1.1, 1.1]),
+                    _timed("decode", 8, "max-autotune", [1.5, 1.5, 1.5]),
+                    _timed("decode", 32, "reduce-overhead", [2.0, 2.0, 2.0]),
+                    _timed("decode", 32, "max-autotune", [2.5, 2.5, 2.5])]}
+    found = findings.split(doc)
+    # batch 32 had no products-only row: not split
+    assert [(s.phase, s.batch) for s in found.splits] == [("decode", 8)]
+    (s,) = found.splits
+    assert s.products.ratio == pytest.approx(1 / 1.1)
+    assert s.rest == pytest.approx(1.1 / 1.5) and s.rest_loses_more and found.rest_loses_more
+    assert not findings.split(None).rest_loses_more

@@ -1,4 +1,5 @@
-"""snippets.site.reading: prose words, where the answer box starts, the longest sentence."""
+"""snippets.site.reading: prose words, where the answer box starts and its lines, the longest
+sentence."""
 
 from __future__ import annotations
 
@@ -22,6 +23,17 @@ def test_prose_counts_skip_tables_code_collapsed_blocks_and_stamps():
     r = reading.read("speed", PAGE)
     assert r.prose_words == 2 + 3 + 4 + 10  # the title, the box title, its line, the paragraph
     assert r.answer_at == 2 and r.longest_sentence == 6 and r.over() == []
+    assert r.box_lines == 1
+
+
+def test_a_box_of_more_than_five_lines_is_over_budget_and_nested_items_do_not_count():
+    items = "".join(f"<li>Line {i}.</li>" for i in range(5))
+    nested = "<li>Six.<ul><li>inner</li></ul></li>"
+    page = PAGE.replace("<ul><li>Do this first.", "<ul>" + items + nested + "<li>Do this first.")
+    r = reading.read("speed", page)
+    assert r.box_lines == 7 and r.over() == ["What to do lines"]
+    # a list after the box is not the box's
+    assert reading.read("speed", PAGE + "<ul><li>a</li><li>b</li></ul>").box_lines == 1
 
 
 def test_a_page_without_the_box_or_over_budget_says_which():
