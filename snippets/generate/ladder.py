@@ -326,8 +326,11 @@ def run(cfg: LadderConfig, *, commit: str | None = None,
 def table(doc: dict[str, Any]) -> str:
     """The ladder's key columns: each rung's step time, its speedup over eager in the same
     rounds, its rate and its share of the copy bandwidth, its compile time, its status."""
+    # A step decodes one token per sequence: per token only at batch 1.
+    batch = doc["provenance"]["settings"].get("batch", 1)
     return columns.markdown(doc["rows"], (columns.field("Rung", "rung"),), (
-        columns.timing("ms per token", lambda r: r.get("step_ms")),
+        columns.timing("ms per token" if batch == 1 else "ms per step",
+                       lambda r: r.get("step_ms")),
         columns.Column("× eager", lambda r: r if r.get("speedup") is not None else None,
                        render.speedup, notes=(columns.SPEEDUP,)),
         columns.number("Tokens/s", lambda r: r.get("tokens_per_s"), ",.0f"),
