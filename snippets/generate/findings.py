@@ -175,10 +175,16 @@ class Split:
     a variant that autotunes the products alone: ``products`` is that variant against
     reduce-overhead, ``rest`` the whole mode against that variant (what its other changes cost)."""
 
-    phase: str
-    batch: int
     products: Against
     rest: float
+
+    @property
+    def phase(self) -> str:
+        return self.products.phase
+
+    @property
+    def batch(self) -> int:
+        return self.products.batch
 
     @property
     def rest_loses_more(self) -> bool:
@@ -204,7 +210,7 @@ def split(doc: dict[str, Any] | None, part: str = "max-autotune-gemm",
     for w in against(doc, variant=variant, baseline=baseline).pairs:
         p = parts.get((w.phase, w.batch))
         if p is not None:
-            found.append(Split(w.phase, w.batch, p, w.ratio / p.ratio))
+            found.append(Split(p, w.ratio / p.ratio))
     return Splits(tuple(found))
 
 

@@ -89,7 +89,7 @@ SOURCES: dict[str, Source] = {
     "generate-ladder-8": Source(generate_findings.ladder, ("generate-ladder-8",)),
     "generate-max-autotune": Source(generate_findings.of, ("generate-max-autotune",)),
     "generate-traps": Source(generate_findings.traps, ("generate-traps",)),
-    # max-autotune beside reduce-overhead in the same rounds: four commands, one file each.
+    # max-autotune beside reduce-overhead in the same rounds: one file per command.
     "generate-autotuned": Source(generate_findings.against, (
         "generate-max-autotune", "generate-max-autotune-gemm", "generate-max-autotune-prefill",
         "generate-max-autotune-prefill-8", "generate-max-autotune-prefill-32")),
