@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import statistics
 from dataclasses import dataclass
 from typing import Any
 
@@ -292,3 +293,46 @@ def traps(doc: dict[str, Any]) -> dict[str, Trap]:
                          g.get("compile_s"), fast,
                          verdict(fast, g.get("speedup_iqr") or 0.0) if fast else None)
     return out
+
+
+# The guide's decode recipe (the whole step, reduce-overhead, fullgraph, one static graph per
+# batch size) timed against eager in the same rounds: a generate run's reduce-overhead variant,
+# and the ladder's cudagraphs rung, which compiles the same step the same way (ladder.ladder).
+RECIPE_ROW = (("variant", "reduce-overhead"), ("rung", "cudagraphs"))
+
+
+@dataclass(frozen=True)
+class Figure:
+    """The guide's one figure for the decode recipe at one model size and batch size: the
+    median of its speedup over eager across every recorded run that timed both, with the
+    lowest and highest. Eager's step is bound by the host and moves from run to run (the
+    recipe's does not), so one run's ratio is one draw; every page that states the gain uses
+    this one."""
+
+    size: str
+    batch: int
+    runs: int
+    median: float
+    speedup: Span
+
+
+@dataclass(frozen=True)
+class Figures:
+    figures: tuple[Figure, ...]
+
+    def at(self, batch: int, size: str = "1b") -> Figure | None:
+        return next((f for f in self.figures if (f.size, f.batch) == (size, batch)), None)
+
+
+def figures(*docs: dict[str, Any] | None) -> Figures:
+    """Every decode recipe row of ``docs`` (generate and ladder documents; None for a kind with
+    no run), one figure per model size and batch size."""
+    found: dict[tuple[str, int], list[float]] = {}
+    for doc in (d for d in docs if d is not None):
+        size = doc["provenance"]["settings"]["size"]
+        for r in doc["rows"]:
+            if (r["status"] in TIMED and r.get("phase", "decode") == "decode" and r.get("speedup")
+                    and any(r.get(k) == v for k, v in RECIPE_ROW)):
+                found.setdefault((size, r["batch_size"]), []).append(r["speedup"])
+    return Figures(tuple(Figure(size, batch, len(v), statistics.median(v), Span.of(v))
+                         for (size, batch), v in sorted(found.items())))

@@ -17,6 +17,7 @@ once formatted).
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -59,6 +60,8 @@ SOURCES: dict[str, Source] = {
     "bench-crosscheck": Source(crosscheck_findings.of, ("bench-crosscheck",), bench.crosscheck_on),
     # The graph-breaks run's small blocks, as the page on when compile does not pay reads them.
     "graph-breaks-tiny": Source(payoff.tiny, ("graph-breaks",)),
+    # The same blocks under CUDA graphs (mode="reduce-overhead"): recorded only, on a GPU.
+    "graph-breaks-tiny-graphs": Source(payoff.tiny, ("graph-breaks-reduce-overhead",)),
     # The minifier runs for minutes on a CPU; a fresh build on one measures it, as the page does.
     "debug-minifier": Source(debug_findings.minified, (minifier.KIND,),
                              lambda device: minifier.produce),
@@ -89,6 +92,9 @@ SOURCES: dict[str, Source] = {
     "generate-ladder-8": Source(generate_findings.ladder, ("generate-ladder-8",)),
     "generate-max-autotune": Source(generate_findings.of, ("generate-max-autotune",)),
     "generate-traps": Source(generate_findings.traps, ("generate-traps",)),
+    # The decode recipe's one figure per batch size: every run that timed it beside eager.
+    "generate-figures": Source(generate_findings.figures, (
+        "generate", "generate-max-autotune", "generate-max-autotune-gemm", "generate-ladder")),
     # max-autotune beside reduce-overhead in the same rounds: one file per command.
     "generate-autotuned": Source(generate_findings.against, (
         "generate-max-autotune", "generate-max-autotune-gemm", "generate-max-autotune-prefill",
@@ -196,6 +202,35 @@ def stamped(run: Placed, caller: Callable[[], str]) -> str:
     return pages.section(caller(), run.stamp)
 
 
+def headline(key: str, value: float | None, spec: str = ".2f") -> str:
+    """A configuration's one figure where a page states it ("8.68x"), in a span that names the
+    configuration and the value: ``snippets.site.figures`` reads them back from the built site
+    and holds every page to one figure per configuration. Only the canonical figure goes through
+    here; a run's own figure is written plainly and labelled as the run's."""
+    if value is None:
+        return "–"
+    shown = render.num(value, spec)
+    return (f'<span class="headline" data-figure="{html.escape(key)}" data-value="{shown}">'
+            f"{shown}x</span>")
+
+
+def figure_of(runs: Placed | None, model: str, batch: int, mode: str) -> Any:
+    """The canonical figure of one benchmark configuration in the recorded GPU runs
+    (``bench_runs()``); None where they hold none or there are no runs."""
+    if runs is None:
+        return None
+    return next((f for f in runs.figures if (f.model, f.batch, f.mode) == (model, batch, mode)),
+                None)
+
+
+def figure_key(runs: Placed, figure: Any) -> str:
+    """The configuration a canonical figure is of, as ``headline`` names it: the device, the
+    model, the batch size and the mode (or the step the decode recipe compiles)."""
+    mode = getattr(figure, "mode", "decode, reduce-overhead")
+    model = getattr(figure, "model", None) or f"decoder {figure.size}"
+    return f"{runs.device} · {model} · batch {figure.batch} · {mode}"
+
+
 def fmt(value: float | None, spec: str = ".2f") -> str:
     return render.num(value, spec)
 
@@ -217,6 +252,9 @@ def define_env(env: Any) -> None:
     env.macro(lambda kind, device, root="../": pages.no_run_yet(kind, device, root=root),
               "no_run_yet")
     env.macro(stamped)
+    env.macro(headline)
+    env.macro(figure_of)
+    env.macro(figure_key)
     env.macro(together)
     env.macro(render.ms, "ms")  # a latency as every table shows it
     env.filter(fmt)

@@ -148,3 +148,44 @@ def test_the_products_alone_split_max_autotune_s_loss_in_two():
     assert s.products.ratio == pytest.approx(1 / 1.1)
     assert s.rest == pytest.approx(1.1 / 1.5) and s.rest_loses_more and found.rest_loses_more
     assert not findings.split(None).rest_loses_more
+
+
+def _recipe_doc(size, rows):
+    return {"provenance": {"settings": {"size": size}}, "rows": rows}
+
+
+def test_the_decode_figure_is_the_median_of_every_run_of_the_recipe():
+    """A generate run's reduce-overhead variant and a ladder's cudagraphs rung are one
+    configuration; other variants, rungs, prefill and failed rows are not counted."""
+    gen = _recipe_doc("1b", [
+        {"phase": "decode", "batch_size": 1, "variant": "reduce-overhead", "status": "ok",
+         "speedup": 17.0},
+        {"phase": "decode", "batch_size": 1, "variant": "default", "status": "ok", "speedup": 3.0},
+        {"phase": "prefill", "batch_size": 1, "variant": "reduce-overhead", "status": "ok",
+         "speedup": 9.0},
+        {"phase": "decode", "batch_size": 32, "variant": "reduce-overhead", "status": "ok",
+         "speedup": 12.0}])
+    tuned = _recipe_doc("1b", [
+        {"phase": "decode", "batch_size": 1, "variant": "reduce-overhead", "status": "noisy",
+         "speedup": 13.5},
+        {"phase": "decode", "batch_size": 32, "variant": "reduce-overhead", "status": "error",
+         "speedup": None}])
+    ladder = _recipe_doc("1b", [
+        {"batch_size": 1, "rung": "cudagraphs", "status": "ok", "speedup": 13.0},
+        {"batch_size": 1, "rung": "gqa", "status": "ok", "speedup": 14.0}])
+    found = findings.figures(gen, None, tuned, ladder)
+    one, many = found.at(1), found.at(32)
+    assert (one.runs, one.median, one.speedup.low, one.speedup.high) == (3, 13.5, 13.0, 17.0)
+    assert (many.runs, many.median) == (1, 12.0)
+    assert found.at(8) is None and found.at(1, size="small") is None
+
+
+def test_the_recorded_decode_figures_cover_every_recorded_run_of_the_recipe():
+    """On the committed H200 runs: batch 1 from three runs, batch 32 from two (the decode table's
+    and the max-autotune-gemm command's, whose eager rows differ)."""
+    folder = results.ROOT / "docs" / "results" / "nvidia-h200_torch-2.11.0"
+    docs = [results.load(folder / f"{k}.json") for k in (
+        "generate", "generate-max-autotune", "generate-max-autotune-gemm", "generate-ladder")]
+    found = findings.figures(*docs)
+    assert (found.at(1).runs, found.at(32).runs) == (3, 2)
+    assert found.at(1).speedup.low < found.at(1).median < found.at(1).speedup.high

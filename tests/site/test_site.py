@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from snippets.core import results
-from snippets.site import agree, reading, sitecheck
+from snippets.site import agree, figures, reading, sitecheck
 from tests.site.builds import Deployment, finish, site_copy, start_build
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,6 +88,13 @@ def test_build_passes_the_site_check(site: Path) -> None:
 
 def test_every_shown_ratio_agrees_with_the_medians_shown_beside_it(site: Path) -> None:
     assert agree.disagreements(site) == []
+
+
+def test_every_configuration_has_one_headline_figure_across_the_pages(site: Path) -> None:
+    stated = figures.stated(site)
+    # the home page states the canonical figures, and another page states some of them too
+    assert {s.page for s in stated} >= {"index.html", "benchmark/index.html"}
+    assert figures.disagreements(site) == []
 
 
 def test_benchmark_page_shows_the_cpu_run_stamped(site: Path) -> None:
