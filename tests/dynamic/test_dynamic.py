@@ -68,6 +68,25 @@ def test_buckets_compile_once_per_bucket(summaries):
     assert {tuple(shape) for shape in row["compiled_at"]} == used
 
 
+@pytest.mark.parametrize("fullgraph", [False, True])
+def test_past_the_limit_a_new_shape_runs_eager_unless_fullgraph_where_it_raises(fullgraph):
+    """What the page's At the recompile limit says: the compiled shapes keep their code and a new
+    shape runs eager, except under fullgraph=True (torch/_dynamo/convert_frame.py, _compile)."""
+    def f(x):
+        return x * 2
+
+    name = dynamic.recompile_limit_name()
+    with torch._dynamo.config.patch({name: 1}):
+        compiled = torch.compile(f, backend="eager", dynamic=False, fullgraph=fullgraph)
+        compiled(torch.ones(2))
+        if fullgraph:
+            with pytest.raises(torch._dynamo.exc.FailOnRecompileLimitHit):
+                compiled(torch.ones(3))
+        else:
+            assert torch.equal(compiled(torch.ones(3)), torch.full((3,), 2.0))  # eager, no error
+        assert torch.equal(compiled(torch.ones(2)), torch.full((2,), 2.0))  # still compiled
+
+
 def test_recompile_limit_name_exists():
     assert isinstance(getattr(torch._dynamo.config, dynamic.recompile_limit_name()), int)
 
