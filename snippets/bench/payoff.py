@@ -56,6 +56,7 @@ class TinyWork:
     slower: int
     eager_ms: Span
     faster: tuple[Block, ...]
+    mode: str = "default"  # the compile mode the blocks ran under: a verdict holds for it only
 
 
 def break_even_calls(compile_s: float, eager_ms: float, compiled_ms: float) -> float | None:
@@ -147,7 +148,8 @@ def tiny(doc: dict[str, Any]) -> TinyWork:
     rows = doc["rows"]
     return TinyWork(len(rows), sum(r["speedup"] < 1 for r in rows),
                     Span.of([r["eager_ms"]["median"] for r in rows]),
-                    tuple(Block(r["cause"], r["variant"]) for r in rows if r["speedup"] >= 1))
+                    tuple(Block(r["cause"], r["variant"]) for r in rows if r["speedup"] >= 1),
+                    doc["provenance"]["settings"].get("mode", "default"))
 
 
 def tiny_work(doc: dict[str, Any]) -> str:

@@ -65,6 +65,8 @@ class Stream:
     compiled: tuple[Median, ...] = ()
     slower: tuple[str, ...] = ()
     verdict: Slower | None = None
+    fastest: str | None = None  # the lowest median request, eager included: what the stream
+    # says to pick, so that no page names a winner the stream's run contradicts
 
 
 def stream(doc: dict[str, Any]) -> Stream:
@@ -85,7 +87,9 @@ def stream(doc: dict[str, Any]) -> Stream:
         eager_tail=eager["p99_ms"] / eager["p50_ms"] if eager else None,
         eager_p50=eager["p50_ms"] if eager else None,
         compiled=tuple(Median(r["strategy"], r["p50_ms"]) for r in compiled) if eager else (),
-        slower=tuple(slower), verdict=verdict)
+        slower=tuple(slower), verdict=verdict,
+        fastest=min((r for r in done if r["p50_ms"]), key=lambda r: r["p50_ms"],
+                    default={"strategy": None})["strategy"])
 
 
 # ---- compile modes -----------------------------------------------------------------------------

@@ -65,3 +65,5 @@ def test_tiny_work_counts_every_block_once():
     assert found.blocks == found.slower + len(found.faster)
     assert found.eager_ms.low == min(r["eager_ms"]["median"] for r in doc["rows"])
     assert len(table_rows(payoff.tiny_work(doc))) == len(doc["rows"])
+    # the mode the blocks ran under, which the page's verdict is limited to
+    assert found.mode == doc["provenance"]["settings"]["mode"] == "default"

@@ -163,6 +163,14 @@ def test_the_stream_sets_each_tail_against_the_goal_and_each_median_against_eage
     assert not serving_findings.stream({"rows": []}).done
 
 
+def test_the_stream_names_the_lowest_median_whichever_strategy_it_is():
+    doc = {"rows": [_stream_row("eager", 0, 0.9, 2.0), _stream_row("warm-up", 0, 1.2, 1.4),
+                    _stream_row("warm-up, buckets", 0, 1.5, 1.6)]}
+    assert serving_findings.stream(doc).fastest == "eager"
+    doc["rows"][2]["p50_ms"] = 0.5
+    assert serving_findings.stream(doc).fastest == "warm-up, buckets"
+
+
 def test_a_strategy_name_with_a_comma_stays_one_name():
     doc = {"rows": [_stream_row("warm-up", 0, 1.0, 1.4),
                     _stream_row("warm-up, buckets", 0, 1.0, 1.2)]}
