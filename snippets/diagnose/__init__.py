@@ -25,7 +25,7 @@ import torch._inductor.config
 
 from snippets import dynamic, explain
 from snippets.bench import TOLERANCE, payoff
-from snippets.core import config, measure, models, results, rows
+from snippets.core import backends, config, measure, models, results, rows
 from snippets.diagnose import findings, shapes
 from snippets.diagnose.findings import ModeRun, Phase, Section, Status, Strategy
 
@@ -47,12 +47,25 @@ TUNE_S_PER_OP = 15.0
 # kernel choices for minutes, beyond any default budget.
 DEVICE_MODES = {"cuda": ("default", "reduce-overhead", "max-autotune-no-cudagraphs"),
                 "cpu": ("default",)}
+# The fp32 matmul precision the command runs a model at, per device: on CUDA the benchmark's
+# ("high": fp32 products as TF32, backends.DEFAULT), so that a verdict on an fp32 model agrees
+# with the figures the guide states. At torch's own "highest", the transformer's diagnosis on the
+# recorded H200 said to stay eager, while with TF32 every mode of both models in fp32 ran faster
+# (docs/results/nvidia-h200_torch-2.11.0/tf32/). On the CPU, torch's default.
 DEFAULTS: dict[str, dict[str, Any]] = {
-    "cuda": {"rounds": 30, "sample_ms": 20.0},
-    "cpu": {"rounds": 20, "sample_ms": 50.0},
+    "cuda": {"rounds": 30, "sample_ms": 20.0,
+             "matmul_precision": backends.DEFAULT["cuda"].matmul_precision},
+    "cpu": {"rounds": 20, "sample_ms": 50.0,
+            "matmul_precision": backends.DEFAULT["cpu"].matmul_precision},
 }
+PRECISIONS = ("highest", "high", "medium")  # torch.set_float32_matmul_precision's values
 STRATEGIES = shapes.STRATEGIES
 cold_cache = shapes.cold_cache
+
+
+def ran_at(doc: dict[str, Any]) -> str:
+    """The fp32 matmul precision a recorded diagnosis ran at, for the page to say which."""
+    return doc["provenance"]["settings"]["matmul_precision"]
 
 
 def parse_shapes(text: str) -> tuple[int, ...]:
@@ -80,10 +93,18 @@ class DiagnoseConfig:
     """seconds the whole diagnosis may take; phases skip what does not fit"""
     rounds: int | None = None
     sample_ms: float | None = None
+    matmul_precision: str | None = config.option(None, choices=PRECISIONS)
+    """fp32 matmul precision the command runs the model at ("high": TF32 on CUDA); a factory
+    that sets its own wins"""
 
     def __post_init__(self) -> None:
         config.check(self)
         parse_shapes(self.shapes)
+
+    def backends(self) -> backends.BackendSettings:
+        """The process-wide settings the command sets around a diagnosis (and its report, which
+        reads the precision that ran): torch's own but for the matmul precision."""
+        return backends.BackendSettings(matmul_precision=self.resolve().matmul_precision)
 
     @property
     def schedule(self) -> tuple[int, ...]:
@@ -96,6 +117,10 @@ class DiagnoseConfig:
         return {"schedule": list(self.schedule), "budget_s": self.budget_s,
                 "rounds": self.rounds, "sample_ms": self.sample_ms, "dtype": "fp32",
                 "matmul_precision": torch.get_float32_matmul_precision(),
+                # what a stamp shows: fp32 products ran as TF32 (the precision is only read on
+                # CUDA)
+                "tf32": (config.device_type(self.device) == "cuda"
+                         and torch.get_float32_matmul_precision() != "highest"),
                 "inductor_cache": "empty per compile", "count_backend": "eager", "grad": False,
                 "recompile_limit": dynamic.recompile_limit()}
 

@@ -73,17 +73,20 @@ def main(argv: list[str] | None = None) -> int:
         return interrupt.exit_code
 
     interrupt = process.Interrupt(last_words=stopped)
-    try:
-        # What the model prints goes to stderr, so that the report (JSON, say) stays clean.
-        with interrupt.installed(), process.stdout_to_stderr():
-            diagnose.diagnose(cfg, factory, on_section=finished)
-    except models.SpecError as exc:
-        cli.fail(PROG, str(exc))
-    except KeyboardInterrupt:
-        return stopped()  # the finished phases are kept: show them and stop
-    if interrupt.seen:  # a Ctrl-C that torch swallowed in the last phase
-        return stopped()
-    show(cfg, args.spec, tuple(done), args.format, args.output)
+    # The precision is set around the report too: the verdict and the provenance read the one
+    # that ran (the factory's, where it set its own).
+    with cfg.backends().apply():
+        try:
+            # What the model prints goes to stderr, so that the report (JSON, say) stays clean.
+            with interrupt.installed(), process.stdout_to_stderr():
+                diagnose.diagnose(cfg, factory, on_section=finished)
+        except models.SpecError as exc:
+            cli.fail(PROG, str(exc))
+        except KeyboardInterrupt:
+            return stopped()  # the finished phases are kept: show them and stop
+        if interrupt.seen:  # a Ctrl-C that torch swallowed in the last phase
+            return stopped()
+        show(cfg, args.spec, tuple(done), args.format, args.output)
     return 0
 
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from snippets import bench, dynamic, train
+from snippets import bench, diagnose, dynamic, train
 from snippets.bench import crosscheck_findings, payoff
 from snippets.bench import findings as bench_findings
 from snippets.core import render, results
@@ -101,6 +101,8 @@ SOURCES: dict[str, Source] = {
         "generate-max-autotune-prefill-8", "generate-max-autotune-prefill-32")),
     # The products' share of that: one command timed max-autotune-gemm beside both.
     "generate-autotune-split": Source(generate_findings.split, ("generate-max-autotune-gemm",)),
+    # The precision a recorded diagnosis of the transformer ran at: its page's words depend on it.
+    "diagnose-transformer": Source(diagnose.ran_at, ("diagnose-transformer",)),
     # The graph-breaks page's timed runs, each measured by a fresh build on its device type.
     "explain-costs": Source(explain_findings.costs, (explain_costs.KIND,),
                             explain_costs.produce_on),

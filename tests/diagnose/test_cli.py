@@ -23,6 +23,7 @@ FAST = ("--device", "cpu", "--shapes", "batch=2,4", "--rounds", "2", "--budget-s
     (("tests.diagnose.models:clean", "--shapes", "seq=64"), "--shapes"),
     (("tests.diagnose.models:clean", "--device", "tpu"), "unknown device"),
     (("tests.diagnose.models:clean", "--budget-s", "0"), "--budget-s"),
+    (("tests.diagnose.models:clean", "--matmul-precision", "tf32"), "--matmul-precision"),
 ])
 def test_mistakes_are_one_line(capsys, argv, expect):
     assert_one_line_error(*run(main, capsys, *argv), expect, prog=PROG)
@@ -58,3 +59,24 @@ def test_the_terminal_report_names_the_break_line(capsys):
     code, out, _ = run(main, capsys, "tests.diagnose.models:branchy", *FAST)
     assert code == 0
     assert "tests/diagnose/models.py:" in out and "skipped: default: needs 20 s" in out
+
+
+def test_the_precision_is_the_benchmarks_on_cuda_and_torchs_on_the_cpu():
+    from snippets.core import backends
+    from snippets.diagnose import DiagnoseConfig
+
+    assert DiagnoseConfig(device="cuda").resolve().matmul_precision == "high"
+    assert (DiagnoseConfig(device="cuda").resolve().matmul_precision
+            == backends.DEFAULT["cuda"].matmul_precision)
+    assert DiagnoseConfig(device="cpu").resolve().matmul_precision == "highest"
+
+
+def test_the_precision_is_set_for_the_run_recorded_and_restored(capsys):
+    import torch
+
+    was = torch.get_float32_matmul_precision()
+    code, out, _ = run(main, capsys, "tests.diagnose.models:clean", *FAST,
+                       "--matmul-precision", "high", "--format", "json")
+    assert code == 0
+    assert json.loads(out)["provenance"]["settings"]["matmul_precision"] == "high"
+    assert torch.get_float32_matmul_precision() == was
