@@ -148,18 +148,13 @@ def _prepare(cfg: BenchConfig, name: str, factory: models.Factory, bs: int) -> _
     return _Group(cfg, name, bs, model, x, examples.parameter_bytes(model))
 
 
-def _explain(model: nn.Module, x: examples.Example) -> Any:
-    if isinstance(x, dict):
-        return explain(model, **x)
-    return explain(model, *((x,) if isinstance(x, torch.Tensor) else x))
-
-
 def _reference(g: _Group) -> None:
     """Eager's output (what every mode is checked against), the FLOPs and Dynamo's graph count."""
     g.ref = examples.reference(examples.call(g.model, g.x))
     flops = rows.or_none(lambda: models.count_flops(g.model, g.x))
     # A model Dynamo cannot trace still has eager numbers; its compiled rows will say why.
-    exp = rows.or_none(lambda: _explain(g.model, g.x))
+    args, kwargs = examples.split(g.x)
+    exp = rows.or_none(lambda: explain(g.model, *args, **kwargs))
     g.common = {"flops": flops, "graph_count": exp and exp.graph_count,
                 "graph_breaks": exp and exp.graph_break_count}
     torch._dynamo.reset()  # explain's traces must not count against the compiled modes

@@ -43,11 +43,22 @@ def check(example: Example) -> None:
 
 def call(model: Callable[..., Any], example: Example) -> Any:
     """``model`` applied to ``example``: a tensor is one argument, a tuple several, a dict keywords."""
+    args, kwargs = split(example)
+    return model(*args, **kwargs)
+
+
+def split(example: Example) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The positional and keyword arguments an example stands for."""
     if isinstance(example, torch.Tensor):
-        return model(example)
+        return (example,), {}
     if isinstance(example, Mapping):
-        return model(**example)
-    return model(*example)
+        return (), dict(example)
+    return tuple(example), {}
+
+
+def device(example: Example) -> torch.device:
+    """The device of the example's first tensor (where its model runs)."""
+    return tensors(example)[0].device
 
 
 def bind(model: Callable[..., Any], example: Example) -> Callable[[], Any]:
