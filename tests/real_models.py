@@ -66,3 +66,8 @@ class TwoInputs(nn.Module):
     def forward(self, x: torch.Tensor, keep: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         y = self.proj(x) * keep
         return y, y.sum(dim=1)
+
+
+def bert_call() -> tuple[nn.Module, dict[str, torch.Tensor]]:
+    """``python -m snippets.explain``'s contract, ``factory() -> (fn, args)``, with keyword args."""
+    return bert(2)

@@ -175,7 +175,7 @@ def _malformed(made: object) -> str:
     fn, args = made
     if not callable(fn):
         return say["not callable"].format(type=type(fn).__name__)
-    if not isinstance(args, tuple):
-        one = say["one input"] if not isinstance(args, (list, dict)) else ""
+    if not isinstance(args, (tuple, dict)):  # a dict holds keyword arguments
+        one = say["one input"] if not isinstance(args, list) else ""
         return say["args"].format(type=type(args).__name__) + one
     return ""
