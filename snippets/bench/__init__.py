@@ -22,7 +22,7 @@ import torch._inductor.config
 from torch import nn
 
 from snippets.bench.rows import new_row
-from snippets.core import backends, config, machine, measure, models, rows, runs
+from snippets.core import backends, config, examples, machine, measure, models, rows, runs
 from snippets.explain import explain
 
 MODES = ("eager", "default", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
@@ -122,9 +122,9 @@ class _Group:
     name: str
     bs: int
     model: nn.Module
-    x: torch.Tensor
+    x: examples.Example
     weights: int = 0
-    ref: torch.Tensor | None = None
+    ref: list[torch.Tensor] | None = None
     common: dict[str, Any] = field(default_factory=dict)
     fns: dict[str, Callable[[], object]] = field(default_factory=dict)
     rows: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -135,32 +135,33 @@ class _Group:
 
 
 def _prepare(cfg: BenchConfig, name: str, factory: models.Factory, bs: int) -> _Group:
-    """Build the model and its input on the device, in the run's dtype and layout."""
+    """Build the model and its input on the device, in the run's dtype and layout (floating-point
+    inputs only: token ids and masks keep their dtype)."""
     device, dtype = torch.device(cfg.device), DTYPES[cfg.dtype]
     model, x = models.build(factory, name, bs)
     # --8<-- [start:prepare]
     model = model.to(device, dtype).eval()
-    x = x.to(device, dtype)
-    if cfg.channels_last and x.dim() == 4:
+    if cfg.channels_last:
         model = model.to(memory_format=torch.channels_last)
-        x = x.contiguous(memory_format=torch.channels_last)
+    x = examples.place(x, device, dtype, channels_last=cfg.channels_last)
     # --8<-- [end:prepare]
-    weights = sum(t.numel() * t.element_size() for t in (*model.parameters(), *model.buffers()))
-    return _Group(cfg, name, bs, model, x, weights)
+    return _Group(cfg, name, bs, model, x, examples.parameter_bytes(model))
 
 
 def _reference(g: _Group) -> None:
     """Eager's output (what every mode is checked against), the FLOPs and Dynamo's graph count."""
-    g.ref = g.model(g.x).float().clone()
+    g.ref = examples.reference(examples.call(g.model, g.x))
     flops = rows.or_none(lambda: models.count_flops(g.model, g.x))
     # A model Dynamo cannot trace still has eager numbers; its compiled rows will say why.
-    exp = rows.or_none(lambda: explain(g.model, g.x))
+    args, kwargs = examples.split(g.x)
+    exp = rows.or_none(lambda: explain(g.model, *args, **kwargs))
     g.common = {"flops": flops, "graph_count": exp and exp.graph_count,
                 "graph_breaks": exp and exp.graph_break_count}
     torch._dynamo.reset()  # explain's traces must not count against the compiled modes
+    eager = examples.bind(g.model, g.x)
     for _ in range(g.cfg.warmup):
-        g.model(g.x)
-    g.fns["eager"] = lambda: g.model(g.x)
+        eager()
+    g.fns["eager"] = eager
     g.rows["eager"] = new_row(g.name, g.bs, "eager", rel_err=0.0, **g.common)
 
 
@@ -171,12 +172,13 @@ def _compile_mode(g: _Group, mode: str) -> dict[str, Any] | None:
         # --8<-- [start:compile]
         compiled = torch.compile(model, mode=mode)
         # The first call compiles: timed whole, apart from every later (steady) call.
-        out, compile_s = measure.time_first_call(lambda: compiled(x), device)
+        run = examples.bind(compiled, x)  # compiled(x), compiled(*x) or compiled(**x)
+        out, compile_s = measure.time_first_call(run, device)
         # --8<-- [end:compile]
-        err = measure.relative_error(out.float(), g.ref)
+        err = examples.relative_error(out, g.ref)
         del out  # a CUDA-graph output is overwritten by the next replay; hold none
         for _ in range(g.cfg.warmup):  # here, so a fault while warming (a CUDA-graph
-            compiled(x)  # capture, say) is this mode's row and not the whole group's
+            run()  # capture, say) is this mode's row and not the whole group's
     except Exception as exc:  # one configuration's fault is its row's, the run goes on
         status, msg = rows.fault(exc)
         return new_row(g.name, g.bs, mode, status=status, message=msg, **g.common)
@@ -185,7 +187,7 @@ def _compile_mode(g: _Group, mode: str) -> dict[str, Any] | None:
                         **g.common,
                         status="ok" if ok else "mismatch",
                         message="" if ok else f"rel_err {err:.3g} above {tol}")
-    g.fns[mode] = lambda: compiled(x)
+    g.fns[mode] = run
     return None
 
 

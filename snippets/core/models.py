@@ -1,7 +1,8 @@
 """The models the guide measures, and loading a user's own model from ``pkg.module:factory``.
 
-A factory takes the batch size and returns ``(module, example_input)``; weights are random because
-speed does not depend on their values and no download is needed.
+A factory takes the batch size and returns ``(module, example_input)``; the example is a tensor, a
+tuple of arguments or a dict of keyword arguments (``snippets.core.examples``). Weights are random
+because speed does not depend on their values and no download is needed.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from typing import Any
 import torch
 from torch import nn
 
-from snippets.core import config
+from snippets.core import config, examples
 
-Factory = Callable[[int], tuple[nn.Module, torch.Tensor]]
+Factory = Callable[[int], tuple[nn.Module, examples.Example]]
 
 
 class SpecError(ValueError):
@@ -44,7 +45,7 @@ def transformer(batch_size: int) -> tuple[nn.Module, torch.Tensor]:
 # --8<-- [end:models]
 
 
-def count_flops(model: nn.Module, x: torch.Tensor) -> int:
+def count_flops(model: nn.Module, x: examples.Example) -> int:
     """FLOPs of one forward. The eval-mode transformer's fused fast path hides its matmuls from
     the counter, so it is switched off while counting."""
     from torch.utils.flop_counter import FlopCounterMode
@@ -55,7 +56,7 @@ def count_flops(model: nn.Module, x: torch.Tensor) -> int:
         if fastpath:
             fastpath.set_fastpath_enabled(False)
         with FlopCounterMode(display=False) as counter:
-            model(x)
+            examples.call(model, x)
         return int(counter.get_total_flops())
     finally:
         if fastpath:
@@ -106,20 +107,20 @@ def load_factory(spec: str) -> Factory:
     return factory
 
 
-def build(factory: Factory, name: str, batch_size: int) -> tuple[nn.Module, torch.Tensor]:
-    """Call a factory and check it returned ``(nn.Module, Tensor)``."""
+def build(factory: Factory, name: str, batch_size: int) -> tuple[nn.Module, examples.Example]:
+    """Call a factory and check it returned ``(nn.Module, example)``, the example a tensor, a tuple
+    of arguments or a dict of keyword arguments."""
     try:
         made = factory(batch_size)
     except Exception as exc:
         raise SpecError(f"model {name!r} failed to build: {type(exc).__name__}: {exc}") from None
-    if (
-        not isinstance(made, tuple)
-        or len(made) != 2
-        or not isinstance(made[0], nn.Module)
-        or not isinstance(made[1], torch.Tensor)
-    ):
+    if not isinstance(made, tuple) or len(made) != 2 or not isinstance(made[0], nn.Module):
         raise SpecError(
-            f"model {name!r}: factory(batch_size) must return (nn.Module, Tensor), "
+            f"model {name!r}: factory(batch_size) must return (nn.Module, example), "
             f"got {type(made).__name__}"
         )
+    try:
+        examples.check(made[1])
+    except examples.ExampleError as exc:
+        raise SpecError(f"model {name!r}: {exc}") from None
     return made

@@ -25,7 +25,7 @@ import torch._inductor.config
 
 from snippets import dynamic, explain
 from snippets.bench import TOLERANCE, payoff
-from snippets.core import backends, config, measure, models, results, rows
+from snippets.core import backends, config, examples, measure, models, results, rows
 from snippets.diagnose import findings, shapes
 from snippets.diagnose.findings import ModeRun, Phase, Section, Status, Strategy
 
@@ -160,9 +160,11 @@ def verdict_of(cfg: DiagnoseConfig, sections: tuple[Section, ...]) -> findings.R
                               torch.get_float32_matmul_precision())
 
 
-def breaks(model: torch.nn.Module, x: torch.Tensor, budget: Budget) -> Section:
+def breaks(model: torch.nn.Module, x: examples.Example, budget: Budget) -> Section:
     """Phase 1: the breaks Dynamo logs, once per user line, in explain's words."""
-    return Section(Phase.BREAKS, Status.DONE, 0.0, found=explain.explain_quietly(model, x))
+    args, kwargs = examples.split(x)
+    return Section(Phase.BREAKS, Status.DONE, 0.0,
+                   found=explain.explain_quietly(model, *args, **kwargs))
 
 
 def stalls_need_s(default: Strategy, best: Strategy, compile_s: float | None) -> float:
@@ -203,21 +205,23 @@ def recompiles(factory: models.Factory, schedule: tuple[int, ...], budget: Budge
                    skipped=tuple(skipped))
 
 
-def _compile(model: torch.nn.Module, x: torch.Tensor, mode: str, ref: torch.Tensor
+def _compile(model: torch.nn.Module, x: examples.Example, mode: str, ref: list[torch.Tensor]
              ) -> tuple[ModeRun, Callable[[], object] | None]:
     """One mode's first call, timed whole (its compile), and its output against eager's."""
     torch._dynamo.reset()
     try:
         with cold_cache():
             compiled = torch.compile(model, mode=mode)
-            out, compile_s = measure.time_first_call(lambda: compiled(x), x.device)
+            run = examples.bind(compiled, x)
+            out, compile_s = measure.time_first_call(run, examples.device(x))
             # A new process on the same machine: Dynamo traces again, Inductor's caches hit.
             torch._dynamo.reset()
             compiled = torch.compile(model, mode=mode)
-            out, warm_s = measure.time_first_call(lambda: compiled(x), x.device)
-        err = measure.relative_error(out, ref)
+            run = examples.bind(compiled, x)
+            out, warm_s = measure.time_first_call(run, examples.device(x))
+        err = examples.relative_error(out, ref)
         del out  # a CUDA-graph output is overwritten by the next replay; hold none
-        compiled(x)  # a fault while warming (a CUDA-graph capture) is this mode's too
+        run()  # a fault while warming (a CUDA-graph capture) is this mode's too
     except Exception as exc:  # one mode's fault is its row's; the others go on
         status, message = rows.fault(exc)
         return ModeRun(mode, status, message), None
@@ -225,15 +229,15 @@ def _compile(model: torch.nn.Module, x: torch.Tensor, mode: str, ref: torch.Tens
     return (ModeRun(mode, "ok" if ok else "mismatch",
                     "" if ok else f"rel_err {err:.3g} above {TOLERANCE['fp32']}", compile_s, err,
                     warm_s=warm_s),
-            lambda: compiled(x))
+            run)
 
 
-def modes(cfg: DiagnoseConfig, model: torch.nn.Module, x: torch.Tensor, budget: Budget,
+def modes(cfg: DiagnoseConfig, model: torch.nn.Module, x: examples.Example, budget: Budget,
           tuned: int = 0) -> Section:
     """Phase 2: each mode compiled with a cold cache, checked, then all timed against eager."""
     device = torch.device(cfg.device)
-    ref = model(x)
-    fns: dict[str, Callable[[], object]] = {"eager": lambda: model(x)}
+    ref = examples.reference(examples.call(model, x))
+    fns: dict[str, Callable[[], object]] = {"eager": examples.bind(model, x)}
     runs, skipped = {}, []
     for mode in DEVICE_MODES[config.device_type(cfg.device)]:
         needs = compile_needs_s(mode, runs, tuned)
@@ -283,7 +287,7 @@ def diagnose(cfg: DiagnoseConfig, factory: models.Factory, *, budget: Budget | N
     budget = budget or Budget(cfg.budget_s)
     device = torch.device(cfg.device)
     model, x = models.build(factory, "factory", cfg.schedule[0])  # a SpecError is the user's
-    model, x = model.to(device).eval(), x.to(device)
+    model, x = model.to(device).eval(), examples.place(x, device)
     # The modes before the recompiles: the verdict needs their timing, and the recompiles'
     # stalls (an Inductor compile per batch size, in an empty cache) can take minutes of a
     # large model's budget (ResNet-50 on two CPU cores: over three) while adding only a line.
@@ -300,9 +304,9 @@ def diagnose(cfg: DiagnoseConfig, factory: models.Factory, *, budget: Budget | N
 
 
 def _on(factory: models.Factory, device: torch.device) -> models.Factory:
-    def made(bs: int) -> tuple[torch.nn.Module, torch.Tensor]:
+    def made(bs: int) -> tuple[torch.nn.Module, examples.Example]:
         model, x = factory(bs)
-        return model.to(device), x.to(device)
+        return model.to(device), examples.place(x, device)
     return made
 
 

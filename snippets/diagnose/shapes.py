@@ -16,7 +16,7 @@ import torch
 
 from snippets import dynamic
 from snippets.bench import TOLERANCE
-from snippets.core import measure, models, rows, torch_logs
+from snippets.core import examples, measure, models, rows, torch_logs
 from snippets.diagnose.findings import WRAPPER_FRAME, Strategy
 
 # The ways of telling the compiler about a batch size that varies: none (Dynamo recompiles, then
@@ -86,13 +86,14 @@ def count_compiles(factory: models.Factory, strategy: str, schedule: tuple[int, 
                 options = {"dynamic": True} if strategy == "dynamic=True" else {}
                 compiled = torch.compile(model, backend=backend, **options)
             if strategy == "mark_dynamic":
-                torch._dynamo.mark_dynamic(x, 0)
+                examples.mark_dynamic(x)  # the leading size of every tensor input
             before = dynamic.graphs_compiled()
-            watch = measure.Stopwatch(x.device)
+            watch = measure.Stopwatch(examples.device(x))
             try:
                 with watch:
-                    out = compiled(x)
-                correct &= measure.relative_error(out, model(x)) <= TOLERANCE["fp32"]
+                    out = examples.call(compiled, x)
+                want = examples.reference(examples.call(model, x))
+                correct &= examples.relative_error(out, want) <= TOLERANCE["fp32"]
             except Exception as exc:  # mark_dynamic on a size the code specializes raises
                 errors.append(rows.fault(exc)[1])
             compiles += dynamic.graphs_compiled() - before

@@ -98,8 +98,8 @@ def _reasons(logged: list[records.Record]) -> tuple[BreakReason, ...]:
 
 
 # --8<-- [start:explain]
-def explain(fn: Callable[..., object], *args: object) -> Explanation:
-    """Run ``fn(*args)`` under Dynamo with a backend that only counts graphs,
+def explain(fn: Callable[..., object], *args: object, **kwargs: object) -> Explanation:
+    """Run ``fn(*args, **kwargs)`` under Dynamo with a backend that only counts graphs,
     and report each break Dynamo logged, once per line of user code.
 
     The breaks are Dynamo's own ``graph_breaks`` records, the lines
@@ -117,7 +117,7 @@ def explain(fn: Callable[..., object], *args: object) -> Explanation:
     torch._dynamo.reset()
     try:
         with records.catching() as logged:
-            torch.compile(fn, backend=count_graphs)(*args)
+            torch.compile(fn, backend=count_graphs)(*args, **kwargs)
     finally:
         torch._dynamo.reset()
     found = _reasons(logged)
@@ -126,7 +126,7 @@ def explain(fn: Callable[..., object], *args: object) -> Explanation:
 # --8<-- [end:explain]
 
 
-def explain_quietly(fn: Callable[..., object], *args: object) -> Explanation:
+def explain_quietly(fn: Callable[..., object], *args: object, **kwargs: object) -> Explanation:
     """``explain`` with the traced code's prints and Dynamo's warnings kept off the page (and out
     of a test run that turns warnings into errors, which would change what Dynamo traces)."""
     import logging
@@ -139,7 +139,7 @@ def explain_quietly(fn: Callable[..., object], *args: object) -> Explanation:
         with contextlib.redirect_stdout(io.StringIO()), torch.no_grad(), \
                 warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return explain(fn, *args)
+            return explain(fn, *args, **kwargs)
     finally:
         dynamo_log.setLevel(level)
 
@@ -175,7 +175,7 @@ def _malformed(made: object) -> str:
     fn, args = made
     if not callable(fn):
         return say["not callable"].format(type=type(fn).__name__)
-    if not isinstance(args, tuple):
-        one = say["one input"] if not isinstance(args, (list, dict)) else ""
+    if not isinstance(args, (tuple, dict)):  # a dict holds keyword arguments
+        one = say["one input"] if not isinstance(args, list) else ""
         return say["args"].format(type=type(args).__name__) + one
     return ""

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from snippets import explain
-from snippets.core import cli, flags, models, process, results
+from snippets.core import cli, examples, flags, models, process, results
 from snippets.explain import costs, fastpath, report, tables
 
 PROG = "python -m snippets.explain"
@@ -45,7 +45,8 @@ def explain_spec(spec: str, fmt: str) -> int:
         except models.SpecError as exc:
             cli.fail(PROG, str(exc))
         try:
-            exp = explain.explain(fn, *args)
+            positional, keywords = examples.split(args)
+            exp = explain.explain(fn, *positional, **keywords)
         except Exception as exc:  # the user's function failed while being traced
             first = (str(exc).strip().splitlines() or [""])[0][:300]
             cli.fail(PROG, f"tracing {spec} failed: {type(exc).__name__}: {first}")

@@ -41,7 +41,7 @@ SAY = MappingProxyType({
     "not a tuple": "it returned a {type}",
     "items": "it returned a tuple of {n} items",
     "not callable": "the first item, of type {type}, cannot be called",
-    "args": "the example args are a {type}, not a tuple",
+    "args": "the example args are a {type}, not a tuple (or a dict of keywords)",
     "one input": " (write (x,) for one input)",
 })
 

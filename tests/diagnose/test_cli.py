@@ -18,7 +18,7 @@ FAST = ("--device", "cpu", "--shapes", "batch=2,4", "--rounds", "2", "--budget-s
     (("tests.diagnose.nowhere:branchy",), "cannot import"),
     (("tests.diagnose.models",), "pkg.module:factory"),
     (("tests.diagnose.models:NOT_A_FACTORY",), "no callable"),
-    (("tests.diagnose.models:wrong", *FAST), "must return (nn.Module, Tensor)"),
+    (("tests.diagnose.models:wrong", *FAST), "must return (nn.Module, example)"),
     (("tests.diagnose.models:clean", "--shapes", "batch=x"), "--shapes"),
     (("tests.diagnose.models:clean", "--shapes", "seq=64"), "--shapes"),
     (("tests.diagnose.models:clean", "--device", "tpu"), "unknown device"),

@@ -40,7 +40,7 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     (["--device", "tpu"], "unknown device 'tpu'"),
     (["--model", "no_such_pkg.mod:f"], "cannot import 'no_such_pkg.mod'"),
     (["--model", f"{FAULTS}:missing"], "has no callable 'missing'"),
-    (["--model", f"{FAULTS}:wrong_return", *QUICK], "must return (nn.Module, Tensor)"),
+    (["--model", f"{FAULTS}:wrong_return", *QUICK], "must return (nn.Module, example)"),
     (["--model", f"{FAULTS}:raises", *QUICK], "planted factory failure"),
     (["--output", "/no/such/dir/r.json"], "does not exist"),
     (["--compare", "/no/such/file.json"], "no such file"),

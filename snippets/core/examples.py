@@ -1,0 +1,157 @@
+"""A model's example input and its output, as real models have them.
+
+A factory's example may be one tensor (a vision model), a tuple of positional arguments, or a dict
+of keyword arguments (``input_ids``, ``attention_mask``: a ``transformers`` model). Its output may be
+a tensor, a tuple, a dict, a dataclass or a ``transformers`` ``ModelOutput``. Every tool calls the
+model, moves its input and checks its output through this module, so a model that works with one
+tool works with all of them.
+
+The rules, once: only floating-point tensors take the run's dtype and layout (token ids and masks
+keep theirs); the correctness check compares every floating-point leaf of the output; the batch is
+the leading dimension of every tensor input.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import torch
+from torch import nn
+
+Example = Any  # a Tensor, a tuple or list of them, or a dict of keyword arguments
+
+
+class ExampleError(ValueError):
+    """An example the tools cannot use; its message is the one line the user sees."""
+
+
+def check(example: Example) -> None:
+    """Raise ExampleError unless ``example`` is a tensor, a tuple/list or a dict holding one."""
+    if isinstance(example, Mapping):
+        bad = [k for k in example if not isinstance(k, str)]
+        if bad:
+            raise ExampleError(f"a dict example needs keyword names as keys, got {bad[0]!r}")
+    elif not isinstance(example, (torch.Tensor, tuple, list)):
+        raise ExampleError("the example input must be a Tensor, a tuple of arguments or a dict "
+                           f"of keyword arguments, got {type(example).__name__}")
+    if not tensors(example):
+        raise ExampleError("the example input holds no tensor")
+
+
+def call(model: Callable[..., Any], example: Example) -> Any:
+    """``model`` applied to ``example``: a tensor is one argument, a tuple several, a dict keywords."""
+    args, kwargs = split(example)
+    return model(*args, **kwargs)
+
+
+def split(example: Example) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The positional and keyword arguments an example stands for."""
+    if isinstance(example, torch.Tensor):
+        return (example,), {}
+    if isinstance(example, Mapping):
+        return (), dict(example)
+    return tuple(example), {}
+
+
+def device(example: Example) -> torch.device:
+    """The device of the example's first tensor (where its model runs)."""
+    return tensors(example)[0].device
+
+
+def bind(model: Callable[..., Any], example: Example) -> Callable[[], Any]:
+    """A no-argument callable that runs ``model`` on ``example`` (what the timers take)."""
+    return lambda: call(model, example)
+
+
+def _map(example: Example, fn: Callable[[torch.Tensor], torch.Tensor]) -> Example:
+    if isinstance(example, torch.Tensor):
+        return fn(example)
+    if isinstance(example, Mapping):
+        return {k: _map(v, fn) for k, v in example.items()}
+    if isinstance(example, (tuple, list)):
+        return type(example)(_map(v, fn) for v in example)
+    return example
+
+
+def place(example: Example, device: torch.device | str, dtype: torch.dtype | None = None, *,
+          channels_last: bool = False) -> Example:
+    """``example`` on ``device``: floating-point tensors also take ``dtype`` (and channels_last
+    when 4-D); integer and boolean tensors (token ids, masks) keep their dtype."""
+
+    def move(t: torch.Tensor) -> torch.Tensor:
+        if not t.is_floating_point():
+            return t.to(device)
+        t = t.to(device, dtype) if dtype is not None else t.to(device)
+        if channels_last and t.dim() == 4:
+            t = t.contiguous(memory_format=torch.channels_last)
+        return t
+
+    return _map(example, move)
+
+
+def tensors(example: Example) -> list[torch.Tensor]:
+    """Every tensor of an example or output, in a fixed order."""
+    return list(_leaves(example))
+
+
+def _leaves(value: Any) -> Iterator[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, Mapping):  # dicts and transformers' ModelOutput (an OrderedDict)
+        for v in value.values():
+            yield from _leaves(v)
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _leaves(v)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            yield from _leaves(getattr(value, f.name))
+    # anything else (a KV-cache object, None, a number) holds no leaf to compare
+
+
+def floating(output: Any) -> list[torch.Tensor]:
+    """The floating-point leaves of an output: what the correctness check compares."""
+    return [t for t in _leaves(output) if t.is_floating_point()]
+
+
+def reference(output: Any) -> list[torch.Tensor]:
+    """Eager's output kept for the check: each floating-point leaf as an fp32 copy."""
+    return [t.detach().float().clone() for t in floating(output)]
+
+
+def relative_error(output: Any, ref: list[torch.Tensor]) -> float:
+    """The largest ||out - ref|| / ||ref|| over the floating-point leaves, in float64; an output
+    whose leaves differ from the reference's in number or shape is infinitely wrong."""
+    leaves = floating(output)
+    if len(leaves) != len(ref) or any(a.shape != b.shape for a, b in zip(leaves, ref, strict=True)):
+        return math.inf
+    worst = 0.0
+    for out, want in zip(leaves, ref, strict=True):
+        out, want = out.detach().double().cpu(), want.detach().double().cpu()
+        diff = torch.linalg.vector_norm(out - want).item()
+        if not math.isfinite(diff):
+            return math.inf
+        denom = torch.linalg.vector_norm(want).item()
+        worst = max(worst, diff / denom if denom else diff)
+    return worst
+
+
+def batch_size(example: Example) -> int | None:
+    """The leading dimension shared by the example's tensors, or None if they disagree."""
+    sizes = {t.shape[0] for t in tensors(example) if t.dim() > 0}
+    return sizes.pop() if len(sizes) == 1 else None
+
+
+def mark_dynamic(example: Example, dim: int = 0) -> None:
+    """Mark ``dim`` dynamic on every tensor input that has it (the batch, by default)."""
+    for t in tensors(example):
+        if t.dim() > dim:
+            torch._dynamo.mark_dynamic(t, dim)
+
+
+def parameter_bytes(model: nn.Module) -> int:
+    """Bytes of the model's weights and buffers (what a forward reads at least once)."""
+    return sum(t.numel() * t.element_size() for t in (*model.parameters(), *model.buffers()))
