@@ -66,6 +66,9 @@ _EXPLAINED = {"graph_count": (int,), "graph_break_count": (int,), "break_reasons
 
 KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("bench", "snippets.bench/1", _BENCH_ROW),
+    # The model zoo: benchmark rows over the catalog's models (snippets.zoo), their family,
+    # library and input in the settings.
+    Kind("zoo", "snippets.zoo/1", _BENCH_ROW),
     # The backend settings grid per mode: benchmark rows, each with its ``backends`` and
     # ``point`` (a row of a model that failed as a whole has neither).
     Kind("speed-settings", "snippets.speed-settings/1", _BENCH_ROW),

@@ -1,4 +1,97 @@
 """The model zoo: real architectures, eager against torch.compile, family by family.
 
 ``catalog`` lists the models (torchvision, timm and transformers, random weights from configs).
+A zoo run is the benchmark's run over the catalog's factories: the same harness, timer and
+correctness gate (``snippets.bench``), each (model, batch size) a group whose fault is its own
+rows, so one model that fails to compile, answers wrongly or runs out of memory leaves the others
+measured. ``python -m snippets.zoo`` runs it (``__main__``).
 """
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from snippets import bench
+from snippets.bench.rows import new_row
+from snippets.core import config, models, rows
+from snippets.zoo import catalog
+
+KIND = "zoo"
+NAMES = tuple(e.name for e in catalog.ZOO)
+# The whole catalog on CUDA in bf16 at batch 1 and 32; on a CPU the CPU set, fp32, batch 1, each
+# round a second or more per model on two cores.
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "cuda": {"models": NAMES, "batch_sizes": (1, 32), "modes": bench.FAST_MODES,
+             "dtype": "bf16", "rounds": 30, "warm_rounds": 3, "sample_ms": 20.0},
+    "cpu": {"models": tuple(e.name for e in catalog.ZOO if e.cpu), "batch_sizes": (1,),
+            "modes": ("eager", "default"), "dtype": "fp32", "rounds": 5, "warm_rounds": 1,
+            "sample_ms": 100.0},
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class ZooConfig:
+    """One zoo run; None means "the default for the device" (``DEFAULTS``)."""
+
+    models: tuple[str, ...] | None = config.option(None, choices=NAMES, what="model", every=True)
+    """comma-separated zoo models, or all (default: every model on CUDA, the CPU set on a CPU)"""
+    families: tuple[str, ...] | None = config.option(None, choices=catalog.FAMILIES,
+                                                     what="family")
+    """keep only the models of these families"""
+    batch_sizes: tuple[int, ...] | None = config.option(None, positive=True)
+    modes: tuple[str, ...] | None = config.option(None, choices=bench.MODES, what="mode",
+                                                  every=True)
+    """comma-separated from {choices}, or all; eager is always run: speedups are against it"""
+    dtype: str | None = config.option(None, choices=tuple(bench.DTYPES))
+    """the weights' and floating-point inputs' dtype (token ids stay integers)"""
+    device: str = "auto"
+    rounds: int | None = config.option(None, positive=True)
+    warm_rounds: int | None = config.option(None, positive=True, zero=True)
+    sample_ms: float | None = None  # how long one sample lasts
+
+    def __post_init__(self) -> None:
+        config.check(self)
+
+    def resolve(self) -> ZooConfig:
+        return config.resolve(self, DEFAULTS)
+
+    def entries(self) -> tuple[catalog.Entry, ...]:
+        """The catalog's entries this run measures, in the catalog's order."""
+        cfg = self.resolve()
+        return tuple(e for e in catalog.ZOO if e.name in cfg.models
+                     and (cfg.families is None or e.family in cfg.families))
+
+    def bench(self) -> bench.BenchConfig:
+        """The benchmark's config that measures these entries."""
+        cfg = self.resolve()
+        return bench.BenchConfig(
+            models=(), factories=tuple((e.name, e.build) for e in cfg.entries()),
+            batch_sizes=cfg.batch_sizes, modes=cfg.modes, dtype=cfg.dtype, device=cfg.device,
+            rounds=cfg.rounds, warm_rounds=cfg.warm_rounds, sample_ms=cfg.sample_ms)
+
+
+def group(cfg: bench.BenchConfig, name: str, factory: models.Factory, bs: int,
+          peak: float | None, progress: Callable[[str], None]) -> Iterator[dict[str, Any]]:
+    """The benchmark's group for one (model, batch size), where a model that does not build (a
+    config this library version lacks) is that model's rows, not the end of the run as a
+    user's own factory's mistake is."""
+    try:
+        yield from bench.measure_group(cfg, name, factory, bs, peak, progress)
+    except models.SpecError as exc:
+        status, message = rows.fault(exc)
+        for mode in cfg.modes:
+            yield new_row(name, bs, mode, status=status, message=message)
+
+
+def document(cfg: ZooConfig, progress: Callable[[str], None] = lambda _: None,
+             on_row: Callable[[dict[str, Any]], None] = lambda _: None, *,
+             commit: str | None = None) -> dict[str, Any]:
+    """The zoo's results document: the benchmark's rows for each entry, with the catalog's
+    family, library and input of each model in the settings."""
+    entries = cfg.entries()
+    about = {e.name: {"family": e.family, "library": e.library, "input": e.input}
+             for e in entries}
+    return bench.document(cfg.bench(), progress, on_row, commit=commit, kind=KIND,
+                          settings={"zoo": about}, group=group)

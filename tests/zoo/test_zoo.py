@@ -1,0 +1,49 @@
+"""python -m snippets.zoo: a run over the catalog's factories in which a model that fails is its
+own rows and the others are measured; one line and exit 2 for each mistake."""
+
+from __future__ import annotations
+
+import pytest
+
+from snippets import zoo
+from snippets.core import results
+from snippets.zoo import catalog
+from snippets.zoo.__main__ import PROG, main
+from tests import cli_run, real_models
+
+
+def _broken(batch_size: int):
+    raise RuntimeError("planted: this architecture does not build")
+
+
+@pytest.mark.parametrize("argv, expect", [
+    (["--models", "resnet5"], "unknown model 'resnet5'"),
+    (["--families", "rnn"], "unknown family 'rnn'"),
+    (["--models", "gpt2", "--families", "convolutional", "--device", "cpu"],
+     "no zoo model is in both"),
+    (["--batch-sizes", "0"], "0 is not a positive number"),
+])
+def test_mistakes_are_one_line(capsys, argv, expect):
+    cli_run.assert_one_line_error(*cli_run.run(main, capsys, *argv), expect, prog=PROG)
+
+
+def test_a_model_that_fails_is_its_own_rows(monkeypatch):
+    pytest.importorskip("transformers")
+    tiny = (catalog.Entry("gpt2", "decoder", "transformers", "16 tokens", real_models.gpt2),
+            catalog.Entry("broken", "other", "none", "-", _broken))
+    monkeypatch.setattr(zoo.ZooConfig, "entries", lambda self: tiny)
+    cfg = zoo.ZooConfig(device="cpu", models=("gpt2",), batch_sizes=(2,), rounds=2,
+                        warm_rounds=0)
+    doc = zoo.document(cfg)
+    results.validate(doc)
+    by = {(r["model"], r["mode"]): r for r in doc["rows"]}
+    assert by["broken", "eager"]["status"] == "error"
+    assert "planted" in by["broken", "default"]["message"]
+    assert by["gpt2", "default"]["status"] in ("ok", "noisy")
+    assert doc["provenance"]["settings"]["zoo"]["gpt2"]["family"] == "decoder"
+
+
+def test_the_cpu_default_is_the_cpu_set():
+    cfg = zoo.ZooConfig(device="cpu").resolve()
+    assert {e.name for e in cfg.entries()} == {e.name for e in catalog.ZOO if e.cpu}
+    assert cfg.dtype == "fp32" and cfg.batch_sizes == (1,)
