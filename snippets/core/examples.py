@@ -139,6 +139,16 @@ def relative_error(output: Any, ref: list[torch.Tensor]) -> float:
     return worst
 
 
+def has_image(example: Example) -> bool:
+    """Whether a floating-point input is 4-D (an image batch, which channels_last would lay out)."""
+    return any(t.is_floating_point() and t.dim() == 4 for t in tensors(example))
+
+
+def nbytes(value: Any) -> int:
+    """Bytes of every tensor of an example or output."""
+    return sum(t.numel() * t.element_size() for t in tensors(value))
+
+
 def batch_size(example: Example) -> int | None:
     """The leading dimension shared by the example's tensors, or None if they disagree."""
     sizes = {t.shape[0] for t in tensors(example) if t.dim() > 0}

@@ -30,7 +30,7 @@ from torch import nn
 import snippets.speed.ladder as ladder  # the modules, not the package, which imports this one
 import snippets.speed.settings as settings
 from snippets.bench.rows import new_row
-from snippets.core import measure, models
+from snippets.core import examples, measure, models
 from snippets.explain.fastpath import fastpath
 
 # options={"freezing": True} alone; the same with torch._inductor.config.freezing = True around
@@ -112,7 +112,7 @@ def check(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     freezing rung is (its mode, layout and fast path), timed together in interleaved rounds; on
     a GPU, what each replay copies. A way that fails is its row."""
     model, x = models.build(factory, name, bs)
-    model, x = model.to(device, torch_dtype).eval(), x.to(device, torch_dtype)
+    model, x = model.to(device, torch_dtype).eval(), examples.place(x, device, torch_dtype)
     # The ladder's own freezing rung (its mode, layout and fast path: an encoder without it,
     # whose fused op would hold the weights out of Inductor's reach), freezing on or off.
     rung = next(r for r in ladder.rungs_for(device, x, False, ladder.has_encoder(model))
@@ -124,10 +124,9 @@ def check(name: str, factory: models.Factory, bs: int, *, device: torch.device,
         with ladder.frozen(point == "switch"), fastpath(rung.fastpath):
             yield
 
-    ref = model(x).float().clone()
-    weights_mb = sum(t.numel() * t.element_size()
-                     for t in (*model.parameters(), *model.buffers())) / 2**20
-    input_mb = x.numel() * x.element_size() / 2**20
+    ref = examples.reference(examples.call(model, x))
+    weights_mb = examples.parameter_bytes(model) / 2**20
+    input_mb = examples.nbytes(x) / 2**20
     torch._dynamo.reset()
     fns: dict[str, Callable[[], object]] = {}
     rows: dict[str, dict[str, Any]] = {}
@@ -154,7 +153,7 @@ def check(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     yield from rows.values()
 
 
-def _build(rung: ladder.Rung, model: nn.Module, x: torch.Tensor, ref: torch.Tensor,
+def _build(rung: ladder.Rung, model: nn.Module, x: examples.Example, ref: list[torch.Tensor],
            device: torch.device) -> tuple[Callable[[], object], float | None, float]:
     """One way, built as the ladder builds a rung: its callable, compile time and error."""
     b = ladder.build(rung, model, x, ref, device)

@@ -35,7 +35,7 @@ import snippets.speed.roofline as roofline  # the module, not the package: bench
 import snippets.speed.settings as settings
 from snippets import bench
 from snippets.bench.rows import new_row
-from snippets.core import backends, measure, models
+from snippets.core import backends, examples, measure, models
 from snippets.core import profile as profiler
 from snippets.core.rows import fault, or_none
 from snippets.core.rows import finish as finish_row
@@ -62,7 +62,7 @@ class Rung:
 def rungs_for(device, x, autotune, encoder=False, graph_timed=False,
               descent=False):
     """Each rung keeps what the one below did and adds one thing."""
-    cuda, image = device.type == "cuda", x.dim() == 4
+    cuda, image = device.type == "cuda", examples.has_image(x)
     replay = "reduce-overhead" if cuda else "default"  # no CUDA graphs on CPUs
     rungs = [Rung("eager", None), Rung("compile", "default")]
     if image:  # convolutions prefer NHWC
@@ -136,28 +136,28 @@ class Built:
     moved: dict[str, int]
 
 
-def build(rung: Rung, model: nn.Module, x: torch.Tensor, ref: torch.Tensor,
+def build(rung: Rung, model: nn.Module, x: examples.Example, ref: list[torch.Tensor],
           device: torch.device) -> Built:
     """One rung on its own copy of the weights: laid out, compiled (its first call timed) and
     checked against eager's output."""
     m = copy.deepcopy(model)
     xi = x
-    if rung.channels_last and x.dim() == 4:
+    if rung.channels_last and examples.has_image(x):
         m = m.to(memory_format=torch.channels_last)
-        xi = x.contiguous(memory_format=torch.channels_last)
-    weights = sum(t.numel() * t.element_size() for t in (*m.parameters(), *m.buffers()))
+        xi = examples.place(x, device, channels_last=True)
+    weights = examples.parameter_bytes(m)
     if rung.mode is None:
-        out = m(xi)
-        return Built(rung, lambda: m(xi), None, measure.relative_error(out.float(), ref),
+        out = examples.call(m, xi)
+        return Built(rung, examples.bind(m, xi), None, examples.relative_error(out, ref),
                      weights, roofline.min_bytes(weights, xi, out))
     # A code object of its own per rung: Dynamo keeps compiled code per code object, and with
     # the model's modules inlined it does not tell two copies of one model apart, so two rungs
     # whose options match (the fast path is a switch, not an option) would share an entry.
-    compiled = compile_rung(settings.own_function(m), rung)
-    out, compile_s = measure.time_first_call(lambda: compiled(xi), device)
-    err, moved = measure.relative_error(out.float(), ref), roofline.min_bytes(weights, xi, out)
+    compiled = examples.bind(compile_rung(settings.own_function(m), rung), xi)
+    out, compile_s = measure.time_first_call(compiled, device)
+    err, moved = examples.relative_error(out, ref), roofline.min_bytes(weights, xi, out)
     del out  # a CUDA-graph output is overwritten by the next replay
-    return Built(rung, lambda: compiled(xi), compile_s, err, weights, moved)
+    return Built(rung, compiled, compile_s, err, weights, moved)
 
 
 def _best(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -176,8 +176,8 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     ``profile_calls`` calls of the fastest rung are profiled; ``backends_for(mode)`` gives a
     rung its own backend settings (else the run's apply to all)."""
     model, x = models.build(factory, name, bs)
-    model, x = model.to(device, dtype).eval(), x.to(device, dtype)
-    ref = model(x).float().clone()
+    model, x = model.to(device, dtype).eval(), examples.place(x, device, dtype)
+    ref = examples.reference(examples.call(model, x))
     flops = or_none(lambda: models.count_flops(model, x))
     asked = set(only or ())  # the rungs climbed only when asked for by name
     ladder = [r for r in rungs_for(device, x, autotune, has_encoder(model),
@@ -247,7 +247,8 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
         row["speedup_prev"] = measure.speedup(timed[prev], m).value if prev else None
         row["prev_rung"] = prev  # the rung below as measured: --rungs may leave one out
         # freezing_switch: set as Inductor's switch while Dynamo traced (see ``frozen``).
-        row["rung"] = {"mode": rung.mode, "channels_last": rung.channels_last and x.dim() == 4,
+        row["rung"] = {"mode": rung.mode,
+                       "channels_last": rung.channels_last and examples.has_image(x),
                        "freezing": rung.freezing, "key": rung.key,
                        **({"freezing_switch": True} if rung.freezing else {}),
                        **({"fastpath": False} if not rung.fastpath else {})}

@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from snippets.core import measure
+from snippets.core import examples, measure
 
 # What each device type measures its ceilings with. On a GPU the matmul is the 8192-square bf16
 # product the benchmark's peak has always been (measure.matmul_peak_tflops), so the two read
@@ -75,11 +75,10 @@ def ceilings(device: torch.device, **sizes: Any) -> dict[str, Any]:
             "copy_gbps": cp.median, "copy_samples": list(cp.samples)}
 
 
-def min_bytes(weights: int, x: torch.Tensor, out: torch.Tensor) -> dict[str, int]:
-    """The lower bound on the bytes one call moves: each weight and the input read once, the
-    output written once."""
-    return {"weights": weights, "input": x.numel() * x.element_size(),
-            "output": out.numel() * out.element_size()}
+def min_bytes(weights: int, x: examples.Example, out: Any) -> dict[str, int]:
+    """The lower bound on the bytes one call moves: each weight and every input tensor read
+    once, every output tensor written once."""
+    return {"weights": weights, "input": examples.nbytes(x), "output": examples.nbytes(out)}
 
 
 def reading(flops: float | None, moved: dict[str, int] | None, measured_ms: float | None,

@@ -27,7 +27,7 @@ from typing import Any
 import torch
 
 from snippets.bench.rows import new_row
-from snippets.core import backends, measure, models
+from snippets.core import backends, examples, measure, models
 from snippets.core.rows import fault, or_none
 from snippets.core.rows import finish as finish_row
 
@@ -54,12 +54,12 @@ def label(b: backends.BackendSettings, dtype: str) -> str:
     return f"cudnn.benchmark {'on' if b.cudnn_benchmark else 'off'}{tf32}"
 
 
-def own_function(model: torch.nn.Module) -> Callable[[torch.Tensor], Any]:
+def own_function(model: torch.nn.Module) -> Callable[..., Any]:
     """A function of its own that calls ``model``. Dynamo keeps compiled code on the code object
     it traced, so points compiled from one module would share one entry (and one CUDA graph,
     captured under whichever point called first); a code object per point keeps them apart."""
-    def call(x):
-        return model(x)
+    def call(*args, **kwargs):
+        return model(*args, **kwargs)
 
     code = call.__code__.replace(co_name=f"call_{next(_ids)}")
     return types.FunctionType(code, call.__globals__, code.co_name, None, call.__closure__)
@@ -71,10 +71,10 @@ def sweep(name: str, factory: models.Factory, bs: int, *, device: torch.device,
           progress: Callable[[str], None] = lambda _: None) -> Iterator[dict[str, Any]]:
     """Every grid point of every mode of one (model, batch size); one timed group per mode."""
     model, x = models.build(factory, name, bs)
-    model, x = model.to(device, torch_dtype).eval(), x.to(device, torch_dtype)
+    model, x = model.to(device, torch_dtype).eval(), examples.place(x, device, torch_dtype)
     points = {label(b, dtype): b for b in grid(dtype)}
     with next(iter(points.values())).apply():  # eager with everything off: the reference
-        ref = model(x).float().clone()
+        ref = examples.reference(examples.call(model, x))
     flops = or_none(lambda: models.count_flops(model, x))
     for mode in modes:
         torch._dynamo.reset()  # each mode compiles from nothing; its points share the process
@@ -116,18 +116,19 @@ def built_point(row: dict[str, Any],
     return fn
 
 
-def _build(model: torch.nn.Module, x: torch.Tensor, ref: torch.Tensor, mode: str,
+def _build(model: torch.nn.Module, x: examples.Example, ref: list[torch.Tensor], mode: str,
            device: torch.device) -> tuple[Callable[[], object], float | None, float]:
     """A point's callable on its own copy of the weights, its compile time and its error
     against eager with every switch off (so TF32's rounding shows in its rows)."""
     m = copy.deepcopy(model)
     if mode == "eager":
-        return (lambda: m(x)), None, measure.relative_error(m(x).float(), ref)
-    compiled = torch.compile(own_function(m), mode=mode)
-    out, compile_s = measure.time_first_call(lambda: compiled(x), device)
-    err = measure.relative_error(out.float(), ref)
+        eager = examples.bind(m, x)
+        return eager, None, examples.relative_error(eager(), ref)
+    compiled = examples.bind(torch.compile(own_function(m), mode=mode), x)
+    out, compile_s = measure.time_first_call(compiled, device)
+    err = examples.relative_error(out, ref)
     del out  # a CUDA-graph output is overwritten by the next replay
-    return (lambda: compiled(x)), compile_s, err
+    return compiled, compile_s, err
 
 
 def finish(rows: dict[str, dict[str, Any]], fns: dict[str, Callable[[], object]],
