@@ -140,6 +140,7 @@ class StreamConfig:
                 "requests": self.requests, "width": self.width, "heads": t.heads,
                 "seed": self.seed, "batches": list(t.batches), "seq": list(t.seq),
                 "buckets": t.buckets, "dtype": "fp32", "fx_graph_cache": False,
+                "inductor_cache": "empty per strategy (core.backends.cold_cache)",
                 "check_every": self.check_every, "backend": self.backend,
                 "backends": self.backends.as_dict(),
                 "tf32": self.backends.tf32, "grad": False}
@@ -231,8 +232,10 @@ def document(cfg: StreamConfig = StreamConfig(), *, commit: str | None = None,
         with cfg.backends.apply():
             for name in cfg.strategies:
                 progress(f"stream: {name}")
-                doc["rows"].append({**run_strategy(name, cfg, shapes),
-                                    "date": doc["provenance"]["date"]})
+                # Each strategy compiles in an empty cache, as a new process would.
+                with backends.cold_cache():
+                    row = run_strategy(name, cfg, shapes)
+                doc["rows"].append({**row, "date": doc["provenance"]["date"]})
                 on_row(doc)
     finally:
         inductor_config.fx_graph_cache = cached
