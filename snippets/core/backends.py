@@ -72,3 +72,22 @@ BLOCK_TIMING: dict[str, dict[str, Any]] = {
     "cuda": {"rounds": 30, "sample_ms": 20.0, "backends": DEFAULT["cuda"]},
     "cpu": {"rounds": 5, "sample_ms": 50.0, "backends": DEFAULT["cpu"]},
 }
+
+
+@contextlib.contextmanager
+def cold_cache(*, reset: bool = True) -> Iterator[None]:
+    """An empty compile cache for the block: Dynamo forgets its compiled frames, and Inductor gets a
+    fresh cache directory with its in-memory caches cleared. Turning off only the FX graph cache is
+    not enough: Inductor also keeps the kernels it compiled by their source (its ``codecache``,
+    ``PyCodeCache`` and the on-disk kernel files), so a later compile of the same kernels would load
+    them instead of building them. Inside this block a compile is the cold one a new process pays.
+    ``torch._inductor.utils.fresh_cache`` from torch 2.7, ``fresh_inductor_cache`` before."""
+    import torch._inductor.utils as inductor_utils
+
+    fresh = getattr(inductor_utils, "fresh_cache", None) or inductor_utils.fresh_inductor_cache
+    # Reset on entry only: what the block compiled stays usable after it (a caller times it later).
+    # ``reset=False`` keeps what Dynamo compiled before the block (a ladder times its rungs together).
+    if reset:
+        torch._dynamo.reset()
+    with fresh():
+        yield

@@ -60,7 +60,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 }
 PRECISIONS = ("highest", "high", "medium")  # torch.set_float32_matmul_precision's values
 STRATEGIES = shapes.STRATEGIES
-cold_cache = shapes.cold_cache
+cold_cache = backends.cold_cache
 
 
 def ran_at(doc: dict[str, Any]) -> str:

@@ -8,7 +8,6 @@ with Inductor, times the calls that compiled. ``cold_cache`` gives a compile an 
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import re
 
@@ -17,6 +16,7 @@ import torch
 from snippets import dynamic
 from snippets.bench import TOLERANCE
 from snippets.core import examples, measure, models, rows, torch_logs
+from snippets.core.backends import cold_cache  # noqa: F401 (diagnose's callers use it from here)
 from snippets.diagnose.findings import WRAPPER_FRAME, Strategy
 
 # The ways of telling the compiler about a batch size that varies: none (Dynamo recompiles, then
@@ -109,12 +109,3 @@ def count_compiles(factory: models.Factory, strategy: str, schedule: tuple[int, 
                     stall_s if backend == "inductor" else None)
 
 
-def cold_cache() -> contextlib.AbstractContextManager:
-    """An empty Inductor cache for the block (a fresh directory, the in-memory caches cleared):
-    a compile in it is the cold one a new user waits for, reusing no earlier compile's kernels,
-    in this process or on this machine. ``fresh_cache`` from torch 2.7, ``fresh_inductor_cache``
-    before."""
-    import torch._inductor.utils as inductor_utils
-
-    fresh = getattr(inductor_utils, "fresh_cache", None) or inductor_utils.fresh_inductor_cache
-    return fresh()

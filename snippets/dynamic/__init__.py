@@ -242,6 +242,7 @@ class DynamicConfig:
                 "steady_shape": list(self.dims.steady),
                 "schedule": [list(s) for s in SCHEDULE], "buckets": BUCKETS, "dtype": "fp32",
                 "backend": self.backend, "fx_graph_cache": False,
+                "inductor_cache": "empty per strategy (core.backends.cold_cache)",
                 "limit_name": recompile_limit_name(), "limit": recompile_limit(),
                 "rounds": self.rounds, "sample_ms": self.sample_ms, "grad": False,
                 "backends": self.backends.as_dict(), "tf32": self.backends.tf32}
@@ -293,7 +294,10 @@ def produce(cfg: DynamicConfig = DynamicConfig(), *, commit: str | None = None,
         with cfg.backends.apply(), torch.no_grad():
             _warm_up(cfg)
             for s in cfg.strategies:
-                calls = run_schedule(s, backend=cfg.backend, device=cfg.device, size=cfg.dims)
+                # An empty cache per strategy: Inductor would otherwise load the kernels an
+                # earlier strategy compiled (by their source), graph cache or not.
+                with backends.cold_cache():
+                    calls = run_schedule(s, backend=cfg.backend, device=cfg.device, size=cfg.dims)
                 doc["rows"].append(summarize(s, calls, limit))
                 on_row(doc)
             doc["steady"] = steady_state(cfg)

@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.spec and args.output:
         cli.fail(PROG, "--output applies to --latency and --fastpath only")
-    for flag in ("size", "rounds", "profile"):
+    for flag in ("size", "rounds", "profile", "mode"):
         if getattr(args, flag) and not args.latency:
             cli.fail(PROG, f"--{flag} applies to --latency only")
 

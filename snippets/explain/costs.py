@@ -1,8 +1,8 @@
 """What each graph break costs: every broken example and its fixes, eager against compiled.
 
 The examples of ``snippets.explain.breaks`` run at one batch, eager and under ``torch.compile``
-(default mode), timed in interleaved rounds per cause so a broken variant and its fixes share
-machine state. ``python -m snippets.explain --latency`` runs it, at one of two sizes: ``small``
+(default mode, or ``--mode reduce-overhead`` on CUDA), timed in interleaved rounds per cause so
+a broken variant and its fixes share machine state. ``python -m snippets.explain --latency`` runs it, at one of two sizes: ``small``
 shows when compile does not pay, ``large`` what fusion and a break change once the device has
 more to do (``SIZES`` says why).
 """
@@ -41,6 +41,10 @@ KIND = "graph-breaks"
 #     before torch 2.14 (pytorch/pytorch#64947), and Dynamo computes the NumPy examples'
 #     np.percentile with it.
 SIZES: dict[str, int] = {"small": 64, "large": 16384}
+# default: what a first try at compile looks like. reduce-overhead: the same blocks replayed as
+# CUDA graphs, which take the per-call launches off the host: the question for tiny work is
+# whether that, not fusion, is what pays. It needs a CUDA device.
+MODES = ("default", "reduce-overhead")
 DEFAULTS = backends.BLOCK_TIMING
 
 
@@ -50,6 +54,8 @@ class CostConfig:
     size: str = config.option("small", choices=tuple(SIZES))
     """rows through each block a call: small is microseconds of work, large a 67 MB hidden
     activation"""
+    mode: str = config.option("default", choices=MODES)
+    """torch.compile's mode for the compiled side: {choices} (CUDA only)"""
     rounds: int | None = config.option(None, positive=True)
     sample_ms: float | None = None
     backends: backends.BackendSettings | None = None
@@ -60,6 +66,10 @@ class CostConfig:
 
     def __post_init__(self) -> None:
         config.check(self)
+        if self.mode == "reduce-overhead" and config.device_type(
+                config.resolve_device(self.device)) == "cpu":
+            raise config.ConfigError("mode", "reduce-overhead replays CUDA graphs: it needs a "
+                                     "CUDA device")
 
     @property
     def batch(self) -> int:
@@ -70,14 +80,14 @@ class CostConfig:
 
     def settings(self) -> dict[str, Any]:
         return {"size": self.size, "batch": self.batch, "width": breaks.WIDTH, "dtype": "fp32",
-                "mode": "default",
+                "mode": self.mode,
                 "rounds": self.rounds, "sample_ms": self.sample_ms, "grad": False,
                 "backends": self.backends.as_dict(), "tf32": self.backends.tf32,
                 "fx_graph_cache": bool(torch._inductor.config.fx_graph_cache)}
 
 
-def _compile(model: torch.nn.Module) -> torch.nn.Module:
-    return torch.compile(model)  # default mode: what a first try at compile looks like
+def _compile(model: torch.nn.Module, mode: str) -> torch.nn.Module:
+    return torch.compile(model, mode=mode)
 
 
 def measure_cause(cause: breaks.Cause, cfg: CostConfig) -> list[dict[str, Any]]:
@@ -89,7 +99,7 @@ def measure_cause(cause: breaks.Cause, cfg: CostConfig) -> list[dict[str, Any]]:
         torch.manual_seed(0)
         model = variant.module().to(device).eval()
         exp = explain_quietly(model, *variant.args(x))
-        compiled = _compile(model)
+        compiled = _compile(model, cfg.mode)
         ref = model(*variant.args(x))
         out, compile_s = measure.time_first_call(lambda c=compiled, v=variant: c(*v.args(x)),
                                                  device)

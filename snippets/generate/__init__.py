@@ -13,6 +13,7 @@ there. A fault in one variant is its row's status and the run goes on.
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -100,11 +101,26 @@ class GenerateConfig:
                 "inductor_cache": machine.inductor_cache()}
 
 
-def compiled(fn: Callable, variant: str) -> Callable:
-    """``fn`` as ``variant`` runs it."""
+def own_code(fn: Callable, name: str) -> Callable:
+    """A copy of ``fn`` with a code object of its own. Dynamo keeps compiled code, and counts
+    recompiles against its limit, per code object: every variant at every batch size compiling
+    the one ``decode_step`` shared a budget of 8, and with ``fullgraph=True`` the ninth compile
+    raised (``--variants all`` at batch 32). A copy per (variant, batch) gives each its own budget.
+    (torch 2.14's ``isolate_recompiles=True`` does this too; torch 2.11 has no such option.)"""
+    code = fn.__code__.replace(co_name=f"{fn.__name__}_{name}")
+    copy = types.FunctionType(code, fn.__globals__, code.co_name, fn.__defaults__,
+                              fn.__closure__)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    return copy
+
+
+def compiled(fn: Callable, variant: str, batch: int | None = None) -> Callable:
+    """``fn`` as ``variant`` runs it; compiled, from its own copy of ``fn``'s code."""
     if variant == "eager":
         return fn
-    return torch.compile(fn, fullgraph=True, dynamic=False, **COMPILE_ARGS[variant])
+    name = variant.replace("-", "_") + ("" if batch is None else f"_bs{batch}")
+    return torch.compile(own_code(fn, name), fullgraph=True, dynamic=False,
+                         **COMPILE_ARGS[variant])
 
 
 def agreement(m: model.Decoder, prompt: torch.Tensor, ref: torch.Tensor,
@@ -163,7 +179,7 @@ def one_batch(cfg: GenerateConfig, m: model.Decoder, batch: int,
                                    "latency_ms": None, "kv_cache_mb": s.cache_bytes(
                                        batch, cfg.cache, itemsize) / 2**20}
             try:
-                fn = compiled(step, variant)
+                fn = compiled(step, variant, batch)
                 call = phase_call(m, phase, fn, prompt)
                 with torch.no_grad():
                     _, row["compile_s"] = measure.time_first_call(call, dev)

@@ -95,6 +95,7 @@ class LadderConfig:
         return {**{k: v for k, v in asdict(self).items() if k != "device"},
                 "rungs": list(self.rungs), "position": self.prompt,
                 "recompile_limit": RECOMPILE_LIMIT, "fx_graph_cache": False,
+                "inductor_cache": "empty per rung (core.backends.cold_cache)",
                 "backends": backends.DEFAULT[config.device_type(self.device)].as_dict(),
                 "dynamic": "False for the whole step (fullgraph rungs), default for compile"}
 
@@ -265,7 +266,10 @@ def run(cfg: LadderConfig, *, commit: str | None = None,
             progress(f"{cfg.size} bs={cfg.batch}: {rung.name}")
             row = new_row(cfg, rung)
             try:
-                built[rung.name] = build(rung, base, prompt, pos, cfg.steps, dev, row)
+                # An empty Inductor cache per rung: its compile_s is its own, not a load of kernels
+                # an earlier rung compiled. Dynamo keeps the earlier rungs: they are timed below.
+                with backends.cold_cache(reset=False):
+                    built[rung.name] = build(rung, base, prompt, pos, cfg.steps, dev, row)
                 row["message"] = "not timed yet"  # until the rounds below finish
             except Unsupported as exc:
                 row["status"], row["message"] = UNSUPPORTED, str(exc)

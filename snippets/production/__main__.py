@@ -55,8 +55,9 @@ def _job(args: Any, device: str) -> tuple[str, Any, Any]:
     what = args.run
     if what is None:
         cli.fail(PROG, f"choose one run: {', '.join('--' + r for r in RUNS)}")
-    if args.size and what != "stream":
-        cli.fail(PROG, f"--size applies to --stream, not --{what}")
+    for flag in ("size", "mode"):
+        if getattr(args, flag, None) and what != "stream":
+            cli.fail(PROG, f"--{flag} applies to --stream, not --{what}")
     if what == "startup":
         cfg = flags.build(PROG, startup.StartupConfig, args, device=device)
         return (startup.KIND, lambda **kw: startup.document(cfg, **kw),

@@ -69,3 +69,26 @@ def test_help_is_written_from_the_table():
     assert _per_device(config.help_default(DEFAULTS, "sizes")) == ["1,32 on CUDA", "1 on CPU"]
     same = {"cuda": {"x": 2.0}, "cpu": {"x": 2.0}}
     assert config.help_default(same, "x", " ms") == "(default: 2 ms)"
+
+
+def test_cold_cache_compiles_anew_where_the_graph_cache_would_hit():
+    """Two successive cold_cache blocks compiling the same function: the second is not served by
+    the first's cache (no graph-cache hit, a second miss), while a recompile inside one block is."""
+    from torch._dynamo.utils import counters
+
+    def f(t):
+        return torch.nn.functional.gelu(t) * 3 + 1
+
+    x = torch.randn(4, 8)
+    counters.clear()
+    with torch._inductor.config.patch(fx_graph_cache=True):
+        with backends.cold_cache():
+            torch.compile(f)(x)
+        with backends.cold_cache():
+            torch.compile(f)(x)
+            assert counters["inductor"]["fxgraph_cache_hit"] == 0
+            assert counters["inductor"]["fxgraph_cache_miss"] == 2
+            torch._dynamo.reset()  # the control: the same block's cache does serve it
+            torch.compile(f)(x)
+    assert counters["inductor"]["fxgraph_cache_hit"] == 1
+    torch._dynamo.reset()

@@ -99,6 +99,9 @@ def test_cli_text(capsys):
     (["--latency", "--rounds", "0"], "0 is not a positive"),
     (["--fastpath", "--rounds", "3"], "--rounds applies to --latency only"),
     (["--fastpath", "--profile"], "--profile applies to --latency only"),
+    (["--latency", "--device", "cpu", "--mode", "reduce-overhead"],
+     "reduce-overhead replays CUDA graphs: it needs a CUDA device"),
+    (["--fastpath", "--mode", "default"], "--mode applies to --latency only"),
 ])
 def test_cli_mistakes_are_one_line(capsys, argv, message):
     with pytest.raises(SystemExit) as exc:

@@ -44,6 +44,22 @@ def test_sizes_set_the_rows_a_call_and_are_recorded():
     assert large.batch * 4 * breaks.WIDTH == 2 ** 24
 
 
+def test_the_mode_is_recorded_and_reduce_overhead_needs_cuda():
+    # The tiny work measured under CUDA graphs is recorded as graph-breaks-reduce-overhead, the
+    # page tells it from the default mode's file by settings.mode.
+    assert costs.CostConfig(device="cpu").resolve().settings()["mode"] == "default"
+    assert costs.CostConfig(device="cuda", mode="reduce-overhead").resolve().settings()[
+        "mode"] == "reduce-overhead"
+    with pytest.raises(config.ConfigError, match="needs a CUDA device"):
+        costs.CostConfig(device="cpu", mode="reduce-overhead")
+
+
+@pytest.mark.gpu
+def test_every_example_costed_on_the_gpu_under_cuda_graphs():
+    _check(costs.produce(costs.CostConfig(device="cuda", mode="reduce-overhead", rounds=2,
+                                          sample_ms=1.0)))
+
+
 def test_an_unknown_size_is_refused():
     with pytest.raises(config.ConfigError, match="invalid choice: 'huge'"):
         costs.CostConfig(size="huge")

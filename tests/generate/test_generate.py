@@ -189,3 +189,25 @@ def test_the_recorded_decode_figures_cover_every_recorded_run_of_the_recipe():
     found = findings.figures(*docs)
     assert (found.at(1).runs, found.at(32).runs) == (3, 2)
     assert found.at(1).speedup.low < found.at(1).median < found.at(1).speedup.high
+
+
+def test_each_variant_at_each_batch_size_compiles_within_its_own_recompile_budget():
+    """``--variants all`` at batch 1, 8, 32 compiled one ``decode_step`` 12 times against one
+    budget of 8, and ``fullgraph=True`` raised past it. The CPU's compiled variants at three batch
+    sizes, under a budget of 2 so that any sharing would show (each compiles its step twice: the
+    first call's token is a slice of the prefill's logits, generate's a clone, and Dynamo guards
+    the stride): every row ran, compiled."""
+    from torch._dynamo.utils import counters
+
+    cfg = generate.GenerateConfig(
+        device="cpu", size="tiny", batch_sizes=(1, 2, 3), phases=("decode",),
+        variants=("eager", "default", "reduce-overhead"), dtype="fp32", prompt=4, cache=8,
+        steps=2, rounds=1, sample_ms=1.0).resolve()
+    torch._dynamo.reset()
+    before = counters["stats"]["unique_graphs"]
+    with torch._dynamo.config.patch(recompile_limit=2):
+        doc = generate.produce(cfg)
+    assert [(r["batch_size"], r["variant"], r["status"] in ("ok", "noisy")) for r in doc["rows"]
+            ] == [(b, v, True) for b in (1, 2, 3) for v in ("eager", "default", "reduce-overhead")]
+    assert counters["stats"]["unique_graphs"] - before >= 6  # each compiled (variant, batch) ran
+    torch._dynamo.reset()

@@ -40,6 +40,8 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     (["--startup", "--output", "/no/such/dir/r.json"], "does not exist"),
     (["--stream", "--size", "huge"], "invalid choice: 'huge'"),
     (["--startup", "--size", "large"], "--size applies to --stream, not --startup"),
+    (["--stream", "--device", "cpu", "--mode", "reduce-overhead"], "needs a CUDA device"),
+    (["--modes", "--mode", "reduce-overhead"], "--mode applies to --stream, not --modes"),
 ])
 def test_bad_input_gets_one_line_and_exit_2(capsys, argv, expect):
     cli_run.assert_one_line_error(*run_cli(capsys, *argv), expect)

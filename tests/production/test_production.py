@@ -78,6 +78,19 @@ def test_the_stream_compiles_nothing_after_a_warm_up():
     assert all(r["status"] == "ok" and r["all_correct"] for r in doc["rows"])
     assert "warm-up" in tables.stream(doc)
     assert serving_findings.stream(doc).clean == ("warm-up", "warm-up, buckets")
+    assert (doc["provenance"]["settings"]["mode"],
+            doc["provenance"]["settings"]["inductor_cache"].split(" (")[0]) == (
+        "default", "empty per strategy")
+
+
+@pytest.mark.gpu
+def test_under_cuda_graphs_buckets_and_a_warm_up_on_every_shape_compile_nothing_after_it():
+    cfg = stream.StreamConfig(device="cuda", requests=40, mode="reduce-overhead",
+                              strategies=("warm-up", "warm-up, buckets"))
+    doc = stream.document(cfg)
+    assert doc["provenance"]["settings"]["mode"] == "reduce-overhead"
+    assert [(r["strategy"], r["status"], r["compiles"], r["all_correct"]) for r in doc["rows"]
+            ] == [("warm-up", "ok", 0, True), ("warm-up, buckets", "ok", 0, True)]
 
 
 def test_the_large_stream_sends_its_own_traffic_and_compiles_nothing_after_a_warm_up():
