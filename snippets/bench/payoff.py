@@ -57,6 +57,7 @@ class TinyWork:
     eager_ms: Span
     faster: tuple[Block, ...]
     mode: str = "default"  # the compile mode the blocks ran under: a verdict holds for it only
+    failed: tuple[Block, ...] = ()  # blocks whose compiled side failed (CUDA graph capture, say)
 
 
 def break_even_calls(compile_s: float, eager_ms: float, compiled_ms: float) -> float | None:
@@ -145,11 +146,13 @@ def cold_warm_stamp(cold: dict[str, Any], warm: dict[str, Any]) -> str:
 
 def tiny(doc: dict[str, Any]) -> TinyWork:
     """What the graph-breaks page's small blocks show, from a ``graph-breaks`` document."""
-    rows = doc["rows"]
-    return TinyWork(len(rows), sum(r["speedup"] < 1 for r in rows),
-                    Span.of([r["eager_ms"]["median"] for r in rows]),
-                    tuple(Block(r["cause"], r["variant"]) for r in rows if r["speedup"] >= 1),
-                    doc["provenance"]["settings"].get("mode", "default"))
+    timed = [r for r in doc["rows"] if r["speedup"] is not None]
+    return TinyWork(len(timed), sum(r["speedup"] < 1 for r in timed),
+                    Span.of([r["eager_ms"]["median"] for r in doc["rows"]]),
+                    tuple(Block(r["cause"], r["variant"]) for r in timed if r["speedup"] >= 1),
+                    doc["provenance"]["settings"].get("mode", "default"),
+                    tuple(Block(r["cause"], r["variant"]) for r in doc["rows"]
+                          if r["speedup"] is None))
 
 
 def tiny_work(doc: dict[str, Any]) -> str:
@@ -158,4 +161,6 @@ def tiny_work(doc: dict[str, Any]) -> str:
     head = ("Block: written as", "Eager ms", "Compiled ms", "Speedup")
     return render.markdown_table(head, [
         (f"{r['cause']}: {r['variant']}", render.ms(r["eager_ms"]["median"]),
-         render.ms(r["compiled_ms"]["median"]), f"{r['speedup']:.2f}x") for r in doc["rows"]])
+         *((render.ms(r["compiled_ms"]["median"]), f"{r['speedup']:.2f}x")
+           if r["compiled_ms"] is not None else ("–", r.get("status", "error"))))
+        for r in doc["rows"]])

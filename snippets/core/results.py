@@ -84,7 +84,8 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("graph-breaks", "snippets.graph-breaks/1", {
         "cause": (str,), "variant": (str,), "kind": (str,), "graph_count": (int,),
         "graph_break_count": (int,), "compile_s": NUM, "rel_err": NUM, "eager_ms": (dict,),
-        "compiled_ms": (dict,), "speedup": NUM}),
+        # None where the compiled side failed (its status and message say how)
+        "compiled_ms": (dict, type(None)), "speedup": NUM}),
     Kind("transformer-fastpath", "snippets.fastpath/1", {
         "batch_size": (int,), "variant": (str,), "compile_s": NUM, "rel_err": NUM,
         "latency_ms": (dict,), "speedup": NUM}),

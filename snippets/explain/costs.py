@@ -99,23 +99,36 @@ def measure_cause(cause: breaks.Cause, cfg: CostConfig) -> list[dict[str, Any]]:
         torch.manual_seed(0)
         model = variant.module().to(device).eval()
         exp = explain_quietly(model, *variant.args(x))
-        compiled = _compile(model, cfg.mode)
         ref = model(*variant.args(x))
-        out, compile_s = measure.time_first_call(lambda c=compiled, v=variant: c(*v.args(x)),
-                                                 device)
         fns[f"{variant.name}/eager"] = lambda m=model, v=variant: m(*v.args(x))
-        fns[f"{variant.name}/compiled"] = lambda m=compiled, v=variant: m(*v.args(x))
-        rows[variant.name] = {"cause": cause.title, "variant": variant.name, "kind": kind,
-                              "graph_count": exp.graph_count,
-                              "graph_break_count": exp.graph_break_count,
-                              "compile_s": compile_s,
-                              "rel_err": measure.relative_error(out, ref)}
+        row = rows[variant.name] = {
+            "cause": cause.title, "variant": variant.name, "kind": kind,
+            "graph_count": exp.graph_count, "graph_break_count": exp.graph_break_count,
+            "compile_s": None, "rel_err": None, "status": "ok", "message": ""}
+        try:
+            compiled = _compile(model, cfg.mode)
+            run = functools.partial(lambda c, v: c(*v.args(x)), compiled, variant)
+            out, row["compile_s"] = measure.time_first_call(run, device)
+            row["rel_err"] = measure.relative_error(out, ref)
+            del out  # a CUDA-graph output is overwritten by the next replay
+            # Under reduce-overhead the first call is the graph's warm-up and the second
+            # records it: a variant that cannot be captured (one that copies to the host)
+            # fails here, as its own row, and the other variants are still timed.
+            run(), run()
+        except Exception as exc:
+            row["status"], row["message"] = fault(exc)
+            continue
+        fns[f"{variant.name}/compiled"] = run
     timed = measure.measure_variants(fns, device, rounds=cfg.rounds, sample_ms=cfg.sample_ms)
     for name, row in rows.items():
-        eager, comp = timed[f"{name}/eager"], timed[f"{name}/compiled"]
-        row["eager_ms"], row["compiled_ms"] = eager.as_dict(), comp.as_dict()
-        row["calls_per_sample"] = {"eager": timed.calls[f"{name}/eager"],
-                                   "compiled": timed.calls[f"{name}/compiled"]}
+        eager = timed[f"{name}/eager"]
+        row["eager_ms"], row["compiled_ms"], row["speedup"] = eager.as_dict(), None, None
+        row["calls_per_sample"] = {"eager": timed.calls[f"{name}/eager"]}
+        if row["status"] != "ok":  # nothing compiled to time: eager alone, and the fault
+            continue
+        comp = timed[f"{name}/compiled"]
+        row["compiled_ms"] = comp.as_dict()
+        row["calls_per_sample"]["compiled"] = timed.calls[f"{name}/compiled"]
         row["speedup"] = measure.speedup(eager, comp).value
         if cfg.profile:
             # After the timing, so the profiler's own cost touches no timed sample.

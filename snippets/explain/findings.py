@@ -86,6 +86,7 @@ class Costs:
     numpy: tuple[Compiled, ...]  # the variants that hand the tensor to NumPy, in the file's order
     fixes: tuple[Fix, ...]  # every fix against its broken version, in the file's order
     profiled: tuple[Profiled, ...] = ()  # the variants a profiled run profiled, in its order
+    failed: tuple[tuple[str, str, str], ...] = ()  # (cause, variant, fault) compiled side failed
 
     @property
     def same_work(self) -> tuple[Profiled, ...]:
@@ -137,7 +138,11 @@ def _verdict(row: dict[str, Any]) -> Verdict:
 
 
 def costs(doc: dict[str, Any]) -> Costs:
-    rows = doc["rows"]
+    # A variant whose compiled side failed (one a CUDA graph cannot capture) has no speedup:
+    # it is counted apart (``failed``), and the rest are read as before.
+    failed = tuple((r["cause"], r["variant"], r.get("message", "")) for r in doc["rows"]
+                   if r["compiled_ms"] is None)
+    rows = [r for r in doc["rows"] if r["compiled_ms"] is not None]
     # Slower by the verdict of the paired per-round ratios, not by a median ratio under 1: a
     # row at 0.99x whose rounds straddle 1 is a tie.
     slower = [r for r in rows if _verdict(r) is Verdict.SLOWER]
@@ -155,7 +160,7 @@ def costs(doc: dict[str, Any]) -> Costs:
     batch = doc.get("provenance", {}).get("settings", {}).get("batch")
     profiled = tuple(p for r in rows if (p := profiled_row(r)) is not None)
     return Costs(batch, len(rows), len(slower), sum(r["kind"] == "fixed" for r in slower), numpy,
-                 tuple(fixes), profiled)
+                 tuple(fixes), profiled, failed)
 
 
 def profiled_row(row: dict[str, Any]) -> Profiled | None:

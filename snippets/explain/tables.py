@@ -54,9 +54,13 @@ def costs(doc: dict[str, Any]) -> str:
     # all ran slower compiled reads as slower, not as a 1.00x tie.
     rows = []
     for r in doc["rows"]:
+        label = f"{r['cause']}: {r['kind']}, {r['variant']}"
+        if r["compiled_ms"] is None:  # the compiled side failed: its fault in the verdict
+            rows.append((label, r["graph_count"], format(r["eager_ms"]["median"], ".3g"), "–",
+                         "–", r.get("status", "error")))
+            continue
         ratio, iqr, said = findings.paired(r)
-        rows.append((f"{r['cause']}: {r['kind']}, {r['variant']}", r["graph_count"],
-                     format(r["eager_ms"]["median"], ".3g"),
+        rows.append((label, r["graph_count"], format(r["eager_ms"]["median"], ".3g"),
                      format(r["compiled_ms"]["median"], ".3g"),
                      f"{ratio:#.3g}x ±{iqr / 2:.2g}", said.value))
     return render.markdown_table(head, rows)
