@@ -121,6 +121,8 @@ class DiagnoseConfig:
                 # CUDA)
                 "tf32": (config.device_type(self.device) == "cuda"
                          and torch.get_float32_matmul_precision() != "highest"),
+                # cuDNN's TF32 for fp32 convolutions (torch's default: on)
+                "cudnn_tf32": torch.backends.cudnn.allow_tf32,
                 "inductor_cache": "empty per compile", "count_backend": "eager", "grad": False,
                 "recompile_limit": dynamic.recompile_limit()}
 
@@ -157,7 +159,8 @@ def verdict_of(cfg: DiagnoseConfig, sections: tuple[Section, ...]) -> findings.R
     """The verdict of a finished diagnosis, with the device and the matmul precision it ran at
     (the factory may have set the precision)."""
     return findings.recommend(sections, config.device_type(cfg.resolve().device),
-                              torch.get_float32_matmul_precision())
+                              torch.get_float32_matmul_precision(),
+                              torch.backends.cudnn.allow_tf32)
 
 
 def breaks(model: torch.nn.Module, x: examples.Example, budget: Budget) -> Section:

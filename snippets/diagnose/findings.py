@@ -98,10 +98,17 @@ class RiskKind(str, enum.Enum):
 FAST_PATH_OPS = ("_transformer_encoder_layer_fwd", "_native_multi_head_attention")
 
 
-# The products and convolutions in a graph: what TF32 speeds up, and what max-autotune
-# benchmarks one by one.
-MATMUL_OPS = frozenset({"conv1d", "conv2d", "conv3d", "linear", "mm", "addmm", "bmm", "baddbmm",
-                        "matmul", "conv_transpose2d", "scaled_dot_product_attention"})
+# The matrix products in a graph: fp32 ones run without TF32 at torch's default matmul
+# precision, "highest" (torch.backends.cuda.matmul.fp32_precision "ieee").
+PRODUCT_OPS = frozenset({"linear", "mm", "addmm", "bmm", "baddbmm", "matmul",
+                         "scaled_dot_product_attention"})
+# The convolutions: cuDNN runs fp32 ones as TF32 by default, whatever the matmul precision
+# (torch.backends.cudnn.allow_tf32 is True, cudnn.conv.fp32_precision "tf32":
+# torch/backends/cudnn/__init__.py and torch/csrc/Context.h, torch 2.14.1), so they miss TF32
+# only where a run turned that off.
+CONV_OPS = frozenset({"conv1d", "conv2d", "conv3d", "conv_transpose2d"})
+# What max-autotune benchmarks one by one: both.
+MATMUL_OPS = PRODUCT_OPS | CONV_OPS
 
 
 # The frame Dynamo compiles a torch.nn module through when its trace rules skip the module's
@@ -115,11 +122,20 @@ def default_compile_s(sections: tuple[Section, ...] | list[Section]) -> float | 
     return next((m.compile_s for m in runs if m.mode == "default"), None)
 
 
-def matmul_ops(sections: tuple[Section, ...] | list[Section]) -> int:
-    """The products and convolutions in the graphs the breaks phase found (0 if it did not
-    finish)."""
+def matmul_ops(sections: tuple[Section, ...] | list[Section],
+               ops: frozenset[str] = MATMUL_OPS) -> int:
+    """The products and convolutions (or the ``ops`` given) in the graphs the breaks phase
+    found (0 if it did not finish)."""
     exp = _found(tuple(sections), Phase.BREAKS)
-    return sum(op in MATMUL_OPS for graph in (exp.ops_per_graph if exp else ()) for op in graph)
+    return sum(op in ops for graph in (exp.ops_per_graph if exp else ()) for op in graph)
+
+
+def without_tf32(sections: tuple[Section, ...] | list[Section], matmul_precision: str,
+                 cudnn_tf32: bool = True) -> int:
+    """The fp32 ops of the graphs that ran without TF32 on CUDA: the products at "highest",
+    the convolutions only where cuDNN's TF32 was off."""
+    return ((matmul_ops(sections, PRODUCT_OPS) if matmul_precision == "highest" else 0)
+            + (0 if cudnn_tf32 else matmul_ops(sections, CONV_OPS)))
 
 
 @dataclass(frozen=True)
@@ -162,9 +178,9 @@ def best_strategy(strategies: tuple[Strategy, ...]) -> Strategy | None:
 
 
 def risks(sections: tuple[Section, ...], device_type: str = "cpu",
-          matmul_precision: str = "highest") -> tuple[Risk, ...]:
-    """What the diagnosis found in the way; ``device_type`` and ``matmul_precision`` are the
-    run's (fp32 products on CUDA at "highest" run without TF32's tensor cores)."""
+          matmul_precision: str = "highest", cudnn_tf32: bool = True) -> tuple[Risk, ...]:
+    """What the diagnosis found in the way; ``device_type``, ``matmul_precision`` and
+    ``cudnn_tf32`` are the run's (see ``without_tf32``)."""
     found: list[Risk] = []
     exp = _found(sections, Phase.BREAKS)
     for r in exp.break_reasons if exp else ():
@@ -179,17 +195,21 @@ def risks(sections: tuple[Section, ...], device_type: str = "cpu",
     for m in _found(sections, Phase.MODES) or ():
         if m.status == "mismatch":
             found.append(Risk(RiskKind.MISMATCH, m.mode))
-    if device_type == "cuda" and matmul_precision == "highest" and (n := matmul_ops(sections)):
-        found.append(Risk(RiskKind.NO_TF32, "torch.get_float32_matmul_precision() == 'highest'",
-                          n))
+    if device_type == "cuda" and (n := without_tf32(sections, matmul_precision, cudnn_tf32)):
+        where = " and ".join(w for w, off in (
+            ("torch.get_float32_matmul_precision() == 'highest'",
+             matmul_precision == "highest" and matmul_ops(sections, PRODUCT_OPS)),
+            ("torch.backends.cudnn.allow_tf32 == False",
+             not cudnn_tf32 and matmul_ops(sections, CONV_OPS))) if off)
+        found.append(Risk(RiskKind.NO_TF32, where, n))
     return tuple(found)
 
 
 def recommend(sections: tuple[Section, ...], device_type: str = "cpu",
-              matmul_precision: str = "highest") -> Recommendation:
+              matmul_precision: str = "highest", cudnn_tf32: bool = True) -> Recommendation:
     """The verdict: the correct mode with the largest speedup that pays beyond the noise and
     by ``WORTH`` or more."""
-    found = risks(sections, device_type, matmul_precision)
+    found = risks(sections, device_type, matmul_precision, cudnn_tf32)
     strategy = best_strategy(_found(sections, Phase.RECOMPILES) or ())
     runs = [m for m in _found(sections, Phase.MODES) or () if m.speedup is not None]
     shapes = {} if strategy is None else {"shapes": strategy.name, "stalls_s": (

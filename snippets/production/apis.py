@@ -103,7 +103,8 @@ print(counter.graphs, all(matched))
 
 def disabled() -> dict[str, Any]:
     """The same schedule in a process started with ``TORCH_COMPILE_DISABLE=1``: torch reads it
-    once, at import (``torch._dynamo.config.disable``), so it needs a process of its own."""
+    once, when ``torch._dynamo.config`` first loads (``disable``; the first ``torch.compile``,
+    not ``import torch``), so it needs a process of its own."""
     env = process.child_env(TORCH_COMPILE_DISABLE="1")
     proc = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True,
                           text=True, timeout=300)

@@ -2,7 +2,9 @@
 
 ``mode="reduce-overhead"`` records a CUDA graph and replays it: its outputs live in the graph's
 memory pool and are overwritten by the next replay, and a graph it cannot record safely (an input
-written in place, a CPU tensor) is skipped with a reason in torch's ``perf_hints`` log. Each
+written in place, a CPU tensor) is skipped with a reason in torch's log (``cudagraphs`` in
+torch 2.14, ``perf_hints`` in older releases) and, where torch has it, a bump of
+``counters["inductor"]["cudagraph_skips"]``. Each
 case runs here and is recorded as what happened (an error, wrong values, correct values, the
 logged reason), with the memory the graph pool holds beside the default mode's.
 """
@@ -161,26 +163,52 @@ def skip_demo(case: str) -> None:
     want = fn(*(a.clone() for a in calls[-1]))
     torch.cuda.synchronize()
     same = torch.allclose(got, want, rtol=1e-3, atol=1e-3)
+    count = skip_count()
+    print(f"{COUNT_LINE}{'none' if count is None else count}", file=sys.stderr)
     print("outputs " + ("match eager" if same else "differ from eager"), file=sys.stderr)
 
 
 SKIPS = ("input mutation", "CPU tensor", "dynamic shape")
+# The logs a skip's reason goes to: "cudagraphs" in torch 2.14
+# (log_cudagraph_skip_and_bump_counter in torch/_inductor/cudagraph_utils.py), "perf_hints" in
+# the releases before (the 2.11 GPU run found it there). Both are asked for.
+SKIP_LOGS = "perf_hints,cudagraphs"
+COUNT_LINE = "cudagraph_skips "  # the child's line with the counter's value, or "none"
+
+
+def skip_count() -> int | None:
+    """Skipped CUDA graphs in this process, where torch counts them: the function that logs a
+    skip also bumps ``counters["inductor"]["cudagraph_skips"]``. None where it has no such
+    function (then only the log says)."""
+    from torch._dynamo.utils import counters
+    from torch._inductor import cudagraph_utils
+    if not hasattr(cudagraph_utils, "log_cudagraph_skip_and_bump_counter"):
+        return None
+    return int(counters["inductor"]["cudagraph_skips"])
+
+
+def skip_outcome(lines: list[str]) -> tuple[Outcome, str, str]:
+    """What one skip case did, from the child's lines: the outcome, the reason torch logged
+    and the outputs' verdict. The counter decides where the child had one; else the log."""
+    verdict = next((ln for ln in lines if ln.startswith("outputs ")), "")
+    counted = next((ln[len(COUNT_LINE):] for ln in lines if ln.startswith(COUNT_LINE)), "none")
+    reasons = [ln for ln in lines if not ln.startswith(("outputs ", COUNT_LINE))]
+    reason = next((ln for ln in reasons if "skipping cudagraphs" in ln.lower()),
+                  reasons[0] if reasons else "")
+    if not verdict:
+        return Outcome.ERROR, reason, verdict
+    if "differ" in verdict:
+        return Outcome.WRONG, reason, verdict
+    skipped = (int(counted) > 0 if counted.isdigit()
+               else "skipping cudagraphs" in reason.lower())
+    return (Outcome.SKIPPED if skipped else Outcome.NOT_SKIPPED), reason, verdict
 
 
 def skipped(case: str) -> dict[str, Any]:
     code = f"from snippets.production import hazards; hazards.skip_demo({case!r})"
-    log = torch_logs.capture("perf_hints", code,
+    log = torch_logs.capture(SKIP_LOGS, code,
                              keep=r"(?i)skipping cudagraphs|cudagraph|error|^outputs ")
-    lines = log.splitlines()
-    verdict = next((ln for ln in lines if ln.startswith("outputs ")), "")
-    reasons = [ln for ln in lines if not ln.startswith("outputs ")]
-    reason = reasons[0] if reasons else ""
-    if not verdict:
-        outcome = Outcome.ERROR
-    elif "differ" in verdict:
-        outcome = Outcome.WRONG
-    else:
-        outcome = Outcome.SKIPPED if "skipping cudagraphs" in reason else Outcome.NOT_SKIPPED
+    outcome, reason, verdict = skip_outcome(log.splitlines())
     message = reason or ("no skip logged: recorded and replayed" if verdict else
                          "the case did not finish")
     return {"hazard": Hazard.SKIPPED.value, "variant": case, "outcome": outcome.value,
@@ -237,7 +265,9 @@ def document(device: str = "cuda", *, commit: str | None = None,
     dev = torch.device(device)
     if dev.type != "cuda":
         raise ValueError("the CUDA-graph hazards need a CUDA device")
-    settings = {"modes": ["reduce-overhead"], "logs": "perf_hints", "dtype": "fp32, bf16",
+    settings = {"modes": ["reduce-overhead"], "logs": SKIP_LOGS, "dtype": "fp32, bf16",
+                # how a skip was told: torch's counter where it has one, else the log
+                "skip_detection": "log" if skip_count() is None else "counter",
                 "backends": SWITCHES.as_dict(), "tf32": SWITCHES.tf32}
     doc = results.new_document(KIND, results.provenance(dev, settings, commit=commit))
     steps: list[tuple[str, Callable[[], list[dict[str, Any]]]]] = [

@@ -103,7 +103,9 @@ class StartupConfig:
                 "repetitions": self.repetitions, "calls": self.calls, "rounds": self.rounds,
                 "sample_ms": self.sample_ms, "timeout_s": self.timeout_s, "mode": "default",
                 "backends": b.as_dict(), "tf32": b.tf32, "grad": False,
-                "steady_factor": production.STEADY_FACTOR}
+                "steady_factor": production.STEADY_FACTOR,
+                # whether each regional block had its own recompile budget (torch 2.14 on)
+                "regional_isolate_recompiles": bool(paths.ISOLATED)}
 
 
 def _env(cache: Path, path: str) -> dict[str, str]:

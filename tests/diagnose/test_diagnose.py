@@ -13,7 +13,7 @@ from snippets.core import config, measure, results
 from snippets.core.findings import Verdict
 from snippets.diagnose import findings, report, shapes
 from snippets.diagnose.findings import Advice, ModeRun, Phase, RiskKind, Section, Status, Strategy
-from snippets.explain import fastpath
+from snippets.explain import Explanation, fastpath
 from tests.diagnose import models
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
@@ -97,6 +97,19 @@ def test_fp32_products_on_cuda_without_tf32_are_a_risk(branchy):
     for device_type, precision in (("cuda", "high"), ("cpu", "highest")):
         assert RiskKind.NO_TF32 not in {r.kind for r in findings.risks(branchy, device_type,
                                                                        precision)}
+
+
+def test_convolutions_miss_tf32_only_where_cudnn_tf32_was_off():
+    # a ResNet-like graph: 3 convolutions and 1 linear; cuDNN's TF32 is on by default in torch
+    assert torch.backends.cudnn.allow_tf32 is True
+    graph = Explanation(1, 0, (), (("conv2d", "relu", "conv2d", "conv2d", "linear"),))
+    done = (Section(Phase.BREAKS, Status.DONE, 0.0, found=graph),)
+    count = {(p, tf32): [r.count for r in findings.risks(done, "cuda", p, tf32)
+                         if r.kind is RiskKind.NO_TF32]
+             for p in ("highest", "high") for tf32 in (True, False)}
+    assert count == {("highest", True): [1], ("highest", False): [4],
+                     ("high", True): [], ("high", False): [3]}
+    assert findings.matmul_ops(done) == 4  # what max-autotune benchmarks: both kinds
 
 
 def test_the_results_document_validates(branchy):
