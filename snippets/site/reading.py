@@ -31,7 +31,8 @@ MAX_SENTENCE_WORDS = 40
 MAX_BOX_LINES = 5  # "What to do" in at most five lines
 BOX_TITLE = "What to do"
 # Pages that are reference, not topics: no answer box, no word budget.
-REFERENCE = ("index", "results", "cli", "contributing", "run-it-yourself", "glossary")
+REFERENCE = ("index", "results", "cli", "contributing", "run-it-yourself", "glossary",
+             "changelog")
 SKIPPED = {"table", "pre", "code", "details", "svg", "script", "style", "figure", "nav",
            "header", "footer"}
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(\"'])")

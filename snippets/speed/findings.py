@@ -96,8 +96,21 @@ def is_eager(row: dict[str, Any]) -> bool:
 
 
 def placed(doc: dict[str, Any]) -> list[typed.InRun]:
-    """A ladder file's rows in blocks, one per command, as its table and its plots show them."""
+    """A ladder file's rows in blocks, one per command, as the Results page lists them."""
     return typed.in_runs(doc["rows"], is_eager)
+
+
+def climbed(doc: dict[str, Any]) -> list[typed.InRun]:
+    """Each ladder as its table and figure show it: the block that climbed from its one eager
+    row. A later command's block (a rung added beside its own eager row and the rung below,
+    ``--append``) has ratios against that command's eager, not this one's, so it is shown apart
+    (``later``)."""
+    return [p for p in placed(doc) if p.run == 1]
+
+
+def later(doc: dict[str, Any]) -> list[typed.InRun]:
+    """The blocks of later commands, each with its own eager row: where ``climbed`` leaves them."""
+    return [p for p in placed(doc) if p.run > 1]
 
 def _ceilings(doc: dict[str, Any]) -> Ceilings | None:
     c = doc["provenance"].get("ceilings")

@@ -27,17 +27,17 @@ def _goal_ms(doc: dict[str, Any], model: str, bs: int, best: dict[str, Any]) -> 
 
 def ladder(doc: dict[str, Any], model: str, bs: int) -> str:
     """One ladder's figure: a bar per rung that ran, bottom rung at the top."""
-    rows = [r for r in doc["rows"] if r["model"] == model and r["batch_size"] == bs
-            and r.get("latency_ms") and r["status"] in ("ok", "noisy")]
+    # The climb from the ladder's one eager row, as its table shows it (findings.climbed).
+    rows = [p.row for p in findings.climbed(doc) if p.row["model"] == model
+            and p.row["batch_size"] == bs and p.row.get("latency_ms")
+            and p.row["status"] in ("ok", "noisy")]
     if not rows:
         return ""
     best = min(rows, key=lambda r: r["latency_ms"]["median"])
     floor = roofline.row_reading(best, doc["provenance"].get("ceilings"))
     goal = _goal_ms(doc, model, bs, best) if goals.DEVICE in str(
         doc["provenance"].get("device")) else None
-    # Several commands' blocks share a figure: each bar named as the table names its row.
-    tags = {id(p.row): p.tag for p in findings.placed(doc)}
-    names = [" · ".join(x for x in (tags[id(r)], r["mode"]) if x) for r in rows]
+    names = [r["mode"] for r in rows]
     ms = [r["latency_ms"]["median"] for r in rows]
     spread = [r["latency_ms"]["iqr"] / 2 for r in rows]
     with plots.figure(0.9 + 0.32 * len(rows)) as (fig, ax):

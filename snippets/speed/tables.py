@@ -41,10 +41,11 @@ def ceilings(doc: dict[str, Any]) -> str:
          f"{c.copy_gbps:.4g} GB/s", str(c.samples))), align="llrr")
 
 
-def ladder(doc: dict[str, Any]) -> str:
+def ladder(doc: dict[str, Any], blocks: list[typed.InRun] | None = None) -> str:
     """The key columns of every ladder: latency and spread, what each rung buys over eager and
-    over the rung below, compile time, share of peak, status."""
-    placed = findings.placed(doc)
+    over the rung below, compile time, share of peak, status. ``blocks``: the rows to show, each
+    ladder's climb from its one eager row by default (``findings.climbed``)."""
+    placed = findings.climbed(doc) if blocks is None else blocks
     # A ratio is shown against a row the table shows from the same run: × eager where the run's
     # eager row is in the file, × below where the rung below is the row above it.
     below = {id(p): _below(p, q) for p, q in zip(placed, [None, *placed[:-1]], strict=True)}
@@ -107,6 +108,10 @@ def ladder_report(doc: dict[str, Any]) -> str:
     profile, the top kernels and what autotuning measured in blocks that open. The page's
     prose places ``findings.ladders`` under them."""
     parts = [p for p in (ceilings(doc), ladder(doc)) if p]
+    added = findings.later(doc)
+    if added:  # each beside its own eager row, which its ratios are against
+        parts += [render.details("Rungs added later, each beside its own eager row",
+                                 ladder(doc, added))]
     parts += [render.details("Roofline per rung", roofline_table(doc))]
     if any(r.get("profile") for r in doc["rows"]):
         parts += [render.details("Profiled rungs", profile_table(doc) + "\n\n" + top_kernels(doc))]

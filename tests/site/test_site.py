@@ -304,6 +304,59 @@ def test_nothing_is_cut_off_at_desktop_width(browser_page: Browsing, url: str) -
     assert page.evaluate(CLIPPED) == []
 
 
+# Every visible results table whose right edge passes the content column (the article, less its
+# padding), by how many pixels: a table grows to fit its cells, past its scroll box's margin and
+# into the side column, without being clipped.
+PAST_THE_COLUMN = """() => {
+  const column = document.querySelector('.md-content__inner');
+  const right = column.getBoundingClientRect().right
+    - parseFloat(getComputedStyle(column).paddingRight);
+  return [...document.querySelectorAll('.md-content .results table')]
+    .filter((t) => t.offsetParent !== null && !t.closest('details:not([open])'))
+    .map((t) => [t.querySelector('th')?.innerText, Math.round(t.getBoundingClientRect().right
+                                                             - right)])
+    .filter(([, over]) => over > 0);
+}"""
+# Each visible results table at the phone's width: whether it scrolls sideways, and whether the
+# hint that says so (docs/js/tables.js, docs/css/site.css) is shown above it.
+SCROLL_HINTS = """() => [...document.querySelectorAll('.md-content .results table')]
+  .filter((t) => t.offsetParent !== null && !t.closest('details:not([open])'))
+  .map((t) => {
+    const box = t.closest('.md-typeset__scrollwrap');
+    const hint = getComputedStyle(box, '::before').content;
+    return {head: t.querySelector('th')?.innerText, scrolls: box.scrollWidth > box.clientWidth + 1,
+            hint: hint !== 'none' && hint !== 'normal' && hint.includes('Scroll')};
+  })"""
+
+
+@pytest.mark.parametrize("url", READ_PAGES)
+def test_no_results_table_passes_the_content_column_at_desktop_width(browser_page: Browsing,
+                                                                     url: str) -> None:
+    page = browser_page.page
+    page.goto(browser_page.base + url)
+    assert page.evaluate(PAST_THE_COLUMN) == []
+
+
+@pytest.mark.parametrize("url", READ_PAGES)
+def test_on_a_phone_a_table_that_scrolls_says_so(browser_page: Browsing, url: str) -> None:
+    phone = browser_page.phone
+    phone.goto(browser_page.base + url)
+    tables = phone.evaluate(SCROLL_HINTS)
+    assert [t["head"] for t in tables if t["scrolls"] != t["hint"]] == []
+
+
+def test_a_wide_table_scrolls_on_a_phone_with_its_label_stuck(browser_page: Browsing) -> None:
+    """The speed ladder's table is wider than a phone: it scrolls, says so, and its row labels'
+    cells are sticky at the left edge."""
+    phone = browser_page.phone
+    phone.goto(browser_page.base + "speed/")
+    assert any(t["scrolls"] and t["hint"] for t in phone.evaluate(SCROLL_HINTS))
+    positions = phone.evaluate("""() => [...document.querySelectorAll('.results table')]
+      .filter((t) => t.offsetParent !== null)
+      .map((t) => getComputedStyle(t.querySelector('td:first-child')).position)""")
+    assert positions and set(positions) == {"sticky"}
+
+
 @pytest.mark.parametrize("url", READ_PAGES)
 def test_on_a_phone_code_wraps_and_row_labels_stay_in_view(browser_page: Browsing,
                                                            url: str) -> None:

@@ -80,6 +80,26 @@ def test_the_report_carries_ceilings_roofline_and_profile():
     assert profiled == ["120", "1", "500", "300", "40"]
 
 
+def test_a_ladder_shows_one_eager_row_and_a_later_command_apart():
+    d = ladder_doc(0.5, 20.0)
+    # a later command: max-autotune beside its own eager row (slower than the first's)
+    d["rows"] += [row("resnet50", 1, "eager", (8.0,) * 3, speedup=1.0, part=1),
+                  row("resnet50", 1, "+ max-autotune", (0.4,) * 3, speedup=20.0,
+                      speedup_prev=20.0, prev_rung="eager", part=1)]
+    ladder = tables.ladder(d)
+    assert [r[0] for r in markdown.all_rows(ladder)].count(markdown.label("resnet50", 1,
+                                                                          "eager")) == 1
+    assert markdown.row(ladder, "resnet50", 1, "command 2 · + max-autotune") is None
+    # apart, in a block that opens, its ratio against its own eager row, shown beside it
+    out = tables.ladder_report(d)
+    later = out[out.index("Rungs added later"):]
+    assert markdown.row(later, "resnet50", 1, "command 2 · eager")[0].startswith("8.00 ")
+    assert markdown.row(later, "resnet50", 1, "command 2 · + max-autotune")[1] == "20.00"
+    # the figure: the climb from its one eager row, bars named by rung alone
+    html = plots.ladder(d, "resnet50", 1)
+    assert "from 4 ms down to 0.5 ms" in html and "command" not in html
+
+
 def test_a_ladder_recorded_before_the_ceilings_still_renders():
     d = ladder_doc(0.5, 20.0)
     del d["provenance"]["ceilings"]
