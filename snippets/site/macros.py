@@ -79,6 +79,8 @@ SOURCES: dict[str, Source] = {
     "production-startup": Source(production_findings.startup, ("production-startup",)),
     "production-stream": Source(serving_findings.stream, ("production-stream",)),
     "production-stream-large": Source(serving_findings.stream, ("production-stream-large",)),
+    "production-stream-large-graphs": Source(serving_findings.stream,
+                                             ("production-stream-large-reduce-overhead",)),
     "production-modes": Source(serving_findings.modes, ("production-modes",)),
     "production-hazards": Source(serving_findings.hazards, ("production-hazards",)),
     # A scale run needs several GPUs and is recorded command by command: recorded only. Its
