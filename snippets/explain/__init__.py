@@ -98,7 +98,8 @@ def _reasons(logged: list[records.Record]) -> tuple[BreakReason, ...]:
 
 
 # --8<-- [start:explain]
-def explain(fn: Callable[..., object], *args: object, **kwargs: object) -> Explanation:
+def explain(fn: Callable[..., object], *args: object,
+            **kwargs: object) -> Explanation:
     """Run ``fn(*args, **kwargs)`` under Dynamo with a backend that only counts graphs,
     and report each break Dynamo logged, once per line of user code.
 
