@@ -351,6 +351,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
 
     return {
         "bench": bench_tables.table,
+        "zoo": bench_tables.table,  # the benchmark's rows over the model zoo's catalog
         independent.KIND: independent.alone_table,
         "graph-breaks": explain_tables.costs,
         "transformer-fastpath": explain_tables.fastpath_latency,
