@@ -100,14 +100,15 @@ def _reasons(logged: list[records.Record]) -> tuple[BreakReason, ...]:
 # --8<-- [start:explain]
 def explain(fn: Callable[..., object], *args: object,
             **kwargs: object) -> Explanation:
-    """Run ``fn(*args, **kwargs)`` under Dynamo with a backend that only counts graphs,
-    and report each break Dynamo logged, once per line of user code.
+    """Run ``fn(*args, **kwargs)`` under Dynamo with a backend that only
+    counts graphs, and report each break Dynamo logged, once per line of
+    user code.
 
     The breaks are Dynamo's own ``graph_breaks`` records, the lines
-    ``TORCH_LOGS=graph_breaks`` prints, so none is invented and none is lost:
-    a break before any graph, a break in a function Dynamo then skipped, a
-    ``print`` as the last line. ``torch._dynamo.explain`` counts
-    ``graphs - 1`` instead, which misses some.
+    ``TORCH_LOGS=graph_breaks`` prints, so none is invented and none is
+    lost: a break before any graph, a break in a function Dynamo then
+    skipped, a ``print`` as the last line. ``torch._dynamo.explain``
+    counts ``graphs - 1`` instead, which misses some.
     """
     graphs: list[torch.fx.GraphModule] = []
 

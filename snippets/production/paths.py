@@ -75,12 +75,12 @@ def blocks(model: nn.Module) -> list[nn.Module]:
 
 
 # --8<-- [start:regional]
-# Every block.compile() compiles Module._call_impl, so all blocks share its
-# recompile budget (8): past 8 different blocks, the rest run eager.
-# torch 2.14's isolate_recompiles=True gives each block its own.
+# Every block.compile() compiles Module._call_impl, so all blocks
+# share its recompile budget (8): past 8 different blocks, the rest
+# run eager. torch 2.14's isolate_recompiles=True gives each its own.
+_COMPILE_ARGS = inspect.signature(torch.compile).parameters
 ISOLATED = ({"isolate_recompiles": True}
-            if "isolate_recompiles" in inspect.signature(torch.compile).parameters
-            else {})
+            if "isolate_recompiles" in _COMPILE_ARGS else {})
 
 
 def compile_regions(model: nn.Module) -> nn.Module:

@@ -23,8 +23,10 @@ def switches() -> dict[str, str]:
 def tf32_on() -> None:
     """Let fp32 products and convolutions run as TF32 (the page's lines)."""
     # --8<-- [start:tf32]
-    torch.backends.cuda.matmul.fp32_precision = "tf32"  # matrix products; off by default
-    torch.backends.cudnn.conv.fp32_precision = "tf32"  # convolutions; already torch's default
+    # matrix products: off by default
+    torch.backends.cuda.matmul.fp32_precision = "tf32"
+    # convolutions: already torch's default
+    torch.backends.cudnn.conv.fp32_precision = "tf32"
     # --8<-- [end:tf32]
 
 
