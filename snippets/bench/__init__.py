@@ -172,7 +172,8 @@ def _compile_mode(g: _Group, mode: str) -> dict[str, Any] | None:
         # --8<-- [start:compile]
         compiled = torch.compile(model, mode=mode)
         # The first call compiles: timed whole, apart from every later (steady) call.
-        run = examples.bind(compiled, x)  # compiled(x), compiled(*x) or compiled(**x)
+        # compiled(x), compiled(*x) or compiled(**x), as the example holds
+        run = examples.bind(compiled, x)
         out, compile_s = measure.time_first_call(run, device)
         # --8<-- [end:compile]
         err = examples.relative_error(out, g.ref)
