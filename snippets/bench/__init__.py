@@ -72,6 +72,8 @@ class BenchConfig:
     """climb the speed ladder: eager, compile, + channels_last, + CUDA graphs, + freezing, each
     rung adding one step to the one before; a max-autotune mode in --modes adds the max-autotune
     rung"""
+    cold_compile: bool = False
+    """compile each mode with an empty Inductor cache, so compile_s is what a new machine pays"""
     factories: tuple[tuple[str, models.Factory], ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
@@ -97,6 +99,7 @@ class BenchConfig:
             "crosscheck": self.crosscheck, "ladder": self.ladder,
             # compile_s of a warm cache is seconds where a cold one is a minute: say which applied
             "fx_graph_cache": bool(torch._inductor.config.fx_graph_cache),
+            "cold_compile": self.cold_compile,
             "inductor_cache_dir": os.environ.get("TORCHINDUCTOR_CACHE_DIR"),
         }
 
@@ -106,7 +109,7 @@ def cache_state(settings: dict[str, Any]) -> str:
     every compile is cold), ``not empty`` (it held compiled graphs, perhaps these: some compiles
     may be warm), or ``not recorded`` (``inductor_cache`` None: the run did not count it)."""
     cache = settings.get("inductor_cache")
-    if settings.get("fx_graph_cache") is False:
+    if settings.get("fx_graph_cache") is False or settings.get("cold_compile"):
         return "empty"
     if not cache:
         return "not recorded"
@@ -166,16 +169,23 @@ def _reference(g: _Group) -> None:
 
 
 def _compile_mode(g: _Group, mode: str) -> dict[str, Any] | None:
-    """Compile one mode and check its output; a fault is returned as that mode's finished row."""
+    """Compile one mode and check its output; a fault is returned as that mode's finished row.
+    The row counts the graphs its first call compiled, the graphs compiled again while it warmed
+    up (a recompile: a guard that failed on a repeated call) and the CUDA graphs Inductor skipped
+    (a reduce-overhead mode that runs without them says so in ``cudagraph_skips``)."""
     model, x, device, tol = g.model, g.x, g.device, TOLERANCE[g.cfg.dtype]
+    cold = backends.cold_cache(reset=False) if g.cfg.cold_compile else contextlib.nullcontext()
+    counts = _Counts()
     try:
-        # --8<-- [start:compile]
-        compiled = torch.compile(model, mode=mode)
-        # The first call compiles: timed whole, apart from every later (steady) call.
-        # compiled(x), compiled(*x) or compiled(**x), as the example holds
-        run = examples.bind(compiled, x)
-        out, compile_s = measure.time_first_call(run, device)
-        # --8<-- [end:compile]
+        with cold:
+            # --8<-- [start:compile]
+            compiled = torch.compile(model, mode=mode)
+            # The first call compiles: timed whole, apart from every later (steady) call.
+            # compiled(x), compiled(*x) or compiled(**x), as the example holds
+            run = examples.bind(compiled, x)
+            out, compile_s = measure.time_first_call(run, device)
+            # --8<-- [end:compile]
+        graphs = counts.graphs()
         err = examples.relative_error(out, g.ref)
         del out  # a CUDA-graph output is overwritten by the next replay; hold none
         for _ in range(g.cfg.warmup):  # here, so a fault while warming (a CUDA-graph
@@ -185,11 +195,32 @@ def _compile_mode(g: _Group, mode: str) -> dict[str, Any] | None:
         return new_row(g.name, g.bs, mode, status=status, message=msg, **g.common)
     ok = err <= tol
     g.rows[mode] = new_row(g.name, g.bs, mode, compile_s=compile_s, rel_err=err,
-                        **g.common,
+                        **g.common, graphs_compiled=graphs,
+                        recompiles=counts.graphs() - graphs, cudagraph_skips=counts.skips(),
                         status="ok" if ok else "mismatch",
                         message="" if ok else f"rel_err {err:.3g} above {tol}")
     g.fns[mode] = run
     return None
+
+
+class _Counts:
+    """Dynamo's graphs compiled and Inductor's CUDA-graph skips since this was made (the
+    counters of ``torch._dynamo.utils``, which count for the whole process)."""
+
+    def __init__(self) -> None:
+        self._graphs, self._skips = self._now()
+
+    @staticmethod
+    def _now() -> tuple[int, int]:
+        from torch._dynamo.utils import counters
+
+        return int(counters["stats"]["unique_graphs"]), int(counters["inductor"]["cudagraph_skips"])
+
+    def graphs(self) -> int:
+        return self._now()[0] - self._graphs
+
+    def skips(self) -> int:
+        return self._now()[1] - self._skips
 
 
 def _time(g: _Group) -> tuple[measure.Timed, dict[str, Any], dict[str, float | None]]:

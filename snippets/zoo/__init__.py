@@ -9,13 +9,14 @@ measured. ``python -m snippets.zoo`` runs it (``__main__``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from snippets import bench
 from snippets.bench.rows import new_row
-from snippets.core import config, models, rows
+from snippets.core import config, models, results, rows
 from snippets.zoo import catalog
 
 KIND = "zoo"
@@ -69,29 +70,54 @@ class ZooConfig:
         return bench.BenchConfig(
             models=(), factories=tuple((e.name, e.build) for e in cfg.entries()),
             batch_sizes=cfg.batch_sizes, modes=cfg.modes, dtype=cfg.dtype, device=cfg.device,
-            rounds=cfg.rounds, warm_rounds=cfg.warm_rounds, sample_ms=cfg.sample_ms)
+            rounds=cfg.rounds, warm_rounds=cfg.warm_rounds, sample_ms=cfg.sample_ms,
+            # a zoo row's compile time is the one a new machine pays: each mode with an empty cache
+            cold_compile=True)
 
 
-def group(cfg: bench.BenchConfig, name: str, factory: models.Factory, bs: int,
-          peak: float | None, progress: Callable[[str], None]) -> Iterator[dict[str, Any]]:
-    """The benchmark's group for one (model, batch size), where a model that does not build (a
-    config this library version lacks) is that model's rows, not the end of the run as a
-    user's own factory's mistake is."""
+def group(about: dict[str, dict[str, str]], cfg: bench.BenchConfig, name: str,
+          factory: models.Factory, bs: int, peak: float | None,
+          progress: Callable[[str], None]) -> Iterator[dict[str, Any]]:
+    """The benchmark's group for one (model, batch size), each row with the catalog's family,
+    library and input of its model, where a model that does not build (a config this library
+    version lacks) is that model's rows, not the end of the run as a user's own factory's
+    mistake is."""
+    entry = about[name]
     try:
-        yield from bench.measure_group(cfg, name, factory, bs, peak, progress)
+        for row in bench.measure_group(cfg, name, factory, bs, peak, progress):
+            yield {**row, **entry}
     except models.SpecError as exc:
         status, message = rows.fault(exc)
         for mode in cfg.modes:
-            yield new_row(name, bs, mode, status=status, message=message)
+            yield new_row(name, bs, mode, status=status, message=message, **entry)
 
 
 def document(cfg: ZooConfig, progress: Callable[[str], None] = lambda _: None,
              on_row: Callable[[dict[str, Any]], None] = lambda _: None, *,
              commit: str | None = None) -> dict[str, Any]:
-    """The zoo's results document: the benchmark's rows for each entry, with the catalog's
-    family, library and input of each model in the settings."""
-    entries = cfg.entries()
+    """The zoo's results document: the benchmark's rows for each entry, each with its model's
+    family, library and input."""
     about = {e.name: {"family": e.family, "library": e.library, "input": e.input}
-             for e in entries}
+             for e in cfg.entries()}
     return bench.document(cfg.bench(), progress, on_row, commit=commit, kind=KIND,
-                          settings={"zoo": about}, group=group)
+                          group=functools.partial(group, about))
+
+
+# ---- one results file from several commands (the whole zoo takes longer than one command) ----
+
+# What must agree for rows of two runs to stand in one table.
+JOINED_SETTINGS = ("dtype", "rounds", "warm_rounds", "sample_ms", "warmup", "backends",
+                   "cold_compile")
+
+
+def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
+    """Raise ResultsError, naming the difference, if a run of provenance ``prov`` cannot add
+    its rows to the recorded ``old`` (``--append``)."""
+    results.check_joinable(old, prov, JOINED_SETTINGS)
+
+
+def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``old`` with ``new``'s rows added by the one rule of ``--append`` (``results.join``)."""
+    return results.join(old, new, lambda r: (r["model"], r["batch_size"], r["mode"]),
+                        measured=("peak_bf16_tflops",),
+                        ran=("models", "batch_sizes", "modes", "inductor_cache"))

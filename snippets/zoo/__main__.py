@@ -13,6 +13,7 @@ def parser() -> cli.Parser:
     p = cli.Parser(prog=PROG, description="Eager against torch.compile on real architectures.")
     flags.declare(p, zoo.ZooConfig, zoo.DEFAULTS)
     cli.add_output(p)
+    p.add_argument("--append", action="store_true", help=cli.APPEND_SAME_SETTINGS)
     return p
 
 
@@ -21,7 +22,11 @@ def main(argv: list[str] | None = None) -> int:
     cfg = flags.build(PROG, zoo.ZooConfig, args).resolve()
     if not cfg.entries():
         cli.fail(PROG, "no zoo model is in both --models and --families")
-    return cli.record_run(PROG, args, zoo.KIND, cfg, zoo.document, PRINT)
+    cli.check_append(PROG, args.append, args.output)
+    run = cfg.bench().resolve()  # the settings the file records: an appended run must match them
+    return cli.record_run(PROG, args, zoo.KIND, cfg, zoo.document, PRINT, join=zoo.join,
+                          joinable=cli.joinable_by(zoo.check_joinable, run.device,
+                                                   run.settings()))
 
 
 if __name__ == "__main__":

@@ -40,10 +40,38 @@ def test_a_model_that_fails_is_its_own_rows(monkeypatch):
     assert by["broken", "eager"]["status"] == "error"
     assert "planted" in by["broken", "default"]["message"]
     assert by["gpt2", "default"]["status"] in ("ok", "noisy")
-    assert doc["provenance"]["settings"]["zoo"]["gpt2"]["family"] == "decoder"
+    assert by["gpt2", "default"]["family"] == by["gpt2", "eager"]["family"] == "decoder"
+    assert by["broken", "default"]["family"] == "other"
+    # each mode compiled with an empty cache, its graphs counted and none compiled again
+    assert doc["provenance"]["settings"]["cold_compile"] is True
+    assert by["gpt2", "default"]["graphs_compiled"] >= 1
+    assert by["gpt2", "default"]["recompiles"] == 0
 
 
 def test_the_cpu_default_is_the_cpu_set():
     cfg = zoo.ZooConfig(device="cpu").resolve()
     assert {e.name for e in cfg.entries()} == {e.name for e in catalog.ZOO if e.cpu}
     assert cfg.dtype == "fp32" and cfg.batch_sizes == (1,)
+
+
+def test_append_joins_commands_into_one_file(monkeypatch, capsys, tmp_path):
+    """The whole zoo outlasts one command: --append adds a command's models to the file."""
+    pytest.importorskip("transformers")
+    tiny = {e.name: e for e in (
+        catalog.Entry("gpt2", "decoder", "transformers", "16 tokens", real_models.gpt2),
+        catalog.Entry("bert_base", "encoder", "transformers", "16 tokens", real_models.bert))}
+    monkeypatch.setattr(zoo.ZooConfig, "entries",
+                        lambda self: tuple(tiny[n] for n in self.resolve().models))
+    out = tmp_path / "zoo.json"
+    common = ["--device", "cpu", "--batch-sizes", "2", "--rounds", "2", "--warm-rounds", "0",
+              "--output", str(out)]
+    assert cli_run.run(main, capsys, "--models", "gpt2", *common)[0] == 0
+    assert cli_run.run(main, capsys, "--models", "bert_base", *common, "--append")[0] == 0
+    doc = results.load(out, zoo.KIND)
+    assert {r["model"] for r in doc["rows"]} == {"gpt2", "bert_base"}
+    assert doc["provenance"]["settings"]["models"] == ["gpt2", "bert_base"]
+    assert len(doc["provenance"]["parts"]) == 2
+    # another setting is another run: its rows would not stand in one table
+    code, _, err = cli_run.run(main, capsys, "--models", "gpt2", *common, "--append",
+                               "--dtype", "bf16")
+    assert code == 2 and "dtype" in err
