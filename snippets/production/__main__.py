@@ -122,8 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with interrupt.installed(), process.stdout_to_stderr():
             save(make(commit=cli.commit_from_env(), on_row=save, progress=progress))
-    except production.MergeError as exc:  # a file of another device or torch
-        cli.fail(PROG, str(exc))
+    except (production.MergeError, models.SpecError) as exc:  # a file of another device or
+        cli.fail(PROG, str(exc))  # torch; a factory that builds no (module, example)
     except OSError as exc:
         cli.fail(PROG, f"--output {args.output}: {exc.strerror}")
     except KeyboardInterrupt:
