@@ -63,8 +63,6 @@ def _job(args: Any, device: str) -> tuple[str, Any, Any]:
         return (startup.KIND, lambda **kw: startup.document(cfg, **kw),
                 lambda old, doc: production.merge(old, doc, startup.row_key))
     if what == "modes":
-        if any(m not in models.BUILTIN for m in args.models or ()):
-            cli.fail(PROG, "--modes runs the built-in models only")
         cfg = flags.build(PROG, modes.ModesConfig, args, device=device)
         return (modes.KIND, lambda **kw: modes.document(cfg, **kw),
                 lambda old, doc: production.merge(old, doc, modes.row_key))
