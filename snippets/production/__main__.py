@@ -63,8 +63,6 @@ def _job(args: Any, device: str) -> tuple[str, Any, Any]:
         return (startup.KIND, lambda **kw: startup.document(cfg, **kw),
                 lambda old, doc: production.merge(old, doc, startup.row_key))
     if what == "modes":
-        if any(m not in models.BUILTIN for m in args.models or ()):
-            cli.fail(PROG, "--modes runs the built-in models only")
         cfg = flags.build(PROG, modes.ModesConfig, args, device=device)
         return (modes.KIND, lambda **kw: modes.document(cfg, **kw),
                 lambda old, doc: production.merge(old, doc, modes.row_key))
@@ -122,8 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with interrupt.installed(), process.stdout_to_stderr():
             save(make(commit=cli.commit_from_env(), on_row=save, progress=progress))
-    except production.MergeError as exc:  # a file of another device or torch
-        cli.fail(PROG, str(exc))
+    except (production.MergeError, models.SpecError) as exc:  # a file of another device or
+        cli.fail(PROG, str(exc))  # torch; a factory that builds no (module, example)
     except OSError as exc:
         cli.fail(PROG, f"--output {args.output}: {exc.strerror}")
     except KeyboardInterrupt:

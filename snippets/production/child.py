@@ -6,8 +6,11 @@ every time here counts the interpreter's start and torch's import too. The child
 (seeded, so every child has the same weights), gets it ready along one path, calls it ``--calls``
 times one by one (the first answer, then the steady point), times the steady state in rounds, and
 checks its first answer against eager afterwards, outside every timed region. It prints one JSON
-line. A user's mistake (a bad flag, a pinned file of another release) is one line on stderr and
-exit code 2; a fault of the path itself is a JSON record with status ``error`` and exit code 1.
+line. A user's mistake (a bad flag, a pinned file of another release, a factory that builds no
+``(module, example)``) is one line on stderr and exit code 2; a fault of the path itself is a JSON
+record with status ``error`` and exit code 1. The example may be a tensor, a tuple of arguments or
+a dict of keyword arguments, the answer a tensor, a tuple, a dict or a ``ModelOutput``
+(``snippets.core.examples``).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import Any
 import torch
 
 from snippets import production
-from snippets.core import backends, cli, config, measure, models, process
+from snippets.core import backends, cli, config, examples, measure, models, process
 from snippets.production import paths, pinning
 
 IMPORTED = time.time()  # when this module's imports (torch's included) were done
@@ -55,11 +58,13 @@ def parser() -> cli.Parser:
 
 
 def _build(spec: str, batch_size: int, device: torch.device, dtype: str):
+    """The model and its example on ``device``: the weights and the floating-point inputs in
+    ``dtype``, token ids and masks in their own (``examples.place``)."""
     factory = models.BUILTIN.get(spec) or models.load_factory(spec)
     torch.manual_seed(0)  # the same weights and input in every child
     model, x = models.build(factory, spec, batch_size)
-    return model.to(device, production.DTYPES[dtype]).eval(), x.to(device,
-                                                                   production.DTYPES[dtype])
+    dt = production.DTYPES[dtype]
+    return model.to(device, dt).eval(), examples.place(x, device, dt)
 
 
 def _input_path(package: Path) -> Path:
@@ -115,11 +120,15 @@ def _ready(args: Any, device: torch.device, eager: bool, stamp: dict,
         # The request: the build's example input, so no model is built before the first answer.
         # It goes to the device first, as a service's first request would: that also starts
         # the CUDA context the package's kernels are loaded into.
-        x = torch.load(_input_path(args.package)).to(device)
+        x = examples.place(torch.load(_input_path(args.package)), device)
         rec["isa_check_s"] = _isa_check_s()
         # Whether the check was answered from the CPU's flags (TORCHINDUCTOR_VEC_ISA_OK=1).
         rec["isa_trusted"] = torch._inductor.config.cpp.vec_isa_ok is True
-        return paths.aot_load(args.package), x, None
+        loaded = paths.aot_load(args.package)
+        started = time.perf_counter()  # a ModelOutput's library, which the answer is built of
+        rec["output_imports"] = paths.import_output_types(loaded)
+        rec["output_import_s"] = time.perf_counter() - started
+        return loaded, x, None
     if args.path == "artifacts":
         paths.load_artifacts(pinning.read(args.artifacts, stamp))
     model, x = _build(args.model, args.batch_size, device, args.dtype)
@@ -127,7 +136,7 @@ def _ready(args: Any, device: torch.device, eager: bool, stamp: dict,
         pinning.check(args.package, stamp)
         rec["compiler_import_s"] = _compiler_import_s()
         fn = paths.load_precompiled(args.package)
-        return (lambda inp: fn(model, inp)), x, model
+        return (lambda *a, **kw: fn(model, *a, **kw)), x, model
     if args.path == "eager":
         return model, x, model
     if args.path == "regional":
@@ -137,18 +146,18 @@ def _ready(args: Any, device: torch.device, eager: bool, stamp: dict,
     return production.serve(model, eager=eager), x, model
 
 
-def _timeline(fn: Any, x: torch.Tensor, calls: int, device: torch.device,
-              t0: float) -> tuple[torch.Tensor, list[float], list[float]]:
-    """The first output, each call's milliseconds, and the seconds from process start at which
-    each call returned."""
+def _timeline(fn: Any, x: examples.Example, calls: int, device: torch.device,
+              t0: float) -> tuple[list[torch.Tensor], list[float], list[float]]:
+    """The first output's floating-point leaves (fp32 copies), each call's milliseconds, and the
+    seconds from process start at which each call returned."""
     ms, ends, first = [], [], None
     for _ in range(calls):
         with measure.Stopwatch(device) as watch:
-            out = fn(x)
+            out = examples.call(fn, x)
         ends.append(time.time() - t0)
         ms.append(watch.seconds * 1e3)
-        if first is None:
-            first = out.detach().float().cpu().clone()
+        if first is None:  # copied after the clock: the next call may reuse its memory
+            first = examples.reference(out)
     return first, ms, ends
 
 
@@ -174,7 +183,7 @@ def run(args: Any, t0: float, import_s: float, eager: bool) -> dict[str, Any]:
             with measure.Stopwatch(device) as watch:
                 build(model, x, args.package)
             pinning.write(args.package, None, stamp)
-            torch.save(x.cpu(), _input_path(args.package))
+            torch.save(examples.place(x, "cpu"), _input_path(args.package))
             return {**rec, "build_s": watch.seconds, "ready_s": time.time() - t0}
         fn, x, model = _ready(args, device, eager, stamp, rec)
         rec["ready_s"] = time.time() - t0  # loaded or wrapped, nothing called yet
@@ -189,12 +198,14 @@ def run(args: Any, t0: float, import_s: float, eager: bool) -> dict[str, Any]:
         # process runs the graph the cold one compiled (its FX-graph cache hits the entry the
         # cold one missed), so a gap between their figures is the host's.
         gate = measure.HostGate(enabled=False)
-        timed = measure.measure_variants({"call": lambda: fn(x)}, device, rounds=args.rounds,
-                                         sample_ms=args.sample_ms, warmup=0, gate=gate)
+        timed = measure.measure_variants({"call": examples.bind(fn, x)}, device,
+                                         rounds=args.rounds, sample_ms=args.sample_ms,
+                                         warmup=0, gate=gate)
         if model is None:  # the package's weights are the seeded model's: build it to check
             model, _ = _build(args.model, args.batch_size, device, args.dtype)
         torch.compiler.set_stance("force_eager")  # the reference must not compile anything
-        err = measure.relative_error(first, model(x).float())
+        # every floating-point leaf of the first answer against eager's (a ModelOutput's too)
+        err = examples.relative_error(first, examples.reference(examples.call(model, x)))
         if args.save_artifacts:
             pinning.write(args.save_artifacts, paths.save_artifacts(), stamp)
     ok = err <= production.TOLERANCE[args.dtype]

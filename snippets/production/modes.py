@@ -26,7 +26,8 @@ import torch
 
 from snippets import production
 from snippets.bench import MODES, BenchConfig
-from snippets.core import config, process, results, runs
+from snippets.core import cli, config, process, results, runs
+from snippets.core import models as models_
 
 KIND = "production-modes"
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,7 +45,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True, kw_only=True)
 class ModesConfig:
-    models: tuple[str, ...] = ("resnet50", "transformer")
+    models: tuple[str, ...] = config.option(("resnet50", "transformer"), parse=models_.spec)
+    """resnet50, transformer or pkg.module:factory, comma-separated"""
     batch_sizes: tuple[int, ...] | None = config.option(None, positive=True)
     modes: tuple[str, ...] | None = config.option(None, choices=MODES[1:], what="mode",
                                                   flag="--compile-modes")
@@ -61,10 +63,12 @@ class ModesConfig:
 
     def bench_config(self, model: str, batch_size: int, mode: str) -> BenchConfig:
         """The benchmark run behind one (model, batch size, mode), its per-device defaults
-        filled: eager, the reference, and that mode."""
-        return BenchConfig(models=(model,), batch_sizes=(batch_size,),
-                           modes=("eager", mode), device=self.device,
-                           rounds=self.rounds).resolve()
+        filled: eager, the reference, and that mode. A user's model goes as its factory."""
+        which: dict[str, Any] = {"models": (model,)}
+        if model not in models_.BUILTIN:
+            which = {"models": (), "factories": ((model, models_.load_factory(model)),)}
+        return BenchConfig(**which, batch_sizes=(batch_size,), modes=("eager", mode),
+                           device=self.device, rounds=self.rounds).resolve()
 
     def settings(self) -> dict[str, Any]:
         bench = self.bench_config(self.models[0], self.batch_sizes[0], self.modes[0]).settings()
@@ -75,8 +79,11 @@ class ModesConfig:
 
 
 def bench_argv(cfg: BenchConfig, output: Path) -> list[str]:
-    """The benchmark's command line for a resolved BenchConfig, flag for flag."""
-    return [sys.executable, "-m", "snippets.bench", "--models", ",".join(cfg.models),
+    """The benchmark's command line for a resolved BenchConfig, flag for flag: the built-in
+    models by name, a user's by its spec (``--model``, which alone replaces the built-in ones)."""
+    which = ["--models", ",".join(cfg.models)] if cfg.models else []
+    which += [flag for name, _ in cfg.factories for flag in ("--model", name)]
+    return [sys.executable, "-m", "snippets.bench", *which,
             "--batch-sizes", ",".join(map(str, cfg.batch_sizes)), "--modes",
             ",".join(cfg.modes), "--dtype", cfg.dtype, "--device", cfg.device,
             "--rounds", str(cfg.rounds), "--warm-rounds", str(cfg.warm_rounds),
@@ -91,6 +98,8 @@ def _bench(cfg: BenchConfig, cache: Path, output: Path, timeout: float) -> dict[
                           text=True, timeout=timeout)
     if proc.returncode != 0 and not output.exists():
         last = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
+        if proc.returncode == cli.USAGE_EXIT:  # the benchmark refused the user's factory:
+            raise models_.SpecError(last.partition(": error: ")[2] or last)  # the run's mistake
         raise RuntimeError(last[:300])
     return results.load(output, "bench")  # an interrupted benchmark still left its rows
 

@@ -11,12 +11,17 @@ failing on it.
 from __future__ import annotations
 
 import ctypes
+import importlib
 import inspect
+import json
 import os
+import sys
 from pathlib import Path
 
 import torch
 from torch import nn
+
+from snippets.core import examples
 
 # What each path needs from torch; all are present from torch 2.7 on (the cache artifacts arrived
 # in 2.7, AOTInductor's package functions and set_stance in 2.6).
@@ -36,8 +41,6 @@ BUILDS = ("aot-build", "precompile-build")  # paths that write a file and answer
 
 
 def _has(dotted: str) -> bool:
-    import importlib
-
     module, _, attr = dotted.rpartition(".")
     parts = module.split(".")
     try:
@@ -64,14 +67,35 @@ class NoBlocks(ValueError):
 
 
 def blocks(model: nn.Module) -> list[nn.Module]:
-    """The repeated blocks of the guide's models: a transformer's encoder layers, a ResNet's
-    four stages. Another model has none we know of."""
+    """The repeated blocks: a transformer's encoder layers, a ResNet's four stages, or else the
+    layer lists a ``transformers`` model keeps (GPT-2's ``transformer.h``, BERT's
+    ``encoder.layer``, T5's encoder and decoder ``block``). A model with none has no blocks we
+    know of."""
     if isinstance(getattr(model, "layers", None), nn.ModuleList):
         return list(model.layers)
     stages = [getattr(model, f"layer{i}", None) for i in range(1, 5)]
     if all(isinstance(s, nn.Module) for s in stages):
         return stages
+    found = _layer_lists(model)
+    if found:
+        return found
     raise NoBlocks(f"no repeated blocks known in {type(model).__name__}")
+
+
+def _layer_lists(model: nn.Module) -> list[nn.Module]:
+    """The members of every outermost ModuleList of two or more modules of one class: a stack
+    of layers, as libraries of transformers keep them (a list inside a chosen block is part of
+    that block's compile)."""
+    chosen: list[str] = []  # the prefix of each chosen list's members ("" for the root's)
+    found: list[nn.Module] = []
+    for name, module in model.named_modules():  # parents before their children
+        if any(name.startswith(prefix) for prefix in chosen):
+            continue
+        if (isinstance(module, nn.ModuleList) and len(module) >= 2
+                and len({type(m) for m in module}) == 1):
+            chosen.append(f"{name}." if name else "")
+            found += list(module)
+    return found
 
 
 # --8<-- [start:regional]
@@ -112,17 +136,21 @@ def load_artifacts(artifacts: bytes) -> None:
 
 
 # --8<-- [start:aot]
-def aot_build(model: nn.Module, example: torch.Tensor, package: Path) -> Path:
+def aot_build(model: nn.Module, example: examples.Example,
+              package: Path) -> Path:
     """Ahead of time, once per release: export the graph and compile it
     into a package of kernels and weights."""
-    exported = torch.export.export(model, (example,))
+    # A tensor is one argument, a tuple several, a dict keywords (ids, mask)
+    args, kwargs = examples.split(example)
+    exported = torch.export.export(model, args, kwargs)
     torch._inductor.aoti_compile_and_package(
         exported, package_path=str(package))
     return package
 
 
 def aot_load(package: Path):
-    """At service start: no Dynamo, no Inductor, only loading compiled code."""
+    """At service start: no Dynamo, no Inductor, only loading compiled code.
+    Call it as the model was exported, positional or keyword arguments."""
     # Loading checks the CPU's vector instructions by compiling test
     # programs; a GPU service can start with TORCHINDUCTOR_VEC_ISA_OK=1 in
     # its environment to skip part of that (read when torch is imported).
@@ -150,32 +178,55 @@ def share_cxx_runtime() -> str | None:
 # --8<-- [end:aot]
 
 
+def import_output_types(loaded) -> list[str]:
+    """Import the modules that define the types a loaded package answers with, where this
+    process has not imported them yet; their names. A package keeps its output's structure as
+    type names and rebuilds it on every call, so a ``transformers`` model's ``ModelOutput``
+    needs its module imported (which registers the type with torch's pytree) before the first
+    answer, as a service that built the model would have (torch/export/pt2_archive/_package.py,
+    ``AOTICompiledModel.__call__``)."""
+    names: list[str] = []
+
+    def walk(node: dict) -> None:
+        if node.get("type"):
+            names.append(node["type"].rpartition(".")[0])
+        for child in node.get("children_spec", ()):
+            walk(child)
+
+    walk(json.loads(loaded.loader.get_call_spec()[1])[1])
+    fresh = [m for m in dict.fromkeys(names) if m and m not in sys.modules]
+    for module in fresh:
+        importlib.import_module(module)
+    return fresh
+
+
 # --8<-- [start:precompile]
-def call(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
+def call(model: nn.Module, *args, **kwargs):
     """What is compiled ahead of time: a function of the model and its
-    input, so the saved file holds code and guards, not weights."""
-    return model(x)
+    inputs, so the saved file holds code and guards, not weights."""
+    return model(*args, **kwargs)
 
 
-def precompile(model: nn.Module, example: torch.Tensor, file: Path, *,
+def precompile(model: nn.Module, example: examples.Example, file: Path, *,
                dynamic: bool | None = None) -> Path:
     """Ahead of time, once per release: Dynamo and Inductor run here, and
     the compiled function (its graph's code, its guards, its kernels'
     source) is saved to a file. The graph must be whole (fullgraph=True).
     It serves the example's shapes only, unless dynamic=True."""
+    args, kwargs = examples.split(example)  # as aot_build splits it
     # On by default from torch 2.14 (torch/_dynamo/config.py); older
     # releases need the switch.
     with torch._dynamo.config.patch(enable_aot_compile=True), torch.no_grad():
         compiled = torch.compile(call, fullgraph=True, dynamic=dynamic)
-        compiled = compiled.aot_compile(((model, example), {}))
+        compiled = compiled.aot_compile(((model, *args), kwargs))
     compiled.save_compiled_function(str(file))
     return file
 
 
 def load_precompiled(file: Path):
     """At service start: the compiled function, without tracing. Call it
-    as ``fn(model, x)`` under torch.no_grad(), as it was built: grad mode
-    is one of the guards it checks on every call."""
+    as ``fn(model, *args, **kwargs)`` under torch.no_grad(), as it was
+    built: grad mode is one of the guards it checks on every call."""
     with open(file, "rb") as f:
         return torch.compiler.load_compiled_function(f)
 # --8<-- [end:precompile]

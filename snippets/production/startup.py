@@ -25,7 +25,7 @@ from typing import Any
 import torch
 
 from snippets import production
-from snippets.core import backends, config, process, results, runs, torch_logs
+from snippets.core import backends, cli, config, process, results, runs, torch_logs
 from snippets.core import models as models_
 from snippets.production import paths
 
@@ -146,8 +146,16 @@ def _child(cfg: StartupConfig, model: str, path: str, tmp: Path) -> dict[str, An
     try:
         rec = json.loads(lines[-1])
     except (IndexError, ValueError):
+        if proc.returncode == cli.USAGE_EXIT:  # the child refused the user's factory: the
+            raise models_.SpecError(_refusal(proc.stderr))  # run's mistake, not this path's
         rec = {"status": "error", "message": _died(proc.returncode, proc.stderr)}
     return {**rec, "wall_s": wall}
+
+
+def _refusal(stderr: str) -> str:
+    """The one line a child wrote when it refused its flags, without its program's name."""
+    last = (stderr.strip().splitlines() or ["the model was refused"])[-1]
+    return last.partition(": error: ")[2] or last
 
 
 def _died(code: int, stderr: str) -> str:

@@ -32,7 +32,7 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     (["--startup", "--paths", "jit"], "unknown path 'jit'"),
     (["--startup", "--repetitions", "0"], "0 is not a positive number"),
     (["--modes", "--compile-modes", "fast"], "unknown mode 'fast'"),
-    (["--modes", "--models", TINY], "--modes runs the built-in models only"),
+    (["--modes", "--models", "tests.real_models:no_such"], "has no callable 'no_such'"),
     (["--stream", "--append"], "--append applies to --startup and --modes"),
     (["--startup", "--append"], "--append needs --output"),
     (["--hazards", "--device", "cpu"], "--hazards needs a CUDA device"),
