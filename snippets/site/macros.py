@@ -40,6 +40,7 @@ from snippets.scale import findings as scale_findings
 from snippets.site import pages
 from snippets.speed import findings as speed_findings
 from snippets.train import findings as train_findings
+from snippets.zoo import findings as zoo_findings
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,8 @@ SOURCES: dict[str, Source] = {
     # page also reads the training run's one-GPU steps.
     "scale": Source(scale_findings.of, ("scale",)),
     "scale-one-gpu": Source(scale_findings.one_gpu, ("train",)),
+    # The zoo compiles 24 models for half an hour on a GPU, minutes each on a CPU: recorded only.
+    "zoo": Source(zoo_findings.of, ("zoo",)),
     # A generation run compiles a 1 B decoder for minutes on a GPU: recorded only.
     "generate": Source(generate_findings.of, ("generate",)),
     "generate-ladder": Source(generate_findings.ladder, ("generate-ladder",)),

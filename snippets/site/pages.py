@@ -87,6 +87,7 @@ RECORDED_BY = {
     "generate-max-autotune-prefill-8": ("max-autotune prefill", "cli/#python-m-snippetsgenerate"),
     "generate-max-autotune-prefill-32": ("max-autotune prefill", "cli/#python-m-snippetsgenerate"),
     "generate-traps": ("generation traps", "cli/#python-m-snippetsgenerate"),
+    "zoo": ("model-zoo", "cli/#python-m-snippetszoo"),
 }
 RECORDING_CLI = "cli/"  # a kind not listed above: the CLI reference as a whole
 

@@ -1,0 +1,303 @@
+"""What a zoo run found, as data: per family, how many models compiled and answered as eager did,
+and the geometric-mean speedup per mode and batch size with its range; the compiled rows that did
+not pay and the evidence each row holds of why; the tutorial's claims set against the families'
+ranges; and whether small work gains the most.
+
+Pure arithmetic on one zoo results document (``of``); the page words what these numbers mean.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from snippets.bench import claims
+from snippets.core import findings as core
+from snippets.core import rows as typed
+from snippets.core.findings import Span, Verdict
+from snippets.zoo import catalog
+
+CUDA_GRAPH_MODES = ("reduce-overhead", "max-autotune")
+# The tutorial's two model rows, and the zoo's families that stand for each: its ResNet-50 for
+# convolutional networks, its small transformer for every family built of attention blocks.
+CLAIM_FAMILIES = {"resnet50": ("convolutional",),
+                  "transformer": ("vision transformer", "encoder", "decoder", "encoder-decoder")}
+CLAIM_MODE = "default"  # the zoo times default and reduce-overhead; the tutorial's is not run
+# A CUDA-graph mode that gains this many times the default mode's speedup on the same model and
+# batch says the default's time went to launching kernels, not to running them.
+HOST_BOUND_RATIO = 1.5
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One family (or the whole zoo) in one mode at one batch size: the geometric mean of its
+    models' speedups over eager, their range, and the models at either end."""
+
+    geomean: float
+    span: Span
+    models: int
+    lowest: str
+    highest: str
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    models: tuple[str, ...]
+    passed: int  # models whose every compiled row ran and answered as eager did
+    cells: dict[tuple[str, int], Cell]
+    compile_s: Span | None  # over the family's compiled rows, each with an empty cache
+    compile_median: float | None
+
+    def cell(self, mode: str, batch: int) -> Cell | None:
+        return self.cells.get((mode, batch))
+
+
+class Cause(str, enum.Enum):
+    """What a compiled row that did not pay holds as evidence of why."""
+
+    FAILS = "fails"  # it did not compile, answered wrongly or ran out of memory
+    BREAKS = "graph breaks"  # Dynamo split the forward
+    RECOMPILES = "recompiles"  # a repeated call compiled again
+    NO_CUDA_GRAPHS = "CUDA graphs skipped"  # a CUDA-graph mode that ran without them
+    HOST_BOUND = "host-bound"  # the CUDA-graph mode gained where this one did not
+    KERNELS = "kernels"  # one graph, no recompile: the time is in the kernels themselves
+
+
+@dataclass(frozen=True)
+class Outlier:
+    """A compiled row that is slower than eager, or within noise of it, or that failed."""
+
+    model: str
+    family: str
+    batch: int
+    mode: str
+    cause: Cause
+    speedup: float | None
+    verdict: Verdict | None  # None where the row failed
+    status: str
+    message: str
+    graph_breaks: int | None
+    recompiles: int | None
+    cudagraph_skips: int | None
+    cuda_graph_speedup: float | None  # the same model and batch in a CUDA-graph mode
+
+
+class Holds(str, enum.Enum):
+    HOLDS = "holds"
+    MIXED = "mixed"
+    DOES_NOT_HOLD = "does not hold"
+
+
+@dataclass(frozen=True)
+class Trend:
+    """The tutorial's "small batches gain the most", in one mode: the models whose batch-1
+    speedup is above their batch-32 one, and the rank correlation (Spearman's) of the speedup
+    with eager's latency and with the work (FLOPs) of a call, over every model and batch."""
+
+    mode: str
+    smaller_gains_more: int
+    pairs: int
+    rho_latency: float | None
+    rho_flops: float | None
+    verdict: Holds
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """One of the tutorial's typical speedups against the zoo families that stand for its model."""
+
+    model: str
+    batch: int
+    claimed: tuple[float, float]
+    families: tuple[str, ...]
+    mode: str
+    cell: Cell | None
+    within: int  # models whose speedup falls inside the claimed range
+    verdict: claims.Claim
+
+
+@dataclass(frozen=True)
+class Zoo:
+    models: int
+    passed: int
+    modes: tuple[str, ...]  # the compiled modes, as the run ordered them
+    batches: tuple[int, ...]
+    families: tuple[Family, ...]
+    overall: dict[tuple[str, int], Cell]
+    compile_s: Span | None
+    compile_median: float | None
+    outliers: tuple[Outlier, ...]
+    trends: tuple[Trend, ...]
+    claims: tuple[ClaimCheck, ...]
+    missing: tuple[tuple[str, int], ...]  # (model, batch) the run asked for and has no rows of
+
+    def family(self, name: str) -> Family | None:
+        return next((f for f in self.families if f.name == name), None)
+
+    def cell(self, mode: str, batch: int) -> Cell | None:
+        return self.overall.get((mode, batch))
+
+    def trend(self, mode: str) -> Trend | None:
+        return next((t for t in self.trends if t.mode == mode), None)
+
+    def slower(self) -> tuple[Outlier, ...]:
+        return tuple(o for o in self.outliers if o.verdict is Verdict.SLOWER)
+
+    def ranked(self, mode: str, batch: int) -> tuple[Family, ...]:
+        """The families measured in ``mode`` at ``batch``, lowest geometric mean first."""
+        found = [f for f in self.families if f.cell(mode, batch)]
+        return tuple(sorted(found, key=lambda f: f.cell(mode, batch).geomean))
+
+    def caused(self, cause: Cause | str) -> tuple[Outlier, ...]:
+        return tuple(o for o in self.outliers if o.cause is Cause(cause))
+
+
+def _timed(r: dict[str, Any]) -> bool:
+    return r["status"] in typed.TIMED and r.get("speedup") is not None
+
+
+def _cell(rows: list[dict[str, Any]]) -> Cell | None:
+    if not rows:
+        return None
+    ranked = sorted(rows, key=lambda r: r["speedup"])
+    values = [r["speedup"] for r in ranked]
+    return Cell(math.exp(statistics.fmean(math.log(v) for v in values)), Span.of(values),
+                len(values), ranked[0]["model"], ranked[-1]["model"])
+
+
+def _cells(rows: list[dict[str, Any]], modes: Iterable[str], batches: Iterable[int]
+           ) -> dict[tuple[str, int], Cell]:
+    cells = {}
+    for mode in modes:
+        for bs in batches:
+            cell = _cell([r for r in rows if r["mode"] == mode and r["batch_size"] == bs
+                          and _timed(r)])
+            if cell:
+                cells[(mode, bs)] = cell
+    return cells
+
+
+def _compile(rows: list[dict[str, Any]]) -> tuple[Span | None, float | None]:
+    times = [r["compile_s"] for r in rows if r["mode"] != "eager" and r.get("compile_s")]
+    return (Span.of(times), statistics.median(times)) if times else (None, None)
+
+
+def _passed(rows: list[dict[str, Any]], model: str) -> bool:
+    mine = [r for r in rows if r["model"] == model and r["mode"] != "eager"]
+    return bool(mine) and all(_timed(r) for r in mine)
+
+
+def _family(name: str, rows: list[dict[str, Any]], modes: tuple[str, ...],
+            batches: tuple[int, ...]) -> Family:
+    models = tuple(dict.fromkeys(r["model"] for r in rows))
+    span, median = _compile(rows)
+    return Family(name, models, sum(_passed(rows, m) for m in models),
+                  _cells(rows, modes, batches), span, median)
+
+
+def _cause(r: dict[str, Any], graphs: dict[tuple[str, int], float]) -> Cause:
+    if not _timed(r):
+        return Cause.FAILS
+    if r.get("graph_breaks"):
+        return Cause.BREAKS
+    if r.get("recompiles"):
+        return Cause.RECOMPILES
+    if r["mode"] in CUDA_GRAPH_MODES and r.get("cudagraph_skips"):
+        return Cause.NO_CUDA_GRAPHS
+    other = graphs.get((r["model"], r["batch_size"]))
+    if r["mode"] not in CUDA_GRAPH_MODES and other and other > HOST_BOUND_RATIO * r["speedup"]:
+        return Cause.HOST_BOUND
+    return Cause.KERNELS
+
+
+def _outliers(rows: list[dict[str, Any]]) -> tuple[Outlier, ...]:
+    graphs = {(r["model"], r["batch_size"]): r["speedup"] for r in rows
+              if r["mode"] in CUDA_GRAPH_MODES and _timed(r)}
+    out = []
+    for r in rows:
+        if r["mode"] == "eager":
+            continue
+        verdict = core.verdict(r["speedup"], r.get("speedup_iqr") or 0.0) if _timed(r) else None
+        if verdict is Verdict.PAYS:
+            continue
+        out.append(Outlier(r["model"], r.get("family", ""), r["batch_size"], r["mode"],
+                           _cause(r, graphs), r.get("speedup"), verdict, r["status"],
+                           r["message"], r.get("graph_breaks"), r.get("recompiles"),
+                           r.get("cudagraph_skips"), graphs.get((r["model"], r["batch_size"]))))
+    return tuple(out)
+
+
+def spearman(x: list[float], y: list[float]) -> float | None:
+    """Spearman's rank correlation (no ties expected in measured times); None under 3 points."""
+    if len(x) < 3:
+        return None
+
+    def ranks(v: list[float]) -> list[int]:
+        order = sorted(range(len(v)), key=v.__getitem__)
+        out = [0] * len(v)
+        for rank, i in enumerate(order):
+            out[i] = rank
+        return out
+    return statistics.correlation(ranks(x), ranks(y))
+
+
+def _trend(rows: list[dict[str, Any]], mode: str) -> Trend:
+    eager = {(r["model"], r["batch_size"]): r for r in rows if r["mode"] == "eager" and _timed_eager(r)}
+    mine = [r for r in rows if r["mode"] == mode and _timed(r)
+            and (r["model"], r["batch_size"]) in eager]
+    by = {(r["model"], r["batch_size"]): r["speedup"] for r in mine}
+    small, large = min(r["batch_size"] for r in rows), max(r["batch_size"] for r in rows)
+    pairs = [(by[m, small], by[m, large]) for m, b in by if b == small and (m, large) in by]
+    gains = sum(a > b for a, b in pairs)
+    lat = spearman([eager[r["model"], r["batch_size"]]["latency_ms"]["median"] for r in mine],
+                   [r["speedup"] for r in mine])
+    with_flops = [r for r in mine if eager[r["model"], r["batch_size"]].get("flops")]
+    flops = spearman([eager[r["model"], r["batch_size"]]["flops"] for r in with_flops],
+                     [r["speedup"] for r in with_flops])
+    verdict = (Holds.HOLDS if pairs and gains >= 0.75 * len(pairs)
+               else Holds.DOES_NOT_HOLD if gains <= 0.25 * len(pairs) else Holds.MIXED)
+    return Trend(mode, gains, len(pairs), lat, flops, verdict)
+
+
+def _timed_eager(r: dict[str, Any]) -> bool:
+    return r["status"] in typed.TIMED and bool(r.get("latency_ms"))
+
+
+def _claims(rows: list[dict[str, Any]]) -> tuple[ClaimCheck, ...]:
+    out = []
+    for (model, bs), (low, high) in claims.CLAIMED.items():
+        families = CLAIM_FAMILIES[model]
+        mine = [r for r in rows if r.get("family") in families and r["mode"] == CLAIM_MODE
+                and r["batch_size"] == bs and _timed(r)]
+        cell = _cell(mine)
+        verdict = (claims.Claim(claims.verdict(cell.geomean, 0.0, low, high)) if cell
+                   else claims.Claim.NOT_MEASURED)
+        out.append(ClaimCheck(model, bs, (low, high), families, CLAIM_MODE, cell,
+                              sum(low <= r["speedup"] <= high for r in mine), verdict))
+    return tuple(out)
+
+
+def of(doc: dict[str, Any]) -> Zoo:
+    """The findings of one zoo results document."""
+    rows = doc["rows"]
+    settings = doc["provenance"]["settings"]
+    modes = tuple(m for m in dict.fromkeys(r["mode"] for r in rows) if m != "eager")
+    batches = tuple(sorted({r["batch_size"] for r in rows}))
+    order = {f: i for i, f in enumerate(catalog.FAMILIES)}
+    names = sorted(dict.fromkeys(r.get("family", "") for r in rows),
+                   key=lambda f: order.get(f, len(order)))
+    families = tuple(_family(f, [r for r in rows if r.get("family", "") == f], modes, batches)
+                     for f in names)
+    models = tuple(dict.fromkeys(r["model"] for r in rows))
+    seen = {(r["model"], r["batch_size"]) for r in rows}
+    missing = tuple((m, b) for m in settings.get("models", ()) for b in
+                    settings.get("batch_sizes", ()) if (m, b) not in seen)
+    span, median = _compile(rows)
+    return Zoo(len(models), sum(_passed(rows, m) for m in models), modes, batches, families,
+               _cells(rows, modes, batches), span, median, _outliers(rows),
+               tuple(_trend(rows, m) for m in modes), _claims(rows), missing)

@@ -1,0 +1,44 @@
+"""The zoo page's plot: each model's speedup over eager against eager's own latency, one panel
+per compiled mode, batch sizes apart by colour. Where the tutorial says small work gains the
+most, the points of short eager calls would sit highest. Drawn with ``snippets.core.plots``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from snippets.core import plots
+from snippets.core import rows as typed
+from snippets.zoo import findings
+
+
+def speedup_vs_latency(doc: dict[str, Any]) -> str:
+    z = findings.of(doc)
+    eager = {(r["model"], r["batch_size"]): r["latency_ms"]["median"] for r in doc["rows"]
+             if r["mode"] == "eager" and r["status"] in typed.TIMED and r.get("latency_ms")}
+    timed = [r for r in doc["rows"] if r["mode"] != "eager" and r["status"] in typed.TIMED
+             and r.get("speedup") and (r["model"], r["batch_size"]) in eager]
+    if not timed or not z.modes:
+        return ""
+    with plots.figure(3.0, ncols=len(z.modes), sharey=True) as (fig, axes):
+        axes = axes if len(z.modes) > 1 else [axes]
+        for ax, mode in zip(axes, z.modes, strict=True):
+            for i, bs in enumerate(z.batches):
+                mine = [r for r in timed if r["mode"] == mode and r["batch_size"] == bs]
+                ax.scatter([eager[r["model"], bs] for r in mine], [r["speedup"] for r in mine],
+                           s=22, color=plots.PALETTE[i % len(plots.PALETTE)],
+                           label=f"batch {bs}" if ax is axes[0] else None)
+            ax.axhline(1.0, color=plots.INK, linewidth=0.8, linestyle="--")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_title(mode, fontsize=plots.FONT_PT)
+            ax.set_xlabel("eager latency (ms)")
+            ax.grid(True, which="major")
+        axes[0].set_ylabel("speedup over eager (×)")
+        plots.legend_below(fig, len(z.batches))
+        svg = plots.svg(fig, f"zoo-{doc['provenance']['device']}")
+    alt = "; ".join(
+        f"{t.mode}: batch {z.batches[0]} gains more than batch {z.batches[-1]} in "
+        f"{t.smaller_gains_more} of {t.pairs} models" for t in z.trends)
+    return plots.html_figure(svg, f"Speedup over eager against eager latency, {z.models} "
+                                  f"models. {alt}")

@@ -1,0 +1,135 @@
+"""The zoo page's tables, drawn from a zoo results document through its findings
+(``snippets.zoo.findings``): the families, every model, the rows that did not pay with their
+evidence, and the tutorial's claims against the families. Each returns Markdown; nothing
+measures or prints.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from snippets.core import render
+from snippets.core import rows as typed
+from snippets.zoo import findings
+from snippets.zoo.findings import Cause, Cell
+
+# Where the guide treats each cause of a row that did not pay, as served from the zoo page (exec
+# output is HTML by the time MkDocs sees it: it rewrites no link in it).
+TREATED = {
+    Cause.FAILS: "../debugging/",
+    Cause.BREAKS: "../graph-breaks/",
+    Cause.RECOMPILES: "../dynamic-shapes/",
+    Cause.NO_CUDA_GRAPHS: "../production/#cuda-graphs-what-goes-wrong",
+    Cause.HOST_BOUND: "../speed/",
+    Cause.KERNELS: "../debugging/",  # a profile says which kernel loses
+}
+
+
+def _cell(cell: Cell | None) -> str:
+    """A geometric mean with the range under it: ``1.73x`` over ``0.99–3.18``."""
+    if cell is None:
+        return "–"
+    low, high = cell.span.low, cell.span.high
+    return f"**{cell.geomean:.2f}x**<br><small>{low:.2f}–{high:.2f}</small>"
+
+
+def _head(modes: tuple[str, ...], batches: tuple[int, ...]) -> list[str]:
+    return [f"`{m}` · {b}" for m in modes for b in batches]
+
+
+def families(doc: dict[str, Any]) -> str:
+    """One row per family and one for the whole zoo: models that passed, the geometric-mean
+    speedup over eager per mode and batch with its range, and the median compile time."""
+    z = findings.of(doc)
+    body = []
+    for f in z.families:
+        body.append([f.name, f"{f.passed} of {len(f.models)}",
+                     *(_cell(f.cell(m, b)) for m in z.modes for b in z.batches),
+                     render.num(f.compile_median, ".0f")])
+    body.append(["**all**", f"{z.passed} of {z.models}",
+                 *(_cell(z.cell(m, b)) for m in z.modes for b in z.batches),
+                 render.num(z.compile_median, ".0f")])
+    head = ["Family", "Passed", *_head(z.modes, z.batches), "Compile s"]
+    note = ('<p class="units">Speedup over eager, mode · batch size: the geometric mean of the '
+            "family's models, their lowest and highest under it. Compile: the median first call, "
+            "each with an empty cache.</p>")
+    return render.markdown_table(head, body) + "\n\n" + note
+
+
+def _speedup(row: dict[str, Any] | None) -> str:
+    if row is None:
+        return "–"
+    if row["status"] not in typed.TIMED:
+        return row["status"]
+    return render.speedup(row)
+
+
+def models(doc: dict[str, Any]) -> str:
+    """Every model and batch size: eager's latency and each compiled mode's speedup over it
+    (from the same rounds), the compile times and the graphs, in a block that opens on a click."""
+    z = findings.of(doc)
+    rows = {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}
+    groups = list(dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]))
+    body = []
+    for model, bs in groups:
+        eager = rows.get((model, bs, "eager"))
+        compiled = [rows.get((model, bs, m)) for m in z.modes]
+        compile_s = "/".join(render.num(r and r.get("compile_s"), ".0f") for r in compiled)
+        breaks = eager and eager.get("graph_breaks")
+        body.append([f"{model} · {bs}", (eager or {}).get("family", ""),
+                     render.ms(eager and eager["latency_ms"] and eager["latency_ms"]["median"]),
+                     *(_speedup(r) for r in compiled), compile_s,
+                     "–" if breaks is None else breaks])
+    head = ["Model · batch", "Family", "Eager ms", *(f"`{m}`" for m in z.modes),
+            "Compile s", "Breaks"]
+    return render.details(f"All {z.models} models, batch by batch",
+                          render.markdown_table(head, body, left=2))
+
+
+def _evidence(o: findings.Outlier) -> str:
+    if o.cause is Cause.FAILS:
+        return f"{o.status}: {o.message}"
+    parts = [f"{o.graph_breaks or 0} breaks", f"{o.recompiles or 0} recompiles"]
+    if o.mode in findings.CUDA_GRAPH_MODES:
+        parts.append(f"{o.cudagraph_skips or 0} CUDA-graph skips")
+    elif o.cuda_graph_speedup is not None:
+        parts.append(f"CUDA graphs: {o.cuda_graph_speedup:.2f}x")
+    return ", ".join(parts)
+
+
+def outliers(doc: dict[str, Any]) -> str:
+    """The compiled rows that did not pay (slower than eager, within noise of it, or failed),
+    with what each row holds of why and a link to where the guide treats that cause."""
+    z = findings.of(doc)
+    if not z.outliers:
+        return ""
+    body = [[f"{o.model} · {o.batch}", f"`{o.mode}`",
+             "–" if o.speedup is None else f"{o.speedup:.2f}x",
+             o.verdict.value if o.verdict else o.status, _evidence(o),
+             f"[{o.cause.value}]({TREATED[o.cause]})"] for o in z.outliers]
+    head = ["Model · batch", "Mode", "Speedup", "Verdict", "Evidence", "Cause"]
+    return render.markdown_table(head, body, align="llrlll")
+
+
+def claims(doc: dict[str, Any]) -> str:
+    """The tutorial's typical speedups against the zoo families that stand for its models."""
+    z = findings.of(doc)
+    body = []
+    for c in z.claims:
+        measured = "–" if c.cell is None else (
+            f"{c.cell.geomean:.2f}x ({c.cell.span.low:.2f}–{c.cell.span.high:.2f})")
+        body.append([f"{c.model} · {c.batch}", f"{c.claimed[0]:g}x to {c.claimed[1]:g}x",
+                     ", ".join(c.families), measured,
+                     f"{c.within} of {c.cell.models if c.cell else 0}", c.verdict.value])
+    head = ["Tutorial's row · batch", "Claimed", "Zoo families", f"`{findings.CLAIM_MODE}`",
+            "Models within", "Verdict"]
+    return render.markdown_table(head, body, align="lrlrrl")
+
+
+def catalog() -> str:
+    """The zoo's models as the catalog builds them: what the page's tables are of. Not measured."""
+    from snippets.zoo import catalog as zoo
+
+    body = [[e.name, e.family, e.library, e.input, "yes" if e.cpu else ""] for e in zoo.ZOO]
+    return render.markdown_table(["Model", "Family", "Library", "Input", "CPU set"], body,
+                                 align="lllll")
