@@ -1,5 +1,6 @@
-"""The zoo's models: real architectures from torchvision, timm and transformers, built from their
-configs with random weights (speed does not depend on the values; nothing is downloaded).
+"""The zoo's models: real architectures from torchvision, timm, transformers and diffusers, built
+from their configs with random weights (speed does not depend on the values; nothing is
+downloaded).
 
 Each entry says its family, the library that wrote it, the input it is timed on, and whether the
 CPU set runs it (small enough for two cores in fp32). A factory takes the batch size and returns
@@ -100,6 +101,30 @@ def _waveform(batch: int, cfg: Any) -> dict[str, torch.Tensor]:
     return {"input_values": torch.randn(batch, 16000 * 5)}  # 5 s at 16 kHz
 
 
+def _diffusers(model_cls: str, inputs: Callable[[int], dict[str, torch.Tensor]],
+               **config: Any) -> Callable[[int], tuple[nn.Module, Any]]:
+    """A diffusers model from its constructor's config (``diffusers`` takes it as keywords)."""
+    def build(batch: int) -> tuple[nn.Module, Any]:
+        import diffusers
+
+        return getattr(diffusers, model_cls)(**config), inputs(batch)
+    return build
+
+
+def _unet_step(batch: int) -> dict[str, torch.Tensor]:
+    # one denoising step of Stable Diffusion 1.5 at 512x512: its 64x64 latent, one timestep,
+    # and the 77 embedded tokens of the prompt
+    return {"sample": torch.randn(batch, 4, 64, 64), "timestep": torch.tensor(500),
+            "encoder_hidden_states": torch.randn(batch, 77, 768)}
+
+
+def _dit_step(batch: int) -> dict[str, torch.Tensor]:
+    # one denoising step of DiT-XL/2 at 256x256: its 32x32 latent, a timestep and a class each
+    return {"hidden_states": torch.randn(batch, 4, 32, 32),
+            "timestep": torch.randint(0, 1000, (batch,)),
+            "class_labels": torch.randint(0, 1000, (batch,))}
+
+
 _LM = {"use_cache": False}
 
 ZOO: tuple[Entry, ...] = (
@@ -172,4 +197,11 @@ ZOO: tuple[Entry, ...] = (
           _hf("Wav2Vec2Model", "Wav2Vec2Config", _waveform)),
     Entry("mixer_b16", "other", "timm", "3x224x224 image", _timm("mixer_b16_224")),
     Entry("mobilevit_s", "other", "timm", "3x224x224 image", _timm("mobilevit_s"), cpu=True),
+    # Stable Diffusion 1.5's U-Net (its config's defaults, with SD's 768-wide text embeddings)
+    Entry("unet_sd15", "other", "diffusers", "4x64x64 latent + 77 tokens",
+          _diffusers("UNet2DConditionModel", _unet_step, sample_size=64,
+                     cross_attention_dim=768)),
+    # DiT-XL/2 (the transformer's defaults): 28 blocks of 1152, adaptive layer norm
+    Entry("dit_xl2", "other", "diffusers", "4x32x32 latent + class",
+          _diffusers("DiTTransformer2DModel", _dit_step)),
 )

@@ -12,6 +12,18 @@ from snippets.core import rows as typed
 from snippets.zoo import findings
 
 
+def _log_axes(ax: Any) -> None:
+    """Both axes logarithmic, labelled with plain numbers at 1-2-5 steps: matplotlib's own
+    labels of a short log axis are powers of ten that overlap one another."""
+    from matplotlib import ticker
+
+    for axis, scale in ((ax.xaxis, ax.set_xscale), (ax.yaxis, ax.set_yscale)):
+        scale("log")
+        axis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        axis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        axis.set_minor_formatter(ticker.NullFormatter())
+
+
 def speedup_vs_latency(doc: dict[str, Any]) -> str:
     z = findings.of(doc)
     eager = {(r["model"], r["batch_size"]): r["latency_ms"]["median"] for r in doc["rows"]
@@ -29,8 +41,7 @@ def speedup_vs_latency(doc: dict[str, Any]) -> str:
                            s=22, color=plots.PALETTE[i % len(plots.PALETTE)],
                            label=f"batch {bs}" if ax is axes[0] else None)
             ax.axhline(1.0, color=plots.INK, linewidth=0.8, linestyle="--")
-            ax.set_xscale("log")
-            ax.set_yscale("log")
+            _log_axes(ax)
             ax.set_title(mode, fontsize=plots.FONT_PT)
             ax.set_xlabel("eager latency (ms)")
             ax.grid(True, which="major")
