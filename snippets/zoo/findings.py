@@ -19,7 +19,7 @@ from snippets.bench import claims
 from snippets.core import findings as core
 from snippets.core import rows as typed
 from snippets.core.findings import Span, Verdict
-from snippets.zoo import catalog
+from snippets.zoo import DEFAULTS, catalog
 
 CUDA_GRAPH_MODES = ("reduce-overhead", "max-autotune")
 # The tutorial's two model rows, and the zoo's families that stand for each: its ResNet-50 for
@@ -295,8 +295,11 @@ def of(doc: dict[str, Any]) -> Zoo:
                      for f in names)
     models = tuple(dict.fromkeys(r["model"] for r in rows))
     seen = {(r["model"], r["batch_size"]) for r in rows}
-    missing = tuple((m, b) for m in settings.get("models", ()) for b in
-                    settings.get("batch_sizes", ()) if (m, b) not in seen)
+    # what the run asked for, and what a whole run of the catalog on this device type holds
+    whole = DEFAULTS.get(doc["provenance"].get("device_type", ""), {})
+    wanted = dict.fromkeys([*settings.get("models", ()), *whole.get("models", ())])
+    sizes = sorted({*settings.get("batch_sizes", ()), *whole.get("batch_sizes", ())})
+    missing = tuple((m, b) for m in wanted for b in sizes if (m, b) not in seen)
     span, median = _compile(rows)
     return Zoo(len(models), sum(_passed(rows, m) for m in models), modes, batches, families,
                _cells(rows, modes, batches), span, median, _outliers(rows),
