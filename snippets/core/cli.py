@@ -301,6 +301,12 @@ class Printer:
             print("\n" + self.compare_markdown(doc, recorded))
 
 
+def quiet_cpu_notice() -> None:
+    """Inductor's C++ backend logs "No CUDA runtime is found" on every CPU-only machine: expected
+    there, and alarming to a reader of a CPU table or report, so it is kept out of the output."""
+    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
+
+
 def record(prog: str, args: argparse.Namespace, kind: str,
            produce: Callable[[Callable, Callable, dict | None], dict],
            show: Printer | Callable[[dict, dict | None], None], *,
@@ -315,9 +321,7 @@ def record(prog: str, args: argparse.Namespace, kind: str,
     ``Printer``: in the ``--format`` asked for): this run's rows alone, or the joined ones with
     ``show_joined``.
     """
-    # Inductor's C++ backend logs "No CUDA runtime is found" on every CPU-only machine: expected
-    # there, and alarming to a reader of the CPU table, so it is kept out of the output.
-    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
+    quiet_cpu_notice()
     recorded = load_recorded(prog, getattr(args, "compare", None), kind)
     check_output(prog, args.output)
     old = (appending_to(prog, args.output, args.append, kind, joinable)

@@ -56,6 +56,13 @@ def split(example: Example) -> tuple[tuple[Any, ...], dict[str, Any]]:
     return tuple(example), {}
 
 
+def call_form(example: Example) -> str:
+    """How a call passes the example, as code: ``x``, ``*x`` (a tuple) or ``**x`` (a dict)."""
+    if isinstance(example, torch.Tensor):
+        return "x"
+    return "**x" if isinstance(example, Mapping) else "*x"
+
+
 def device(example: Example) -> torch.device:
     """The device of the example's first tensor (where its model runs)."""
     return tensors(example)[0].device

@@ -14,10 +14,9 @@ next one runs.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
@@ -167,7 +166,8 @@ def breaks(model: torch.nn.Module, x: examples.Example, budget: Budget) -> Secti
     """Phase 1: the breaks Dynamo logs, once per user line, in explain's words."""
     args, kwargs = examples.split(x)
     return Section(Phase.BREAKS, Status.DONE, 0.0,
-                   found=explain.explain_quietly(model, *args, **kwargs))
+                   found=explain.explain_quietly(model, *args, **kwargs),
+                   form=examples.call_form(x))
 
 
 def stalls_need_s(default: Strategy, best: Strategy, compile_s: float | None) -> float:
@@ -202,7 +202,7 @@ def recompiles(factory: models.Factory, schedule: tuple[int, ...], budget: Budge
             with cold_cache():
                 stalls[name] = shapes.count_compiles(factory, name, schedule,
                                                     backend="inductor").stall_s
-        done = [dataclasses.replace(s, stall_s=stalls[s.name]) if s.name in stalls else s
+        done = [replace(s, stall_s=stalls[s.name]) if s.name in stalls else s
                 for s in done]
     return Section(Phase.RECOMPILES, Status.DONE, 0.0, found=tuple(done),
                    skipped=tuple(skipped))
@@ -258,7 +258,7 @@ def modes(cfg: DiagnoseConfig, model: torch.nn.Module, x: examples.Example, budg
         for mode in [name for name in fns if name != "eager"]:  # in the device's order
             m = timed[mode]
             calls = payoff.break_even_calls(runs[mode].compile_s, eager.median, m.median)
-            runs[mode] = dataclasses.replace(runs[mode], latency=m,
+            runs[mode] = replace(runs[mode], latency=m,
                                              speedup=measure.speedup(eager, m),
                                              break_even_calls=calls)
         runs = {"eager": ModeRun("eager", "ok", rel_err=0.0, latency=eager), **runs}
@@ -278,8 +278,7 @@ def _phase(phase: Phase, run: Callable[[], Section], budget: Budget) -> Section:
         return Section(phase, Status.FAULT, time.monotonic() - start, rows.fault(exc)[1])
     finally:
         torch._dynamo.reset()
-    return Section(section.phase, section.status, time.monotonic() - start, section.message,
-                   section.found, section.skipped)
+    return replace(section, seconds=time.monotonic() - start)
 
 
 def diagnose(cfg: DiagnoseConfig, factory: models.Factory, *, budget: Budget | None = None,

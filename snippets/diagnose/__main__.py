@@ -55,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     cfg = flags.build(PROG, diagnose.DiagnoseConfig, args)
     cli.check_output(PROG, args.output)
+    cli.quiet_cpu_notice()
     try:
         factory = models.load_factory(args.spec)
     except models.SpecError as exc:

@@ -68,6 +68,7 @@ class Section:
     message: str = ""
     found: Any = None  # BREAKS: explain.Explanation; RECOMPILES, MODES: a tuple of the above
     skipped: tuple[str, ...] = ()  # parts the budget left out (a strategy, a mode, the timing)
+    form: str = ""  # BREAKS: how a call passes the example (examples.call_form), for the code
 
 
 # The least gain the verdict asks of a mode before it says to compile. A gain beyond the noise of
@@ -159,6 +160,7 @@ class Recommendation:
     risks: tuple[Risk, ...] = ()
     compile_args: tuple[tuple[str, str], ...] = ()  # torch.compile's arguments, as code
     before_call: tuple[str, ...] = ()  # lines to run on each input before the call
+    call: str = "y = model(x)"  # the call, as the example is passed (a tensor, a tuple, a dict)
 
 
 def _found(sections: tuple[Section, ...], phase: Phase) -> Any:
@@ -212,6 +214,7 @@ def recommend(sections: tuple[Section, ...], device_type: str = "cpu",
     found = risks(sections, device_type, matmul_precision, cudnn_tf32)
     strategy = best_strategy(_found(sections, Phase.RECOMPILES) or ())
     runs = [m for m in _found(sections, Phase.MODES) or () if m.speedup is not None]
+    form = next((s.form for s in sections if s.phase is Phase.BREAKS and s.form), "x")
     shapes = {} if strategy is None else {"shapes": strategy.name, "stalls_s": (
         next(s.stall_s for s in _found(sections, Phase.RECOMPILES) if s.name == "default"),
         strategy.stall_s)}
@@ -230,10 +233,18 @@ def recommend(sections: tuple[Section, ...], device_type: str = "cpu",
     if strategy is not None and strategy.name == "dynamic=True":
         args.append(("dynamic", "True"))
     elif strategy is not None and strategy.name == "mark_dynamic":
-        before = ("torch._dynamo.mark_dynamic(x, 0)",)
+        before = (MARK_DYNAMIC[form],)
     return Recommendation(Advice.COMPILE, best.mode, best.speedup.value, best.speedup.iqr,
                           Verdict.PAYS, best.compile_s, best.break_even_calls, risks=found,
-                          compile_args=tuple(args), before_call=before, **shapes)
+                          compile_args=tuple(args), before_call=before,
+                          call=f"y = model({form})", **shapes)
+
+
+# The batch marked dynamic on every tensor the call passes, as the diagnosis marked it
+# (examples.mark_dynamic), by how the example is passed.
+MARK_DYNAMIC = {"x": "torch._dynamo.mark_dynamic(x, 0)",
+                "*x": "for t in x: torch._dynamo.mark_dynamic(t, 0)",
+                "**x": "for t in x.values(): torch._dynamo.mark_dynamic(t, 0)"}
 
 
 def as_dict(rec: Recommendation) -> dict[str, Any]:
@@ -245,4 +256,4 @@ def as_dict(rec: Recommendation) -> dict[str, Any]:
             "risks": [{"kind": r.kind.value, "where": r.where, "count": r.count}
                       for r in rec.risks],
             "compile_args": [list(a) for a in rec.compile_args],
-            "before_call": list(rec.before_call)}
+            "before_call": list(rec.before_call), "call": rec.call}

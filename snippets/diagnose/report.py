@@ -103,7 +103,7 @@ def code_lines(rec: Recommendation) -> tuple[str, ...]:
     if rec.advice is not Advice.COMPILE:
         return ()
     args = "".join(f", {k}={v}" for k, v in rec.compile_args)
-    return (f"model = torch.compile(model{args})", *rec.before_call, "y = model(x)")
+    return (f"model = torch.compile(model{args})", *rec.before_call, rec.call)
 
 
 def verdict(rec: Recommendation, batch: int | None = None,

@@ -254,3 +254,19 @@ def test_a_mode_that_fails_is_its_own_row_and_the_others_are_timed(monkeypatch):
     runs = {m.mode: m for m in found.found}
     assert runs["no-such-mode"].status == "error" and runs["no-such-mode"].speedup is None
     assert runs["default"].status == "ok" and runs["default"].speedup is not None
+
+
+@pytest.mark.parametrize("form, mark", [
+    ("x", "torch._dynamo.mark_dynamic(x, 0)"),
+    ("**x", "for t in x.values(): torch._dynamo.mark_dynamic(t, 0)"),
+    ("*x", "for t in x: torch._dynamo.mark_dynamic(t, 0)"),
+])
+def test_the_code_to_paste_passes_the_example_as_the_model_takes_it(form, mark):
+    """A dict of token ids and a mask is passed as keyword arguments, each tensor marked."""
+    sections = (Section(Phase.BREAKS, Status.DONE, 1.0, form=form),
+                Section(Phase.RECOMPILES, Status.DONE, 1.0, found=(
+                    Strategy("default", 3, (4, 8, 2)), Strategy("mark_dynamic", 1, (4,)))),
+                Section(Phase.MODES, Status.DONE, 1.0, found=(_mode("default", "ok", 10.0, 5.0),)))
+    rec = findings.recommend(sections)
+    assert rec.before_call == (mark,)
+    assert rec.call == f"y = model({form})"
