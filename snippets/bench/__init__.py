@@ -68,10 +68,6 @@ class BenchConfig:
     crosscheck: bool = False  # bench.crosscheck: timers that share nothing with the harness
     """time every variant again with torch.utils.benchmark.Timer and a plain wall clock, beside
     the harness's own timing"""
-    ladder: bool = False  # bench.ladder, instead of the modes side by side
-    """climb the speed ladder: eager, compile, + channels_last, + CUDA graphs, + freezing, each
-    rung adding one step to the one before; a max-autotune mode in --modes adds the max-autotune
-    rung"""
     cold_compile: bool = False
     """compile each mode with an empty Inductor cache, so compile_s is what a new machine pays"""
     factories: tuple[tuple[str, models.Factory], ...] = field(default=(), compare=False)
@@ -96,7 +92,7 @@ class BenchConfig:
             "backends": b.as_dict(), "channels_last": self.channels_last,
             "rounds": self.rounds, "warm_rounds": self.warm_rounds, "host_gate": self.host_gate,
             "sample_ms": self.sample_ms, "warmup": self.warmup, "grad": False, "train": False,
-            "crosscheck": self.crosscheck, "ladder": self.ladder,
+            "crosscheck": self.crosscheck,
             # compile_s of a warm cache is seconds where a cold one is a minute: say which applied
             "fx_graph_cache": bool(torch._inductor.config.fx_graph_cache),
             "cold_compile": self.cold_compile,
@@ -292,11 +288,9 @@ def run(cfg: BenchConfig, peak: float | None = None,
         group: Group | None = None) -> Iterator[dict[str, Any]]:
     """Yield every row of a resolved config, one (model, batch size) group after another, under
     the config's backend settings. ``peak`` is the device's measured bf16 matmul TFLOP/s;
-    ``group`` measures one (model, batch size) (default: the modes side by side, or the ladder
-    where the config asks for it)."""
+    ``group`` measures one (model, batch size) (default: the modes side by side; the speed
+    ladder and the zoo pass their own)."""
     device = torch.device(cfg.device)
-    if cfg.ladder and group is None:  # the ladder lives above the benchmark, in snippets.speed
-        raise ValueError("a ladder run climbs snippets.speed.ladder.bench_group: pass it as group")
     group = group or measure_group
     factories = [(n, models.BUILTIN[n]) for n in cfg.models] + list(cfg.factories)
     with cfg.backends.apply():

@@ -57,15 +57,7 @@ def config_from_args(argv: list[str] | None) -> tuple[bench.BenchConfig, object]
 
 def main(argv: list[str] | None = None) -> int:
     cfg, args = config_from_args(argv)
-    # --ladder climbs the speed page's ladder, which sits above the benchmark (snippets.speed):
-    # the command line, the top layer, hands it down as the run's group.
-    group = None
-    if cfg.ladder:
-        from snippets.speed import ladder
-
-        group = ladder.bench_group
-    return cli.record_run(PROG, args, "bench", cfg, bench.document, PRINT,
-                          extra={"group": group})
+    return cli.record_run(PROG, args, "bench", cfg, bench.document, PRINT)
 
 
 if __name__ == "__main__":

@@ -90,12 +90,12 @@ class SpeedConfig:
         return bench.BenchConfig(
             models=self.models, factories=self.factories, batch_sizes=self.batch_sizes,
             modes=modes, dtype=self.dtype, device=self.device, rounds=self.rounds,
-            warm_rounds=self.warm_rounds, sample_ms=self.sample_ms, warmup=self.warmup,
-            ladder=self.run == "ladder").resolve()
+            warm_rounds=self.warm_rounds, sample_ms=self.sample_ms,
+            warmup=self.warmup).resolve()
 
     def settings(self) -> dict[str, Any]:
         """What the results file adds to the benchmark's record of its settings."""
-        out: dict[str, Any] = {"run": self.run}
+        out: dict[str, Any] = {"run": self.run, "ladder": self.run == "ladder"}
         if self.run == "settings":  # as swept: the benchmark's own config adds eager to its modes
             out["modes"] = list(self.modes or ())
         if self.run == "ladder":

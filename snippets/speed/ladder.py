@@ -278,14 +278,3 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
         if below is not None and below.get("profile") is not None:
             row["below_profile"] = below["profile"]
     yield from rows
-
-
-def bench_group(cfg: Any, name: str, factory: models.Factory, bs: int, peak: float | None,
-                progress: Callable[[str], None]) -> Iterator[dict[str, Any]]:
-    """The ladder of one (model, batch size) as a group of ``bench.run`` (``python -m
-    snippets.bench --ladder``): the benchmark's resolved config, its dtype and tolerance."""
-    autotune = any(m.startswith("max-autotune") for m in cfg.modes)
-    return climb(name, factory, bs, device=torch.device(cfg.device),
-                 dtype=bench.DTYPES[cfg.dtype], autotune=autotune, rounds=cfg.rounds,
-                 warm_rounds=cfg.warm_rounds, sample_ms=cfg.sample_ms, warmup=cfg.warmup,
-                 tolerance=bench.TOLERANCE[cfg.dtype], peak_tflops=peak, progress=progress)

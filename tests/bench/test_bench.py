@@ -132,22 +132,3 @@ def test_crosscheck_times_every_variant_with_two_independent_timers(monkeypatch)
     found = crosscheck_findings.of(doc)
     assert found.graphs is None and found.others.rows == 1  # a CPU's run: no CUDA graph
     assert found.others.threads is not None and found.others.held is not None
-
-
-def test_bench_ladder_still_climbs_with_the_speed_ladder():
-    """``python -m snippets.bench --ladder`` records what it did before the ladder moved to
-    snippets.speed: a bench document, a rung per row, ``speedup_prev`` beside ``speedup``."""
-    from snippets.speed import ladder
-
-    cfg = bench.BenchConfig(device="cpu", models=(), factories=(("tiny", _tiny),),
-                            rounds=2, warm_rounds=0, sample_ms=0.01, ladder=True)
-    with pytest.raises(ValueError):  # the benchmark does not reach up for the ladder itself
-        bench.document(cfg)
-    doc = bench.document(cfg, group=ladder.bench_group)
-    assert results.validate(doc, kind="bench") and doc["complete"]
-    rows = doc["rows"]
-    # A 2-D input: no layout step; a CPU: no CUDA graphs; no max-autotune mode asked for.
-    assert [r["mode"] for r in rows] == ["eager", "compile", "+ freezing"]
-    assert all(r["status"] in ("ok", "noisy") for r in rows)
-    assert rows[0]["speedup_prev"] is None and rows[2]["speedup_prev"] > 0
-    assert rows[2]["rung"]["freezing"] is True and doc["provenance"]["settings"]["ladder"]
