@@ -27,8 +27,6 @@ ALLOWED = {
 }
 # Edges the one-way layering (issue: one way through the house) takes out.
 TO_REMOVE = {
-    ("generate", "speed"): "the decode ladder reads speed.roofline's ceilings",
-    ("generate", "dynamic"): "the generation traps count graphs with dynamic's counter",
     ("scale", "train"): "scale reaches into train's step and rows",
 }
 

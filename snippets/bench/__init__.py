@@ -22,7 +22,7 @@ import torch._inductor.config
 from torch import nn
 
 from snippets.bench.rows import new_row
-from snippets.core import backends, config, examples, machine, measure, models, rows, runs
+from snippets.core import backends, config, counters, examples, machine, measure, models, rows, runs
 from snippets.explain import explain
 
 MODES = ("eager", "default", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
@@ -200,23 +200,16 @@ def _compile_mode(g: _Group, mode: str) -> dict[str, Any] | None:
 
 
 class _Counts:
-    """Dynamo's graphs compiled and Inductor's CUDA-graph skips since this was made (the
-    counters of ``torch._dynamo.utils``, which count for the whole process)."""
+    """Dynamo's graphs compiled and Inductor's CUDA-graph skips since this was made."""
 
     def __init__(self) -> None:
-        self._graphs, self._skips = self._now()
-
-    @staticmethod
-    def _now() -> tuple[int, int]:
-        from torch._dynamo.utils import counters
-
-        return int(counters["stats"]["unique_graphs"]), int(counters["inductor"]["cudagraph_skips"])
+        self._graphs, self._skips = counters.graphs_compiled(), counters.cudagraph_skips()
 
     def graphs(self) -> int:
-        return self._now()[0] - self._graphs
+        return counters.graphs_compiled() - self._graphs
 
     def skips(self) -> int:
-        return self._now()[1] - self._skips
+        return counters.cudagraph_skips() - self._skips
 
 
 def _time(g: _Group) -> tuple[measure.Timed, dict[str, Any], dict[str, float | None]]:

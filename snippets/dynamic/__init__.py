@@ -21,6 +21,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from snippets.core import backends, config, measure, results
+from snippets.core.counters import graphs_compiled
 
 KIND = "dynamic-shapes"
 # (batch, sequence length) per call: repeats, a batch change, then sequence changes; eleven
@@ -150,12 +151,6 @@ STRATEGIES: dict[str, tuple[dict[str, Any], Prepare]] = {
 # --8<-- [end:strategies]
 if hasattr(torch._dynamo.decorators, "mark_unbacked"):  # not in every release this guide covers
     STRATEGIES["mark_unbacked"] = ({}, mark_batch_unbacked)
-
-
-def graphs_compiled() -> int:
-    from torch._dynamo.utils import counters
-
-    return int(counters["stats"]["unique_graphs"])
 
 
 def run_schedule(strategy: str, *, backend: str = "inductor", device: str = "cpu",

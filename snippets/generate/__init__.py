@@ -22,7 +22,7 @@ import torch
 
 from snippets.core import backends, config, machine, measure, results, rows
 from snippets.generate import model
-from snippets.speed import roofline
+from snippets.core import roofline
 
 KIND = "generate"
 PHASES = ("decode", "prefill")

@@ -5,7 +5,7 @@ compiling the whole step (sampling included) over the static cache, CUDA graphs,
 attention read once, Inductor's coordinate-descent tuning, int8 weights. Each rung runs on its
 own copy of the same weights and cache; every rung is timed in the same interleaved rounds, one
 decode step at a fixed position (just after the prompt), and read against the copy bandwidth
-measured in the same run (``speed.roofline.ceilings``): a decode step must read every weight and
+measured in the same run (``core.roofline.ceilings``): a decode step must read every weight and
 the cache once, so the bytes it needs over its time, as a share of that bandwidth, says how
 close it is to the floor. Each rung's greedy tokens are checked against eager's.
 
@@ -33,7 +33,7 @@ from snippets.core import backends, cli, columns, config, measure, render, resul
 from snippets.core import profile as profiler
 from snippets.generate import command
 from snippets.generate import model as M
-from snippets.speed import roofline
+from snippets.core import roofline
 
 PROG = "python -m snippets.generate.ladder"
 KIND = "generate-ladder"

@@ -13,7 +13,7 @@ measured against its fix.
    token is read at the prompt's last real position, and the decode steps overwrite the padding's
    slots of the cache before any query can see them.
 
-Compiles are counted with Dynamo's own counter (``snippets.dynamic.graphs_compiled``); every
+Compiles are counted with Dynamo's own counter (``snippets.core.counters``); every
 trap starts from an empty Dynamo cache, so its counts are its own.
 
     python -m snippets.generate.traps --output FILE [--size small] [--device auto]
@@ -32,7 +32,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from snippets.core import backends, cli, columns, config, measure, results, rows
-from snippets.dynamic import graphs_compiled
+from snippets.core.counters import graphs_compiled
 from snippets.generate import command
 from snippets.generate import model as M
 from snippets.generate.ladder import DTYPES

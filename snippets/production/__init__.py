@@ -67,13 +67,6 @@ def warm_up(compiled, shapes: Iterable[Sequence[int]], *,
 # --8<-- [end:warm_up]
 
 
-def graphs_compiled() -> int:
-    """Graphs Dynamo has compiled in this process (its own counter, never reset by a call)."""
-    from torch._dynamo.utils import counters
-
-    return int(counters["stats"]["unique_graphs"])
-
-
 def steady_index(latencies_ms: Sequence[float], factor: float = STEADY_FACTOR) -> int:
     """The index of the first call from which every call stays within ``factor`` times the
     median of the timeline's second half: the call at which the service reached steady state."""

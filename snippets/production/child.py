@@ -27,7 +27,7 @@ from typing import Any
 import torch
 
 from snippets import production
-from snippets.core import backends, cli, config, examples, measure, models, process
+from snippets.core import backends, cli, config, counters, examples, measure, models, process
 from snippets.production import paths, pinning
 
 IMPORTED = time.time()  # when this module's imports (torch's included) were done
@@ -213,7 +213,7 @@ def run(args: Any, t0: float, import_s: float, eager: bool) -> dict[str, Any]:
             "calls_ms": ms, "latency_ms": timed["call"].as_dict(),
             "calls_per_sample": timed.calls["call"], "rel_err": err,
             "host_canary_us": statistics.median(gate.canary_us),
-            "graphs_compiled": production.graphs_compiled(), **_cache_counts(),
+            "graphs_compiled": counters.graphs_compiled(), **_cache_counts(),
             "status": "ok" if ok else "mismatch",
             "message": "" if ok else f"rel_err {err:.3g} above tolerance"}
 

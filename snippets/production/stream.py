@@ -26,7 +26,7 @@ import torch._inductor.config
 import torch.nn.functional as F
 
 from snippets import production
-from snippets.core import backends, config, measure, results
+from snippets.core import backends, config, counters, measure, results
 from snippets.dynamic import TinyEncoder, bucket
 
 KIND = "production-stream"
@@ -176,7 +176,7 @@ def _replay(fn: Callable, shapes: Sequence[Shape], cfg: StreamConfig, model: tor
     gen = torch.Generator().manual_seed(cfg.seed)
     ms, errors, wrong = [], [], 0
     padding = functools.partial(pad_to_bucket, buckets=cfg.traffic.buckets) if pad else None
-    before = production.graphs_compiled()
+    before = counters.graphs_compiled()
     with locked(warmed_up), torch.no_grad():
         for i, (b, s) in enumerate(shapes):
             x = torch.randn(b, s, cfg.width, generator=gen).to(dev)
@@ -192,7 +192,7 @@ def _replay(fn: Callable, shapes: Sequence[Shape], cfg: StreamConfig, model: tor
     s = sorted(ms) or [math.nan]
     def q(p: float) -> float | None:
         return None if math.isnan(s[0]) else measure.quantile(s, p)
-    return {"compiles": production.graphs_compiled() - before, "refused": len(errors),
+    return {"compiles": counters.graphs_compiled() - before, "refused": len(errors),
             "message": errors[0] if errors else "", "p50_ms": q(0.5), "p99_ms": q(0.99),
             "max_ms": q(1.0),
             "all_correct": wrong == 0, "requests_ms": [round(v, 4) for v in ms]}

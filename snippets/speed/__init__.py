@@ -26,7 +26,8 @@ import torch
 
 from snippets import bench
 from snippets.core import backends, config, models, results
-from snippets.speed import freezing, ladder, roofline, settings
+from snippets.core import roofline
+from snippets.speed import freezing, ladder, settings
 
 RUNS = ("ladder", "settings", "freezing")
 LADDER_KIND = "bench"  # a ladder is a benchmark run: its file is read like one (bench-ladder)

@@ -19,7 +19,8 @@ from typing import Any
 
 from snippets.core import measure
 from snippets.core import rows as typed
-from snippets.speed import choices, evidence, goals, roofline
+from snippets.core import roofline
+from snippets.speed import choices, evidence, goals
 from snippets.speed import freezing as freezing_check
 from snippets.speed.evidence import EagerFastest, FirstCompile, FrozenProfile, Slower
 

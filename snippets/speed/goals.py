@@ -14,7 +14,7 @@ from typing import Any
 
 from snippets.core import render
 from snippets.core import rows as typed
-from snippets.speed import roofline
+from snippets.core import roofline
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ import torch._inductor
 from torch import nn
 
 import snippets.speed.autotune as autotuning  # the module; ``autotune`` is a flag below
-import snippets.speed.roofline as roofline  # the module, not the package: bench imports this
+from snippets.core import roofline
 import snippets.speed.settings as settings
 from snippets import bench
 from snippets.bench.rows import new_row

@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from snippets.core import plots
-from snippets.speed import findings, goals, roofline
+from snippets.core import roofline
+from snippets.speed import findings, goals
 
 
 def _goal_ms(doc: dict[str, Any], model: str, bs: int, best: dict[str, Any]) -> float | None:

@@ -12,7 +12,8 @@ from typing import Any
 
 from snippets.core import columns, render
 from snippets.core import rows as typed
-from snippets.speed import choices, findings, freezing, roofline, settings
+from snippets.core import roofline
+from snippets.speed import choices, findings, freezing, settings
 
 # What labels a row: the model, the batch, the mode (a rung, a point of the grid).
 KEY = (columns.field("Model", "model"), columns.field("Batch", "batch_size"),

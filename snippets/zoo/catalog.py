@@ -205,3 +205,12 @@ ZOO: tuple[Entry, ...] = (
     Entry("dit_xl2", "other", "diffusers", "4x32x32 latent + class",
           _diffusers("DiTTransformer2DModel", _dit_step)),
 )
+
+
+def __getattr__(name: str) -> Callable[[int], tuple[nn.Module, Any]]:
+    """Each model's factory by its name, so that every tool takes a zoo model as it takes a
+    reader's own: ``python -m snippets.diagnose snippets.zoo.catalog:bert_base``."""
+    entry = next((e for e in ZOO if e.name == name), None)
+    if entry is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return entry.build

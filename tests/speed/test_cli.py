@@ -44,7 +44,7 @@ def test_backends_from_a_file_of_another_kind_is_one_line(capsys, tmp_path, cpu_
 
 
 def test_settings_then_a_ladder_under_its_choice(capsys, tmp_path, monkeypatch):
-    from snippets.speed import roofline
+    from snippets.core import roofline
 
     monkeypatch.setitem(roofline.SIZES, "cpu", {**roofline.SIZES["cpu"], "matmul_n": 64,
                                                 "copy_mib": 1, "reps": 1, "repeats": 2})

@@ -9,7 +9,8 @@ from torch import nn
 
 from snippets import speed
 from snippets.core import backends, examples, results
-from snippets.speed import ladder, roofline, settings
+from snippets.core import roofline
+from snippets.speed import ladder, settings
 
 QUICK = {"rounds": 2, "warm_rounds": 0, "sample_ms": 0.01, "warmup": 1}
 

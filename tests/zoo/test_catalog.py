@@ -30,3 +30,13 @@ def test_each_model_builds_with_an_example_of_its_batch(entry):
     assert 1e6 < params < 2e9  # the ~100 M to ~1 B scale the zoo is for, a small CNN included
     for t in examples.tensors(example):  # token ids stay integers, images are float
         assert t.dtype in (torch.int64, torch.float32)
+
+
+def test_every_tool_takes_a_zoo_model_by_its_spec():
+    from snippets.core import models
+
+    assert models.load_factory("snippets.zoo.catalog:bert_base") is catalog.ZOO[
+        [e.name for e in catalog.ZOO].index("bert_base")].build
+    assert models.load_factory("snippets.zoo.catalog:qwen2_0.5b")  # a dot in the name is fine
+    with pytest.raises(models.SpecError, match="no callable 'bert'"):
+        models.load_factory("snippets.zoo.catalog:bert")

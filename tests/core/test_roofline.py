@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from snippets.speed import roofline
+from snippets.core import roofline
 
 CEIL = {"matmul_tflops": 100.0, "copy_gbps": 1000.0}
 
