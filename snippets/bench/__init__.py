@@ -22,12 +22,18 @@ import torch._inductor.config
 from torch import nn
 
 from snippets.bench.rows import new_row
-from snippets.core import backends, config, counters, examples, machine, measure, models, rows, runs
+from snippets.core import (backends, config, counters, cudagraph, examples, machine, measure,
+                           models, rows, runs)
 from snippets.explain import explain
 
 MODES = ("eager", "default", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 # The modes that compile in seconds; max-autotune benchmarks kernel choices and takes minutes.
 FAST_MODES = MODES[:3]
+# CUDA graphs without Inductor, beside the modes: the eager model captured by hand
+# (core.cudagraph), and Dynamo's graph replayed by the cudagraphs backend, whose kernels are
+# eager's. What reduce-overhead gains beyond them is Inductor's.
+GRAPH_VARIANTS = ("eager-graphed", "cudagraphs-backend")
+VARIANTS = MODES + GRAPH_VARIANTS
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
 # Relative error allowed between compiled and eager output. bf16 keeps 8 bits of mantissa, and
 # fused kernels round in a different order than eager, so a few percent is rounding, not a bug.
@@ -49,7 +55,8 @@ class BenchConfig:
 
     models: tuple[str, ...] = models.names(("resnet50", "transformer"))
     batch_sizes: tuple[int, ...] | None = config.option(None, positive=True)
-    modes: tuple[str, ...] | None = config.option(None, choices=MODES, what="mode", every=True)
+    modes: tuple[str, ...] | None = config.option(None, choices=VARIANTS, what="mode",
+                                                  every=True)
     """comma-separated from {choices}, or all; eager is always run: speedups are against it"""
     dtype: str | None = config.option(None, choices=tuple(DTYPES))
     """the weights' and inputs' dtype; on CUDA fp32 matmuls run as TF32"""
@@ -164,23 +171,47 @@ def _reference(g: _Group) -> None:
     g.rows["eager"] = new_row(g.name, g.bs, "eager", rel_err=0.0, **g.common)
 
 
-def _compile_mode(g: _Group, mode: str) -> dict[str, Any] | None:
-    """Compile one mode and check its output; a fault is returned as that mode's finished row.
-    The row counts the graphs its first call compiled, the graphs compiled again while it warmed
-    up (a recompile: a guard that failed on a repeated call) and the CUDA graphs Inductor skipped
-    (a reduce-overhead mode that runs without them says so in ``cudagraph_skips``)."""
-    model, x, device, tol = g.model, g.x, g.device, TOLERANCE[g.cfg.dtype]
+def _start(g: _Group, mode: str) -> tuple[Callable[[], object], object, float]:
+    """A variant's callable, its first answer and the seconds that answer took: the compile, or
+    for the hand capture its warm-up and capture."""
+    model, x, device = g.model, g.x, g.device
+    if mode == "eager-graphed":
+        made: dict[str, cudagraph.Graphed] = {}
+
+        def first() -> object:
+            made["graph"] = cudagraph.Graphed(model, x, keep_outputs=False)
+            return made["graph"]()
+        out, seconds = measure.time_first_call(first, device)
+        return made["graph"], out, seconds
+    if mode == "cudagraphs-backend":
+        run = examples.bind(torch.compile(model, backend="cudagraphs"), x)
+        out, seconds = measure.time_first_call(run, device)
+        return run, out, seconds
     cold = backends.cold_cache(reset=False) if g.cfg.cold_compile else contextlib.nullcontext()
+    with cold:
+        # --8<-- [start:compile]
+        compiled = torch.compile(model, mode=mode)
+        # The first call compiles: timed whole, apart from every later (steady) call.
+        # compiled(x), compiled(*x) or compiled(**x), as the example holds
+        run = examples.bind(compiled, x)
+        out, compile_s = measure.time_first_call(run, device)
+        # --8<-- [end:compile]
+    return run, out, compile_s
+
+
+def _compile_mode(g: _Group, mode: str) -> dict[str, Any] | None:
+    """Compile one mode (or capture one graph variant) and check its output; a fault is returned
+    as that mode's finished row. The row counts the graphs its first call compiled, the graphs
+    compiled again while it warmed up (a recompile: a guard that failed on a repeated call) and
+    the CUDA graphs Inductor skipped (a reduce-overhead mode that runs without them says so in
+    ``cudagraph_skips``)."""
+    if mode in GRAPH_VARIANTS and g.device.type != "cuda":
+        return new_row(g.name, g.bs, mode, status="unsupported", **g.common,
+                       message="a CUDA graph needs a CUDA device")
+    tol = TOLERANCE[g.cfg.dtype]
     counts = _Counts()
     try:
-        with cold:
-            # --8<-- [start:compile]
-            compiled = torch.compile(model, mode=mode)
-            # The first call compiles: timed whole, apart from every later (steady) call.
-            # compiled(x), compiled(*x) or compiled(**x), as the example holds
-            run = examples.bind(compiled, x)
-            out, compile_s = measure.time_first_call(run, device)
-            # --8<-- [end:compile]
+        run, out, compile_s = _start(g, mode)
         graphs = counts.graphs()
         err = examples.relative_error(out, g.ref)
         del out  # a CUDA-graph output is overwritten by the next replay; hold none

@@ -16,7 +16,8 @@ from snippets.core import results
 from snippets.core import rows as typed
 from snippets.core.findings import Span, Verdict, verdict
 
-CUDA_GRAPH_MODES = ("reduce-overhead", "max-autotune")  # the modes that replay CUDA graphs
+# the variants that replay CUDA graphs: two modes, and the graphs made without Inductor
+CUDA_GRAPH_MODES = ("reduce-overhead", "max-autotune", "eager-graphed", "cudagraphs-backend")
 
 
 class Bound(str, enum.Enum):

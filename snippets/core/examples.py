@@ -56,6 +56,23 @@ def split(example: Example) -> tuple[tuple[Any, ...], dict[str, Any]]:
     return tuple(example), {}
 
 
+def clone(value: Any) -> Any:
+    """``value`` with every tensor copied and the rest kept: an example, or an output (a tuple, a
+    dict, a dataclass or a ``transformers`` ``ModelOutput``, which stays of its class)."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.replace(value, **{f.name: clone(getattr(value, f.name))
+                                             for f in dataclasses.fields(value) if f.init})
+    if isinstance(value, Mapping):
+        return type(value)({k: clone(v) for k, v in value.items()})
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a named tuple
+        return type(value)(*(clone(v) for v in value))
+    if isinstance(value, (tuple, list)):
+        return type(value)(clone(v) for v in value)
+    return value
+
+
 def call_form(example: Example) -> str:
     """How a call passes the example, as code: ``x``, ``*x`` (a tuple) or ``**x`` (a dict)."""
     if isinstance(example, torch.Tensor):

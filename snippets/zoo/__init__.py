@@ -42,7 +42,7 @@ class ZooConfig:
                                                      what="family")
     """keep only the models of these families"""
     batch_sizes: tuple[int, ...] | None = config.option(None, positive=True)
-    modes: tuple[str, ...] | None = config.option(None, choices=bench.MODES, what="mode",
+    modes: tuple[str, ...] | None = config.option(None, choices=bench.VARIANTS, what="mode",
                                                   every=True)
     """comma-separated from {choices}, or all; eager is always run: speedups are against it"""
     dtype: str | None = config.option(None, choices=tuple(bench.DTYPES))

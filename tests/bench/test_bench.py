@@ -112,6 +112,32 @@ def test_a_cuda_run_records_the_gpu_and_every_fast_mode():
     assert (torch.get_float32_matmul_precision(), torch.backends.cudnn.benchmark) == before
 
 
+def test_graph_variants_on_a_cpu_are_rows_that_say_why():
+    cfg = bench.BenchConfig(device="cpu", models=(), factories=(("tiny", _tiny),),
+                            modes=("eager", *bench.GRAPH_VARIANTS), rounds=2, warm_rounds=0,
+                            sample_ms=0.01)
+    doc = bench.document(cfg)
+    by = {r["mode"]: r for r in doc["rows"]}
+    assert by["eager"]["status"] in ("ok", "noisy")
+    for variant in bench.GRAPH_VARIANTS:
+        assert by[variant]["status"] == "unsupported" and "CUDA" in by[variant]["message"]
+
+
+@pytest.mark.gpu
+def test_graph_variants_on_a_gpu_capture_and_match_eager():
+    """The eager model captured by hand and the cudagraphs backend, beside reduce-overhead."""
+    cfg = bench.BenchConfig(device="cuda", models=(), factories=(("tiny", _tiny),),
+                            batch_sizes=(4,), modes=("eager", "reduce-overhead",
+                                                     *bench.GRAPH_VARIANTS),
+                            rounds=3, warm_rounds=0)
+    doc = bench.document(cfg)
+    by = {r["mode"]: r for r in doc["rows"]}
+    for variant in bench.GRAPH_VARIANTS:
+        assert by[variant]["status"] in ("ok", "noisy"), by[variant]["message"]
+        assert by[variant]["rel_err"] <= bench.TOLERANCE["bf16"]
+    assert by["eager-graphed"]["graphs_compiled"] == 0  # nothing was compiled
+
+
 def test_crosscheck_times_every_variant_with_two_independent_timers(monkeypatch):
     from snippets.bench import crosscheck, crosscheck_findings, crosscheck_tables
 

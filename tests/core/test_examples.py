@@ -80,3 +80,14 @@ def test_transformers_output_is_compared_leaf_by_leaf():
     ref = examples.reference(out)
     assert [t.shape for t in ref] == [torch.Size([2, real_models.SEQ, real_models.VOCAB])]
     assert examples.relative_error(out, ref) == 0.0
+
+
+def test_clone_copies_every_tensor_and_keeps_the_output_class():
+    transformers = pytest.importorskip("transformers")
+    out = transformers.modeling_outputs.BaseModelOutput(last_hidden_state=torch.ones(2, 3))
+    copy = examples.clone(out)
+    assert type(copy) is type(out)
+    assert copy.last_hidden_state.data_ptr() != out.last_hidden_state.data_ptr()
+    assert torch.equal(copy.last_hidden_state, out.last_hidden_state)
+    pair = examples.clone((torch.zeros(1), {"m": torch.ones(1)}))
+    assert isinstance(pair, tuple) and isinstance(pair[1], dict)
