@@ -51,8 +51,10 @@ WAYS = ("step", "loop", "naive")
 WHOLE_STEP = tuple(r.name for r in ladder.ladder("cuda") if r.whole_step and not r.int8)
 
 DEFAULTS: dict[str, dict[str, Any]] = {
+    # bf16, the int8 layer and torchao's int8 side by side; the head and unwrapped variants on
+    # request (each compile of a 1 B step with coordinate-descent tuning takes a minute or more)
     "cuda": {"size": "1b", "dtype": "bf16", "prompt": 128, "cache": 512, "tokens": 128,
-             "weights": WEIGHTS, "rounds": 10, "sample_ms": 50.0},
+             "weights": ("dense", "int8", "torchao"), "rounds": 10, "sample_ms": 50.0},
     # the tiny decoder in fp32, where every loop's tokens must be eager's exactly
     "cpu": {"size": "tiny", "dtype": "fp32", "prompt": 16, "cache": 64, "tokens": 16,
             "weights": ("dense", "int8", "torchao"), "rounds": 5, "sample_ms": 20.0},
@@ -115,7 +117,9 @@ class LoopConfig:
     """tokens each loop generates: the prompt's, then tokens - 1 decode steps"""
     weights: tuple[str, ...] | None = config.option(None, choices=WEIGHTS, what="weights",
                                                     every=True)
-    """comma-separated from {choices}, or all"""
+    """comma-separated from {choices}, or all: dense in the run's dtype; int8 the package's int8
+    layer, the head kept; int8-head the head int8 too; torchao its Int8WeightOnlyConfig, as is or
+    unwrapped before the compile"""
     ways: tuple[str, ...] = config.option(WAYS, choices=WAYS, what="way", every=True)
     """comma-separated from {choices}, or all (default: all)"""
     rung: str = config.option("coordinate-descent", choices=WHOLE_STEP)

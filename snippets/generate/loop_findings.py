@@ -60,9 +60,19 @@ class Torchao:
     layer_host_us: float | None
     layer_busy_us: float | None
     layer_kernels: float | None
-    unwrapped: float | None  # torchao-unwrapped's speed over torchao's, paired by round
-    unwrapped_verdict: Verdict | None
     cause: Cause
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One weights' step against another's, paired by round: ``ratio`` is the other's time
+    over this one's (below 1: this one is slower)."""
+
+    weights: str
+    baseline: str
+    way: str
+    ratio: float
+    verdict: Verdict
 
 
 @dataclass(frozen=True)
@@ -74,6 +84,8 @@ class Loop:
     copy_gbps: float
     cells: tuple[Cell, ...]
     torchao: Torchao | None
+    unwrapped: Pair | None  # torchao unwrapped before the compile, over torchao as is (step)
+    head: Pair | None  # the int8 layer with the head int8 too, over the head kept (loop)
 
     def at(self, weights: str, way: str = "step") -> Cell | None:
         return next((c for c in self.cells if (c.weights, c.way) == (weights, way)), None)
@@ -128,18 +140,28 @@ def torchao(doc: dict[str, Any]) -> Torchao | None:
     v = verdict(ratio.value, ratio.iqr)
     a, b = steps["torchao"], steps["int8"]
     pa, pb = a.get("profile") or {}, b.get("profile") or {}
-    unwrapped = _measurement(steps.get("torchao-unwrapped"))
-    u = measure.speedup(theirs, unwrapped) if unwrapped else None
     return Torchao(
         ratio.value, v, a.get("host_us"), pa.get("busy_us_per_call"), pa.get("kernels_per_call"),
         b.get("host_us"), pb.get("busy_us_per_call"), pb.get("kernels_per_call"),
-        u.value if u else None, verdict(u.value, u.iqr) if u else None,
         cause(v, a.get("host_us"), pa.get("busy_us_per_call"), b.get("host_us"),
               pb.get("busy_us_per_call"), 1e3 * (theirs.median - ours.median)))
+
+
+def pair(doc: dict[str, Any], weights: str, baseline: str, ways: tuple[str, ...]
+         ) -> Pair | None:
+    """``weights`` against ``baseline`` in the first of ``ways`` where the run timed both."""
+    by = {(r["weights"], r["way"]): r for r in doc["rows"]}
+    for way in ways:
+        a, b = _measurement(by.get((weights, way))), _measurement(by.get((baseline, way)))
+        if a is not None and b is not None:
+            r = measure.speedup(b, a)
+            return Pair(weights, baseline, way, r.value, verdict(r.value, r.iqr))
+    return None
 
 
 def of(doc: dict[str, Any]) -> Loop:
     s = doc["provenance"]["settings"]
     cells = tuple(_cell(r) for r in doc["rows"] if rows.timed(r))
     return Loop(s["size"], s["batch"], s["tokens"], s["dtype"], doc["ceilings"]["copy_gbps"],
-                cells, torchao(doc))
+                cells, torchao(doc), pair(doc, "torchao-unwrapped", "torchao", ("step", "loop")),
+                pair(doc, "int8-head", "int8", ("loop", "step")))

@@ -102,7 +102,7 @@ SOURCES: dict[str, Source] = {
     "generate-ladder-7b": Source(generate_findings.ladder, ("generate-ladder-7b",)),
     "generate-loop": Source(loop_findings.of, ("generate-loop",)),
     "generate-loop-7b": Source(loop_findings.of, ("generate-loop-7b",)),
-    "generate-loop-torchao": Source(loop_findings.of, ("generate-loop-torchao",)),
+    "generate-loop-unwrap": Source(loop_findings.of, ("generate-loop-unwrap",)),
     "generate-loop-7b-torchao": Source(loop_findings.of, ("generate-loop-7b-torchao",)),
     # The decode recipe's one figure per batch size: every run that timed it beside eager.
     "generate-figures": Source(generate_findings.figures, (

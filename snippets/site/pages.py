@@ -91,7 +91,7 @@ RECORDED_BY = {
     "generate-ladder-7b-8": ("7 B decode ladder at batch 8", "cli/#python-m-snippetsgenerate"),
     "generate-loop": ("generation loop", "cli/#python-m-snippetsgenerate"),
     "generate-loop-7b": ("7 B generation loop", "cli/#python-m-snippetsgenerate"),
-    "generate-loop-torchao": ("torchao int8 comparison", "cli/#python-m-snippetsgenerate"),
+    "generate-loop-unwrap": ("torchao unwrapped", "cli/#python-m-snippetsgenerate"),
     "generate-loop-7b-torchao": ("7 B torchao int8 comparison",
                                  "cli/#python-m-snippetsgenerate"),
     "zoo": ("model-zoo", "cli/#python-m-snippetszoo"),
@@ -421,10 +421,14 @@ def results_index(*, build: Build | None = None) -> str:
 
 def cli_help(tool: str = "bench") -> str:
     """``python -m snippets.<tool> --help`` as the installed code prints it, in a code block:
-    the parser that runs writes the page, so the page cannot state another default."""
+    the parser that runs writes the page, so the page cannot state another default. A package's
+    parser is its ``__main__``'s; a module's (``generate.loop``) its own."""
     import importlib
 
-    parser = importlib.import_module(f"snippets.{tool}.__main__").parser
+    module = importlib.import_module(f"snippets.{tool}")
+    if hasattr(module, "__path__"):  # a package: python -m runs its __main__
+        module = importlib.import_module(f"snippets.{tool}.__main__")
+    parser = module.parser
     was = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = "80"  # argparse wraps to the terminal's width: the page column's
     try:

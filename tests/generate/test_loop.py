@@ -78,6 +78,7 @@ def test_the_findings_and_tables_read_the_run(recorded):
     assert (found.size, found.batch, found.tokens) == ("tiny", 1, 6)
     assert found.at("int8", "loop").speedup == _by(recorded)["int8", "loop"]["speedup"]
     assert found.int8.weights == "int8" and found.torchao is None  # torchao was not timed
+    assert found.unwrapped is None and found.head is None
     assert found.fastest("step").ms == min(c.ms for c in found.cells if c.way == "step")
     assert tables.loop_table(recorded).count("\n| ") == len(recorded["rows"])
     assert tables.loop_detail_table(recorded).count("\n| ") == len(recorded["rows"])
@@ -111,7 +112,9 @@ def test_torchao_s_loss_is_read_from_host_time_and_kernel_time():
     t = loop_findings.torchao(paced)
     assert t.ratio == pytest.approx(0.5) and t.verdict is Verdict.SLOWER
     assert t.cause is loop_findings.Cause.HOST
-    assert t.unwrapped == pytest.approx(2.0) and t.unwrapped_verdict is Verdict.PAYS
+    u = loop_findings.pair(paced, "torchao-unwrapped", "torchao", ("loop", "step"))
+    assert (u.way, u.ratio, u.verdict) == ("step", pytest.approx(2.0), Verdict.PAYS)
+    assert loop_findings.pair(paced, "int8-head", "int8", ("loop", "step")) is None
     c = loop_findings.cause
     # busy 600 µs longer for a step 1,000 µs longer: the kernels hold more than half of it
     assert c(Verdict.SLOWER, 200, 1500, 200, 900, 1000) is loop_findings.Cause.KERNELS
