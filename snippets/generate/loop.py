@@ -320,15 +320,23 @@ def run(cfg: LoopConfig, *, commit: str | None = None,
                 continue
             if "loop" in cfg.ways:  # the prompt's share of the loop, from the same rounds
                 calls[f"{name}/prefill"] = lambda x=made[name]: x.first(x.model, prompt)
-            for way in cfg.ways:
+            failed = None  # a way that failed: the ways after it would compile it again
+            for way in (w for w in WAYS if w in cfg.ways):  # the loop's tokens before naive's
                 progress(f"{cfg.size} bs={cfg.batch}: {name}, {way}")
                 row = new_row(cfg, name, way)
                 row["weight_bytes"] = ladder.held_bytes(made[name].model)
                 try:
-                    calls[f"{name}/{way}"] = first_call(way, made[name], cfg, prompt, dev, row)
-                    row["message"] = "not timed yet"  # until the rounds below finish
+                    if failed:
+                        row["status"], row["message"] = failed
+                    else:
+                        calls[f"{name}/{way}"] = first_call(way, made[name], cfg, prompt, dev,
+                                                            row)
+                        row["message"] = "not timed yet"  # until the rounds below finish
                 except Exception as exc:  # noqa: BLE001 (one way's fault is its row)
                     row["status"], row["message"] = rows.fault(exc)
+                    failed = (row["status"], f"not run: the {way} failed first")
+                    if dev.type == "cuda":
+                        torch.cuda.empty_cache()
                 # The naive loop runs the same compiled step on the same inputs as the gpt-fast
                 # loop: its tokens must be the loop's. In fp32 the dense weights' must be eager's.
                 loop = next((r["tokens"] for r in doc["rows"] if (r["weights"], r["way"]) == (

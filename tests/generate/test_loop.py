@@ -84,6 +84,29 @@ def test_the_findings_and_tables_read_the_run(recorded):
     assert tables.loop_detail_table(recorded).count("\n| ") == len(recorded["rows"])
 
 
+def test_a_way_that_fails_is_its_row_and_the_run_goes_on(monkeypatch):
+    """An OOM at the dense step's first call: its row says so, the dense loops are not run
+    (they would compile the step again), and the int8 weights are timed."""
+    real = loop.first_call
+
+    def first_call(way, made, *args):
+        if way == "step" and not isinstance(made.model.layers[0].attention.wqkv,
+                                            loop.int8.Int8Linear):
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+        return real(way, made, *args)
+
+    monkeypatch.setattr(loop, "first_call", first_call)
+    torch._dynamo.reset()
+    doc = loop.run(loop.LoopConfig(device="cpu", rounds=1, tokens=4, weights=("dense", "int8"),
+                                   ways=("step", "loop"), sample_ms=1.0))
+    torch._dynamo.reset()
+    by = _by(doc)
+    assert by["dense", "step"]["status"] == by["dense", "loop"]["status"] == "oom"
+    assert "out of memory" in by["dense", "step"]["message"]
+    assert by["dense", "loop"]["message"] == "not run: the step failed first"
+    assert by["int8", "step"]["status"] in ("ok", "noisy") and doc["complete"]
+
+
 def test_the_loops_on_an_eager_step_give_eager_s_tokens_for_a_batch():
     m = model.build("tiny", "cpu", torch.float32)
     m.setup_cache(3, 32)
