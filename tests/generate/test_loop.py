@@ -172,3 +172,19 @@ def test_the_named_large_sizes_are_llama_s_shapes_built_in_bf16_without_a_copy()
 def test_mistakes_get_one_line_and_exit_2(argv, expect, capsys, tmp_path):
     out = [] if "--device" in argv else ["--device", "cpu", "--output", str(tmp_path / "x.json")]
     assert_one_line_error(*run(loop.main, capsys, *argv, *out), expect, prog=loop.PROG)
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_each_step_is_one_cuda_graph_and_the_loops_compile_nothing_more():
+    """The tiny decoder under the default recipe (CUDA graphs, coordinate-descent tuning): the
+    in-place position and the Python-made one replay the step's graph, never a new one."""
+    torch._dynamo.reset()
+    doc = loop.run(loop.LoopConfig(device="cuda", size="tiny", rounds=2, tokens=8,
+                                   weights=("dense", "int8"), profile=True))
+    by = _by(doc)
+    for w in ("dense", "int8"):
+        assert by[w, "step"]["status"] in ("ok", "noisy") and by[w, "step"]["cudagraph_skips"] == 0
+        assert by[w, "loop"]["compiles"] == by[w, "naive"]["compiles"] == 0
+        assert by[w, "naive"]["tokens"] == by[w, "loop"]["tokens"]
+        assert by[w, "step"]["host_us"] > 0 and by[w, "step"]["profile"]["kernels_per_call"] > 0
+    assert doc["compiles_while_timed"] == 0
