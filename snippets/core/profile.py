@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -157,6 +158,22 @@ def profile(fn: Callable[[], object], device: torch.device, calls: int) -> dict[
     intervals = collect(fn, device, calls)
     by_class = {"by_class": classes(intervals, calls)} if device.type == "cuda" else {}
     return {**summarize(intervals, calls), **by_class, "device_type": device.type}
+
+
+def host_us(fn: Callable[[], object], device: torch.device, calls: int) -> float:
+    """Microseconds of host time per call of an already warm ``fn``, the device not waited on
+    between calls: what the host spends before a call's work is queued (Python, Dynamo's guards,
+    AOTAutograd's wrappers, the launch of a CUDA graph). Where it is as long as the call's time
+    on the device, the host paces the call. Meant for calls that queue little (a CUDA-graph
+    replay): a call that queues hundreds of kernels fills the launch queue within a few calls,
+    and the host then waits on the device. On a CPU it is the call's whole time."""
+    measure.synchronize(device)
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    host = time.perf_counter() - start
+    measure.synchronize(device)
+    return host * 1e6 / calls
 
 
 def profile_or_error(fn: Callable[[], object], device: torch.device, calls: int,

@@ -152,6 +152,16 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
         "tokens_per_s": NUM, "bytes_per_step": NUM, "gbps": NUM, "of_copy_bw": NUM,
         "speedup": NUM, "speedup_prev": NUM, "tokens": (list,), "first_diff": (int, type(None)),
         "logit_gap": NUM, "recipe": (dict,)}),
+    # N tokens end to end (the gpt-fast loop, a naive one) beside the step alone, per weights
+    # (bf16, the package's int8 layer, torchao's int8): a row per weights and way, each read
+    # per step against the copy bandwidth in the document's ``ceilings``; a weights that could
+    # not be made is one row, way "all", that says why.
+    Kind("generate-loop", "snippets.generate-loop/1", {
+        "model": (str,), "batch_size": (int,), "weights": (str,), "way": (str,),
+        "status": (str,), "message": (str,), "compile_s": NUM, "compiles": (int, type(None)),
+        "latency_ms": (dict, type(None)), "tokens_per_s": NUM, "bytes_per_step": NUM,
+        "gbps": NUM, "of_copy_bw": NUM, "speedup": NUM, "tokens": (list,),
+        "first_diff": (int, type(None))}),
     Kind("generate-traps", "snippets.generate-traps/1", {
         "model": (str,), "trap": (str,), "variant": (str,), "status": (str,), "message": (str,),
         "compiles": (int, type(None)), "recompiles": (int, type(None)), "compile_s": NUM,

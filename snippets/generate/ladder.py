@@ -19,7 +19,6 @@ ladder goes on; the file is written after every row.
 from __future__ import annotations
 
 import contextlib
-import copy
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -31,7 +30,8 @@ from torch._dynamo.utils import counters
 
 from snippets.core import backends, cli, columns, config, measure, render, results, rows
 from snippets.core import profile as profiler
-from snippets.generate import command
+from snippets.generate import command, int8
+from snippets.generate.int8 import Unsupported
 from snippets.generate import model as M
 from snippets.core import roofline
 
@@ -126,33 +126,23 @@ def ladder(device_type: str) -> list[Rung]:
             Rung("int8", **step, gqa=True, descent=True, int8=True)]
 
 
-class Unsupported(Exception):
-    """What a rung needs is not here (CUDA graphs on a CPU, torchao): its row says why."""
-
-
-def quantize_int8(model: M.Decoder) -> None:
-    """torchao's int8 weight-only quantization of every linear layer, in place."""
-    try:
-        from torchao.quantization import Int8WeightOnlyConfig, quantize_
-    except Exception as exc:  # noqa: BLE001 (missing, or built for another torch)
-        raise Unsupported(f"torchao unavailable ({type(exc).__name__}: "
-                          f"{str(exc).splitlines()[0] if str(exc) else ''}); "
-                          "pip install '.[llm]'") from None
-    quantize_(model, Int8WeightOnlyConfig())
+# The int8 rung is torchao's (every linear layer, the head too); the package's own int8 layer
+# is timed beside it by ``python -m snippets.generate.loop``.
+quantize_int8 = int8.torchao_int8
 
 
 # --8<-- [start:rungs]
-def step_of(rung, model):
+def step_of(rung, model, step=M.decode_step):
     """A rung's decode step: ``step(model, token, pos)`` to the next token."""
     if rung.mode is None:
-        return M.decode_step
+        return step
     if not rung.whole_step:  # the forward compiled; argmax in eager
         forward = torch.compile(model)
         return lambda m, token, pos: forward(token, pos)[:, -1:].argmax(-1)
     options = dict(torch._inductor.list_mode_options(rung.mode))
     if rung.descent:  # gpt-fast sets it: Inductor tunes its own kernels' tiles
         options["coordinate_descent_tuning"] = True
-    return torch.compile(M.decode_step, fullgraph=True, dynamic=False,
+    return torch.compile(step, fullgraph=True, dynamic=False,
                          options=options)
 # --8<-- [end:rungs]
 # Coordinate descent is a compile option, not a global patch around the call: Dynamo reuses a
@@ -170,13 +160,19 @@ def tensor_bytes(t: torch.Tensor) -> int:
     return sum(tensor_bytes(getattr(t, n)) for n in names)
 
 
+def held_bytes(model: M.Decoder) -> int:
+    """The weights a step multiplies by, counted as they are held: int8 for a quantized model.
+    They are what its state dict holds: the parameters, and the buffers an int8 layer keeps its
+    weight and scales in, but not the cache, the rotary table or the mask (their buffers are not
+    persistent). The embedding table is only indexed, not read whole, so it is left out."""
+    return sum(tensor_bytes(t) for n, t in model.state_dict(keep_vars=True).items()
+               if not n.startswith("tok_embeddings"))
+
+
 def step_bytes(model: M.Decoder, batch: int, position: int) -> int:
-    """``model.decode_bytes`` with the weights counted as they are held: int8 for a quantized
-    model. The embedding table is only indexed, not read whole, so it is left out."""
-    s, itemsize = model.shape, model.tok_embeddings.weight.element_size()
-    weights = sum(tensor_bytes(p) for n, p in model.named_parameters()
-                  if not n.startswith("tok_embeddings"))
-    return weights + s.cache_bytes(batch, position + 1, itemsize)
+    """``model.decode_bytes`` with the weights counted as they are held (``held_bytes``)."""
+    itemsize = model.tok_embeddings.weight.element_size()
+    return held_bytes(model) + model.shape.cache_bytes(batch, position + 1, itemsize)
 
 
 @dataclass
@@ -210,7 +206,7 @@ def build(rung: Rung, base: M.Decoder, prompt: torch.Tensor, pos: torch.Tensor, 
     greedy tokens generated; ``row`` filled with what that found."""
     if rung.mode == "reduce-overhead" and device.type != "cuda":
         raise Unsupported("CUDA graphs need a CUDA device")
-    m = copy.deepcopy(base)
+    m = M.sibling(base)  # its own cache, the weights shared: a 7 B ladder holds them once
     m.set_gqa(rung.gqa)
     if rung.int8:
         quantize_int8(m)

@@ -13,6 +13,9 @@ CUDA graph recorded from it, serve every position.
 
 from __future__ import annotations
 
+import contextlib
+import copy
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import torch
@@ -56,10 +59,17 @@ class Shape:
 # 1B's body (dim 2048, 16 layers, 32 query and 8 key-value heads, MLP 8192) with a 32,000-token
 # vocabulary and an untied output head: about 1.1 B parameters, 2.2 GB in bf16, all read once per
 # decoded token, which is what makes decode bandwidth-bound.
+# ``7b`` is Llama 2 7B's shape, gpt-fast's headline model (32 layers, dim 4096, 32 heads each
+# with its own keys and values, MLP 11008, 32,000 tokens): 6.7 B parameters, 13.5 GB in bf16.
+# ``8b`` is Llama 3 8B's (8 key-value heads, MLP 14336, 128,256 tokens): 8.0 B, 16.1 GB, of
+# which its output head is 1.05 GB. Both keep this decoder's rotary base (10,000; Llama 3 uses
+# 500,000), which changes the angles, not the work.
 SIZES: dict[str, Shape] = {
     "tiny": Shape(vocab=512, dim=64, layers=2, heads=4, kv_heads=2, ffn=176),
     "small": Shape(vocab=8192, dim=512, layers=4, heads=8, kv_heads=2, ffn=1408),
     "1b": Shape(vocab=32000, dim=2048, layers=16, heads=32, kv_heads=8, ffn=8192),
+    "7b": Shape(vocab=32000, dim=4096, layers=32, heads=32, kv_heads=32, ffn=11008),
+    "8b": Shape(vocab=128256, dim=4096, layers=32, heads=32, kv_heads=8, ffn=14336),
 }
 
 
@@ -201,18 +211,40 @@ class Decoder(nn.Module):
         return self.output(self.norm(x))
 
 
+@contextlib.contextmanager
+def default_dtype(dtype: torch.dtype) -> Iterator[None]:
+    """Floating-point tensors made in the block are ``dtype`` (a module's parameters too)."""
+    was = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(was)
+
+
 def build(size: str | Shape, device: torch.device | str, dtype: torch.dtype,
           seed: int = 0) -> Decoder:
     """A decoder of a named size with seeded random weights, in ``dtype`` on ``device``, in
-    inference mode's layout (no gradients)."""
+    inference mode's layout (no gradients).
+
+    Made where it will run, in its dtype: a 7 B decoder made in fp32 first would take 27 GB on
+    the way to its 13.5 GB in bf16 (and, made on the host, a copy to the device). The weights are
+    drawn in ``dtype``, so a bf16 decoder's are not an fp32 one's rounded; fp32's are as before."""
     s = SIZES[size] if isinstance(size, str) else size
     torch.manual_seed(seed)
-    with torch.device(device):
+    with torch.device(device), default_dtype(dtype):
         model = Decoder(s)
     # An embedding's default init is N(0, 1), a linear's is uniform with std 1/sqrt(3 fan_in):
     # the logits then spread over a few units, so greedy argmax is not decided by a tie.
-    model = model.to(dtype).eval().requires_grad_(False)
-    return model
+    return model.eval().requires_grad_(False)
+
+
+def sibling(model: Decoder) -> Decoder:
+    """A copy of ``model`` that holds the same weight tensors and a cache of its own: what each
+    configuration compared with another gets, so that a 7 B decoder's 13.5 GB are held once
+    however many are compiled beside it. Nothing here writes a weight in place (quantizing swaps
+    a layer for a new one), so sharing them is safe."""
+    return copy.deepcopy(model, memo={id(p): p for p in model.parameters()})
 
 
 def weight_bytes(model: nn.Module) -> int:

@@ -145,3 +145,71 @@ def profile_table(doc: dict[str, Any]) -> str:
           # "share" is of the profiled span, gaps included: the busy time is the kernels'
           render.num(100 * k["us_per_call"] / busy if busy else None, ".0f"))
          for k in prof["top"]))
+
+
+def _label(row: dict[str, Any], dtype: str) -> str:
+    return dtype if row["weights"] == "dense" else row["weights"]
+
+
+def loop_table(doc: dict[str, Any]) -> str:
+    """Each weights' step and loops: time per step, tokens per second, share of the copy
+    bandwidth, the ratio over the dense weights' row of the same way, and over its own step."""
+    dtype = doc["provenance"]["settings"]["dtype"]
+    return columns.markdown(doc["rows"], (
+        columns.Column("Weights", lambda r: _label(r, dtype), left=True),
+        columns.field("Way", "way")), (
+        columns.timing("ms per step", lambda r: r.get("latency_ms")),
+        columns.number("Tokens/s", lambda r: r.get("tokens_per_s"), ",.0f"),
+        columns.number("% of bandwidth", lambda r: r["of_copy_bw"] and 100 * r["of_copy_bw"],
+                       ".1f"),
+        columns.number(f"× {dtype}", lambda r: r.get("speedup"), ".2f", notes=(columns.RATIO,)),
+        columns.number("× its step", lambda r: r.get("vs_step"), ".2f", notes=(columns.RATIO,)),
+        columns.status()))
+
+
+def loop_detail_table(doc: dict[str, Any]) -> str:
+    """What a first reading skips: compile time, the host's time per step call, the prompt's
+    share of a loop, and where the tokens part from eager's (the naive loop's: from the loop's)."""
+    dtype = doc["provenance"]["settings"]["dtype"]
+    return columns.markdown(doc["rows"], (
+        columns.Column("Weights", lambda r: _label(r, dtype), left=True),
+        columns.field("Way", "way")), (
+        columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"),
+        columns.number("Host µs per step", lambda r: r.get("host_us"), ",.0f"),
+        columns.number("Prompt % of loop", lambda r: r.get("prefill_share") and
+                       100 * r["prefill_share"], ".1f"),
+        columns.number("Weights GB", lambda r: r.get("weight_bytes") and
+                       r["weight_bytes"] / 1e9, ".3g"),
+        columns.words("Tokens", lambda r: None if not r.get("tokens") else
+                      "same" if r.get("first_diff") is None else f"from step {r['first_diff']}"),
+    ))
+
+
+def loop_host_table(doc: dict[str, Any]) -> str:
+    """Where each weights' step spends its time: the step as timed, the host's time to issue
+    one, and from the profile the kernels' busy time, their count and the idle share."""
+    dtype = doc["provenance"]["settings"]["dtype"]
+    steps = [r for r in doc["rows"] if r["way"] == "step" and r.get("latency_ms")]
+
+    def prof(name: str, scale: float = 1.0) -> Any:
+        def read(r: dict[str, Any]) -> float | None:
+            value = (r.get("profile") or {}).get(name)
+            return None if value is None else scale * value
+        return read
+
+    return columns.markdown(steps, (
+        columns.Column("Weights", lambda r: _label(r, dtype), left=True),), (
+        columns.timing("ms per step", lambda r: r.get("latency_ms")),
+        columns.number("Host µs", lambda r: r.get("host_us"), ",.0f"),
+        columns.number("Kernels µs", prof("busy_us_per_call"), ",.0f"),
+        columns.number("Kernels", prof("kernels_per_call"), ".0f"),
+        columns.number("Launches", prof("launches_per_call"), ".0f"),
+        columns.number("% idle", prof("idle_fraction", 100), ".0f"),
+    )) if steps else ""
+
+
+def loop_kernels(doc: dict[str, Any]) -> str:
+    """The top kernels of each weights' profiled step, under its name."""
+    dtype = doc["provenance"]["settings"]["dtype"]
+    return "\n\n".join(f"`{_label(r, dtype)}`:\n\n" + profile_table({"rows": [r]})
+                       for r in doc["rows"] if r["way"] == "step" and r.get("profile"))

@@ -34,6 +34,7 @@ from snippets.explain import costs as explain_costs
 from snippets.explain import fastpath as explain_fastpath
 from snippets.explain import findings as explain_findings
 from snippets.generate import findings as generate_findings
+from snippets.generate import loop_findings
 from snippets.production import findings as production_findings
 from snippets.production import serving_findings
 from snippets.scale import findings as scale_findings
@@ -97,6 +98,12 @@ SOURCES: dict[str, Source] = {
     "generate-ladder-8": Source(generate_findings.ladder, ("generate-ladder-8",)),
     "generate-max-autotune": Source(generate_findings.of, ("generate-max-autotune",)),
     "generate-traps": Source(generate_findings.traps, ("generate-traps",)),
+    # The 7 B decoder: its ladder, and its loops and int8 weights (one file per command).
+    "generate-ladder-7b": Source(generate_findings.ladder, ("generate-ladder-7b",)),
+    "generate-loop": Source(loop_findings.of, ("generate-loop",)),
+    "generate-loop-7b": Source(loop_findings.of, ("generate-loop-7b",)),
+    "generate-loop-unwrap": Source(loop_findings.of, ("generate-loop-unwrap",)),
+    "generate-loop-7b-torchao": Source(loop_findings.of, ("generate-loop-7b-torchao",)),
     # The decode recipe's one figure per batch size: every run that timed it beside eager.
     "generate-figures": Source(generate_findings.figures, (
         "generate", "generate-max-autotune", "generate-max-autotune-gemm", "generate-ladder")),

@@ -87,6 +87,13 @@ RECORDED_BY = {
     "generate-max-autotune-prefill-8": ("max-autotune prefill", "cli/#python-m-snippetsgenerate"),
     "generate-max-autotune-prefill-32": ("max-autotune prefill", "cli/#python-m-snippetsgenerate"),
     "generate-traps": ("generation traps", "cli/#python-m-snippetsgenerate"),
+    "generate-ladder-7b": ("7 B decode ladder", "cli/#python-m-snippetsgenerate"),
+    "generate-ladder-7b-8": ("7 B decode ladder at batch 8", "cli/#python-m-snippetsgenerate"),
+    "generate-loop": ("generation loop", "cli/#python-m-snippetsgenerate"),
+    "generate-loop-7b": ("7 B generation loop", "cli/#python-m-snippetsgenerate"),
+    "generate-loop-unwrap": ("torchao unwrapped", "cli/#python-m-snippetsgenerate"),
+    "generate-loop-7b-torchao": ("7 B torchao int8 comparison",
+                                 "cli/#python-m-snippetsgenerate"),
     "zoo": ("model-zoo", "cli/#python-m-snippetszoo"),
 }
 RECORDING_CLI = "cli/"  # a kind not listed above: the CLI reference as a whole
@@ -342,7 +349,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
     from snippets.diagnose import report as diagnose_report
     from snippets.dynamic import tables as dynamic_tables
     from snippets.explain import tables as explain_tables
-    from snippets.generate import ladder, traps
+    from snippets.generate import ladder, loop, traps
     from snippets.generate import tables as generate_tables
     from snippets.production import tables as production_tables
     from snippets.scale import tables as scale_tables
@@ -370,6 +377,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
         "generate-hf": generate_tables.hf_table,
         ladder.KIND: ladder.table,
         traps.KIND: traps.table,
+        loop.KIND: generate_tables.loop_table,
         "diagnose": diagnose_report.summary,
     }
 
@@ -413,10 +421,14 @@ def results_index(*, build: Build | None = None) -> str:
 
 def cli_help(tool: str = "bench") -> str:
     """``python -m snippets.<tool> --help`` as the installed code prints it, in a code block:
-    the parser that runs writes the page, so the page cannot state another default."""
+    the parser that runs writes the page, so the page cannot state another default. A package's
+    parser is its ``__main__``'s; a module's (``generate.loop``) its own."""
     import importlib
 
-    parser = importlib.import_module(f"snippets.{tool}.__main__").parser
+    module = importlib.import_module(f"snippets.{tool}")
+    if hasattr(module, "__path__"):  # a package: python -m runs its __main__
+        module = importlib.import_module(f"snippets.{tool}.__main__")
+    parser = module.parser
     was = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = "80"  # argparse wraps to the terminal's width: the page column's
     try:

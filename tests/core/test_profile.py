@@ -91,3 +91,9 @@ def test_a_range_the_code_marks_is_not_a_kernel():
     assert "Optimizer.step#Mine.step" not in {t["name"] for t in s["top"]}
     assert s["annotations"] == []  # none counted among the kernels
     assert "by_class" not in s  # a CPU's operators are not classed
+
+
+def test_host_time_is_per_call_of_the_calls_it_ran():
+    seen = []
+    us = profile.host_us(lambda: seen.append(1), torch.device("cpu"), calls=7)
+    assert len(seen) == 7 and us > 0

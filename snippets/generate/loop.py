@@ -1,0 +1,386 @@
+"""``python -m snippets.generate.loop``: N tokens generated end to end, as a user's loop does,
+beside the one step the ladder times, for bf16 and int8 weights, all in the same rounds.
+
+Each weights (``--weights``) is compiled with one ladder rung's recipe (``--rung``; by default
+coordinate-descent: the whole step, CUDA graphs, grouped-query attention read once, Inductor's
+coordinate-descent tuning) and timed three ways in the same interleaved rounds:
+
+- ``step``: one decode step at the position after the prompt, as the ladder times it;
+- ``loop``: N tokens as gpt-fast's ``generate.py`` writes its loop (``decode_n_tokens``): the
+  prompt's forward, then N - 1 compiled steps, the position a tensor on the device moved in
+  place, each token sampled inside the step; nothing waits for the device until the tokens are
+  read;
+- ``naive``: the same N tokens with a new position tensor made in Python each step, and each
+  token read back to the host and sent again: the host waits for every step.
+
+Each row is read per step (a loop's time over N) against the copy bandwidth measured in the
+same run: the bytes a step must read (the weights as held, the cache up to its position) over
+its time. A loop's tokens are compared with eager's greedy tokens, the naive loop's with the
+loop's. A step row holds the host's time per call (``core.profile.host_us``) and, with
+``--profile``, where the step's time goes. A weights that cannot be made (torchao missing, an
+OOM) is a row that says why, and the run goes on; the file is written after every row.
+
+    python -m snippets.generate.loop --output FILE [--size 1b] [--batch 1] [--tokens 128]
+        [--weights ...] [--rung coordinate-descent] [--compile-prefill] [--profile]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import torch
+
+from snippets.core import backends, cli, config, machine, measure, results, roofline, rows
+from snippets.core import profile as profiler
+from snippets.core.counters import cudagraph_skips, graphs_compiled
+from snippets.generate import command, int8, ladder, own_code, tables
+from snippets.generate import model as M
+from snippets.generate.model import prefill
+
+PROG = "python -m snippets.generate.loop"
+KIND = "generate-loop"
+DESCRIPTION = ("N tokens end to end, the gpt-fast loop beside a naive one and the step alone, "
+               "for bf16 and int8 weights in the same rounds.")
+# dense: the run's dtype. int8: the package's Int8Linear, the output head kept dense; int8-head:
+# the head int8 too, as gpt-fast's and torchao's quantizers do. torchao: Int8WeightOnlyConfig
+# on every linear; torchao-unwrapped: the same, unwrap_tensor_subclass before the compile.
+WEIGHTS = ("dense", "int8", "int8-head", "torchao", "torchao-unwrapped")
+WAYS = ("step", "loop", "naive")
+WHOLE_STEP = tuple(r.name for r in ladder.ladder("cuda") if r.whole_step and not r.int8)
+
+DEFAULTS: dict[str, dict[str, Any]] = {
+    # bf16, the int8 layer and torchao's int8 side by side; the head and unwrapped variants on
+    # request (each compile of a 1 B step with coordinate-descent tuning takes a minute or more)
+    "cuda": {"size": "1b", "dtype": "bf16", "prompt": 128, "cache": 512, "tokens": 128,
+             "weights": ("dense", "int8", "torchao"), "rounds": 10, "sample_ms": 50.0},
+    # the tiny decoder in fp32, where every loop's tokens must be eager's exactly
+    "cpu": {"size": "tiny", "dtype": "fp32", "prompt": 16, "cache": 64, "tokens": 16,
+            "weights": ("dense", "int8", "torchao"), "rounds": 5, "sample_ms": 20.0},
+}
+
+
+# --8<-- [start:loop]
+def decode_n_tokens(model, token, pos, n, step):
+    """``n`` tokens after ``token``, as gpt-fast's loop runs: the position
+    a tensor on the device, moved in place, and each token sampled inside
+    the compiled ``step``. Nothing here waits for the device."""
+    tokens = []
+    for _ in range(n):
+        # a CUDA graph's output is overwritten by its next replay: clone
+        token = step(model, token, pos).clone()
+        pos += 1
+        tokens.append(token)
+    return tokens
+
+
+def generate(model, prompt, n, step, first=prefill):
+    """``n`` greedy tokens per sequence: the prompt's, then ``n - 1``."""
+    token = first(model, prompt).clone()
+    pos = torch.tensor([prompt.size(1)], device=prompt.device)
+    tokens = decode_n_tokens(model, token, pos, n - 1, step)
+    return torch.cat([token, *tokens], dim=1)
+# --8<-- [end:loop]
+
+
+# --8<-- [start:naive]
+def generate_naive(model, prompt, n, step, first=prefill):
+    """The same tokens, the loop as often first written: a position made
+    in Python each step, each token read back to the host and sent again.
+    The host waits for every step before it queues the next."""
+    ids = first(model, prompt).tolist()  # [[token] per sequence]
+    out = [ids]
+    for i in range(n - 1):
+        pos = torch.tensor([prompt.size(1) + i], device=prompt.device)
+        token = torch.tensor(ids, device=prompt.device)
+        ids = step(model, token, pos).tolist()  # the host waits here
+        out.append(ids)
+    return torch.tensor(out).squeeze(-1).T  # (batch, n), on the host
+# --8<-- [end:naive]
+
+
+def loop_bytes(model: M.Decoder, batch: int, prompt: int, n: int) -> int:
+    """The least ``n`` tokens must read: the weights once per forward (the prompt's and ``n - 1``
+    steps') and the cache up to each forward's last position."""
+    return sum(ladder.step_bytes(model, batch, p) for p in range(prompt - 1, prompt + n - 1))
+
+
+@dataclass(frozen=True, kw_only=True)
+class LoopConfig:
+    device: str = "auto"
+    size: str | None = config.option(None, choices=tuple(M.SIZES), what="size")
+    """decoder size: {choices}"""
+    batch: int = config.option(1, positive=True)
+    """sequences generated together"""
+    tokens: int | None = config.option(None, positive=True)
+    """tokens each loop generates: the prompt's, then tokens - 1 decode steps"""
+    weights: tuple[str, ...] | None = config.option(None, choices=WEIGHTS, what="weights",
+                                                    every=True)
+    """comma-separated from {choices}, or all: dense in the run's dtype; int8 the package's int8
+    layer, the head kept; int8-head the head int8 too; torchao its Int8WeightOnlyConfig, as is or
+    unwrapped before the compile"""
+    ways: tuple[str, ...] = config.option(WAYS, choices=WAYS, what="way", every=True)
+    """comma-separated from {choices}, or all (default: all)"""
+    rung: str = config.option("coordinate-descent", choices=WHOLE_STEP)
+    """the ladder's rung every weights is compiled as"""
+    compile_prefill: bool = False
+    """compile the prompt's forward too (fullgraph, one static shape); off: eager"""
+    profile: bool = False
+    """profile each weights' step: kernels per step, idle share, top kernels"""
+    prompt: int | None = config.option(None, positive=True)
+    """prompt length; the step is timed at the position after it"""
+    cache: int | None = config.option(None, positive=True)
+    """cache length in positions, at least the prompt plus --tokens"""
+    dtype: str | None = config.option(None, choices=tuple(ladder.DTYPES))
+    rounds: int | None = config.option(None, positive=True)
+    sample_ms: float | None = None
+    profile_calls: int = 20  # steps profiled: enough for every kernel to recur
+    host_calls: int = 20  # steps the host time is of: few enough not to fill the launch queue
+
+    def __post_init__(self) -> None:
+        config.check(self)
+        if self.tokens is not None and self.tokens < 2:
+            raise config.ConfigError("tokens", f"{self.tokens} token is the prompt's alone; a "
+                                     "loop needs 2 or more")
+        if None not in (self.prompt, self.cache, self.tokens) and (
+                self.cache < self.prompt + self.tokens):
+            raise config.ConfigError("tokens", f"a cache of {self.cache} positions cannot hold "
+                                     f"a prompt of {self.prompt} and {self.tokens} tokens")
+
+    def resolve(self) -> LoopConfig:
+        # checked again with the device's defaults in: a --tokens past their cache
+        return config.resolve(self, DEFAULTS)
+
+    def settings(self) -> dict[str, Any]:
+        s = M.SIZES[self.size]
+        return {**{k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()
+                   if k != "device"}, "shape": vars(s), "params": s.params,
+                "position": self.prompt, "prefill": "compiled" if self.compile_prefill
+                else "eager", "recompile_limit": ladder.RECOMPILE_LIMIT,
+                "fx_graph_cache": False, "inductor_cache": machine.inductor_cache(),
+                "backends": backends.DEFAULT[config.device_type(self.device)].as_dict()}
+
+
+@dataclass
+class Made:
+    """One weights, ready to time: its model, its compiled step and prompt's forward, and the
+    step's inputs at the position after the prompt."""
+
+    model: M.Decoder
+    step: Callable[..., torch.Tensor]
+    first: Callable[..., torch.Tensor]
+    token: torch.Tensor
+    pos: torch.Tensor
+    prefill_compile_s: float | None  # the compiled prompt's first call; None where eager
+
+
+def weigh(name: str, base: M.Decoder) -> M.Decoder:
+    """``base``'s weights as ``name`` holds them, on a sibling with its own cache."""
+    m = M.sibling(base)
+    if name in ("int8", "int8-head"):
+        int8.quantize(m, keep=("output",) if name == "int8" else ())
+    elif name in ("torchao", "torchao-unwrapped"):
+        int8.torchao_int8(m, unwrap=name == "torchao-unwrapped")
+    return m
+
+
+def make(name: str, base: M.Decoder, rung: ladder.Rung, cfg: LoopConfig, prompt: torch.Tensor,
+         device: torch.device) -> Made:
+    """The weights ``name`` compiled as ``rung``, from copies of the steps' code of their own
+    (``own_code``): each weights' compiled entries apart, so no call checks another's guards."""
+    if rung.mode == "reduce-overhead" and device.type != "cuda":
+        raise int8.Unsupported("CUDA graphs need a CUDA device")
+    m = weigh(name, base)
+    m.set_gqa(rung.gqa)
+    tag = name.replace("-", "_")
+    step = ladder.step_of(rung, m, own_code(M.decode_step, tag))
+    first = (torch.compile(own_code(prefill, tag), fullgraph=True, dynamic=False)
+             if cfg.compile_prefill else prefill)
+    token, seconds = measure.time_first_call(lambda: first(m, prompt), device)
+    return Made(m, step, first, token, torch.tensor([cfg.prompt], device=device),
+                seconds if cfg.compile_prefill else None)
+
+
+def new_row(cfg: LoopConfig, weights: str, way: str) -> dict[str, Any]:
+    return {"model": cfg.size, "batch_size": cfg.batch, "weights": weights, "way": way,
+            "status": "ok", "message": "", "compile_s": None, "compiles": None,
+            "latency_ms": None, "tokens_per_s": None, "bytes_per_step": None, "gbps": None,
+            "of_copy_bw": None, "speedup": None, "tokens": [], "first_diff": None}
+
+
+def first_call(way: str, made: Made, cfg: LoopConfig, prompt: torch.Tensor,
+               device: torch.device, row: dict[str, Any]) -> Callable[[], Any]:
+    """``way``'s first call, timed, with the graphs it compiled counted (the first way's
+    compiles the step: its time is the compile); the call to time."""
+    m, n = made.model, cfg.tokens
+    call = {"step": lambda: made.step(m, made.token, made.pos),
+            "loop": lambda: generate(m, prompt, n, made.step, made.first),
+            "naive": lambda: generate_naive(m, prompt, n, made.step, made.first)}[way]
+    before, skips = graphs_compiled(), cudagraph_skips()
+    out, seconds = measure.time_first_call(call, device)
+    row["compiles"] = graphs_compiled() - before
+    row["compile_s"] = seconds if row["compiles"] else None
+    # Inductor runs a graph without CUDA graphs where it cannot record one, and counts it
+    # (torch/_inductor/cudagraph_utils.py): 0 says the step ran as one CUDA graph
+    row["cudagraph_skips"] = cudagraph_skips() - skips
+    if way == "step":
+        row["bytes_per_step"] = ladder.step_bytes(m, cfg.batch, cfg.prompt)
+    else:
+        row["prefill_compile_s"] = made.prefill_compile_s
+        row["tokens"] = out.cpu().tolist()
+        row["bytes_per_step"] = loop_bytes(m, cfg.batch, cfg.prompt, n) / n
+    return call
+
+
+def per_step(m: measure.Measurement, steps: int) -> measure.Measurement:
+    """A loop's samples per step: a whole loop's time over the forwards it ran."""
+    return measure.Measurement(tuple(s / steps for s in m.samples))
+
+
+def read_rows(doc: dict[str, Any], timed: measure.Timed, cfg: LoopConfig,
+              ceil: dict[str, Any]) -> None:
+    """Every timed row's time per step, rate, share of the copy bandwidth and ratios: over the
+    dense weights' row of its way, and (a loop) over its own step, all from the same rounds."""
+    def per(weights: str, way: str) -> measure.Measurement | None:
+        key = f"{weights}/{way}"
+        if key not in timed.measurements:
+            return None
+        m = timed[key]
+        return m if way == "step" else per_step(m, cfg.tokens)
+
+    for row in doc["rows"]:
+        w, way = row["weights"], row["way"]
+        m = per(w, way)
+        if m is None:
+            continue
+        dense = per("dense", way) if w != "dense" else None
+        rows.finish(row, m, calls=timed.calls[f"{w}/{way}"], baseline=dense, rate=False)
+        if row["status"] == rows.Status.OK.value and row["message"] == "not timed yet":
+            row["message"] = ""
+        row["tokens_per_s"] = cfg.batch * 1e3 / m.median
+        row["gbps"] = row["bytes_per_step"] / (m.median * 1e-3) / 1e9
+        row["of_copy_bw"] = row["gbps"] / ceil["copy_gbps"]
+        step = per(w, "step")
+        if way != "step" and step is not None:
+            row["vs_step"] = measure.speedup(step, m).value  # below 1: the loop's cost
+        if way == "loop" and f"{w}/prefill" in timed.measurements:
+            row["prefill_ms"] = timed[f"{w}/prefill"].as_dict()
+            row["prefill_share"] = timed[f"{w}/prefill"].median / (m.median * cfg.tokens)
+        loop = per(w, "loop")
+        if way == "naive" and loop is not None:
+            row["vs_loop"] = measure.speedup(loop, m).value  # below 1: the trap's cost
+
+
+def tokens_checked(row: dict[str, Any], ref: list, exact: bool) -> None:
+    """A loop's tokens against ``ref`` (eager's, or the gpt-fast loop's for the naive one):
+    where they part, and a mismatch where they must not (``exact``)."""
+    if row["tokens"] and ref:
+        row["first_diff"] = ladder.first_diff(torch.tensor(row["tokens"]), torch.tensor(ref))
+        if row["first_diff"] is not None and exact:
+            row["status"] = rows.Status.MISMATCH.value
+            row["message"] = f"tokens differ from step {row['first_diff']}"
+
+
+def run(cfg: LoopConfig, *, commit: str | None = None,
+        progress: Callable[[str], None] = lambda _: None,
+        on_row: Callable[[dict[str, Any]], None] = lambda _: None) -> dict[str, Any]:
+    """The results document of one run; ``on_row`` sees it after every row."""
+    cfg = cfg.resolve()
+    dev, dtype = torch.device(cfg.device), ladder.DTYPES[cfg.dtype]
+    rung = next(r for r in ladder.ladder(dev.type) if r.name == cfg.rung)
+    progress("measuring the device's matmul rate and copy bandwidth")
+    ceil = roofline.ceilings(dev)
+    settings = {**cfg.settings(), "recipe": rung.recipe()}
+    doc = results.new_document(KIND, results.provenance(dev, settings, commit=commit),
+                               ceilings=ceil)
+    made: dict[str, Made] = {}
+    calls: dict[str, Callable[[], Any]] = {}
+    with ladder.run_settings(dev):
+        base = M.build(cfg.size, dev, dtype)
+        base.setup_cache(cfg.batch, cfg.cache)
+        gen = torch.Generator().manual_seed(0)
+        prompt = torch.randint(0, base.shape.vocab, (cfg.batch, cfg.prompt), generator=gen)
+        prompt = prompt.to(dev)
+        eager = M.generate(base, prompt, cfg.tokens).cpu().tolist()
+        torch._dynamo.reset()  # nothing compiled before serves one of the weights
+        for name in cfg.weights:
+            progress(f"{cfg.size} bs={cfg.batch}: {name}")
+            try:
+                made[name] = make(name, base, rung, cfg, prompt, dev)
+            except Exception as exc:  # noqa: BLE001 (one weights' fault is its row)
+                row = new_row(cfg, name, "all")
+                row["status"], row["message"] = (
+                    (rows.Status.UNSUPPORTED.value, str(exc))
+                    if isinstance(exc, int8.Unsupported) else rows.fault(exc))
+                doc["rows"].append(row)
+                on_row(doc)
+                if dev.type == "cuda":
+                    torch.cuda.empty_cache()
+                continue
+            if "loop" in cfg.ways:  # the prompt's share of the loop, from the same rounds
+                calls[f"{name}/prefill"] = lambda x=made[name]: x.first(x.model, prompt)
+            failed = None  # a way that failed: the ways after it would compile it again
+            for way in (w for w in WAYS if w in cfg.ways):  # the loop's tokens before naive's
+                progress(f"{cfg.size} bs={cfg.batch}: {name}, {way}")
+                row = new_row(cfg, name, way)
+                row["weight_bytes"] = ladder.held_bytes(made[name].model)
+                try:
+                    if failed:
+                        row["status"], row["message"] = failed
+                    else:
+                        calls[f"{name}/{way}"] = first_call(way, made[name], cfg, prompt, dev,
+                                                            row)
+                        row["message"] = "not timed yet"  # until the rounds below finish
+                except Exception as exc:  # noqa: BLE001 (one way's fault is its row)
+                    row["status"], row["message"] = rows.fault(exc)
+                    failed = (row["status"], f"not run: the {way} failed first")
+                    if dev.type == "cuda":
+                        torch.cuda.empty_cache()
+                # The naive loop runs the same compiled step on the same inputs as the gpt-fast
+                # loop: its tokens must be the loop's. In fp32 the dense weights' must be eager's.
+                loop = next((r["tokens"] for r in doc["rows"] if (r["weights"], r["way"]) == (
+                    name, "loop")), None)
+                if way == "naive" and loop:
+                    tokens_checked(row, loop, exact=True)
+                else:
+                    tokens_checked(row, eager, exact=dtype == torch.float32 and name == "dense")
+                doc["rows"].append(row)
+                on_row(doc)
+        progress(f"{cfg.size} bs={cfg.batch}: timing {len(calls)} calls together")
+        before = graphs_compiled()
+        try:
+            timed = measure.measure_variants(calls, dev, rounds=cfg.rounds,
+                                             sample_ms=cfg.sample_ms, warmup=1)
+            # 0 where every timed call ran what its first call compiled
+            doc["compiles_while_timed"] = graphs_compiled() - before
+            read_rows(doc, timed, cfg, ceil)
+        except Exception as exc:  # noqa: BLE001 (a replay that fails leaves the rows untimed)
+            for row in doc["rows"]:
+                if row["status"] == rows.Status.OK.value:
+                    row["status"], row["message"] = rows.fault(exc)
+        on_row(doc)
+        for name, x in made.items():
+            step = next((r for r in doc["rows"] if (r["weights"], r["way"]) == (name, "step")
+                         and rows.timed(r)), None)
+            if step is None:
+                continue
+            call = calls[f"{name}/step"]
+            step["host_us"] = rows.or_none(lambda c=call: profiler.host_us(c, dev,
+                                                                           cfg.host_calls))
+            if cfg.profile:
+                progress(f"{cfg.size} bs={cfg.batch}: profiling {name}'s step")
+                step["profile"] = profiler.profile_or_error(
+                    call, dev, cfg.profile_calls, lambda exc: rows.fault(exc)[1])
+            on_row(doc)
+    doc["complete"] = True
+    return doc
+
+
+TOOL = command.Tool(PROG, KIND, DESCRIPTION, LoopConfig, DEFAULTS, run,
+                    cli.Printer(markdown=tables.loop_table), output_required=True)
+main, parser = TOOL.main, TOOL.parser
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
