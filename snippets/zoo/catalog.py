@@ -184,8 +184,8 @@ ZOO: tuple[Entry, ...] = (
               encoder_ffn_dim=3072, decoder_ffn_dim=3072, **_LM)),
     Entry("whisper_base_encoder", "encoder-decoder", "transformers", "30 s of 80 mel bins",
           # the encoder alone: the decoder's work is a generation loop (the Generation page)
-          _hf("WhisperModel", "WhisperConfig", _audio, part="encoder", d_model=512, encoder_layers=6,
-              decoder_layers=6, encoder_attention_heads=8, decoder_attention_heads=8,
+          _hf("WhisperModel", "WhisperConfig", _audio, part="encoder", d_model=512,
+              encoder_layers=6, decoder_layers=6, encoder_attention_heads=8, decoder_attention_heads=8,
               encoder_ffn_dim=2048, decoder_ffn_dim=2048, **_LM)),
     # others people compile
     Entry("clip_vision_b32", "other", "transformers", "3x224x224 image",

@@ -247,7 +247,7 @@ def spearman(x: list[float], y: list[float]) -> float | None:
 
 
 def _trend(rows: list[dict[str, Any]], mode: str) -> Trend:
-    eager = {(r["model"], r["batch_size"]): r for r in rows if r["mode"] == "eager" and _timed_eager(r)}
+    eager = eager_rows(rows)
     mine = [r for r in rows if r["mode"] == mode and _timed(r)
             and (r["model"], r["batch_size"]) in eager]
     by = {(r["model"], r["batch_size"]): r["speedup"] for r in mine}
@@ -264,8 +264,10 @@ def _trend(rows: list[dict[str, Any]], mode: str) -> Trend:
     return Trend(mode, gains, len(pairs), lat, flops, verdict)
 
 
-def _timed_eager(r: dict[str, Any]) -> bool:
-    return r["status"] in typed.TIMED and bool(r.get("latency_ms"))
+def eager_rows(rows: list[dict[str, Any]]) -> dict[tuple[str, int], dict[str, Any]]:
+    """The timed eager row of each (model, batch size): what every speedup is against."""
+    return {(r["model"], r["batch_size"]): r for r in rows
+            if r["mode"] == "eager" and r["status"] in typed.TIMED and r.get("latency_ms")}
 
 
 def _claims(rows: list[dict[str, Any]]) -> tuple[ClaimCheck, ...]:

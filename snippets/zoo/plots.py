@@ -26,8 +26,7 @@ def _log_axes(ax: Any) -> None:
 
 def speedup_vs_latency(doc: dict[str, Any]) -> str:
     z = findings.of(doc)
-    eager = {(r["model"], r["batch_size"]): r["latency_ms"]["median"] for r in doc["rows"]
-             if r["mode"] == "eager" and r["status"] in typed.TIMED and r.get("latency_ms")}
+    eager = {k: r["latency_ms"]["median"] for k, r in findings.eager_rows(doc["rows"]).items()}
     timed = [r for r in doc["rows"] if r["mode"] != "eager" and r["status"] in typed.TIMED
              and r.get("speedup") and (r["model"], r["batch_size"]) in eager]
     if not timed or not z.modes:
