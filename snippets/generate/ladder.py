@@ -2,7 +2,10 @@
 
 From eager, each rung keeps what the one below did and adds one thing: compiling the forward,
 compiling the whole step (sampling included) over the static cache, CUDA graphs, grouped-query
-attention read once, Inductor's coordinate-descent tuning, int8 weights. Each rung runs on its
+attention read once, Inductor's coordinate-descent tuning, int8 weights. Beside the ladder, one
+side rung: eager's step captured in one CUDA graph by hand (``core.cudagraph.Graphed``), no
+compiler, read against the cudagraphs rung to split decode's gain between the graph and
+Inductor. Each rung runs on its
 own copy of the same weights and cache; every rung is timed in the same interleaved rounds, one
 decode step at a fixed position (just after the prompt), and read against the copy bandwidth
 measured in the same run (``core.roofline.ceilings``): a decode step must read every weight and
@@ -28,7 +31,8 @@ import torch._dynamo.config
 import torch._inductor.config
 from torch._dynamo.utils import counters
 
-from snippets.core import backends, cli, columns, config, measure, render, results, rows
+from snippets.core import backends, cli, columns, config, cudagraph, measure, render, results
+from snippets.core import rows
 from snippets.core import profile as profiler
 from snippets.generate import command, int8
 from snippets.generate.int8 import Unsupported
@@ -39,7 +43,8 @@ PROG = "python -m snippets.generate.ladder"
 KIND = "generate-ladder"
 DESCRIPTION = ("The decode ladder: one change per rung, every rung timed in the same rounds "
                "against the copy bandwidth.")
-RUNGS = ("eager", "compile", "fullgraph", "cudagraphs", "gqa", "coordinate-descent", "int8")
+RUNGS = ("eager", "compile", "fullgraph", "cudagraphs", "gqa", "coordinate-descent", "int8",
+         "eager-graphed")
 DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32}
 # Every rung compiles ``decode_step``'s one code object again (another model copy, another
 # option), and Dynamo keeps each compile as an entry on that code object, falling back to eager
@@ -108,6 +113,7 @@ class Rung:
     gqa: bool = False
     descent: bool = False
     int8: bool = False
+    by_hand: bool = False  # eager's step captured in a CUDA graph by hand: a side rung, no compile
 
     def recipe(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if k != "name"}
@@ -123,7 +129,8 @@ def ladder(device_type: str) -> list[Rung]:
             Rung("cudagraphs", "reduce-overhead", whole_step=True),  # a CPU row says why not
             Rung("gqa", **step, gqa=True), Rung("coordinate-descent", **step, gqa=True,
                                                  descent=True),
-            Rung("int8", **step, gqa=True, descent=True, int8=True)]
+            Rung("int8", **step, gqa=True, descent=True, int8=True),
+            Rung("eager-graphed", by_hand=True)]
 
 
 # The int8 rung is torchao's (every linear layer, the head too); the package's own int8 layer
@@ -145,6 +152,14 @@ def step_of(rung, model, step=M.decode_step):
     return torch.compile(step, fullgraph=True, dynamic=False,
                          options=options)
 # --8<-- [end:rungs]
+def graph_step(model, token, pos, step=M.decode_step):
+    """Eager's decode step captured in one CUDA graph for ``token`` and ``pos``'s shapes: each
+    call copies its token and position into the graph's buffers and replays it."""
+    graphed = cudagraph.Graphed(lambda t, p: step(model, t, p), (token, pos),
+                                keep_outputs=False)  # ``M.generate`` clones each token
+    return lambda m, token, pos: graphed((token, pos))
+
+
 # Coordinate descent is a compile option, not a global patch around the call: Dynamo reuses a
 # compiled entry whose backend compares equal, and an Inductor backend compares by its options
 # (torch/__init__.py, _TorchCompileInductorWrapper.__eq__), so a global patch would leave the
@@ -204,14 +219,21 @@ def build(rung: Rung, base: M.Decoder, prompt: torch.Tensor, pos: torch.Tensor, 
           device: torch.device, row: dict[str, Any]) -> Built:
     """One rung on its own copy of the weights and cache: compiled (its first step timed), its
     greedy tokens generated; ``row`` filled with what that found."""
-    if rung.mode == "reduce-overhead" and device.type != "cuda":
+    if (rung.mode == "reduce-overhead" or rung.by_hand) and device.type != "cuda":
         raise Unsupported("CUDA graphs need a CUDA device")
     m = M.sibling(base)  # its own cache, the weights shared: a 7 B ladder holds them once
     m.set_gqa(rung.gqa)
     if rung.int8:
         quantize_int8(m)
-    step = step_of(rung, m)
     token = M.prefill(m, prompt)  # the prompt in eager, the same for every rung
+    if rung.by_hand:
+        # The capture is this rung's first call: a few eager steps and one recorded; no compile.
+        step, row["capture_s"] = measure.time_first_call(
+            lambda: graph_step(m, token, pos), device)
+        row["tokens"] = M.generate(m, prompt, steps, step=step).cpu().tolist()
+        row["bytes_per_step"] = step_bytes(m, prompt.size(0), int(pos))
+        return Built(m, step, token, pos)
+    step = step_of(rung, m)
     skips = counters["inductor"]["cudagraph_skips"]
     _, seconds = measure.time_first_call(lambda: step(m, token, pos), device)
     if rung.mode == "reduce-overhead":
@@ -305,9 +327,11 @@ def run(cfg: LadderConfig, *, commit: str | None = None,
             row["tokens_per_s"] = cfg.batch * 1e3 / m.median
             row["gbps"] = row["bytes_per_step"] / (m.median * 1e-3) / 1e9
             row["of_copy_bw"] = row["gbps"] / ceil["copy_gbps"]
-            row["speedup_prev"] = measure.speedup(timed[prev], m).value if prev else None
-            row["prev_rung"] = prev  # the rung below as timed: one that could not run is skipped
-            prev = name
+            # The side rung stands on eager, not on the rung listed before it, and no rung on it.
+            below = "eager" if row["recipe"]["by_hand"] and "eager" in built else prev
+            row["speedup_prev"] = measure.speedup(timed[below], m).value if below else None
+            row["prev_rung"] = below  # the rung below as timed: one that could not run is skipped
+            prev = prev if row["recipe"]["by_hand"] else name
             if row["first_diff"] is not None and name != "eager":
                 # eager's own model (its cache set up again): ``base`` is timed nowhere
                 row["logit_gap"] = M.logit_gap(base, prompt, eager_tokens, row["first_diff"])

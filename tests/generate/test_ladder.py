@@ -45,7 +45,8 @@ def test_compiled_rungs_are_timed_and_their_fp32_tokens_are_eagers(recorded):
 
 def test_rungs_this_machine_cannot_run_are_unsupported_rows_with_one_line(recorded):
     by = {r["rung"]: r for r in recorded["rows"]}
-    assert by["cudagraphs"]["status"] == "unsupported" and "CUDA" in by["cudagraphs"]["message"]
+    for name in ("cudagraphs", "eager-graphed"):
+        assert by[name]["status"] == "unsupported" and "CUDA" in by[name]["message"]
     if importlib.util.find_spec("torchao") is None:
         assert by["int8"]["status"] == "unsupported" and "torchao" in by["int8"]["message"]
         assert "\n" not in by["int8"]["message"]
@@ -103,6 +104,10 @@ def test_cuda_asked_for_without_cuda_is_one_line(capsys, tmp_path):
 @pytest.mark.gpu
 def test_on_a_gpu_the_cuda_graph_rung_is_timed():
     doc = ladder.run(ladder.LadderConfig(device="cuda", size="tiny", rounds=2, steps=8,
-                                         rungs=("cudagraphs",)))
+                                         rungs=("cudagraphs", "eager-graphed")))
     by = {r["rung"]: r for r in doc["rows"]}
     assert by["cudagraphs"]["status"] in ("ok", "noisy") and by["cudagraphs"]["step_ms"]
+    hand = by["eager-graphed"]  # eager's step captured by hand: eager's tokens, nothing compiled
+    assert hand["status"] in ("ok", "noisy") and hand["step_ms"] and hand["compile_s"] is None
+    assert hand["capture_s"] > 0 and hand["prev_rung"] == "eager"
+    assert by["cudagraphs"]["prev_rung"] == "eager"  # the side rung is no rung's rung below
