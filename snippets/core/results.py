@@ -133,6 +133,13 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
         "compile_s": NUM}),
     Kind("production-hazards", "snippets.production-hazards/1", {
         "hazard": (str,), "variant": (str,), "outcome": (str,), "message": (str,)}),
+    # On a CPU: eager, torch.compile's recipes, ONNX Runtime and OpenVINO, a process each, with
+    # the precision each ran at, its first answer, its error against eager fp32 and its profile.
+    Kind("cpu", "snippets.cpu/1", {
+        "model": (str,), "batch_size": (int,), "variant": (str,), "runtime": (str,),
+        "precision": (str, type(None)), "status": (str,), "message": (str,), "ready_s": NUM,
+        "first_s": NUM, "latency_ms": (dict, type(None)), "rel_err": NUM,
+        "profile": (dict, type(None))}),
     # Generation: a decoder's prefill and decode per batch size and variant, read against the
     # run's measured ceilings, with its greedy tokens compared to eager's.
     Kind("generate", "snippets.generate/1", {
