@@ -129,6 +129,37 @@ def _cpu_times() -> tuple[int, int] | None:
     return values[7] if len(values) > 7 else 0, sum(values)
 
 
+class Neighbours:
+    """How much CPU time other processes took while a child process ran: the host's busy time
+    over all cores (``/proc/stat``) less what this process and its children used. On a shared
+    machine a CPU row is only as good as its cores were free: beside the row, this says how
+    free they were. ``seconds()`` is None where ``/proc/stat`` cannot be read."""
+
+    def __init__(self) -> None:
+        self._start = self._read()
+
+    @staticmethod
+    def _read() -> tuple[float, float] | None:
+        import resource
+
+        try:
+            fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0]
+                      .split()[1:9]]
+        except (OSError, ValueError):
+            return None
+        # user nice system idle iowait irq softirq steal: busy is all but idle and iowait
+        busy = (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+        own = sum(resource.getrusage(who).ru_utime + resource.getrusage(who).ru_stime
+                  for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+        return busy, own
+
+    def seconds(self) -> float | None:
+        end = self._read()
+        if self._start is None or end is None:
+            return None
+        return max(0.0, (end[0] - self._start[0]) - (end[1] - self._start[1]))
+
+
 class _Clock:
     """The SM clock through NVML, which answers in microseconds; absent without nvidia-ml-py."""
 
