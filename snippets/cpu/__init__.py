@@ -16,6 +16,7 @@ import functools
 import importlib.util
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import metadata
@@ -88,9 +89,12 @@ class CpuConfig:
     precisions: tuple[str, ...] = config.option(PRECISIONS, choices=PRECISIONS,
                                                 what="precision", every=True)
     """from {choices} (auto: what the runtime picks for this CPU, OpenVINO's default), or all"""
-    rounds: int = config.option(10, positive=True)
+    # Five rounds, as the zoo's CPU set: a process's fixed costs (torch's import, the model, the
+    # compile or export) are most of its time on two cores, and a ResNet-50 call at batch 8 a
+    # good part of a second; more rounds buy little there.
+    rounds: int = config.option(5, positive=True)
     """timing rounds of each variant, one sample each"""
-    sample_ms: float = config.option(200.0, positive=True)
+    sample_ms: float = config.option(100.0, positive=True)
     """the least time one timed sample lasts, in calls back to back"""
     profile_calls: int = config.option(3, positive=True, zero=True)
     """calls profiled after the timed ones, in each variant's own profiler (0: none)"""
@@ -154,7 +158,9 @@ def new_row(model: str, batch: int, v: Variant, **fields: Any) -> dict[str, Any]
     row = {"model": model, "batch_size": batch, "variant": v.key, "runtime": v.runtime,
            "precision": None, "status": "ok", "message": "", "ready_s": None, "first_s": None,
            "latency_ms": None, "calls_per_sample": None, "rel_err": None, "threads": None,
-           "channels_last": False, "fastpath": None, "profile": None}
+           "channels_last": False, "fastpath": None, "profile": None,
+           # the process's wall time, and the CPU time other processes took meanwhile
+           "wall_s": None, "others_cpu_s": None}
     row.update(fields)
     return row
 
@@ -169,9 +175,13 @@ def run(cfg: CpuConfig, progress: Callable[[str], None] = lambda _: None
                 for v in cfg.variants():
                     progress(f"{model}, batch {batch}: {v.label}")
                     why = unavailable(v, capability)
-                    rec = ({"status": "unsupported", "message": why} if why
-                           else _child(cfg, model, batch, v, Path(tmp) / v.key))
-                    yield new_row(model, batch, v, **rec)
+                    if why:
+                        yield new_row(model, batch, v, status="unsupported", message=why)
+                        continue
+                    others, started = machine.Neighbours(), time.perf_counter()
+                    rec = _child(cfg, model, batch, v, Path(tmp) / v.key)
+                    yield new_row(model, batch, v, **rec, wall_s=time.perf_counter() - started,
+                                  others_cpu_s=others.seconds())
 
 
 def document(cfg: CpuConfig, progress: Callable[[str], None] = lambda _: None,

@@ -109,6 +109,9 @@ class Cpu:
     capability: dict[str, Any]  # as recorded; empty for a file that did not record it
     bf16_hardware: bool | None  # None: not recorded
     level: float = LEVEL  # the factor within which compile counts as level with a runtime
+    # The share of the machine's cores other processes took while each variant ran, over the
+    # rows that recorded it (None: none did): how free the cores were.
+    others: Span | None = None
 
     def group(self, model: str, batch: int) -> Group | None:
         return next((g for g in self.groups if (g.model, g.batch) == (model, batch)), None)
@@ -129,6 +132,12 @@ class Cpu:
         """The range of one recipe step's ratio across the models at ``batch``."""
         found = [s.ratio for g in self.at(batch) for s in g.steps if (s.frm, s.to) == (frm, to)]
         return Span.of(found) if found else None
+
+    def paid(self, frm: str, to: str, batch: int, pays: bool = True) -> tuple[str, ...]:
+        """The models at ``batch`` on which the step from ``frm`` to ``to`` paid (``pays``), or
+        did not: it was within noise or slower."""
+        return tuple(g.model for g in self.at(batch) for s in g.steps
+                     if (s.frm, s.to) == (frm, to) and (s.verdict is Verdict.PAYS) is pays)
 
     def first_s(self, variant: str, batch: int = 1) -> Span | None:
         """The range of ``variant``'s seconds to its first answer across the models."""
@@ -211,5 +220,15 @@ def of(doc: dict[str, Any]) -> Cpu:
         if g is not None:
             groups.append(g)
     cap = doc["provenance"].get("cpu_capability") or {}
-    return Cpu(tuple(groups), cap, machine.bf16_in_hardware(cap) if cap else None)
+    shares = [s for r in doc["rows"] if (s := others_share(r, doc["provenance"])) is not None]
+    return Cpu(tuple(groups), cap, machine.bf16_in_hardware(cap) if cap else None,
+               others=Span.of(shares) if shares else None)
+
+
+def others_share(row: dict[str, Any], prov: dict[str, Any]) -> float | None:
+    """The share of the cores other processes took while the row's process ran."""
+    cores, wall, others = prov.get("cpu_count"), row.get("wall_s"), row.get("others_cpu_s")
+    if not cores or not wall or others is None:
+        return None
+    return others / (wall * cores)
 

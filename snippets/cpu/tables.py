@@ -98,7 +98,8 @@ def first_answers(doc: dict[str, Any]) -> str:
 
 def table(doc: dict[str, Any]) -> str:
     """Every row: the precision it ran at, its median with its spread, its speedup over eager
-    fp32, its seconds to the first answer, its error and its status."""
+    fp32, its seconds to the first answer, its error, how much of the cores other processes
+    took while it ran, and its status."""
     eager = {(r["model"], r["batch_size"]): r for r in doc["rows"]
              if r["variant"] == cpu.BASELINE and r.get("latency_ms")}
 
@@ -108,6 +109,10 @@ def table(doc: dict[str, Any]) -> str:
             return None
         return base["latency_ms"]["median"] / r["latency_ms"]["median"]
 
+    def others(r: dict[str, Any]) -> float | None:
+        share = findings.others_share(r, doc["provenance"])
+        return None if share is None else 100 * share
+
     key = (columns.field("Model", "model"), columns.field("Batch", "batch_size"),
            columns.Column("Variant", lambda r: cpu.BY_KEY[r["variant"]].label, left=True))
     return columns.markdown(doc["rows"], key, (
@@ -116,6 +121,8 @@ def table(doc: dict[str, Any]) -> str:
         columns.Column("× eager", speedup, lambda v: f"{v:.2f}x", notes=(SEPARATE,)),
         columns.Column("First s", lambda r: r.get("first_s"), render.ms),
         columns.Column("Error", lambda r: r.get("rel_err"), lambda v: f"{v:.1e}"),
+        columns.Column("Others %", others, lambda v: f"{v:.0f}",
+                       notes=("Others %: the cores' time other processes took meanwhile",)),
         columns.status()))
 
 

@@ -120,6 +120,7 @@ def test_each_variant_runs_in_its_own_process_and_its_row_holds_what_the_page_re
         assert r["precision"] == "fp32" and r["rel_err"] <= cpu.TOLERANCE["fp32"]
         assert r["first_s"] >= r["ready_s"] >= 0 and len(r["latency_ms"]["samples"]) == 2
         assert r["profile"]["top"], r["profile"]  # each runtime's own profiler named its ops
+        assert r["wall_s"] > r["first_s"] and r["others_cpu_s"] >= 0
     assert rows["eager"]["rel_err"] == 0.0
 
 

@@ -48,6 +48,9 @@ def test_each_step_of_the_recipe_is_read_against_the_one_below_it():
     assert steps[("compile-freezing", "compile-freezing-bf16")].verdict is Verdict.PAYS
     assert g.get("compile-freezing-bf16").speedup == 100.0 / 30.0
     assert g.best.variant == "openvino" and g.best_torch.variant == "compile-freezing-bf16"
+    f = findings.of(_doc(_resnet()))
+    assert f.paid("compile", "compile-freezing", 1) == ("resnet50",)
+    assert f.paid("eager", "compile", 1, pays=False) == ("resnet50",)
 
 
 def test_compile_stands_against_the_fastest_runtime_at_its_own_precision():
@@ -86,6 +89,15 @@ def test_a_row_that_did_not_run_is_kept_with_its_reason_and_a_table_shows_its_st
     g = findings.of(doc).group("resnet50", 1)
     assert "onnxruntime" not in g.timed and g.failed["onnxruntime"].startswith("unsupported")
     assert "unsupported" in tables.against(doc) and cpu.INSTALL in tables.table(doc)
+
+
+def test_the_share_of_the_cores_others_took_is_read_from_each_row():
+    rows = _resnet()
+    rows[0] = {**rows[0], "wall_s": 10.0, "others_cpu_s": 5.0}
+    doc = _doc(rows)
+    doc["provenance"]["cpu_count"] = 2
+    assert findings.of(doc).others == findings.Span(0.25, 0.25)
+    assert "| 25 |" in tables.table(doc)
 
 
 def test_a_group_without_eager_makes_no_findings():
