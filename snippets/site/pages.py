@@ -88,6 +88,7 @@ RECORDED_BY = {
     "generate-max-autotune-prefill-32": ("max-autotune prefill", "cli/#python-m-snippetsgenerate"),
     "generate-traps": ("generation traps", "cli/#python-m-snippetsgenerate"),
     "zoo": ("model-zoo", "cli/#python-m-snippetszoo"),
+    "cpu": ("CPU-alternatives", "cli/#python-m-snippetscpu"),
 }
 RECORDING_CLI = "cli/"  # a kind not listed above: the CLI reference as a whole
 
@@ -338,6 +339,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
     """How the Results page draws each kind of results file: the tables its own page shows."""
     from snippets.bench import independent
     from snippets.bench import tables as bench_tables
+    from snippets.cpu import tables as cpu_tables
     from snippets.debug import tables as debug_tables
     from snippets.diagnose import report as diagnose_report
     from snippets.dynamic import tables as dynamic_tables
@@ -371,6 +373,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
         ladder.KIND: ladder.table,
         traps.KIND: traps.table,
         "diagnose": diagnose_report.summary,
+        "cpu": cpu_tables.table,
     }
 
 
