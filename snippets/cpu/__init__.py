@@ -74,9 +74,9 @@ MODELS = ("resnet50", "transformer", "bert_base", "vit_b16")
 
 @dataclass(frozen=True, kw_only=True)
 class CpuConfig:
-    """One run on the CPU. Each (model, batch, variant) is a process of its own: on two cores a
-    ResNet-50 process takes about half a minute to a minute and a half, a cold compile most of
-    it."""
+    """One run on the CPU. Each (model, batch, variant) is a process of its own: on two cores one
+    takes from several seconds (eager) to well over a minute (ViT-B/16 compiled at batch 8),
+    a cold compile most of it."""
 
     # The flag takes these; code may pass a pkg.module:factory too (the tests' tiny models).
     models: tuple[str, ...] = config.option(MODELS, choices=MODELS, what="model", every=True,
@@ -89,14 +89,15 @@ class CpuConfig:
     precisions: tuple[str, ...] = config.option(PRECISIONS, choices=PRECISIONS,
                                                 what="precision", every=True)
     """from {choices} (auto: what the runtime picks for this CPU, OpenVINO's default), or all"""
-    # Five rounds, as the zoo's CPU set: a process's fixed costs (torch's import, the model, the
-    # compile or export) are most of its time on two cores, and a ResNet-50 call at batch 8 a
-    # good part of a second; more rounds buy little there.
-    rounds: int = config.option(5, positive=True)
+    # Three rounds: a process's fixed costs (torch's import, the model, the compile or export)
+    # are most of its time on two cores, and a ViT-B/16 call at batch 8 takes seconds there.
+    # The default run (64 processes) took half an hour at five rounds on a shared 2-core CPU;
+    # three save a few minutes of it.
+    rounds: int = config.option(3, positive=True)
     """timing rounds of each variant, one sample each"""
     sample_ms: float = config.option(100.0, positive=True)
     """the least time one timed sample lasts, in calls back to back"""
-    profile_calls: int = config.option(3, positive=True, zero=True)
+    profile_calls: int = config.option(2, positive=True, zero=True)
     """calls profiled after the timed ones, in each variant's own profiler (0: none)"""
     timeout_s: float = config.option(900.0, positive=True)
     """the most one variant's process may take"""

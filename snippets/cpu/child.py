@@ -37,9 +37,9 @@ def parser() -> cli.Parser:
                    "transformer or pkg.module:factory")
     p.add_argument("--batch-size", type=cli.positive, default=1)
     p.add_argument("--variant", choices=tuple(cpu.BY_KEY), required=True)
-    p.add_argument("--rounds", type=cli.positive, default=5)
+    p.add_argument("--rounds", type=cli.positive, default=3)
     p.add_argument("--sample-ms", type=float, default=100.0)
-    p.add_argument("--profile-calls", type=cli.non_negative, default=3)
+    p.add_argument("--profile-calls", type=cli.non_negative, default=2)
     p.add_argument("--workdir", type=Path, required=True, help="for the variant's files")
     p.add_argument("--reference", type=Path, metavar="FILE",
                    help="eager fp32's first answer: eager writes it, the others read it")

@@ -21,6 +21,11 @@ from snippets.core import findings as core
 from snippets.core import machine, results
 from snippets.core.findings import Span, Verdict
 
+# A row during which other processes took more than this share of the cores is left out of every
+# finding (its table cell says "crowded"): two cores shared with a busy neighbour slowed eager
+# many times over (OpenMP's threads meet at every operator's end), while rows that ran alone
+# recorded under a twentieth.
+CROWDED = 0.10
 # The done-when of this page's evidence: compile's best recipe within this factor of the fastest
 # runtime at its precision counts as level with it; beyond it, the page shows where the time goes.
 LEVEL = 1.25
@@ -42,8 +47,9 @@ class Timed:
     iqr_ratio: float
     first_s: float | None
     rel_err: float | None
-    speedup: float  # eager fp32's median over this one's
-    verdict: Verdict
+    speedup: float | None  # eager fp32's median over this one's; None where eager is missing
+    verdict: Verdict | None
+    top: str | None = None  # the operator (kernel) its profile found most time in
 
 
 @dataclass(frozen=True)
@@ -79,7 +85,7 @@ class Group:
 
     model: str
     batch: int
-    eager_ms: float
+    eager_ms: float | None  # None where eager did not run, or ran crowded
     timed: dict[str, Timed]
     failed: dict[str, str]  # variant -> status: message, for rows that did not run or answer
     steps: tuple[Step, ...]
@@ -89,9 +95,9 @@ class Group:
         return self.timed.get(variant)
 
     @property
-    def best(self) -> Timed:
+    def best(self) -> Timed | None:
         """The fastest variant of all."""
-        return min(self.timed.values(), key=lambda t: t.median)
+        return min(self.timed.values(), key=lambda t: t.median, default=None)
 
     @property
     def best_torch(self) -> Timed | None:
@@ -112,6 +118,9 @@ class Cpu:
     # The share of the machine's cores other processes took while each variant ran, over the
     # rows that recorded it (None: none did): how free the cores were.
     others: Span | None = None
+    crowded: int = 0  # timed rows left out of every finding: others took over CROWDED
+    rows: int = 0
+    crowded_at: float = CROWDED
 
     def group(self, model: str, batch: int) -> Group | None:
         return next((g for g in self.groups if (g.model, g.batch) == (model, batch)), None)
@@ -125,7 +134,8 @@ class Cpu:
 
     def speedups(self, variant: str, batch: int) -> Span | None:
         """The range of ``variant``'s speedup over eager fp32 across the models at ``batch``."""
-        found = [g.timed[variant].speedup for g in self.at(batch) if variant in g.timed]
+        found = [g.timed[variant].speedup for g in self.at(batch)
+                 if variant in g.timed and g.timed[variant].speedup is not None]
         return Span.of(found) if found else None
 
     def step(self, frm: str, to: str, batch: int) -> Span | None:
@@ -145,10 +155,14 @@ class Cpu:
                  if variant in g.timed and g.timed[variant].first_s is not None]
         return Span.of(found) if found else None
 
+    def standings(self) -> tuple[tuple[Group, Standing], ...]:
+        """Every (group, standing): compile against the fastest runtime, at each precision."""
+        return tuple((g, s) for g in self.groups for s in g.standings)
+
     def behind(self) -> tuple[tuple[Group, Standing], ...]:
         """Every (group, standing) where a runtime ran ahead of compile's best by more than
         ``LEVEL``: where the page shows the profiles."""
-        return tuple((g, s) for g in self.groups for s in g.standings if s.gap is Gap.BEHIND)
+        return tuple((g, s) for g, s in self.standings() if s.gap is Gap.BEHIND)
 
     @property
     def recipe(self) -> str | None:
@@ -156,7 +170,8 @@ class Cpu:
         fp32 across the groups; None where none ran."""
         means = {}
         for key in COMPILED:
-            found = [g.timed[key].speedup for g in self.groups if key in g.timed]
+            found = [g.timed[key].speedup for g in self.groups
+                     if key in g.timed and g.timed[key].speedup is not None]
             if found:
                 means[key] = math.exp(statistics.fmean(map(math.log, found)))
         return max(means, key=means.__getitem__) if means else None
@@ -179,20 +194,25 @@ def spread(a: Any, b: Any, ratio: float) -> float:
     return ratio * (a.iqr / a.median + b.iqr / b.median)
 
 
-def _group(model: str, batch: int, found: list[Any]) -> Group | None:
+def _group(model: str, batch: int, found: list[Any], prov: dict[str, Any]) -> Group:
     by = {r.key.variant: r for r in found}
-    eager = by.get(cpu.BASELINE)
-    if eager is None or not eager.timed:
-        return None
-    timed, failed = {}, {}
+    timed, failed, kept = {}, {}, {}
     for key, r in by.items():
-        if not r.timed:
+        share = others_share(r.fields, prov)
+        if r.timed and share is not None and share > CROWDED:
+            failed[key] = f"crowded: other processes took {100 * share:.0f}% of the cores"
+        elif not r.timed:
             failed[key] = r.status.value + (f": {r.get('message')}" if r.get("message") else "")
-            continue
-        ratio = eager.median / r.median
+        else:
+            kept[key] = r
+    eager = kept.get(cpu.BASELINE)
+    for key, r in kept.items():
+        ratio = eager.median / r.median if eager else None
         timed[key] = Timed(key, r.get("precision") or "fp32", r.median, r.time.iqr_ratio,
                            r.get("first_s"), r.get("rel_err"), ratio,
-                           core.verdict(ratio, spread(eager.time, r.time, ratio)))
+                           core.verdict(ratio, spread(eager.time, r.time, ratio)) if eager
+                           else None, top_operator(r.get("profile")))
+    by = kept
     steps = []
     for frm, to in STEPS:
         if frm in timed and to in timed:
@@ -209,20 +229,28 @@ def _group(model: str, batch: int, found: list[Any]) -> Group | None:
             ratio = c.median / r.median
             gap = Gap.BEHIND if ratio > LEVEL else Gap.AHEAD if ratio < 1 / LEVEL else Gap.LEVEL
             standings.append(Standing(precision, c.variant, r.variant, ratio, gap))
-    return Group(model, batch, eager.median, timed, failed, tuple(steps), tuple(standings))
+    return Group(model, batch, eager.median if eager else None, timed, failed, tuple(steps),
+                 tuple(standings))
 
 
 def of(doc: dict[str, Any]) -> Cpu:
     found = results.typed_rows(doc, variant="variant")
-    groups = []
-    for model, batch in dict.fromkeys((r.key.model, r.key.batch) for r in found):
-        g = _group(model, batch, [r for r in found if (r.key.model, r.key.batch) == (model, batch)])
-        if g is not None:
-            groups.append(g)
-    cap = doc["provenance"].get("cpu_capability") or {}
-    shares = [s for r in doc["rows"] if (s := others_share(r, doc["provenance"])) is not None]
+    prov = doc["provenance"]
+    keys = dict.fromkeys((r.key.model, r.key.batch) for r in found)
+    groups = [_group(m, b, [r for r in found if (r.key.model, r.key.batch) == (m, b)], prov)
+              for m, b in keys]
+    cap = prov.get("cpu_capability") or {}
+    shares = [s for r in doc["rows"] if (s := others_share(r, prov)) is not None]
+    crowded = sum(1 for g in groups for m in g.failed.values() if m.startswith("crowded"))
     return Cpu(tuple(groups), cap, machine.bf16_in_hardware(cap) if cap else None,
-               others=Span.of(shares) if shares else None)
+               others=Span.of(shares) if shares else None, crowded=crowded,
+               rows=len(doc["rows"]))
+
+
+def top_operator(profile: dict[str, Any] | None) -> str | None:
+    """The name a profile lists first (most time), or None where there is no profile."""
+    top = (profile or {}).get("top") or []
+    return top[0]["name"] if top else None
 
 
 def others_share(row: dict[str, Any], prov: dict[str, Any]) -> float | None:

@@ -100,9 +100,22 @@ def test_the_share_of_the_cores_others_took_is_read_from_each_row():
     assert "| 25 |" in tables.table(doc)
 
 
-def test_a_group_without_eager_makes_no_findings():
-    f = findings.of(_doc([r for r in _resnet() if r["variant"] != "eager"]))
-    assert f.groups == ()
+def test_without_eager_a_group_has_no_speedups_but_still_its_standings():
+    g = findings.of(_doc([r for r in _resnet() if r["variant"] != "eager"])).group("resnet50", 1)
+    assert g.eager_ms is None and g.get("compile").speedup is None
+    assert g.standing("fp32").gap is Gap.LEVEL
+
+
+def test_a_row_that_ran_beside_a_busy_neighbour_is_left_out_and_says_so():
+    rows = [{**r, "wall_s": 10.0, "others_cpu_s": 0.2} for r in _resnet()]
+    rows[6] = {**rows[6], "others_cpu_s": 6.0}  # compile-freezing-bf16: 30% of two cores
+    doc = _doc(rows)
+    doc["provenance"]["cpu_count"] = 2
+    f = findings.of(doc)
+    g = f.group("resnet50", 1)
+    assert "compile-freezing-bf16" not in g.timed and f.crowded == 1 and f.rows == 8
+    assert g.failed["compile-freezing-bf16"].startswith("crowded")
+    assert g.standing("bf16") is None and "crowded" in tables.recipe(doc)
 
 
 def test_profiles_are_drawn_only_where_a_runtime_ran_ahead_by_more_than_the_level():
