@@ -138,6 +138,12 @@ class Cpu:
                  if variant in g.timed and g.timed[variant].speedup is not None]
         return Span.of(found) if found else None
 
+    def counted(self, variant: str, batch: int) -> tuple[str, ...]:
+        """The models at ``batch`` whose ``variant`` has a speedup over eager (both timed
+        alone): what ``speedups`` ranges over."""
+        return tuple(g.model for g in self.at(batch)
+                     if variant in g.timed and g.timed[variant].speedup is not None)
+
     def step(self, frm: str, to: str, batch: int) -> Span | None:
         """The range of one recipe step's ratio across the models at ``batch``."""
         found = [s.ratio for g in self.at(batch) for s in g.steps if (s.frm, s.to) == (frm, to)]

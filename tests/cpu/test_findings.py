@@ -76,6 +76,7 @@ def test_spans_over_models_and_first_answers():
                         _row("bert_base", 1, "compile-freezing-bf16", 30.0, first_s=50.0)]
     f = findings.of(_doc(rows))
     assert f.speedups("compile-freezing-bf16", 1) == findings.Span(3.0, 100 / 30)
+    assert f.counted("compile-freezing-bf16", 1) == ("resnet50", "bert_base")
     assert f.first_s("compile-freezing-bf16") == findings.Span(40.0, 50.0)
     assert f.recipe == "compile-freezing-bf16" and f.bf16_hardware is True
     assert f.ran_at("openvino") == ("bf16",) and f.errors("compile-freezing-bf16").high == 1e-6
