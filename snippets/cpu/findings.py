@@ -165,6 +165,13 @@ class Cpu:
         """Every (group, standing): compile against the fastest runtime, at each precision."""
         return tuple((g, s) for g in self.groups for s in g.standings)
 
+    def gaps(self) -> dict[str, int]:
+        """How many standings had each gap (``level``, ``behind``, ``ahead``)."""
+        out = dict.fromkeys((g.value for g in Gap), 0)
+        for _, s in self.standings():
+            out[s.gap.value] += 1
+        return out
+
     def behind(self) -> tuple[tuple[Group, Standing], ...]:
         """Every (group, standing) where a runtime ran ahead of compile's best by more than
         ``LEVEL``: where the page shows the profiles."""

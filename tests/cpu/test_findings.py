@@ -62,6 +62,7 @@ def test_compile_stands_against_the_fastest_runtime_at_its_own_precision():
         "compile-freezing-bf16", "openvino", 1.5, Gap.BEHIND)
     f = findings.of(_doc(_resnet()))
     assert [(b.model, s.precision) for b, s in f.behind()] == [("resnet50", "bf16")]
+    assert f.gaps() == {"ahead": 0, "level": 1, "behind": 1}
 
 
 def test_openvino_that_chose_fp32_stands_with_the_fp32_runtimes():
