@@ -73,8 +73,8 @@ def torch_variant(model: nn.Module, x: examples.Example, *, compiled: bool, free
 
 # --8<-- [start:onnxruntime]
 def onnxruntime_session(model, args, kwargs, path):
-    """Export with torch.export (dynamo=True) to an ONNX file, then open it
-    with every graph optimization on ONNX Runtime's CPU provider."""
+    """Export with torch.export (dynamo=True) to an ONNX file, then open
+    it with every graph optimization on ONNX Runtime's CPU provider."""
     import onnxruntime as ort
 
     program = torch.onnx.export(model, args, kwargs=kwargs, dynamo=True,
@@ -90,9 +90,9 @@ def onnxruntime_session(model, args, kwargs, path):
 
 # --8<-- [start:openvino]
 def openvino_model(model, args, kwargs, precision=None):
-    """Convert the exported program to OpenVINO and compile it for the CPU,
-    at fp32 ("f32") or, with precision None, at the precision OpenVINO
-    picks for this CPU (bf16 where it has bf16 instructions)."""
+    """Convert the exported program to OpenVINO and compile it for the
+    CPU, at fp32 ("f32") or, with precision None, at the precision
+    OpenVINO picks for this CPU (bf16 where it has bf16 instructions)."""
     import openvino as ov
 
     program = torch.export.export(model, args, kwargs)
