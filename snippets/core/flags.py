@@ -86,6 +86,8 @@ def _held(r: config.Rule, read: Callable[[str], Any], many: bool) -> Callable[[s
     """``read``, its value held to ``r`` at the flag, for a rule the config does not hold."""
     def parse(text: str) -> Any:
         value = read(text)
+        if r.every and value == "all":  # the config makes it every choice (config.check)
+            return value
         if (message := config.wrong(r, value, many)) is not None:
             raise ValueError(message)
         return value

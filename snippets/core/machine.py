@@ -28,6 +28,41 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
+def cpu_flags() -> frozenset[str] | None:
+    """The instruction-set flags ``/proc/cpuinfo`` lists for the first CPU; None where there is
+    no such file (macOS, Windows), so a reader knows they were not recorded rather than absent."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                return frozenset(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return None
+
+
+def cpu_capability(flags: frozenset[str] | None = None) -> dict[str, Any]:
+    """What a CPU run's numbers depend on beyond the CPU's name: the vector instructions ATen's
+    kernels were picked for (``torch.backends.cpu.get_cpu_capability()``: ``AVX512``,
+    ``AVX2``...), and whether the CPU does bf16 arithmetic in hardware, with AVX-512 BF16
+    (``avx512_bf16``) or Intel's AMX tiles (``amx_tile``, ``amx_bf16``). Without them, bf16
+    is converted to fp32 for every operation and gains little or nothing. A flag is None where
+    the flags could not be read."""
+    flags = cpu_flags() if flags is None else flags
+    has = (lambda name: name in flags) if flags is not None else (lambda name: None)
+    capability = getattr(getattr(torch.backends, "cpu", None), "get_cpu_capability", None)
+    return {"capability": capability() if capability else None,
+            "avx512_bf16": has("avx512_bf16"), "amx_tile": has("amx_tile"),
+            "amx_bf16": has("amx_bf16")}
+
+
+def bf16_in_hardware(cap: dict[str, Any]) -> bool:
+    """Whether a CPU of ``cpu_capability`` ``cap`` computes in bf16 natively (AVX-512 BF16 or
+    AMX). oneDNN's own check (``torch.ops.mkldnn._is_mkldnn_bf16_supported``) says yes on an
+    AVX-512 CPU without them too, emulating bf16 there (aten/src/ATen/native/mkldnn/Utils.h,
+    ``mkldnn_bf16_device_check``), so it cannot tell the two apart."""
+    return bool(cap.get("avx512_bf16") or cap.get("amx_bf16"))
+
+
 def cuda_index(device: torch.device) -> int:
     """The index of a CUDA device; a bare ``cuda`` means the current one."""
     return device.index if device.index is not None else torch.cuda.current_device()
@@ -92,6 +127,37 @@ def _cpu_times() -> tuple[int, int] | None:
         return None
     values = [int(v) for v in fields[:8]]  # user nice system idle iowait irq softirq steal
     return values[7] if len(values) > 7 else 0, sum(values)
+
+
+class Neighbours:
+    """How much CPU time other processes took while a child process ran: the host's busy time
+    over all cores (``/proc/stat``) less what this process and its children used. On a shared
+    machine a CPU row is only as good as its cores were free: beside the row, this says how
+    free they were. ``seconds()`` is None where ``/proc/stat`` cannot be read."""
+
+    def __init__(self) -> None:
+        self._start = self._read()
+
+    @staticmethod
+    def _read() -> tuple[float, float] | None:
+        import resource
+
+        try:
+            fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0]
+                      .split()[1:9]]
+        except (OSError, ValueError):
+            return None
+        # user nice system idle iowait irq softirq steal: busy is all but idle and iowait
+        busy = (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+        own = sum(resource.getrusage(who).ru_utime + resource.getrusage(who).ru_stime
+                  for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+        return busy, own
+
+    def seconds(self) -> float | None:
+        end = self._read()
+        if self._start is None or end is None:
+            return None
+        return max(0.0, (end[0] - self._start[0]) - (end[1] - self._start[1]))
 
 
 class _Clock:

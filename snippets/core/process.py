@@ -1,18 +1,24 @@
-"""The command's own process: a Ctrl-C that always stops a run, and a standard output kept clean
-of what libraries print, so that a command's JSON can be piped.
+"""The command's own process: a Ctrl-C that always stops a run, a standard output kept clean
+of what libraries print, so that a command's JSON can be piped, and a child process that runs one
+configuration and answers with one JSON line (``run_child``).
 
 Used by every ``python -m snippets.<tool>``, through ``cli.run_rows`` or directly.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
+from typing import Any
+
+from snippets.core import torch_logs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,6 +28,57 @@ def child_env(**extra: str) -> dict[str, str]:
     ``PYTHONPATH`` (so the child imports the same ``snippets``, installed or not), and ``extra``."""
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     return {**os.environ, "PYTHONPATH": path, **extra}
+
+
+USAGE_EXIT = 2  # what a child exits with where it refused its flags (``cli.USAGE_EXIT``)
+
+
+class Refused(ValueError):
+    """A child that refused what it was asked (exit code 2, no record): the run's mistake, not
+    its configuration's; the message is the child's one line, without its program's name."""
+
+
+def run_child(argv: list[str], *, env: dict[str, str], timeout_s: float,
+              cwd: Path = ROOT) -> dict[str, Any]:
+    """Run one configuration in a fresh process and return the record it printed as its last
+    line of standard output (JSON). A child that printed none is an error record that says why
+    (timed out, crashed with a signal, its last error line); one that exited 2 without a record
+    raises ``Refused``. A fault of one configuration is its record: the run goes on."""
+    try:
+        proc = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True,
+                              timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        return {"status": "error", "message": f"timed out after {timeout_s:.0f} s"}
+    lines = proc.stdout.strip().splitlines()
+    try:
+        rec = json.loads(lines[-1])
+    except (IndexError, ValueError):
+        if proc.returncode == USAGE_EXIT:
+            raise Refused(refusal(proc.stderr)) from None
+        return {"status": "error", "message": died(proc.returncode, proc.stderr)}
+    if not isinstance(rec, dict):
+        return {"status": "error", "message": f"printed {type(rec).__name__}, not a record"}
+    return rec
+
+
+def refusal(stderr: str) -> str:
+    """The one line a child wrote when it refused its flags, without its program's name."""
+    last = (stderr.strip().splitlines() or ["the child refused its flags"])[-1]
+    return last.partition(": error: ")[2] or last
+
+
+def died(code: int, stderr: str) -> str:
+    """One line for a child that printed no record: its last error line, or for a crash the
+    signal and the innermost Python frame faulthandler printed (where the child enables it)."""
+    if code < 0:
+        try:
+            what = signal.Signals(-code).name
+        except ValueError:
+            what = f"signal {-code}"
+        frames = [ln.strip() for ln in stderr.splitlines() if ln.strip().startswith("File ")]
+        return f"crashed with {what}" + (f", {torch_logs.clean_path(frames[0])}" if frames
+                                          else "")
+    return (stderr.strip().splitlines() or [f"exit code {code}"])[-1][:300]
 
 
 @contextmanager

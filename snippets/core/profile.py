@@ -137,16 +137,28 @@ def summarize(intervals: list[dict[str, Any]], calls: int, top: int = TOP) -> di
     by_name: dict[str, list[float]] = {}
     for k in kernels:
         by_name.setdefault(k["name"], []).append(k["end"] - k["start"])
+    return {**tally(by_name, calls, span, busy, top),
+            "launches_per_call": sum(i["kind"] == "launch" for i in intervals) / calls}
+
+
+def tally(by_name: dict[str, list[float]], calls: int, span_us: float,
+          busy_us: float | None = None, top: int = TOP) -> dict[str, Any]:
+    """A profile in ``summarize``'s shape from each kernel's (or operator's) durations by name,
+    in microseconds over ``calls`` calls that took ``span_us`` of wall time: for a runtime whose
+    own profiler reports durations, not intervals on torch's clock (ONNX Runtime's, OpenVINO's).
+    ``busy_us`` is the time they cover; where not given, their sum (one runs after another),
+    at most the wall time: OpenVINO times nodes that run side by side each in full."""
+    busy = min(sum(map(sum, by_name.values())), span_us) if busy_us is None else busy_us
     ranked = sorted(by_name.items(), key=lambda kv: -sum(kv[1]))[:top]
     return {
         "calls": calls,
-        "kernels_per_call": len(kernels) / calls,
-        "launches_per_call": sum(i["kind"] == "launch" for i in intervals) / calls,
-        "span_us_per_call": span / calls,
+        "kernels_per_call": sum(map(len, by_name.values())) / calls,
+        "launches_per_call": 0.0,
+        "span_us_per_call": span_us / calls,
         "busy_us_per_call": busy / calls,
-        "idle_fraction": 1 - busy / span if span > 0 else None,
+        "idle_fraction": 1 - busy / span_us if span_us > 0 else None,
         "top": [{"name": name[:NAME_CHARS], "us_per_call": sum(d) / calls,
-                 "count_per_call": len(d) / calls, "share": sum(d) / span if span else None}
+                 "count_per_call": len(d) / calls, "share": sum(d) / span_us if span_us else None}
                 for name, d in ranked],
         "annotations": [],
     }

@@ -133,6 +133,13 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
         "compile_s": NUM}),
     Kind("production-hazards", "snippets.production-hazards/1", {
         "hazard": (str,), "variant": (str,), "outcome": (str,), "message": (str,)}),
+    # On a CPU: eager, torch.compile's recipes, ONNX Runtime and OpenVINO, a process each, with
+    # the precision each ran at, its first answer, its error against eager fp32 and its profile.
+    Kind("cpu", "snippets.cpu/1", {
+        "model": (str,), "batch_size": (int,), "variant": (str,), "runtime": (str,),
+        "precision": (str, type(None)), "status": (str,), "message": (str,), "ready_s": NUM,
+        "first_s": NUM, "latency_ms": (dict, type(None)), "rel_err": NUM,
+        "profile": (dict, type(None))}),
     # Generation: a decoder's prefill and decode per batch size and variant, read against the
     # run's measured ceilings, with its greedy tokens compared to eager's.
     Kind("generate", "snippets.generate/1", {
@@ -247,6 +254,8 @@ def provenance(device: torch.device, settings: dict[str, Any], *,
         "commit": commit or git_commit(), "host_cpu": machine.cpu_name(),
         "cpu_count": machine.usable_cores(), "settings": settings,
     }
+    if device.type == "cpu":  # which CPU rows apply to a reader's own (bf16, AMX)
+        prov["cpu_capability"] = machine.cpu_capability()
     if device.type == "cuda":
         index = machine.cuda_index(device)
         smi = machine.nvidia_smi(machine.gpu_uuid(device), index)
@@ -296,6 +305,17 @@ def device_label(prov: dict[str, Any]) -> str:
     return name.removeprefix("CPU: ") if prov.get("device_type") == "cpu" else name
 
 
+def capability_words(cap: dict[str, Any]) -> str:
+    """A CPU's recorded capability as a stamp shows it: ``AVX512 kernels, avx512_bf16, no
+    AMX``; a flag that could not be read is left out."""
+    words = [f"{cap['capability']} kernels" if cap.get("capability") else "kernels unknown"]
+    if cap.get("avx512_bf16") is not None:
+        words.append("avx512_bf16" if cap["avx512_bf16"] else "no avx512_bf16")
+    if cap.get("amx_tile") is not None:
+        words.append("AMX" if cap["amx_tile"] else "no AMX")
+    return ", ".join(words)
+
+
 def short_commit(commit: str | None) -> str:
     """A commit as every stamp shows it: its first 12 hex digits (what ``git_commit`` records),
     ``-dirty`` kept. Runs recorded with a shorter one keep it: no digits are made up."""
@@ -322,6 +342,8 @@ def stamp(doc: dict[str, Any], how: str = "recorded") -> str:
         parts.append(f"host {p['host_cpu']}" + (f", {cores}" if cores else ""))
     elif cores:
         parts.append(cores)
+    if device_type_of(doc) == "cpu" and p.get("cpu_capability"):
+        parts.append(capability_words(p["cpu_capability"]))
     parts += _settings_words(p.get("settings", {}))
     peak = rows.printed_peak(p)
     if peak and not p.get("ceilings"):  # every "% peak" under this stamp is against it

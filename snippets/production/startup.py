@@ -11,9 +11,6 @@ what it measured. A path the installed torch lacks is a row marked unsupported, 
 from __future__ import annotations
 
 import functools
-import json
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,7 +22,7 @@ from typing import Any
 import torch
 
 from snippets import production
-from snippets.core import backends, cli, config, process, results, runs, torch_logs
+from snippets.core import backends, config, process, results, runs
 from snippets.core import models as models_
 from snippets.production import paths
 
@@ -137,39 +134,11 @@ def _child(cfg: StartupConfig, model: str, path: str, tmp: Path) -> dict[str, An
         argv += ["--package", str(tmp / "call.precompiled")]
     started = time.time()
     try:
-        proc = subprocess.run([*argv, "--started-at", repr(started)], env=_env(tmp / cache, path),
-                              cwd=ROOT, capture_output=True, text=True, timeout=cfg.timeout_s)
-    except subprocess.TimeoutExpired:
-        return {"status": "error", "message": f"timed out after {cfg.timeout_s:.0f} s"}
-    wall = time.time() - started
-    lines = proc.stdout.strip().splitlines()
-    try:
-        rec = json.loads(lines[-1])
-    except (IndexError, ValueError):
-        if proc.returncode == cli.USAGE_EXIT:  # the child refused the user's factory: the
-            raise models_.SpecError(_refusal(proc.stderr))  # run's mistake, not this path's
-        rec = {"status": "error", "message": _died(proc.returncode, proc.stderr)}
-    return {**rec, "wall_s": wall}
-
-
-def _refusal(stderr: str) -> str:
-    """The one line a child wrote when it refused its flags, without its program's name."""
-    last = (stderr.strip().splitlines() or ["the model was refused"])[-1]
-    return last.partition(": error: ")[2] or last
-
-
-def _died(code: int, stderr: str) -> str:
-    """One line for a child that printed no record: its last error line, or for a crash the
-    signal and the innermost Python frame faulthandler printed (the child enables it)."""
-    if code < 0:
-        try:
-            what = signal.Signals(-code).name
-        except ValueError:
-            what = f"signal {-code}"
-        frames = [ln.strip() for ln in stderr.splitlines() if ln.strip().startswith("File ")]
-        return f"crashed with {what}" + (f", {torch_logs.clean_path(frames[0])}" if frames
-                                          else "")
-    return (stderr.strip().splitlines() or [f"exit code {code}"])[-1][:300]
+        rec = process.run_child([*argv, "--started-at", repr(started)],
+                                env=_env(tmp / cache, path), timeout_s=cfg.timeout_s)
+    except process.Refused as exc:  # the child refused the user's factory: the run's
+        raise models_.SpecError(str(exc)) from None  # mistake, not this path's
+    return {**rec, "wall_s": time.time() - started}
 
 
 def _row(model: str, path: str, rep: int, date: str, **fields: Any) -> dict[str, Any]:

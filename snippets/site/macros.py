@@ -25,6 +25,7 @@ from typing import Any
 from snippets import bench, diagnose, dynamic, train
 from snippets.bench import crosscheck_findings, payoff
 from snippets.bench import findings as bench_findings
+from snippets.cpu import findings as cpu_findings
 from snippets.core import render, results
 from snippets.core.findings import Span
 from snippets.debug import findings as debug_findings
@@ -91,6 +92,8 @@ SOURCES: dict[str, Source] = {
     "scale-one-gpu": Source(scale_findings.one_gpu, ("train",)),
     # The zoo compiles 24 models for half an hour on a GPU, minutes each on a CPU: recorded only.
     "zoo": Source(zoo_findings.of, ("zoo",)),
+    # On a CPU, a process per variant, each compiling with an empty cache: recorded only.
+    "cpu": Source(cpu_findings.of, ("cpu",)),
     # A generation run compiles a 1 B decoder for minutes on a GPU: recorded only.
     "generate": Source(generate_findings.of, ("generate",)),
     "generate-ladder": Source(generate_findings.ladder, ("generate-ladder",)),

@@ -95,6 +95,7 @@ RECORDED_BY = {
     "generate-loop-7b-torchao": ("7 B torchao int8 comparison",
                                  "cli/#python-m-snippetsgenerate"),
     "zoo": ("model-zoo", "cli/#python-m-snippetszoo"),
+    "cpu": ("CPU-alternatives", "cli/#python-m-snippetscpu"),
 }
 RECORDING_CLI = "cli/"  # a kind not listed above: the CLI reference as a whole
 
@@ -345,6 +346,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
     """How the Results page draws each kind of results file: the tables its own page shows."""
     from snippets.bench import independent
     from snippets.bench import tables as bench_tables
+    from snippets.cpu import tables as cpu_tables
     from snippets.debug import tables as debug_tables
     from snippets.diagnose import report as diagnose_report
     from snippets.dynamic import tables as dynamic_tables
@@ -379,6 +381,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
         traps.KIND: traps.table,
         loop.KIND: generate_tables.loop_table,
         "diagnose": diagnose_report.summary,
+        "cpu": cpu_tables.table,
     }
 
 

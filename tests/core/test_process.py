@@ -36,3 +36,27 @@ def test_a_signal_the_process_was_started_ignoring_stays_ignored():
             assert signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, outer)
+
+
+def test_a_crashed_child_is_named_by_its_signal_and_innermost_frame():
+    stderr = ("Fatal Python error: Segmentation fault\n\nCurrent thread 0x1 (most recent call "
+              "first):\n  File \"/x/snippets/production/paths.py\", line 106 in aot_load\n"
+              "  File \"/x/snippets/production/child.py\", line 70 in _ready\n")
+    message = process.died(-11, stderr)
+    assert message.startswith("crashed with SIGSEGV") and "line 106 in aot_load" in message
+    assert process.died(1, "Traceback\nValueError: bad\n") == "ValueError: bad"
+
+
+def test_a_child_answers_with_its_last_line_or_an_error_record_or_a_refusal():
+    import sys
+
+    env = process.child_env()
+
+    def child(code: str) -> dict:
+        return process.run_child([sys.executable, "-c", code], env=env, timeout_s=60)
+
+    assert child("print('noise'); print('{\"status\": \"ok\", \"n\": 1}')") == {
+        "status": "ok", "n": 1}
+    assert child("raise SystemExit('no record')") == {"status": "error", "message": "no record"}
+    with pytest.raises(process.Refused, match="^bad flag$"):
+        child("import sys; print('prog: error: bad flag', file=sys.stderr); sys.exit(2)")

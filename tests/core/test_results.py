@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from snippets.bench.rows import new_row
-from snippets.core import results
+from snippets.core import machine, results
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED = sorted((ROOT / "docs" / "results").rglob("*.json"))
@@ -160,3 +160,23 @@ def test_join_adds_a_command_s_rows_as_a_block_and_replaces_only_a_block_measure
         ("a", "eager", 1), ("a", "max-autotune", 1), ("b", "eager", 1), ("b", "default", 1)]
     assert [p["date"] for p in joined["provenance"]["parts"]] == ["d1", "d2"]
     assert joined["complete"]
+
+
+def test_a_cpu_run_records_its_capability_and_its_stamp_shows_it():
+    prov = results.provenance(torch.device("cpu"), {}, commit="c")
+    cap = prov["cpu_capability"]
+    assert set(cap) == {"capability", "avx512_bf16", "amx_tile", "amx_bf16"}
+    assert cap["capability"] == torch.backends.cpu.get_cpu_capability()
+    doc = results.new_document("bench", {**prov, "cpu_capability": {
+        "capability": "AVX512", "avx512_bf16": True, "amx_tile": False, "amx_bf16": False}})
+    assert " · AVX512 kernels, avx512_bf16, no AMX · " in results.stamp(doc)
+    # A file recorded before the capability was: nothing said, rather than a guess.
+    del doc["provenance"]["cpu_capability"]
+    assert "kernels" not in results.stamp(doc)
+
+
+def test_cpu_flags_say_which_bf16_a_cpu_has_in_hardware():
+    amx = machine.cpu_capability(frozenset({"avx512f", "avx512_bf16", "amx_tile", "amx_bf16"}))
+    assert amx["amx_tile"] and machine.bf16_in_hardware(amx)
+    avx2 = machine.cpu_capability(frozenset({"avx2"}))
+    assert avx2["avx512_bf16"] is False and not machine.bf16_in_hardware(avx2)

@@ -257,15 +257,6 @@ def test_a_file_is_complete_once_no_row_comes_from_an_interrupted_command():
     assert [p["complete"] for p in again["provenance"]["parts"]] == [True, False, True]
 
 
-def test_a_crashed_child_is_named_by_its_signal_and_innermost_frame():
-    stderr = ("Fatal Python error: Segmentation fault\n\nCurrent thread 0x1 (most recent call "
-              "first):\n  File \"/x/snippets/production/paths.py\", line 106 in aot_load\n"
-              "  File \"/x/snippets/production/child.py\", line 70 in _ready\n")
-    message = startup._died(-11, stderr)
-    assert message.startswith("crashed with SIGSEGV") and "line 106 in aot_load" in message
-    assert startup._died(1, "Traceback\nValueError: bad\n") == "ValueError: bad"
-
-
 def test_a_mode_added_later_stays_beside_its_own_eager_and_the_first_block_stays():
     prov = results.provenance(torch.device("cpu"), {"modes": ["default"]}, commit="x")
     old = results.new_document(modes.KIND, prov)

@@ -1,0 +1,275 @@
+"""What a CPU run found, as data: per model and batch, each variant's median against eager fp32's,
+each step of the recipe against the one below it, compile's best recipe against the fastest
+runtime at the same precision, and the seconds to each variant's first answer.
+
+Every variant ran in a process of its own, so a ratio here is of two medians from two processes,
+not of rounds timed together: its band (``spread``) adds the two medians' relative IQRs, the
+band a process-to-process comparison can honestly claim. Pure arithmetic on one results document
+(``of``); the page words what these numbers mean.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+from snippets import cpu
+from snippets.core import findings as core
+from snippets.core import machine, results
+from snippets.core.findings import Span, Verdict
+
+# A row during which other processes took more than this share of the cores is left out of every
+# finding (its table cell says "crowded"): two cores shared with a busy neighbour slowed eager
+# many times over (OpenMP's threads meet at every operator's end), while rows that ran alone
+# recorded under a twentieth.
+CROWDED = 0.10
+# The done-when of this page's evidence: compile's best recipe within this factor of the fastest
+# runtime at its precision counts as level with it; beyond it, the page shows where the time goes.
+LEVEL = 1.25
+# The recipe's steps, each adding one thing to the one before (channels_last joins freezing).
+STEPS = (("eager", "compile"), ("compile", "compile-freezing"),
+         ("compile-freezing", "compile-freezing-bf16"))
+# compile's recipes and the runtimes set against them, at each precision they ran at
+COMPILED = ("compile", "compile-freezing", "compile-freezing-bf16")
+RUNTIMES = ("onnxruntime", "openvino-f32", "openvino")
+
+
+@dataclass(frozen=True)
+class Timed:
+    """One variant that ran and answered as eager fp32 did: its median and what it ran at."""
+
+    variant: str
+    precision: str  # as it ran: fp32, bf16 (OpenVINO's default says which it chose)
+    median: float
+    iqr_ratio: float
+    first_s: float | None
+    rel_err: float | None
+    speedup: float | None  # eager fp32's median over this one's; None where eager is missing
+    verdict: Verdict | None
+    top: str | None = None  # the operator (kernel) its profile found most time in
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the recipe: ``to`` against ``frm``, the step below it."""
+
+    frm: str
+    to: str
+    ratio: float  # frm's median over to's: above 1, the step paid
+    verdict: Verdict
+
+
+class Gap(str, enum.Enum):
+    """Compile's best recipe against the fastest runtime at the same precision."""
+
+    AHEAD = "ahead"  # compile is faster by more than LEVEL
+    LEVEL = "level"  # within LEVEL either way
+    BEHIND = "behind"  # the runtime is faster by more than LEVEL
+
+
+@dataclass(frozen=True)
+class Standing:
+    precision: str
+    compiled: str  # the fastest compiled variant at this precision
+    runtime: str  # the fastest runtime at this precision
+    ratio: float  # compile's median over the runtime's: above 1, the runtime is faster
+    gap: Gap
+
+
+@dataclass(frozen=True)
+class Group:
+    """One model at one batch size."""
+
+    model: str
+    batch: int
+    eager_ms: float | None  # None where eager did not run, or ran crowded
+    timed: dict[str, Timed]
+    failed: dict[str, str]  # variant -> status: message, for rows that did not run or answer
+    steps: tuple[Step, ...]
+    standings: tuple[Standing, ...]
+
+    def get(self, variant: str) -> Timed | None:
+        return self.timed.get(variant)
+
+    @property
+    def best(self) -> Timed | None:
+        """The fastest variant of all."""
+        return min(self.timed.values(), key=lambda t: t.median, default=None)
+
+    @property
+    def best_torch(self) -> Timed | None:
+        """The fastest PyTorch variant (eager or compiled, any precision)."""
+        mine = [t for t in self.timed.values() if cpu.BY_KEY[t.variant].runtime == "torch"]
+        return min(mine, key=lambda t: t.median) if mine else None
+
+    def standing(self, precision: str) -> Standing | None:
+        return next((s for s in self.standings if s.precision == precision), None)
+
+
+@dataclass(frozen=True)
+class Cpu:
+    groups: tuple[Group, ...]
+    capability: dict[str, Any]  # as recorded; empty for a file that did not record it
+    bf16_hardware: bool | None  # None: not recorded
+    level: float = LEVEL  # the factor within which compile counts as level with a runtime
+    # The share of the machine's cores other processes took while each variant ran, over the
+    # rows that recorded it (None: none did): how free the cores were.
+    others: Span | None = None
+    crowded: int = 0  # timed rows left out of every finding: others took over CROWDED
+    rows: int = 0
+    crowded_at: float = CROWDED
+
+    def group(self, model: str, batch: int) -> Group | None:
+        return next((g for g in self.groups if (g.model, g.batch) == (model, batch)), None)
+
+    def at(self, batch: int) -> tuple[Group, ...]:
+        return tuple(g for g in self.groups if g.batch == batch)
+
+    @property
+    def batches(self) -> tuple[int, ...]:
+        return tuple(dict.fromkeys(g.batch for g in self.groups))
+
+    def speedups(self, variant: str, batch: int) -> Span | None:
+        """The range of ``variant``'s speedup over eager fp32 across the models at ``batch``."""
+        found = [g.timed[variant].speedup for g in self.at(batch)
+                 if variant in g.timed and g.timed[variant].speedup is not None]
+        return Span.of(found) if found else None
+
+    def counted(self, variant: str, batch: int) -> tuple[str, ...]:
+        """The models at ``batch`` whose ``variant`` has a speedup over eager (both timed
+        alone): what ``speedups`` ranges over."""
+        return tuple(g.model for g in self.at(batch)
+                     if variant in g.timed and g.timed[variant].speedup is not None)
+
+    def step(self, frm: str, to: str, batch: int) -> Span | None:
+        """The range of one recipe step's ratio across the models at ``batch``."""
+        found = [s.ratio for g in self.at(batch) for s in g.steps if (s.frm, s.to) == (frm, to)]
+        return Span.of(found) if found else None
+
+    def paid(self, frm: str, to: str, batch: int, pays: bool = True) -> tuple[str, ...]:
+        """The models at ``batch`` on which the step from ``frm`` to ``to`` paid (``pays``), or
+        did not: it was within noise or slower."""
+        return tuple(g.model for g in self.at(batch) for s in g.steps
+                     if (s.frm, s.to) == (frm, to) and (s.verdict is Verdict.PAYS) is pays)
+
+    def first_s(self, variant: str, batch: int = 1) -> Span | None:
+        """The range of ``variant``'s seconds to its first answer across the models."""
+        found = [g.timed[variant].first_s for g in self.at(batch)
+                 if variant in g.timed and g.timed[variant].first_s is not None]
+        return Span.of(found) if found else None
+
+    def standings(self) -> tuple[tuple[Group, Standing], ...]:
+        """Every (group, standing): compile against the fastest runtime, at each precision."""
+        return tuple((g, s) for g in self.groups for s in g.standings)
+
+    def gaps(self) -> dict[str, int]:
+        """How many standings had each gap (``level``, ``behind``, ``ahead``)."""
+        out = dict.fromkeys((g.value for g in Gap), 0)
+        for _, s in self.standings():
+            out[s.gap.value] += 1
+        return out
+
+    def behind(self) -> tuple[tuple[Group, Standing], ...]:
+        """Every (group, standing) where a runtime ran ahead of compile's best by more than
+        ``LEVEL``: where the page shows the profiles."""
+        return tuple((g, s) for g, s in self.standings() if s.gap is Gap.BEHIND)
+
+    @property
+    def recipe(self) -> str | None:
+        """compile's recipe (of ``COMPILED``) with the highest geometric-mean speedup over eager
+        fp32 across the groups; None where none ran."""
+        means = {}
+        for key in COMPILED:
+            found = [g.timed[key].speedup for g in self.groups
+                     if key in g.timed and g.timed[key].speedup is not None]
+            if found:
+                means[key] = math.exp(statistics.fmean(map(math.log, found)))
+        return max(means, key=means.__getitem__) if means else None
+
+    def errors(self, variant: str) -> Span | None:
+        """The range of ``variant``'s error against eager fp32 across the groups."""
+        found = [g.timed[variant].rel_err for g in self.groups
+                 if variant in g.timed and g.timed[variant].rel_err is not None]
+        return Span.of(found) if found else None
+
+    def ran_at(self, variant: str) -> tuple[str, ...]:
+        """The precisions ``variant`` ran at (OpenVINO's default: the one it chose)."""
+        return tuple(dict.fromkeys(g.timed[variant].precision for g in self.groups
+                                   if variant in g.timed))
+
+
+def spread(a: Any, b: Any, ratio: float) -> float:
+    """The band of a ratio of two medians from separate processes: the ratio times the sum of
+    the two medians' IQRs relative to them."""
+    return ratio * (a.iqr / a.median + b.iqr / b.median)
+
+
+def _group(model: str, batch: int, found: list[Any], prov: dict[str, Any]) -> Group:
+    by = {r.key.variant: r for r in found}
+    timed, failed, kept = {}, {}, {}
+    for key, r in by.items():
+        share = others_share(r.fields, prov)
+        if r.timed and share is not None and share > CROWDED:
+            failed[key] = f"crowded: other processes took {100 * share:.0f}% of the cores"
+        elif not r.timed:
+            failed[key] = r.status.value + (f": {r.get('message')}" if r.get("message") else "")
+        else:
+            kept[key] = r
+    eager = kept.get(cpu.BASELINE)
+    for key, r in kept.items():
+        ratio = eager.median / r.median if eager else None
+        timed[key] = Timed(key, r.get("precision") or "fp32", r.median, r.time.iqr_ratio,
+                           r.get("first_s"), r.get("rel_err"), ratio,
+                           core.verdict(ratio, spread(eager.time, r.time, ratio)) if eager
+                           else None, top_operator(r.get("profile")))
+    by = kept
+    steps = []
+    for frm, to in STEPS:
+        if frm in timed and to in timed:
+            ratio = by[frm].median / by[to].median
+            steps.append(Step(frm, to, ratio,
+                              core.verdict(ratio, spread(by[frm].time, by[to].time, ratio))))
+    standings = []
+    for precision in dict.fromkeys(t.precision for t in timed.values()):
+        mine = [timed[k] for k in COMPILED if k in timed and timed[k].precision == precision]
+        theirs = [timed[k] for k in RUNTIMES if k in timed and timed[k].precision == precision]
+        if mine and theirs:
+            c = min(mine, key=lambda t: t.median)
+            r = min(theirs, key=lambda t: t.median)
+            ratio = c.median / r.median
+            gap = Gap.BEHIND if ratio > LEVEL else Gap.AHEAD if ratio < 1 / LEVEL else Gap.LEVEL
+            standings.append(Standing(precision, c.variant, r.variant, ratio, gap))
+    return Group(model, batch, eager.median if eager else None, timed, failed, tuple(steps),
+                 tuple(standings))
+
+
+def of(doc: dict[str, Any]) -> Cpu:
+    found = results.typed_rows(doc, variant="variant")
+    prov = doc["provenance"]
+    keys = dict.fromkeys((r.key.model, r.key.batch) for r in found)
+    groups = [_group(m, b, [r for r in found if (r.key.model, r.key.batch) == (m, b)], prov)
+              for m, b in keys]
+    cap = prov.get("cpu_capability") or {}
+    shares = [s for r in doc["rows"] if (s := others_share(r, prov)) is not None]
+    crowded = sum(1 for g in groups for m in g.failed.values() if m.startswith("crowded"))
+    return Cpu(tuple(groups), cap, machine.bf16_in_hardware(cap) if cap else None,
+               others=Span.of(shares) if shares else None, crowded=crowded,
+               rows=len(doc["rows"]))
+
+
+def top_operator(profile: dict[str, Any] | None) -> str | None:
+    """The name a profile lists first (most time), or None where there is no profile."""
+    top = (profile or {}).get("top") or []
+    return top[0]["name"] if top else None
+
+
+def others_share(row: dict[str, Any], prov: dict[str, Any]) -> float | None:
+    """The share of the cores other processes took while the row's process ran."""
+    cores, wall, others = prov.get("cpu_count"), row.get("wall_s"), row.get("others_cpu_s")
+    if not cores or not wall or others is None:
+        return None
+    return others / (wall * cores)
+

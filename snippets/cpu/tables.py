@@ -1,0 +1,146 @@
+"""The CPU page's tables, drawn from a CPU results document (directly, or through its findings,
+``snippets.cpu.findings``): the recipe step by step, compile against each runtime at each
+precision, the first answers, every row, and the profiles where a runtime ran ahead. Each
+returns Markdown; nothing measures or prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from snippets import cpu
+from snippets.core import columns, render
+from snippets.cpu import findings
+from snippets.cpu.findings import Group
+
+# Variants as a column heads them: short enough for several side by side.
+SHORT = {"eager": "eager", "compile": "compile", "compile-freezing": "+ freezing",
+         "onnxruntime": "ONNX Runtime", "openvino-f32": "OpenVINO f32",
+         "eager-bf16": "eager bf16", "compile-freezing-bf16": "+ freezing, bf16",
+         "openvino": "OpenVINO default"}
+FP32 = ("compile", "compile-freezing", "onnxruntime", "openvino-f32")
+BF16 = ("eager-bf16", "compile-freezing-bf16", "openvino")
+SEPARATE = ("× is eager fp32's median over the row's, each timed in a process of its own")
+
+
+def _label(g: Group) -> str:
+    return f"{g.model} · {g.batch}"
+
+
+def _x(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}x"
+
+
+def recipe(doc: dict[str, Any]) -> str:
+    """The recipe one step at a time: eager fp32's median, then each step's speedup over
+    eager, and the error of the last step's answer against eager's."""
+    f = findings.of(doc)
+    steps = [to for _, to in findings.STEPS]
+    body = []
+    for g in f.groups:
+        last = g.get(steps[-1])
+        body.append([_label(g), render.ms(g.eager_ms),
+                     *(_x(g.timed[s].speedup) if s in g.timed else _status(g, s)
+                       for s in steps),
+                     render.num(last.rel_err if last else None, ".1e")])
+    head = ["Model · batch", "Eager ms", *(SHORT[s] for s in steps), "Error, bf16"]
+    note = (f'<p class="units">{SEPARATE}. + freezing adds channels_last for an image model. '
+            "Error: the last step's first answer against eager fp32's, "
+            "‖a − b‖ / ‖b‖.</p>")
+    return render.markdown_table(head, body) + "\n\n" + note
+
+
+def _status(g: Group, variant: str) -> str:
+    """A cell for a variant that did not run or did not answer as eager did: its status."""
+    return g.failed.get(variant, "–").split(":")[0]
+
+
+def _ms(g: Group, variant: str) -> str:
+    t = g.get(variant)
+    if t is None:
+        return _status(g, variant)
+    shown = render.ms(t.median)
+    return shown if t.precision in ("fp32", cpu.BY_KEY[variant].precision) else (
+        f"{shown} ({t.precision})")
+
+
+def against(doc: dict[str, Any], variants: Sequence[str] = FP32) -> str:
+    """Compile's recipes beside the runtimes at one precision (``FP32`` or ``BF16``): each
+    median, and compile's best over the fastest runtime's. A runtime that chose another
+    precision says which beside its time."""
+    f = findings.of(doc)
+    precision = "bf16" if variants == BF16 else "fp32"
+    body = []
+    for g in f.groups:
+        s = g.standing(precision)
+        body.append([_label(g), *(_ms(g, v) for v in variants),
+                     f"{s.ratio:.2f} ({s.gap.value})" if s else "–"])
+    head = ["Model · batch", *(SHORT[v] for v in variants), "Compile ÷ fastest"]
+    note = ('<p class="units">Times in ms, medians, each variant in a process of its own. '
+            "Compile ÷ fastest: compile's fastest recipe over the fastest runtime's median, at "
+            f"this precision; within {findings.LEVEL:.2f}x either way is level.</p>")
+    return render.markdown_table(head, body) + "\n\n" + note
+
+
+def first_answers(doc: dict[str, Any]) -> str:
+    """Seconds from a model in memory to each variant's first answer: its export, conversion or
+    compile (each with an empty cache) and its first call."""
+    f = findings.of(doc)
+    variants = [v.key for v in cpu.VARIANTS if any(v.key in g.timed for g in f.groups)]
+    body = [[_label(g), *(render.ms(g.timed[v].first_s) if v in g.timed
+                          else _status(g, v) for v in variants)] for g in f.groups]
+    note = ('<p class="units">Seconds, from the model built to its first answer, in a fresh '
+            "process with an empty Inductor cache.</p>")
+    return (render.markdown_table(["Model · batch", *(SHORT[v] for v in variants)], body)
+            + "\n\n" + note)
+
+
+def table(doc: dict[str, Any]) -> str:
+    """Every row: the precision it ran at, its median with its spread, its speedup over eager
+    fp32, its seconds to the first answer, its error, how much of the cores other processes
+    took while it ran, and its status."""
+    eager = {(r["model"], r["batch_size"]): r for r in doc["rows"]
+             if r["variant"] == cpu.BASELINE and r.get("latency_ms")}
+
+    def speedup(r: dict[str, Any]) -> float | None:
+        base = eager.get((r["model"], r["batch_size"]))
+        if base is None or not r.get("latency_ms") or r["status"] not in ("ok", "noisy"):
+            return None
+        return base["latency_ms"]["median"] / r["latency_ms"]["median"]
+
+    def others(r: dict[str, Any]) -> float | None:
+        share = findings.others_share(r, doc["provenance"])
+        return None if share is None else 100 * share
+
+    key = (columns.field("Model", "model"), columns.field("Batch", "batch_size"),
+           columns.Column("Variant", lambda r: cpu.BY_KEY[r["variant"]].label, left=True))
+    return columns.markdown(doc["rows"], key, (
+        columns.words("Runs at", lambda r: r.get("precision")),
+        columns.timing("Median", lambda r: r.get("latency_ms")),
+        columns.Column("× eager", speedup, lambda v: f"{v:.2f}x", notes=(SEPARATE,)),
+        columns.Column("First s", lambda r: r.get("first_s"), render.ms),
+        columns.Column("Error", lambda r: r.get("rel_err"), lambda v: f"{v:.1e}"),
+        columns.Column("Others %", others, lambda v: f"{v:.0f}",
+                       notes=("Others %: the cores' time other processes took meanwhile",)),
+        columns.status()))
+
+
+def profiles(doc: dict[str, Any]) -> str:
+    """Where a call's time goes, for each group where a runtime ran ahead of compile's best by
+    more than ``findings.LEVEL``: compile's recipe and that runtime, each in its own profiler
+    (PyTorch's top-level operators; ONNX Runtime's operators; OpenVINO's nodes and the kernel
+    each ran). Empty where no runtime ran that far ahead."""
+    f = findings.of(doc)
+    by = {(r["model"], r["batch_size"], r["variant"]): r for r in doc["rows"]}
+    chosen = []
+    for g, s in f.behind():
+        for v in (s.compiled, s.runtime):
+            r = by[(g.model, g.batch, v)]
+            chosen.append({**r, "label": f"{_label(g)} · {SHORT[v]}"})
+    labelled, failed = render.profiled(chosen, lambda r: r["label"])
+    if not labelled:
+        return "\n".join(failed)
+    return "\n\n".join(x for x in (
+        render.profile_table(labelled, "Model · batch · variant"),
+        render.top_kernels(labelled), "\n".join(failed)) if x)
