@@ -78,6 +78,11 @@ class Standing:
     ratio: float  # compile's median over the runtime's: above 1, the runtime is faster
     gap: Gap
 
+    @property
+    def labels(self) -> tuple[str, str]:
+        """The two variants as the tables name them (``+ freezing``, ``OpenVINO f32``)."""
+        return cpu.BY_KEY[self.compiled].label, cpu.BY_KEY[self.runtime].label
+
 
 @dataclass(frozen=True)
 class Group:

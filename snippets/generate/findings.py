@@ -232,6 +232,10 @@ class Ladder:
     over_prev: dict[str, float]  # each timed rung over the rung below it, in the same rounds
     compile_s: dict[str, float]  # each compiled rung's first call, in an empty cache
     rung_ms: dict[str, float] = dataclasses.field(default_factory=dict)  # each rung's median
+    # eager's step captured by hand (the side rung), where it ran: its speedup over eager, and
+    # its median over the cudagraphs rung's, what Inductor adds on top of a graph
+    graph_alone: float | None = None
+    inductor_on_top: float | None = None
 
 
 def ladder(doc: dict[str, Any]) -> Ladder | None:
@@ -253,7 +257,16 @@ def ladder(doc: dict[str, Any]) -> Ladder | None:
         100 * top["bytes_per_step"] / (busy * 1e-6) / copy if busy else None,
         {r["rung"]: r["speedup_prev"] for r in timed if r.get("speedup_prev") is not None},
         {r["rung"]: r["compile_s"] for r in timed if r.get("compile_s") is not None},
-        {r["rung"]: r["step_ms"]["median"] for r in timed})
+        {r["rung"]: r["step_ms"]["median"] for r in timed}, *_graph_split(timed))
+
+
+def _graph_split(timed: list[dict[str, Any]]) -> tuple[float | None, float | None]:
+    by = {r["rung"]: r for r in timed}
+    hand, graphs = by.get("eager-graphed"), by.get("cudagraphs")
+    if hand is None:
+        return None, None
+    return hand["speedup"], (hand["step_ms"]["median"] / graphs["step_ms"]["median"]
+                             if graphs else None)
 
 
 def rung(doc: dict[str, Any], name: str) -> dict[str, Any] | None:

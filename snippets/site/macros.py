@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from snippets import bench, diagnose, dynamic, train
-from snippets.bench import crosscheck_findings, payoff
+from snippets.bench import crosscheck_findings, graphs, payoff
 from snippets.bench import findings as bench_findings
 from snippets.cpu import findings as cpu_findings
 from snippets.core import render, results
@@ -61,6 +61,8 @@ class Source:
 SOURCES: dict[str, Source] = {
     "bench": Source(bench_findings.of, ("bench",), bench.produce_on),
     "bench-crosscheck": Source(crosscheck_findings.of, ("bench-crosscheck",), bench.crosscheck_on),
+    # The CUDA graphs without Inductor beside reduce-overhead: recorded only, on a GPU.
+    "bench-graphs": Source(graphs.of, ("bench-graphs",)),
     # The graph-breaks run's small blocks, as the page on when compile does not pay reads them.
     "graph-breaks-tiny": Source(payoff.tiny, ("graph-breaks",)),
     # The same blocks under CUDA graphs (mode="reduce-overhead"): recorded only, on a GPU.

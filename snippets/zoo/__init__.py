@@ -118,6 +118,13 @@ def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
 
 def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """``old`` with ``new``'s rows added by the one rule of ``--append`` (``results.join``)."""
-    return results.join(old, new, lambda r: (r["model"], r["batch_size"], r["mode"]),
-                        measured=("peak_bf16_tflops",),
-                        ran=("models", "batch_sizes", "modes", "inductor_cache"))
+    doc = results.join(old, new, lambda r: (r["model"], r["batch_size"], r["mode"]),
+                       measured=("peak_bf16_tflops",),
+                       ran=("models", "batch_sizes", "modes", "inductor_cache"))
+    # A command stopped at its time limit leaves its part unfinished, but its rows are whole:
+    # once later commands have measured every model, batch and mode the file asks for, the
+    # file is complete.
+    s = doc["provenance"]["settings"]
+    asked = {(m, b, mode) for m in s["models"] for b in s["batch_sizes"] for mode in s["modes"]}
+    have = {(r["model"], r["batch_size"], r["mode"]) for r in doc["rows"]}
+    return {**doc, "complete": doc["complete"] or asked <= have}

@@ -75,3 +75,18 @@ def test_append_joins_commands_into_one_file(monkeypatch, capsys, tmp_path):
     code, _, err = cli_run.run(main, capsys, "--models", "gpt2", *common, "--append",
                                "--dtype", "bf16")
     assert code == 2 and "dtype" in err
+
+
+def _part(models, rows, complete):
+    prov = {"date": "d", "commit": "c", "settings": {"models": models, "batch_sizes": [1],
+                                                     "modes": ["eager", "default"]}}
+    return {"provenance": prov, "complete": complete,
+            "rows": [{"model": m, "batch_size": 1, "mode": mode} for m, mode in rows]}
+
+
+def test_a_stopped_command_leaves_the_file_incomplete_until_its_rows_are_all_measured():
+    stopped = _part(["a", "b"], [("a", "eager"), ("a", "default"), ("b", "eager")], False)
+    rest = _part(["c"], [("c", "eager"), ("c", "default")], True)
+    assert not zoo.join(stopped, rest)["complete"]  # b's default was never measured
+    again = _part(["b"], [("b", "eager"), ("b", "default")], True)
+    assert zoo.join(zoo.join(stopped, rest), again)["complete"]

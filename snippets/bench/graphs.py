@@ -1,0 +1,126 @@
+"""A graph alone against a graph of Inductor's kernels: what a run with the graph variants
+(``python -m snippets.bench --modes reduce-overhead,eager-graphed,cudagraphs-backend``) says, as
+data, and its one table.
+
+``reduce-overhead`` does two things at once: Inductor's kernels, and one CUDA graph to launch them.
+The eager model captured by hand (``eager-graphed``) and Dynamo's graph replayed by the
+``cudagraphs`` backend do only the second. Their ratio, both timed in the same rounds, is what
+Inductor adds on top of the graph. Pure: nothing here measures or composes text.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from snippets.core import columns, render
+from snippets.core import rows as typed
+
+HAND, BACKEND, COMPILED = "eager-graphed", "cudagraphs-backend", "reduce-overhead"
+ORDER = ("eager", HAND, BACKEND, COMPILED)
+# Within a tenth of the hand capture, reduce-overhead adds nothing a reader should pay a compile
+# for: the runs' own spreads (half the IQR of the per-round ratios) reach a few hundredths.
+ENOUGH = 1.10
+
+
+class Verdict(str, enum.Enum):
+    GRAPH = "graph"  # the hand capture is within ENOUGH of reduce-overhead: the graph is the gain
+    INDUCTOR = "inductor"  # reduce-overhead beats the hand capture by more: compile pays on top
+    UNKNOWN = "unknown"  # one of the two did not run or did not compute eager's answer
+
+
+@dataclass(frozen=True)
+class Split:
+    """One model and batch: each variant's speedup over eager, and ``on_top``, the hand
+    capture's median over reduce-overhead's (how much faster Inductor's graph ran)."""
+
+    model: str
+    batch: int
+    eager_ms: float
+    hand: float | None
+    backend: float | None
+    compiled: float | None
+    on_top: float | None
+    verdict: Verdict
+    copies_input: bool = False  # the hand capture's timed calls copied their input in
+
+
+def _ms(row: dict[str, Any] | None) -> float | None:
+    """A row's median, where it holds a valid time of a correct answer."""
+    return typed.median(row) if typed.timed(row) else None
+
+
+def split(doc: dict[str, Any]) -> list[Split]:
+    """A ``Split`` per model and batch whose eager row was timed, in the run's order."""
+    by = {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}
+    found = []
+    for (model, batch, mode), eager in by.items():
+        if mode != "eager" or _ms(eager) is None:
+            continue
+        rows = {m: by.get((model, batch, m)) for m in (HAND, BACKEND, COMPILED)}
+        speed = {m: r["speedup"] if _ms(r) is not None and r["status"] != "mismatch"
+                 else None for m, r in rows.items()}
+        hand, compiled = _ms(rows[HAND]), _ms(rows[COMPILED])
+        on_top = hand / compiled if speed[HAND] and speed[COMPILED] else None
+        verdict = (Verdict.UNKNOWN if on_top is None else
+                   Verdict.GRAPH if on_top < ENOUGH else Verdict.INDUCTOR)
+        found.append(Split(model, batch, _ms(eager), speed[HAND], speed[BACKEND],
+                           speed[COMPILED], on_top, verdict,
+                           bool((rows[HAND] or {}).get("copies_input"))))
+    return found
+
+
+def where(splits: list[Split], verdict: Verdict) -> list[Split]:
+    """The model and batch pairs of one verdict: where a hand capture was enough, say."""
+    return [s for s in splits if s.verdict == verdict]
+
+
+def _times(s: float | None) -> str:
+    return render.num(s, ".2f") + "x" if s is not None else columns.MISSING
+
+
+def table(doc: dict[str, Any]) -> str:
+    """A row per model and batch: eager's time, each graph's speedup over that eager row, and
+    reduce-overhead over the hand capture (both columns of the same row, the same rounds)."""
+    return columns.markdown(split(doc), (columns.Column("Model", lambda s: s.model, left=True),
+                                         columns.Column("Batch", lambda s: s.batch, left=True)), (
+        columns.ms("Eager", lambda s: s.eager_ms),
+        columns.Column("Captured by hand", lambda s: s.hand, _times, notes=(columns.RATIO,)),
+        columns.Column("cudagraphs backend", lambda s: s.backend, _times),
+        columns.Column("reduce-overhead", lambda s: s.compiled, _times),
+        columns.Column("Inductor on top", lambda s: s.on_top, _times),
+    ), joined=False)
+
+
+@dataclass(frozen=True)
+class Graphs:
+    """A run's splits, and the pairs where the graph alone was enough or compile paid on top."""
+
+    splits: tuple[Split, ...]
+
+    @property
+    def graph_enough(self) -> list[Split]:
+        return where(list(self.splits), Verdict.GRAPH)
+
+    @property
+    def compile_pays(self) -> list[Split]:
+        return where(list(self.splits), Verdict.INDUCTOR)
+
+    @property
+    def backend_behind(self) -> bool:
+        """Whether the cudagraphs backend ran slower than the hand capture wherever both ran."""
+        both = [s for s in self.splits if s.hand and s.backend]
+        return bool(both) and all(s.backend < s.hand for s in both)
+
+    @property
+    def copies_input(self) -> bool:
+        """Whether every hand capture of the run copied its input in at each timed call."""
+        return all(s.copies_input for s in self.splits if s.hand)
+
+    def at(self, model: str, batch: int) -> Split | None:
+        return next((s for s in self.splits if (s.model, s.batch) == (model, batch)), None)
+
+
+def of(doc: dict[str, Any]) -> Graphs:
+    return Graphs(tuple(split(doc)))
