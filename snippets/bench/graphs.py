@@ -107,6 +107,13 @@ class Graphs:
     def compile_pays(self) -> list[Split]:
         return where(list(self.splits), Verdict.INDUCTOR)
 
+    def by_model(self, verdict: str) -> list[tuple[str, list[Split]]]:
+        """The splits of one verdict (``"graph"``, ``"inductor"``) grouped by model, in run order."""
+        out: dict[str, list[Split]] = {}
+        for s in where(list(self.splits), Verdict(verdict)):
+            out.setdefault(s.model, []).append(s)
+        return list(out.items())
+
     @property
     def backend_behind(self) -> bool:
         """Whether the cudagraphs backend ran slower than the hand capture wherever both ran."""

@@ -31,6 +31,8 @@ def test_each_model_and_batch_splits_into_the_graph_and_what_inductor_adds():
     found = graphs.of(doc)
     assert found.graph_enough == [enc] and found.compile_pays == [cnn]
     assert found.at("cnn", 1) == cnn and found.at("cnn", 32) is None
+    assert found.by_model("graph") == [("enc", [enc])] and found.by_model("inductor") == [
+        ("cnn", [cnn])]
     assert found.backend_behind  # 3.2x under the hand capture's 4.0x; enc has no backend row
 
 
