@@ -236,6 +236,9 @@ class Ladder:
     # its median over the cudagraphs rung's, what Inductor adds on top of a graph
     graph_alone: float | None = None
     inductor_on_top: float | None = None
+    # whether the decoder has fewer key-value heads than query heads: without, the gqa rung
+    # has nothing to group
+    grouped: bool | None = None
 
 
 def ladder(doc: dict[str, Any]) -> Ladder | None:
@@ -257,7 +260,13 @@ def ladder(doc: dict[str, Any]) -> Ladder | None:
         100 * top["bytes_per_step"] / (busy * 1e-6) / copy if busy else None,
         {r["rung"]: r["speedup_prev"] for r in timed if r.get("speedup_prev") is not None},
         {r["rung"]: r["compile_s"] for r in timed if r.get("compile_s") is not None},
-        {r["rung"]: r["step_ms"]["median"] for r in timed}, *_graph_split(timed))
+        {r["rung"]: r["step_ms"]["median"] for r in timed}, *_graph_split(timed),
+        _grouped(doc["provenance"]["settings"].get("size")))
+
+
+def _grouped(size: str | None) -> bool | None:
+    shape = model.SIZES.get(size) if size else None
+    return shape.kv_heads < shape.heads if shape else None
 
 
 def _graph_split(timed: list[dict[str, Any]]) -> tuple[float | None, float | None]:
