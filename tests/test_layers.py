@@ -15,6 +15,7 @@ TOPICS = {p.name for p in ROOT.iterdir() if p.is_dir() and (p / "__init__.py").e
 # A topic that builds on another's public tools, and why.
 ALLOWED = {
     ("bench", "explain"): "a benchmark row counts the model's graphs and breaks",
+    ("cpu", "zoo"): "the CPU comparison builds the zoo's BERT and ViT from its catalog",
     ("debug", "explain"): "the debugging page's logs read the same breaks",
     ("diagnose", "bench"): "a diagnosis times the modes with the benchmark's tolerance",
     ("diagnose", "dynamic"): "and tries the shape strategies of dynamic shapes",
