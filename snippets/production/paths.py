@@ -122,6 +122,8 @@ def compile_regions(model: nn.Module) -> nn.Module:
 def save_artifacts() -> bytes:
     """After the warm-up compiled everything: the compiled artifacts of this
     process (Inductor's and AOTAutograd's caches) as bytes to ship."""
+    import torch
+
     saved = torch.compiler.save_cache_artifacts()
     if saved is None:
         raise RuntimeError("nothing was compiled in this process")
@@ -131,6 +133,8 @@ def save_artifacts() -> bytes:
 def load_artifacts(artifacts: bytes) -> None:
     """In a new process, before the first compile: fill the local cache from
     the bytes, so torch.compile finds its artifacts instead of compiling."""
+    import torch
+
     torch.compiler.load_cache_artifacts(artifacts)
 # --8<-- [end:artifacts]
 
