@@ -87,8 +87,6 @@ NOT_YET = frozenset({
     "snippets/speed/autotune.py:replays",
     "snippets/speed/ladder.py:options",
     "snippets/speed/ladder.py:rungs",
-    "snippets/speed/settings.py:grid",
-    "snippets/speed/tf32.py:tf32",
     "snippets/train/step.py:step",
     "snippets/train/step.py:variants",
 })
