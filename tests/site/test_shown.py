@@ -37,8 +37,6 @@ NOT_YET = frozenset({
     "snippets/bench/__init__.py:prepare",
     "snippets/bench/independent.py:alone",
     "snippets/core/measure.py:interleave",
-    "snippets/core/roofline.py:ceilings",
-    "snippets/core/roofline.py:reading",
     "snippets/cpu/recipes.py:onnxruntime",
     "snippets/cpu/recipes.py:openvino",
     "snippets/cpu/recipes.py:recipe",
