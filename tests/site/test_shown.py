@@ -48,7 +48,6 @@ NOT_YET = frozenset({
     "snippets/dynamic/__init__.py:strategies",
     "snippets/dynamic/ranges.py:ranged",
     "snippets/dynamic/recompiles.py:log_demo",
-    "snippets/dynamic/recompiles.py:stance",
     "snippets/explain/__init__.py:explain",
     "snippets/explain/breaks.py:Block",
     "snippets/explain/breaks.py:container_broken",
