@@ -74,7 +74,6 @@ NOT_YET = frozenset({
     "snippets/production/apis.py:region",
     "snippets/production/apis.py:stances",
     "snippets/production/paths.py:aot",
-    "snippets/production/paths.py:precompile",
     "snippets/production/paths.py:regional",
     "snippets/production/pinning.py:pin",
     "snippets/production/stream.py:buckets",
