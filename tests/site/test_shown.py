@@ -77,7 +77,6 @@ NOT_YET = frozenset({
     "snippets/scale/wrap.py:fsdp2",
     "snippets/scale/wrap.py:prepare",
     "snippets/speed/autotune.py:replays",
-    "snippets/speed/ladder.py:options",
     "snippets/speed/ladder.py:rungs",
     "snippets/train/step.py:step",
     "snippets/train/step.py:variants",
