@@ -18,6 +18,11 @@ from typing import Any
 
 import torch
 
+# Shown whole on the Benchmark page from its own module; the producers take them from here.
+from snippets.core.timing import Stopwatch as Stopwatch
+from snippets.core.timing import synchronize
+from snippets.core.timing import time_first_call as time_first_call
+
 # A row whose interquartile range exceeds this fraction of its median is flagged noisy: beyond 5 %
 # two runs of the same configuration disagree by more than the effects this guide reports.
 NOISY_IQR_RATIO = 0.05
@@ -93,11 +98,6 @@ def relative_error(out: torch.Tensor, ref: torch.Tensor) -> float:
     return diff / denom if denom else diff
 
 
-def synchronize(device: torch.device) -> None:
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-
-
 def time_calls(fn: Callable[[], object], calls: int, device: torch.device) -> float:
     """Milliseconds per call, averaged over ``calls`` back-to-back calls.
 
@@ -126,42 +126,6 @@ def calls_per_sample(per_call_ms: float, target_ms: float) -> int:
     if per_call_ms <= 0:
         return 1
     return max(1, min(10_000, round(target_ms / per_call_ms)))
-
-
-# --8<-- [start:first_call]
-class Stopwatch:
-    """Wall time of a block of device work, synchronized at both ends so
-    queued kernels count.
-
-    ``seconds`` is set when the block ends, also when it raised: a call that
-    failed while compiling still took that long.
-    """
-
-    def __init__(self, device: torch.device) -> None:
-        self.device, self.seconds = device, math.nan
-
-    def __enter__(self) -> Stopwatch:
-        synchronize(self.device)
-        self._t0 = time.perf_counter()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        # After an error the device may be unusable: do not wait on it.
-        if exc[0] is None:
-            synchronize(self.device)
-        self.seconds = time.perf_counter() - self._t0
-
-
-def time_first_call(
-    fn: Callable[[], object], device: torch.device
-) -> tuple[object, float]:
-    """``(output, seconds)`` of one call: the first call of a compiled model
-    is its compile, which is what a caller waits for, so it is timed whole and
-    apart from the steady state."""
-    with Stopwatch(device) as watch:
-        out = fn()
-    return out, watch.seconds
-# --8<-- [end:first_call]
 
 
 class HostGate:

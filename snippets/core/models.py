@@ -24,7 +24,8 @@ class SpecError(ValueError):
 
 
 # --8<-- [start:models]
-def resnet50(batch_size: int) -> tuple[nn.Module, torch.Tensor]:
+def resnet50(batch_size: int):
+    import torch
     import torchvision
 
     # Random weights: speed does not depend on their values.
@@ -32,7 +33,10 @@ def resnet50(batch_size: int) -> tuple[nn.Module, torch.Tensor]:
     return model, torch.randn(batch_size, 3, 224, 224)
 
 
-def transformer(batch_size: int) -> tuple[nn.Module, torch.Tensor]:
+def transformer(batch_size: int):
+    import torch
+    from torch import nn
+
     layer = nn.TransformerEncoderLayer(
         d_model=512, nhead=8, dim_feedforward=2048, batch_first=True
     )

@@ -40,6 +40,10 @@ DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32}
 # --8<-- [start:ceilings]
 def matmul_tflops(device, n, dtype, reps, repeats):
     """TFLOP/s of ``reps`` back-to-back n×n products, a sample per repeat."""
+    import torch
+
+    from snippets.core import measure
+
     a = torch.randn(n, n, device=device, dtype=dtype)
     b = torch.randn(n, n, device=device, dtype=dtype)
     for _ in range(2):  # cuBLAS picks its kernel, the clocks rise
@@ -53,6 +57,10 @@ def matmul_tflops(device, n, dtype, reps, repeats):
 
 def copy_gbps(device, mib, reps, repeats):
     """GB/s of a device-to-device copy, counting reads and writes."""
+    import torch
+
+    from snippets.core import measure
+
     src = torch.ones(mib * 2**20, dtype=torch.uint8, device=device)
     dst = torch.empty_like(src)
     dst.copy_(src)
@@ -81,6 +89,17 @@ def min_bytes(weights: int, x: examples.Example, out: Any) -> dict[str, int]:
     return {"weights": weights, "input": examples.nbytes(x), "output": examples.nbytes(out)}
 
 
+# --8<-- [start:reading]
+def floors(flops, moved, ceil):
+    """The times a row's FLOPs take at the matmul ceiling and its bytes at
+    the copy ceiling, in ms, and the larger of the two."""
+    compute_ms = flops / (ceil["matmul_tflops"] * 1e12) * 1e3
+    memory_ms = sum(moved.values()) / (ceil["copy_gbps"] * 1e9) * 1e3
+    bound_ms = max(compute_ms, memory_ms)  # no schedule beats this floor
+    return compute_ms, memory_ms, bound_ms
+# --8<-- [end:reading]
+
+
 def reading(flops: float | None, moved: dict[str, int] | None, measured_ms: float | None,
             ceil: dict[str, Any] | None) -> dict[str, Any] | None:
     """A row's compute-bound and memory-bound times beside its measured one, which bound is
@@ -88,11 +107,7 @@ def reading(flops: float | None, moved: dict[str, int] | None, measured_ms: floa
     None where the row lacks what the reading needs."""
     if not (flops and moved and measured_ms and ceil):
         return None
-    # --8<-- [start:reading]
-    compute_ms = flops / (ceil["matmul_tflops"] * 1e12) * 1e3
-    memory_ms = sum(moved.values()) / (ceil["copy_gbps"] * 1e9) * 1e3
-    bound_ms = max(compute_ms, memory_ms)  # no schedule beats this floor
-    # --8<-- [end:reading]
+    compute_ms, memory_ms, bound_ms = floors(flops, moved, ceil)
     return {"compute_ms": compute_ms, "memory_ms": memory_ms,
             "bound": "compute" if compute_ms >= memory_ms else "memory",
             "bound_ms": bound_ms, "measured_ms": measured_ms,

@@ -15,10 +15,12 @@ HAS_SPECIALIZE_ON = "specialize_on" in inspect.signature(torch._dynamo.mark_dyna
 
 
 # --8<-- [start:ranged]
-def mark_lengths(x: torch.Tensor) -> torch.Tensor:
+def mark_lengths(x):
     """Call before each compiled call. Lengths 2 to 512 share one graph;
     the common 128 and 256 also get kernels specialized to them. A marked
     length outside the range raises."""
+    import torch
+
     torch._dynamo.mark_dynamic(
         x, 1, min=2, max=512,
         specialize_on=[lambda n: n == 128, lambda n: n == 256],

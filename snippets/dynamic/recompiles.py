@@ -39,6 +39,8 @@ def has_stance() -> bool:
 def assert_no_recompiles(compiled, inputs) -> None:
     """Call an already warmed-up model on ``inputs``; raise if any of them would
     recompile."""
+    import torch
+
     with torch.compiler.set_stance("fail_on_recompile"), torch.no_grad():
         for x in inputs:
             compiled(x)

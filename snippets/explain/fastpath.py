@@ -50,7 +50,9 @@ def fastpath(enabled: bool) -> Iterator[None]:
 
 
 # --8<-- [start:fix]
-def compile_without_fastpath(model: torch.nn.Module) -> torch.nn.Module:
+def compile_without_fastpath(model):
+    import torch
+
     # Off before the first call, which is when Dynamo traces: the traced
     # layers are then plain linear, attention and layer-norm ops that Inductor
     # can fuse, not one opaque fused op each.

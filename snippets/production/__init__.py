@@ -41,9 +41,11 @@ def eager_requested(environ: Mapping[str, str]) -> bool:
 
 
 # --8<-- [start:eager_switch]
-def serve(model: torch.nn.Module, *, eager: bool, **options: Any):
+def serve(model, *, eager: bool, **options):
     """The model as the service calls it: compiled, or, with the switch
     on, the same object running eager (nothing is traced or compiled)."""
+    import torch
+
     compiled = torch.compile(model, **options)
     # A process-wide stance: every torch.compile'd function runs eager.
     torch.compiler.set_stance("force_eager" if eager else "default")

@@ -154,10 +154,12 @@ def regions(blocks: int = 8) -> list[dict[str, Any]]:
 
 
 # --8<-- [start:guards]
-def with_fewer_guards(model: nn.Module, backend="inductor") -> nn.Module:
+def with_fewer_guards(model, backend="inductor"):
     """Compiled without the guards on torch's built-in modules' attributes:
     faster to check, and wrong if the service changes such a module after
     the first call (the _unsafe in the name)."""
+    import torch
+
     drop = torch.compiler.skip_guard_on_inbuilt_nn_modules_unsafe
     return torch.compile(model, backend=backend,
                          options={"guard_filter_fn": drop})

@@ -84,6 +84,8 @@ def with_clone(compiled, x1, x2):
 
 
 def with_step_marks(compiled, x1, x2):
+    import torch
+
     # What torch's error message advises: a new step before each invocation.
     torch.compiler.cudagraph_mark_step_begin()
     a = compiled(x1)
@@ -135,7 +137,7 @@ def uses_cpu_tensor(x, scale):
 
 
 def any_length(x):  # compiled with dynamic=True, called at several lengths
-    return torch.softmax(x @ x.transpose(-1, -2), dim=-1)
+    return (x @ x.transpose(-1, -2)).softmax(dim=-1)
 # --8<-- [end:skips]
 
 

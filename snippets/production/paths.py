@@ -122,6 +122,8 @@ def compile_regions(model: nn.Module) -> nn.Module:
 def save_artifacts() -> bytes:
     """After the warm-up compiled everything: the compiled artifacts of this
     process (Inductor's and AOTAutograd's caches) as bytes to ship."""
+    import torch
+
     saved = torch.compiler.save_cache_artifacts()
     if saved is None:
         raise RuntimeError("nothing was compiled in this process")
@@ -131,6 +133,8 @@ def save_artifacts() -> bytes:
 def load_artifacts(artifacts: bytes) -> None:
     """In a new process, before the first compile: fill the local cache from
     the bytes, so torch.compile finds its artifacts instead of compiling."""
+    import torch
+
     torch.compiler.load_cache_artifacts(artifacts)
 # --8<-- [end:artifacts]
 
@@ -201,18 +205,21 @@ def import_output_types(loaded) -> list[str]:
 
 
 # --8<-- [start:precompile]
-def call(model: nn.Module, *args, **kwargs):
+def call(model, *args, **kwargs):
     """What is compiled ahead of time: a function of the model and its
     inputs, so the saved file holds code and guards, not weights."""
     return model(*args, **kwargs)
 
 
-def precompile(model: nn.Module, example: examples.Example, file: Path, *,
-               dynamic: bool | None = None) -> Path:
+def precompile(model, example, file, *, dynamic=None):
     """Ahead of time, once per release: Dynamo and Inductor run here, and
     the compiled function (its graph's code, its guards, its kernels'
     source) is saved to a file. The graph must be whole (fullgraph=True).
     It serves the example's shapes only, unless dynamic=True."""
+    import torch
+
+    from snippets.core import examples
+
     args, kwargs = examples.split(example)  # as aot_build splits it
     # On by default from torch 2.14 (torch/_dynamo/config.py); older
     # releases need the switch.
@@ -223,10 +230,12 @@ def precompile(model: nn.Module, example: examples.Example, file: Path, *,
     return file
 
 
-def load_precompiled(file: Path):
+def load_precompiled(file):
     """At service start: the compiled function, without tracing. Call it
     as ``fn(model, *args, **kwargs)`` under torch.no_grad(), as it was
     built: grad mode is one of the guards it checks on every call."""
+    import torch
+
     with open(file, "rb") as f:
         return torch.compiler.load_compiled_function(f)
 # --8<-- [end:precompile]

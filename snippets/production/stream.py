@@ -156,7 +156,7 @@ class StreamConfig:
 
 
 # --8<-- [start:stream]
-def answer(compiled, x: torch.Tensor, pad=None) -> torch.Tensor:
+def answer(compiled, x, pad=None):
     b, s, _ = x.shape
     return compiled(pad(x) if pad else x)[:b, :s]
 
@@ -164,6 +164,8 @@ def answer(compiled, x: torch.Tensor, pad=None) -> torch.Tensor:
 def locked(warmed_up: bool):
     """After a warm-up over every served shape, a request that would
     compile raises instead of stalling its caller for seconds."""
+    import torch
+
     return torch.compiler.set_stance(
         "fail_on_recompile" if warmed_up else "default")
 # --8<-- [end:stream]

@@ -106,6 +106,8 @@ KEYS = ("eager", "compile", "channels-last", "cuda-graphs", "no-fast-path", "fre
 # --8<-- [start:options]
 def compile_rung(model, rung):
     """A rung's mode and freezing, as this compile's own Inductor options."""
+    import torch._inductor
+
     options = dict(torch._inductor.list_mode_options(rung.mode))
     # For Inductor; Dynamo reads the switch instead (see frozen, below).
     options["freezing"] = rung.freezing
@@ -114,15 +116,16 @@ def compile_rung(model, rung):
     return torch.compile(model, options=options)
 
 
-@contextlib.contextmanager
 def frozen(on):
-    """Freezing, on around every call of a frozen rung: compile and run."""
+    """Freezing, on around every call of a frozen rung (compile and run):
+    ``with frozen(on):``."""
+    import torch._inductor.config
+
     # The option alone is not enough: Dynamo reads the global switch while
     # it traces, to make the weights static. Without it the weights stay
     # inputs of the graph: on a CPU they are not prepacked, and under CUDA
     # graphs every call copies all of them into the graph's buffers.
-    with torch._inductor.config.patch(freezing=on):
-        yield
+    return torch._inductor.config.patch(freezing=on)
 # --8<-- [end:options]
 
 

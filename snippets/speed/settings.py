@@ -40,6 +40,8 @@ _ids = itertools.count()
 def grid(dtype):
     """The settings to measure: the cuDNN autotuner off and on; TF32 off
     and on only where the dtype is fp32 (bf16 and fp16 never use TF32)."""
+    from snippets.core import backends
+
     tf32 = (False, True) if dtype == "fp32" else (True,)
     return [backends.BackendSettings(
                 matmul_precision="high" if t else "highest",

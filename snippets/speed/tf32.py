@@ -21,8 +21,11 @@ def switches() -> dict[str, str]:
 
 
 def tf32_on() -> None:
-    """Let fp32 products and convolutions run as TF32 (the page's lines)."""
+    """Let fp32 products and convolutions run as TF32 (the page's lines, with their import: they
+    run as a reader copies them)."""
     # --8<-- [start:tf32]
+    import torch
+
     # matrix products: off by default
     torch.backends.cuda.matmul.fp32_precision = "tf32"
     # convolutions: already torch's default
