@@ -15,7 +15,7 @@ from typing import Any
 
 from snippets.core import measure
 from snippets.core import rows as typed
-from snippets.production.findings import GOOD
+from snippets.production.runs import GOOD
 from snippets.production.hazards import STEP_MARKS, Hazard, Outcome
 
 # ---- the request stream ------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 measures, and the words around the tables are the page's (``docs/includes/production.md``).
 
 Each function takes a results document and returns Markdown. Repetitions of a start-up path are
-summarized by their median (``findings.paths``); every sample stays in the file.
+summarized by their median (``runs.paths``); every sample stays in the file.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from snippets.core import columns, render
 from snippets.core import rows as typed
-from snippets.production import findings, paths, serving_findings
+from snippets.production import paths, runs, serving_findings
 
 
 def startup(doc: dict[str, Any]) -> str:
@@ -20,9 +20,9 @@ def startup(doc: dict[str, Any]) -> str:
     head = ("Model · start-up path", "First answer s", "Steady s", "ms per call", "Runs",
             "Status")
     rows = []
-    summary = findings.paths(doc)
+    summary = runs.paths(doc)
     models = list(dict.fromkeys(m for m, _ in summary))
-    order = list(findings.LABELS)  # a path added by a later command still sits with its model's
+    order = list(runs.LABELS)  # a path added by a later command still sits with its model's
     for (model, path), s in sorted(summary.items(), key=lambda kv: (
             models.index(kv[0][0]), order.index(kv[0][1]) if kv[0][1] in order else 99)):
         first = render.num(s.first_s, ".1f")
@@ -40,8 +40,8 @@ def startup_detail(doc: dict[str, Any]) -> str:
             "ms per call", "Host canary µs", "Graph cache hits/misses", "rel err")
     # Runs are numbered per model and path in the order they ran: repetitions of several
     # commands each count from one in their own command.
-    ordered = sorted(doc["rows"], key=findings.ran)
-    number = {id(r): n for group in findings.by_path(ordered).values()
+    ordered = sorted(doc["rows"], key=runs.ran)
+    number = {id(r): n for group in runs.by_path(ordered).values()
               for n, r in enumerate(group, start=1)}
     rows = [(f"{r['model']} · {r['path']} · {number[id(r)]}", render.num(r["import_s"], ".1f"),
              render.num(r["ready_s"], ".1f"), render.num(r["first_s"], ".1f"),
