@@ -1,7 +1,7 @@
 """What a zoo run found, as data: per family, how many models compiled and answered as eager did,
 and the geometric-mean speedup per mode and batch size with its range; the compiled rows that did
-not pay and the evidence each row holds of why; the tutorial's claims set against the families'
-ranges; and whether small work gains the most.
+not pay and the evidence each row holds of why (found in ``outliers``); the tutorial's claims set
+against the families' ranges; and whether small work gains the most.
 
 Pure arithmetic on one zoo results document (``of``); the page words what these numbers mean.
 """
@@ -16,20 +16,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from snippets.bench import claims
-from snippets.core import findings as core
 from snippets.core import rows as typed
 from snippets.core.findings import Span, Verdict
 from snippets.zoo import DEFAULTS, catalog
+from snippets.zoo.outliers import Cause, Outlier, outliers, timed
 
-CUDA_GRAPH_MODES = ("reduce-overhead", "max-autotune")
 # The tutorial's two model rows, and the zoo's families that stand for each: its ResNet-50 for
 # convolutional networks, its small transformer for every family built of attention blocks.
 CLAIM_FAMILIES = {"resnet50": ("convolutional",),
                   "transformer": ("vision transformer", "encoder", "decoder", "encoder-decoder")}
 CLAIM_MODE = "default"  # the zoo times default and reduce-overhead; the tutorial's is not run
-# A CUDA-graph mode that gains this many times the default mode's speedup on the same model and
-# batch says the default's time went to launching kernels, not to running them.
-HOST_BOUND_RATIO = 1.5
 
 
 @dataclass(frozen=True)
@@ -55,36 +51,6 @@ class Family:
 
     def cell(self, mode: str, batch: int) -> Cell | None:
         return self.cells.get((mode, batch))
-
-
-class Cause(str, enum.Enum):
-    """What a compiled row that did not pay holds as evidence of why."""
-
-    FAILS = "fails"  # it did not compile, answered wrongly or ran out of memory
-    BREAKS = "graph breaks"  # Dynamo split the forward
-    RECOMPILES = "recompiles"  # a repeated call compiled again
-    NO_CUDA_GRAPHS = "CUDA graphs skipped"  # a CUDA-graph mode that ran without them
-    HOST_BOUND = "host-bound"  # the CUDA-graph mode gained where this one did not
-    KERNELS = "kernels"  # one graph, no recompile: the time is in the kernels themselves
-
-
-@dataclass(frozen=True)
-class Outlier:
-    """A compiled row that is slower than eager, or within noise of it, or that failed."""
-
-    model: str
-    family: str
-    batch: int
-    mode: str
-    cause: Cause
-    speedup: float | None
-    verdict: Verdict | None  # None where the row failed
-    status: str
-    message: str
-    graph_breaks: int | None
-    recompiles: int | None
-    cudagraph_skips: int | None
-    cuda_graph_speedup: float | None  # the same model and batch in a CUDA-graph mode
 
 
 class Holds(str, enum.Enum):
@@ -157,10 +123,6 @@ class Zoo:
         return tuple(o for o in self.outliers if o.cause is Cause(cause))
 
 
-def _timed(r: dict[str, Any]) -> bool:
-    return r["status"] in typed.TIMED and r.get("speedup") is not None
-
-
 def _cell(rows: list[dict[str, Any]]) -> Cell | None:
     if not rows:
         return None
@@ -176,7 +138,7 @@ def _cells(rows: list[dict[str, Any]], modes: Iterable[str], batches: Iterable[i
     for mode in modes:
         for bs in batches:
             cell = _cell([r for r in rows if r["mode"] == mode and r["batch_size"] == bs
-                          and _timed(r)])
+                          and timed(r)])
             if cell:
                 cells[(mode, bs)] = cell
     return cells
@@ -189,7 +151,7 @@ def _compile(rows: list[dict[str, Any]]) -> tuple[Span | None, float | None]:
 
 def _passed(rows: list[dict[str, Any]], model: str) -> bool:
     mine = [r for r in rows if r["model"] == model and r["mode"] != "eager"]
-    return bool(mine) and all(_timed(r) for r in mine)
+    return bool(mine) and all(timed(r) for r in mine)
 
 
 def _family(name: str, rows: list[dict[str, Any]], modes: tuple[str, ...],
@@ -198,38 +160,6 @@ def _family(name: str, rows: list[dict[str, Any]], modes: tuple[str, ...],
     span, median = _compile(rows)
     return Family(name, models, sum(_passed(rows, m) for m in models),
                   _cells(rows, modes, batches), span, median)
-
-
-def _cause(r: dict[str, Any], graphs: dict[tuple[str, int], float]) -> Cause:
-    if not _timed(r):
-        return Cause.FAILS
-    if r.get("graph_breaks"):
-        return Cause.BREAKS
-    if r.get("recompiles"):
-        return Cause.RECOMPILES
-    if r["mode"] in CUDA_GRAPH_MODES and r.get("cudagraph_skips"):
-        return Cause.NO_CUDA_GRAPHS
-    other = graphs.get((r["model"], r["batch_size"]))
-    if r["mode"] not in CUDA_GRAPH_MODES and other and other > HOST_BOUND_RATIO * r["speedup"]:
-        return Cause.HOST_BOUND
-    return Cause.KERNELS
-
-
-def _outliers(rows: list[dict[str, Any]]) -> tuple[Outlier, ...]:
-    graphs = {(r["model"], r["batch_size"]): r["speedup"] for r in rows
-              if r["mode"] in CUDA_GRAPH_MODES and _timed(r)}
-    out = []
-    for r in rows:
-        if r["mode"] == "eager":
-            continue
-        verdict = core.verdict(r["speedup"], r.get("speedup_iqr") or 0.0) if _timed(r) else None
-        if verdict is Verdict.PAYS:
-            continue
-        out.append(Outlier(r["model"], r.get("family", ""), r["batch_size"], r["mode"],
-                           _cause(r, graphs), r.get("speedup"), verdict, r["status"],
-                           r["message"], r.get("graph_breaks"), r.get("recompiles"),
-                           r.get("cudagraph_skips"), graphs.get((r["model"], r["batch_size"]))))
-    return tuple(out)
 
 
 def spearman(x: list[float], y: list[float]) -> float | None:
@@ -248,7 +178,7 @@ def spearman(x: list[float], y: list[float]) -> float | None:
 
 def _trend(rows: list[dict[str, Any]], mode: str) -> Trend:
     eager = eager_rows(rows)
-    mine = [r for r in rows if r["mode"] == mode and _timed(r)
+    mine = [r for r in rows if r["mode"] == mode and timed(r)
             and (r["model"], r["batch_size"]) in eager]
     by = {(r["model"], r["batch_size"]): r["speedup"] for r in mine}
     small, large = min(r["batch_size"] for r in rows), max(r["batch_size"] for r in rows)
@@ -275,7 +205,7 @@ def _claims(rows: list[dict[str, Any]]) -> tuple[ClaimCheck, ...]:
     for (model, bs), (low, high) in claims.CLAIMED.items():
         families = CLAIM_FAMILIES[model]
         mine = [r for r in rows if r.get("family") in families and r["mode"] == CLAIM_MODE
-                and r["batch_size"] == bs and _timed(r)]
+                and r["batch_size"] == bs and timed(r)]
         cell = _cell(mine)
         verdict = (claims.Claim(claims.verdict(cell.geomean, 0.0, low, high)) if cell
                    else claims.Claim.NOT_MEASURED)
@@ -304,5 +234,5 @@ def of(doc: dict[str, Any]) -> Zoo:
     missing = tuple((m, b) for m in wanted for b in sizes if (m, b) not in seen)
     span, median = _compile(rows)
     return Zoo(len(models), sum(_passed(rows, m) for m in models), modes, batches, families,
-               _cells(rows, modes, batches), span, median, _outliers(rows),
+               _cells(rows, modes, batches), span, median, outliers(rows),
                tuple(_trend(rows, m) for m in modes), _claims(rows), missing)

@@ -11,7 +11,8 @@ from typing import Any
 from snippets.core import render
 from snippets.core import rows as typed
 from snippets.zoo import findings
-from snippets.zoo.findings import Cause, Cell
+from snippets.zoo.findings import Cell
+from snippets.zoo.outliers import CUDA_GRAPH_MODES, Cause, Outlier
 
 # Where the guide treats each cause of a row that did not pay, as served from the zoo page (exec
 # output is HTML by the time MkDocs sees it: it rewrites no link in it).
@@ -87,11 +88,11 @@ def models(doc: dict[str, Any]) -> str:
                           render.markdown_table(head, body, left=2))
 
 
-def _evidence(o: findings.Outlier) -> str:
+def _evidence(o: Outlier) -> str:
     if o.cause is Cause.FAILS:
         return f"{o.status}: {o.message}"
     parts = [f"{o.graph_breaks or 0} breaks", f"{o.recompiles or 0} recompiles"]
-    if o.mode in findings.CUDA_GRAPH_MODES:
+    if o.mode in CUDA_GRAPH_MODES:
         parts.append(f"{o.cudagraph_skips or 0} CUDA-graph skips")
     elif o.cuda_graph_speedup is not None:
         parts.append(f"CUDA graphs: {o.cuda_graph_speedup:.2f}x")

@@ -10,7 +10,8 @@ import pytest
 from snippets.bench.claims import Claim
 from snippets.core.findings import Verdict
 from snippets.zoo import findings, tables
-from snippets.zoo.findings import Cause, Holds
+from snippets.zoo.findings import Holds
+from snippets.zoo.outliers import Cause
 
 
 def _row(model, family, bs, mode, speedup=None, *, status="ok", eager_ms=1.0, flops=1e9,
