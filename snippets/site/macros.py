@@ -35,6 +35,7 @@ from snippets.explain import costs as explain_costs
 from snippets.explain import fastpath as explain_fastpath
 from snippets.explain import findings as explain_findings
 from snippets.generate import findings as generate_findings
+from snippets.generate import ladder_findings
 from snippets.generate import loop_findings
 from snippets.production import findings as production_findings
 from snippets.production import serving_findings
@@ -98,13 +99,13 @@ SOURCES: dict[str, Source] = {
     "cpu": Source(cpu_findings.of, ("cpu",)),
     # A generation run compiles a 1 B decoder for minutes on a GPU: recorded only.
     "generate": Source(generate_findings.of, ("generate",)),
-    "generate-ladder": Source(generate_findings.ladder, ("generate-ladder",)),
-    "generate-ladder-int8": Source(generate_findings.ladder, ("generate-ladder-int8",)),
-    "generate-ladder-8": Source(generate_findings.ladder, ("generate-ladder-8",)),
+    "generate-ladder": Source(ladder_findings.ladder, ("generate-ladder",)),
+    "generate-ladder-int8": Source(ladder_findings.ladder, ("generate-ladder-int8",)),
+    "generate-ladder-8": Source(ladder_findings.ladder, ("generate-ladder-8",)),
     "generate-max-autotune": Source(generate_findings.of, ("generate-max-autotune",)),
     "generate-traps": Source(generate_findings.traps, ("generate-traps",)),
     # The 7 B decoder: its ladder, and its loops and int8 weights (one file per command).
-    "generate-ladder-7b": Source(generate_findings.ladder, ("generate-ladder-7b",)),
+    "generate-ladder-7b": Source(ladder_findings.ladder, ("generate-ladder-7b",)),
     "generate-loop": Source(loop_findings.of, ("generate-loop",)),
     "generate-loop-7b": Source(loop_findings.of, ("generate-loop-7b",)),
     "generate-loop-unwrap": Source(loop_findings.of, ("generate-loop-unwrap",)),

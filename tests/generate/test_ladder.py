@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from snippets.core import results
-from snippets.generate import findings, ladder, tables
+from snippets.generate import ladder, ladder_findings, tables
 from snippets.generate import model as M
 from tests.cli_run import assert_one_line_error, run
 
@@ -59,7 +59,7 @@ def test_the_fastest_rung_is_profiled(recorded):
 
 
 def test_the_ladder_finding_reads_the_profile_and_each_rung_over_the_one_below(recorded):
-    found = findings.ladder(recorded)
+    found = ladder_findings.ladder(recorded)
     prof = next(r["profile"] for r in recorded["rows"] if "profile" in r)
     top = next(r for r in recorded["rows"] if r["rung"] == found.best)
     busy = top["bytes_per_step"] / (prof["busy_us_per_call"] * 1e-6)
