@@ -9,7 +9,7 @@ import re
 import pytest
 
 from snippets.core import measure, results
-from snippets.train import aot, claims, compare, findings, tables
+from snippets.train import aot, aot_claim, claims, compare, findings, tables
 from tests.markdown import label, table_rows
 
 from .conftest import QUICK
@@ -109,9 +109,10 @@ def test_what_aot_autograd_traced():
     assert [g["kind"] for g in step["graphs"][:2]] == ["forward", "backward"]
     assert step["graphs"][0]["loss"] and step["graphs"][1]["loss"]
     assert any("backward" in r for r in step["reasons"])
-    seen = claims.traced(value)
-    assert seen == claims.Traced(True, False, ("forward", "backward"), claims.Aot.IN_PART)
-    assert table_rows(claims.aot_report(value).split("\n\n")[1])[-1] == [
+    seen = aot_claim.traced(value)
+    assert seen == aot_claim.Traced(True, False, ("forward", "backward"),
+                                   aot_claim.Aot.IN_PART)
+    assert table_rows(aot_claim.aot_report(value).split("\n\n")[1])[-1] == [
         "Verdict", "**holds in part**"]
 
 
