@@ -15,7 +15,7 @@ from rich.table import Table
 
 from snippets import scale
 from snippets.core import cli, columns, flags, results
-from snippets.scale import tables
+from snippets.scale import compare, tables
 
 PROG = "python -m snippets.scale"
 
@@ -68,7 +68,7 @@ def _rich(doc: dict) -> Table:
 
 
 # The comparison is text in a terminal too: a list of step times, no table to draw.
-PRINT = cli.Printer.of_rows(tables.markdown_table, rich=_rich, compare_markdown=tables.compare)
+PRINT = cli.Printer.of_rows(tables.markdown_table, rich=_rich, compare_markdown=compare.compare)
 
 
 def main(argv: list[str] | None = None) -> int:

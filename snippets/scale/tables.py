@@ -1,6 +1,6 @@
 """The scale page's tables: the run, where a step's time goes, the one-GPU steps of the training
 run, DDP's bucket sizes, FSDP2's ways of compiling, compiled autograd, several nodes, the loss
-against one process, and a run beside a recorded one (``--compare``).
+against one process (a run beside a recorded one, ``--compare``, is ``compare``'s).
 
 Everything here takes a results document and returns a Markdown table (or ``""`` where it has no
 row); nothing measures, nothing prints, and no sentence is composed here: what the tables say is
@@ -15,7 +15,6 @@ from typing import Any
 
 from snippets.core import columns, render
 from snippets.core import rows as core_rows
-from snippets.scale.gather import key
 from snippets.scale.wrap import VARIANTS
 from snippets.train.tables import profile_of
 
@@ -282,33 +281,3 @@ def losses(doc: dict[str, Any]) -> str:
              *(render.num(r["losses"][s - 1] if s <= len(r["losses"]) else None, ".4g")
                for s in shown), gap(r.get("loss_gap"))] for r in rows]
     return render.markdown_table(head, body, left_last=False) if body else ""
-
-
-# ---- a run beside a recorded one (--compare) ---------------------------------------------------
-
-COMPARED = ("dtype", "batch_size", "steps", "rounds", "backend", "devices")
-
-
-def compare(doc: dict[str, Any], recorded: dict[str, Any]) -> str:
-    """The step time of each configuration in both runs; under it, the settings that differ
-    (the device first), each here and there."""
-    theirs = {key(r): r for r in recorded["rows"]}
-    body = []
-    for r in doc["rows"]:
-        other = theirs.get(key(r))
-        if other is None:
-            continue
-        a, b = median(r), median(other)
-        body.append([f"{label(r, 'model', 'strategy', 'variant')} · {layout(r)}",
-                     render.ms(a), render.ms(b), f"{b / a:.2f}x" if a and b else "–"])
-    mine, other = doc["provenance"], recorded["provenance"]
-    differ = [[k, repr(mine["settings"].get(k)), repr(other["settings"].get(k))]
-              for k in COMPARED if mine["settings"].get(k) != other["settings"].get(k)]
-    if mine.get("device") != other.get("device"):
-        differ.insert(0, ["device", str(mine.get("device")), str(other.get("device"))])
-    head = ("Configuration", "Step ms here", "Step ms recorded", "Recorded / here")
-    text = render.markdown_table(head, body)
-    if differ:
-        text += "\n\n" + render.markdown_table(("Setting", "Here", "Recorded"), differ,
-                                               align="lll")
-    return text

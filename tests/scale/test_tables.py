@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from snippets import scale
 from snippets.core import results
-from snippets.scale import tables
+from snippets.scale import compare, tables
 from tests.markdown import table_rows
 
 from .conftest import MLP
@@ -92,10 +92,10 @@ def test_compare_names_what_differs(cpu_scale_run):
     doc = results.load(cpu_scale_run)
     other = {**doc, "provenance": {**doc["provenance"], "settings": {
         **doc["provenance"]["settings"], "steps": 9}}}
-    text = tables.compare(doc, other)
+    text = compare.compare(doc, other)
     assert len(table_rows(text)) == len(doc["rows"])
     assert table_rows(text.split("\n\n")[1]) == [["steps", "4", "9"]]
-    assert "\n\n" not in tables.compare(doc, doc)  # the same settings: no second table
+    assert "\n\n" not in compare.compare(doc, doc)  # the same settings: no second table
 
 
 def test_cluster_line_is_the_launch_line_with_the_cluster_in_it():
