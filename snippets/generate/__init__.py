@@ -21,7 +21,7 @@ from typing import Any
 import torch
 
 from snippets.core import backends, config, machine, measure, results, rows
-from snippets.generate import model
+from snippets.generate import bounds, model
 from snippets.core import roofline
 
 KIND = "generate"
@@ -150,10 +150,10 @@ def ceiling_share(cfg: GenerateConfig, phase: str, batch: int, ms: float,
     """The row's bound and its share of the ceiling it is read against."""
     s = model.SIZES[cfg.size]
     if phase == "decode":
-        moved = model.decode_bytes(s, batch, cfg.prompt, itemsize)
+        moved = bounds.decode_bytes(s, batch, cfg.prompt, itemsize)
         return {"bytes": moved, "gbps": moved / (ms * 1e-3) / 1e9,
                 "pct_of_bandwidth": 100 * moved / (ms * 1e-3) / 1e9 / ceilings["copy_gbps"]}
-    work = model.flops(s, batch, cfg.prompt, cfg.prompt)
+    work = bounds.flops(s, batch, cfg.prompt, cfg.prompt)
     return {"flops": work, "tflops": work / (ms * 1e-3) / 1e12,
             "pct_of_peak": 100 * work / (ms * 1e-3) / 1e12 / ceilings["matmul_tflops"]}
 

@@ -185,7 +185,7 @@ def held_bytes(model: M.Decoder) -> int:
 
 
 def step_bytes(model: M.Decoder, batch: int, position: int) -> int:
-    """``model.decode_bytes`` with the weights counted as they are held (``held_bytes``)."""
+    """``bounds.decode_bytes`` with the weights counted as they are held (``held_bytes``)."""
     itemsize = model.tok_embeddings.weight.element_size()
     return held_bytes(model) + model.shape.cache_bytes(batch, position + 1, itemsize)
 

@@ -298,19 +298,3 @@ def logit_gap(model: Decoder, prompt: torch.Tensor, tokens: torch.Tensor, at: in
     logits = model(seq, torch.arange(seq.size(1), device=seq.device))[:, -1].float()
     top = logits.topk(2, dim=-1).values
     return float((top[:, 0] - top[:, 1]).min())
-
-
-def flops(s: Shape, batch: int, tokens: int, context: int) -> int:
-    """Multiply-adds times two of ``tokens`` new tokens per sequence attending to ``context``
-    positions: the projections and MLP by their weights, attention's two products by the
-    context. The lower bound a prefill is read against, at the measured matmul rate."""
-    dense = 2 * s.matmul_params * batch * tokens
-    attention = 2 * 2 * s.layers * batch * tokens * context * s.dim
-    return dense + attention
-
-
-def decode_bytes(s: Shape, batch: int, position: int, itemsize: int) -> int:
-    """The least a decode step at ``position`` must read: every weight a token multiplies by
-    and the cache up to the position (the static cache's masked tail is read too, but need
-    not be). The bound a decode step is read against, at the measured copy bandwidth."""
-    return s.matmul_params * itemsize + s.cache_bytes(batch, position + 1, itemsize)

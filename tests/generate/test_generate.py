@@ -8,7 +8,7 @@ import torch
 from snippets import generate
 from snippets.core import results
 from snippets.generate import __main__ as cli_main
-from snippets.generate import findings, model, tables
+from snippets.generate import bounds, findings, model, tables
 
 
 def _tiny(batch=2, length=32):
@@ -43,8 +43,8 @@ def test_grouped_query_attention_without_repeated_heads_generates_the_same_token
 
 def test_the_bounds_count_weights_and_the_cache_to_the_position():
     s = model.SIZES["tiny"]
-    assert model.decode_bytes(s, 1, 15, 4) == 4 * s.matmul_params + s.cache_bytes(1, 16, 4)
-    assert model.flops(s, 2, 8, 8) == 2 * s.matmul_params * 16 + 4 * s.layers * 2 * 8 * 8 * s.dim
+    assert bounds.decode_bytes(s, 1, 15, 4) == 4 * s.matmul_params + s.cache_bytes(1, 16, 4)
+    assert bounds.flops(s, 2, 8, 8) == 2 * s.matmul_params * 16 + 4 * s.layers * 2 * 8 * 8 * s.dim
 
 
 def test_a_cpu_run_times_both_phases_and_its_compiled_tokens_match_eager(tmp_path):
@@ -58,7 +58,7 @@ def test_a_cpu_run_times_both_phases_and_its_compiled_tokens_match_eager(tmp_pat
     compiled = [r for r in doc["rows"] if r["variant"] == "default"]
     assert all(r["first_diff"] is None for r in compiled)  # fp32: the same greedy tokens
     decode = doc["rows"][0]
-    assert decode["bytes"] == model.decode_bytes(model.SIZES["tiny"], 1, 8, 4)
+    assert decode["bytes"] == bounds.decode_bytes(model.SIZES["tiny"], 1, 8, 4)
     assert doc["provenance"]["ceilings"]["copy_gbps"] > 0
     assert tables.phase_table(doc, "decode").count("\n| 1 · ") == 2
 

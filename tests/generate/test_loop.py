@@ -12,7 +12,7 @@ import torch
 from snippets.core import results
 from snippets.core.counters import graphs_compiled
 from snippets.core.findings import Verdict
-from snippets.generate import loop, loop_findings, model, tables
+from snippets.generate import bounds, loop, loop_findings, model, tables
 from tests.cli_run import assert_one_line_error, run
 
 
@@ -62,7 +62,7 @@ def test_the_int8_rows_read_fewer_bytes_and_are_timed_against_the_dense_ones(rec
     assert 0 < by["dense", "loop"]["prefill_share"] < 1
     assert by["dense", "step"]["host_us"] > 0 and by["dense", "step"]["profile"]["calls"] == 20
     s = model.SIZES["tiny"]
-    assert by["dense", "step"]["bytes_per_step"] == model.decode_bytes(s, 1, 16, 4)
+    assert by["dense", "step"]["bytes_per_step"] == bounds.decode_bytes(s, 1, 16, 4)
 
 
 def test_torchao_missing_is_one_row_that_says_how_to_install_it(recorded):
@@ -117,7 +117,7 @@ def test_the_loops_on_an_eager_step_give_eager_s_tokens_for_a_batch():
     assert torch.equal(loop.generate_naive(m, prompt, 5, model.decode_step), eager)
     assert graphs_compiled() == before
     # the loop's bound: the prompt's forward and four steps, each reading the weights once
-    assert loop.loop_bytes(m, 3, 8, 5) == sum(model.decode_bytes(m.shape, 3, p, 4)
+    assert loop.loop_bytes(m, 3, 8, 5) == sum(bounds.decode_bytes(m.shape, 3, p, 4)
                                               for p in range(7, 12))
 
 
