@@ -6,10 +6,10 @@ coordinate-descent: the whole step, CUDA graphs, grouped-query attention read on
 coordinate-descent tuning) and timed three ways in the same interleaved rounds:
 
 - ``step``: one decode step at the position after the prompt, as the ladder times it;
-- ``loop``: N tokens as gpt-fast's ``generate.py`` writes its loop (``decode_n_tokens``): the
-  prompt's forward, then N - 1 compiled steps, the position a tensor on the device moved in
-  place, each token sampled inside the step; nothing waits for the device until the tokens are
-  read;
+- ``loop``: N tokens as gpt-fast's ``generate.py`` writes its loop
+  (``decode_loop.decode_n_tokens``): the prompt's forward, then N - 1 compiled steps, the
+  position a tensor on the device moved in place, each token sampled inside the step; nothing
+  waits for the device until the tokens are read;
 - ``naive``: the same N tokens with a new position tensor made in Python each step, and each
   token read back to the host and sent again: the host waits for every step.
 
@@ -27,15 +27,17 @@ OOM) is a row that says why, and the run goes on; the file is written after ever
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-from snippets.core import backends, cli, config, machine, measure, results, roofline, rows
+from snippets.core import cli, measure, results, roofline, rows
 from snippets.core import profile as profiler
 from snippets.core.counters import cudagraph_skips, graphs_compiled
 from snippets.generate import command, int8, ladder, own_code, tables
+from snippets.generate.decode_loop import generate, generate_naive, loop_bytes
+from snippets.generate.loop_config import DEFAULTS, WAYS, LoopConfig
 from snippets.generate import model as M
 from snippets.generate.model import prefill
 
@@ -43,125 +45,6 @@ PROG = "python -m snippets.generate.loop"
 KIND = "generate-loop"
 DESCRIPTION = ("N tokens end to end, the gpt-fast loop beside a naive one and the step alone, "
                "for bf16 and int8 weights in the same rounds.")
-# dense: the run's dtype. int8: the package's Int8Linear, the output head kept dense; int8-head:
-# the head int8 too, as gpt-fast's and torchao's quantizers do. torchao: Int8WeightOnlyConfig
-# on every linear; torchao-unwrapped: the same, unwrap_tensor_subclass before the compile.
-WEIGHTS = ("dense", "int8", "int8-head", "torchao", "torchao-unwrapped")
-WAYS = ("step", "loop", "naive")
-WHOLE_STEP = tuple(r.name for r in ladder.ladder("cuda") if r.whole_step and not r.int8)
-
-DEFAULTS: dict[str, dict[str, Any]] = {
-    # bf16, the int8 layer and torchao's int8 side by side; the head and unwrapped variants on
-    # request (each compile of a 1 B step with coordinate-descent tuning takes a minute or more)
-    "cuda": {"size": "1b", "dtype": "bf16", "prompt": 128, "cache": 512, "tokens": 128,
-             "weights": ("dense", "int8", "torchao"), "rounds": 10, "sample_ms": 50.0},
-    # the tiny decoder in fp32, where every loop's tokens must be eager's exactly
-    "cpu": {"size": "tiny", "dtype": "fp32", "prompt": 16, "cache": 64, "tokens": 16,
-            "weights": ("dense", "int8", "torchao"), "rounds": 5, "sample_ms": 20.0},
-}
-
-
-# --8<-- [start:loop]
-def decode_n_tokens(model, token, pos, n, step):
-    """``n`` tokens after ``token``, as gpt-fast's loop runs: the position
-    a tensor on the device, moved in place, and each token sampled inside
-    the compiled ``step``. Nothing here waits for the device."""
-    tokens = []
-    for _ in range(n):
-        # a CUDA graph's output is overwritten by its next replay: clone
-        token = step(model, token, pos).clone()
-        pos += 1
-        tokens.append(token)
-    return tokens
-
-
-def generate(model, prompt, n, step, first=prefill):
-    """``n`` greedy tokens per sequence: the prompt's, then ``n - 1``."""
-    token = first(model, prompt).clone()
-    pos = torch.tensor([prompt.size(1)], device=prompt.device)
-    tokens = decode_n_tokens(model, token, pos, n - 1, step)
-    return torch.cat([token, *tokens], dim=1)
-# --8<-- [end:loop]
-
-
-# --8<-- [start:naive]
-def generate_naive(model, prompt, n, step, first=prefill):
-    """The same tokens, the loop as often first written: a position made
-    in Python each step, each token read back to the host and sent again.
-    The host waits for every step before it queues the next."""
-    ids = first(model, prompt).tolist()  # [[token] per sequence]
-    out = [ids]
-    for i in range(n - 1):
-        pos = torch.tensor([prompt.size(1) + i], device=prompt.device)
-        token = torch.tensor(ids, device=prompt.device)
-        ids = step(model, token, pos).tolist()  # the host waits here
-        out.append(ids)
-    return torch.tensor(out).squeeze(-1).T  # (batch, n), on the host
-# --8<-- [end:naive]
-
-
-def loop_bytes(model: M.Decoder, batch: int, prompt: int, n: int) -> int:
-    """The least ``n`` tokens must read: the weights once per forward (the prompt's and ``n - 1``
-    steps') and the cache up to each forward's last position."""
-    return sum(ladder.step_bytes(model, batch, p) for p in range(prompt - 1, prompt + n - 1))
-
-
-@dataclass(frozen=True, kw_only=True)
-class LoopConfig:
-    device: str = "auto"
-    size: str | None = config.option(None, choices=tuple(M.SIZES), what="size")
-    """decoder size: {choices}"""
-    batch: int = config.option(1, positive=True)
-    """sequences generated together"""
-    tokens: int | None = config.option(None, positive=True)
-    """tokens each loop generates: the prompt's, then tokens - 1 decode steps"""
-    weights: tuple[str, ...] | None = config.option(None, choices=WEIGHTS, what="weights",
-                                                    every=True)
-    """comma-separated from {choices}, or all: dense in the run's dtype; int8 the package's int8
-    layer, the head kept; int8-head the head int8 too; torchao its Int8WeightOnlyConfig, as is or
-    unwrapped before the compile"""
-    ways: tuple[str, ...] = config.option(WAYS, choices=WAYS, what="way", every=True)
-    """comma-separated from {choices}, or all (default: all)"""
-    rung: str = config.option("coordinate-descent", choices=WHOLE_STEP)
-    """the ladder's rung every weights is compiled as"""
-    compile_prefill: bool = False
-    """compile the prompt's forward too (fullgraph, one static shape); off: eager"""
-    profile: bool = False
-    """profile each weights' step: kernels per step, idle share, top kernels"""
-    prompt: int | None = config.option(None, positive=True)
-    """prompt length; the step is timed at the position after it"""
-    cache: int | None = config.option(None, positive=True)
-    """cache length in positions, at least the prompt plus --tokens"""
-    dtype: str | None = config.option(None, choices=tuple(ladder.DTYPES))
-    rounds: int | None = config.option(None, positive=True)
-    sample_ms: float | None = None
-    profile_calls: int = 20  # steps profiled: enough for every kernel to recur
-    host_calls: int = 20  # steps the host time is of: few enough not to fill the launch queue
-
-    def __post_init__(self) -> None:
-        config.check(self)
-        if self.tokens is not None and self.tokens < 2:
-            raise config.ConfigError("tokens", f"{self.tokens} token is the prompt's alone; a "
-                                     "loop needs 2 or more")
-        if None not in (self.prompt, self.cache, self.tokens) and (
-                self.cache < self.prompt + self.tokens):
-            raise config.ConfigError("tokens", f"a cache of {self.cache} positions cannot hold "
-                                     f"a prompt of {self.prompt} and {self.tokens} tokens")
-
-    def resolve(self) -> LoopConfig:
-        # checked again with the device's defaults in: a --tokens past their cache
-        return config.resolve(self, DEFAULTS)
-
-    def settings(self) -> dict[str, Any]:
-        s = M.SIZES[self.size]
-        return {**{k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()
-                   if k != "device"}, "shape": vars(s), "params": s.params,
-                "position": self.prompt, "prefill": "compiled" if self.compile_prefill
-                else "eager", "recompile_limit": ladder.RECOMPILE_LIMIT,
-                "fx_graph_cache": False, "inductor_cache": machine.inductor_cache(),
-                "backends": backends.DEFAULT[config.device_type(self.device)].as_dict()}
-
-
 @dataclass
 class Made:
     """One weights, ready to time: its model, its compiled step and prompt's forward, and the

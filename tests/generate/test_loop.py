@@ -12,7 +12,7 @@ import torch
 from snippets.core import results
 from snippets.core.counters import graphs_compiled
 from snippets.core.findings import Verdict
-from snippets.generate import bounds, loop, loop_findings, model, tables
+from snippets.generate import bounds, decode_loop, loop, loop_config, loop_findings, model, tables
 from tests.cli_run import assert_one_line_error, run
 
 
@@ -35,7 +35,7 @@ def _by(doc):
 def test_every_weights_is_timed_three_ways_in_order(recorded):
     assert recorded["complete"] and recorded["compiles_while_timed"] == 0
     assert [(r["weights"], r["way"]) for r in recorded["rows"] if r["weights"] != "torchao"] == [
-        (w, way) for w in ("dense", "int8") for way in loop.WAYS]
+        (w, way) for w in ("dense", "int8") for way in loop_config.WAYS]
     for r in recorded["rows"]:
         if r["weights"] != "torchao":
             assert r["status"] in ("ok", "noisy"), r
@@ -97,8 +97,9 @@ def test_a_way_that_fails_is_its_row_and_the_run_goes_on(monkeypatch):
 
     monkeypatch.setattr(loop, "first_call", first_call)
     torch._dynamo.reset()
-    doc = loop.run(loop.LoopConfig(device="cpu", rounds=1, tokens=4, weights=("dense", "int8"),
-                                   ways=("step", "loop"), sample_ms=1.0))
+    doc = loop.run(loop_config.LoopConfig(device="cpu", rounds=1, tokens=4,
+                                          weights=("dense", "int8"), ways=("step", "loop"),
+                                          sample_ms=1.0))
     torch._dynamo.reset()
     by = _by(doc)
     assert by["dense", "step"]["status"] == by["dense", "loop"]["status"] == "oom"
@@ -113,12 +114,12 @@ def test_the_loops_on_an_eager_step_give_eager_s_tokens_for_a_batch():
     prompt = torch.randint(0, m.shape.vocab, (3, 8), generator=torch.Generator().manual_seed(2))
     eager = model.generate(m, prompt, 5)
     before = graphs_compiled()
-    assert torch.equal(loop.generate(m, prompt, 5, model.decode_step), eager)
-    assert torch.equal(loop.generate_naive(m, prompt, 5, model.decode_step), eager)
+    assert torch.equal(decode_loop.generate(m, prompt, 5, model.decode_step), eager)
+    assert torch.equal(decode_loop.generate_naive(m, prompt, 5, model.decode_step), eager)
     assert graphs_compiled() == before
     # the loop's bound: the prompt's forward and four steps, each reading the weights once
-    assert loop.loop_bytes(m, 3, 8, 5) == sum(bounds.decode_bytes(m.shape, 3, p, 4)
-                                              for p in range(7, 12))
+    assert decode_loop.loop_bytes(m, 3, 8, 5) == sum(bounds.decode_bytes(m.shape, 3, p, 4)
+                                                     for p in range(7, 12))
 
 
 def _step(weights, samples, host=None, busy=None):
@@ -179,8 +180,8 @@ def test_on_a_gpu_each_step_is_one_cuda_graph_and_the_loops_compile_nothing_more
     """The tiny decoder under the default recipe (CUDA graphs, coordinate-descent tuning): the
     in-place position and the Python-made one replay the step's graph, never a new one."""
     torch._dynamo.reset()
-    doc = loop.run(loop.LoopConfig(device="cuda", size="tiny", rounds=2, tokens=8,
-                                   weights=("dense", "int8"), profile=True))
+    doc = loop.run(loop_config.LoopConfig(device="cuda", size="tiny", rounds=2, tokens=8,
+                                          weights=("dense", "int8"), profile=True))
     by = _by(doc)
     for w in ("dense", "int8"):
         assert by[w, "step"]["status"] in ("ok", "noisy") and by[w, "step"]["cudagraph_skips"] == 0
