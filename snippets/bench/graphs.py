@@ -59,8 +59,8 @@ def split(doc: dict[str, Any]) -> list[Split]:
         if mode != "eager" or _ms(eager) is None:
             continue
         rows = {m: by.get((model, batch, m)) for m in (HAND, BACKEND, COMPILED)}
-        speed = {m: r["speedup"] if _ms(r) is not None and r["status"] != "mismatch"
-                 else None for m, r in rows.items()}
+        # a row that failed or answered wrong is not timed (rows.TIMED): no speedup to read
+        speed = {m: r["speedup"] if _ms(r) is not None else None for m, r in rows.items()}
         hand, compiled = _ms(rows[HAND]), _ms(rows[COMPILED])
         on_top = hand / compiled if speed[HAND] and speed[COMPILED] else None
         verdict = (Verdict.UNKNOWN if on_top is None else

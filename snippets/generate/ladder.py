@@ -230,20 +230,18 @@ def build(rung: Rung, base: M.Decoder, prompt: torch.Tensor, pos: torch.Tensor, 
         # The capture is this rung's first call: a few eager steps and one recorded; no compile.
         step, row["capture_s"] = measure.time_first_call(
             lambda: graph_step(m, token, pos), device)
-        row["tokens"] = M.generate(m, prompt, steps, step=step).cpu().tolist()
-        row["bytes_per_step"] = step_bytes(m, prompt.size(0), int(pos))
-        return Built(m, step, token, pos)
-    step = step_of(rung, m)
-    skips = counters["inductor"]["cudagraph_skips"]
-    _, seconds = measure.time_first_call(lambda: step(m, token, pos), device)
-    if rung.mode == "reduce-overhead":
-        # Inductor runs a graph without CUDA graphs where it cannot record one (a CPU tensor,
-        # an input mutated where it may not be) and counts it (torch/_inductor/cudagraph_utils.py,
-        # log_cudagraph_skip_and_bump_counter): the row says whether its rung ran as one.
-        row["cudagraph_skips"] = counters["inductor"]["cudagraph_skips"] - skips
-    row["compile_s"] = seconds if rung.mode is not None else None  # eager compiles nothing
-    tokens = M.generate(m, prompt, steps, step=step)
-    row["tokens"] = tokens.cpu().tolist()
+    else:
+        step = step_of(rung, m)
+        skips = counters["inductor"]["cudagraph_skips"]
+        _, seconds = measure.time_first_call(lambda: step(m, token, pos), device)
+        if rung.mode == "reduce-overhead":
+            # Inductor runs a graph without CUDA graphs where it cannot record one (a CPU
+            # tensor, an input mutated where it may not be) and counts it
+            # (torch/_inductor/cudagraph_utils.py, log_cudagraph_skip_and_bump_counter): the
+            # row says whether its rung ran as one.
+            row["cudagraph_skips"] = counters["inductor"]["cudagraph_skips"] - skips
+        row["compile_s"] = seconds if rung.mode is not None else None  # eager compiles nothing
+    row["tokens"] = M.generate(m, prompt, steps, step=step).cpu().tolist()
     row["bytes_per_step"] = step_bytes(m, prompt.size(0), int(pos))
     return Built(m, step, token, pos)
 
