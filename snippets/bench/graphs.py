@@ -51,14 +51,18 @@ def _ms(row: dict[str, Any] | None) -> float | None:
     return typed.median(row) if typed.timed(row) else None
 
 
-def split(doc: dict[str, Any]) -> list[Split]:
-    """A ``Split`` per model and batch whose eager row was timed, in the run's order."""
+def split(doc: dict[str, Any], names: tuple[str, str, str] = (HAND, BACKEND, COMPILED),
+          ) -> list[Split]:
+    """A ``Split`` per model and batch whose eager row was timed, in the run's order. ``names``
+    are the rows' variants for the hand capture, the backend and the compiled graph: the speed
+    ladder names its rungs otherwise."""
     by = {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}
     found = []
     for (model, batch, mode), eager in by.items():
         if mode != "eager" or _ms(eager) is None:
             continue
-        rows = {m: by.get((model, batch, m)) for m in (HAND, BACKEND, COMPILED)}
+        rows = dict(zip((HAND, BACKEND, COMPILED),
+                        (by.get((model, batch, m)) for m in names), strict=True))
         # a row that failed or answered wrong is not timed (rows.TIMED): no speedup to read
         speed = {m: r["speedup"] if _ms(r) is not None else None for m, r in rows.items()}
         hand, compiled = _ms(rows[HAND]), _ms(rows[COMPILED])
@@ -80,14 +84,15 @@ def _times(s: float | None) -> str:
     return render.num(s, ".2f") + "x" if s is not None else columns.MISSING
 
 
-def table(doc: dict[str, Any]) -> str:
+def table(doc: dict[str, Any], splits: list[Split] | None = None, backend: bool = True) -> str:
     """A row per model and batch: eager's time, each graph's speedup over that eager row, and
     reduce-overhead over the hand capture (both columns of the same row, the same rounds)."""
-    return columns.markdown(split(doc), (columns.Column("Model", lambda s: s.model, left=True),
+    found = split(doc) if splits is None else splits  # ``backend``: the speed ladder has none
+    return columns.markdown(found, (columns.Column("Model", lambda s: s.model, left=True),
                                          columns.Column("Batch", lambda s: s.batch, left=True)), (
         columns.ms("Eager", lambda s: s.eager_ms),
         columns.Column("Captured by hand", lambda s: s.hand, _times, notes=(columns.RATIO,)),
-        columns.Column("cudagraphs backend", lambda s: s.backend, _times),
+        *([columns.Column("cudagraphs backend", lambda s: s.backend, _times)] if backend else []),
         columns.Column("reduce-overhead", lambda s: s.compiled, _times),
         columns.Column("Inductor on top", lambda s: s.on_top, _times),
     ), joined=False)

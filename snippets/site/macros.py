@@ -42,6 +42,7 @@ from snippets.production import serving_findings
 from snippets.scale import findings as scale_findings
 from snippets.site import pages
 from snippets.speed import findings as speed_findings
+from snippets.speed import graphs as speed_graphs
 from snippets.train import findings as train_findings
 from snippets.zoo import findings as zoo_findings
 
@@ -76,6 +77,7 @@ SOURCES: dict[str, Source] = {
     "dynamic-steady-large": Source(dynamic_findings.steady, ("dynamic-shapes-large",)),
     # The speed page's kinds are recorded only (a ladder compiles for minutes): no producer.
     "speed": Source(speed_findings.of, ("bench-ladder",)),
+    "speed-graphs": Source(speed_graphs.of, ("bench-ladder",)),
     "speed-freezing": Source(speed_findings.of_freezing, ("speed-freezing",)),
     # A GPU training run is only ever recorded (command by command); a CPU one a fresh build
     # measures, as the page's CPU sections do.

@@ -64,7 +64,8 @@ class SpeedConfig:
     # None is every rung but those that tune kernels, asked for by name
     rungs: tuple[str, ...] | None = config.option(None, choices=ladder.KEYS, what="rung")
     """--ladder: the rungs to climb, from {choices}; eager is always climbed (default: all but
-    coordinate-descent, max-autotune and graph-timed-autotune, each asked for by name)"""
+    coordinate-descent, max-autotune, graph-timed-autotune and eager-graphed, each asked for by
+    name)"""
     profile_calls: int | None = config.option(None, positive=True, zero=True)
     """--ladder: calls of the fastest rung profiled, 0 for none"""
     # ladder: each mode's backend settings, as chosen from a settings run (settings.chosen),

@@ -35,7 +35,7 @@ from snippets.core import roofline
 import snippets.speed.settings as settings
 from snippets import bench
 from snippets.bench.rows import new_row
-from snippets.core import backends, examples, measure, models
+from snippets.core import backends, cudagraph, examples, measure, models
 from snippets.core import profile as profiler
 from snippets.core.rows import fault, or_none
 from snippets.core.rows import finish as finish_row
@@ -51,16 +51,18 @@ class Rung:
     fastpath: bool = True  # the encoder's fused fast path (see ``snippets.explain.fastpath``)
     graph_timed: bool = False  # autotuning times its candidates as CUDA-graph replays
     descent: bool = False  # Inductor's coordinate-descent tuning of its own kernels
+    by_hand: bool = False  # eager captured in a CUDA graph by hand: a side rung on eager
 
     @property
     def key(self) -> str:
         """The rung's name on a command line: ``+ CUDA graphs`` is ``cuda-graphs``."""
-        return self.name.removeprefix("+ ").replace(" ", "-").replace("_", "-").lower()
+        return "eager-graphed" if self.by_hand else (
+            self.name.removeprefix("+ ").replace(" ", "-").replace("_", "-").lower())
 
 
 # --8<-- [start:rungs]
 def rungs_for(device, x, autotune, encoder=False, graph_timed=False,
-              descent=False):
+              descent=False, by_hand=False):
     """Each rung keeps what the one below did and adds one thing."""
     cuda, image = device.type == "cuda", examples.has_image(x)
     replay = "reduce-overhead" if cuda else "default"  # no CUDA graphs on CPUs
@@ -90,6 +92,9 @@ def rungs_for(device, x, autotune, encoder=False, graph_timed=False,
         rungs.append(Rung("+ graph-timed autotune", "max-autotune",
                           channels_last=image, freezing=True,
                           fastpath=fast, graph_timed=True))
+    if by_hand:  # eager's kernels in one graph, no compiler: a side rung on eager
+        rungs.append(Rung("eager, graphed by hand", None, channels_last=image,
+                          by_hand=True))
     return rungs
 # --8<-- [end:rungs]
 
@@ -100,7 +105,7 @@ def has_encoder(model: nn.Module) -> bool:
 
 
 KEYS = ("eager", "compile", "channels-last", "cuda-graphs", "no-fast-path", "freezing",
-        "coordinate-descent", "max-autotune", "graph-timed-autotune")
+        "coordinate-descent", "max-autotune", "graph-timed-autotune", "eager-graphed")
 
 
 # --8<-- [start:options]
@@ -149,6 +154,18 @@ def build(rung: Rung, model: nn.Module, x: examples.Example, ref: list[torch.Ten
         m = m.to(memory_format=torch.channels_last)
         xi = examples.place(x, device, channels_last=True)
     weights = examples.parameter_bytes(m)
+    if rung.by_hand:
+        made: dict[str, cudagraph.Graphed] = {}
+
+        def first() -> object:  # the capture is the rung's first call: warm-up, record, replay
+            made["graph"] = cudagraph.Graphed(m, xi, keep_outputs=False)
+            return made["graph"]()
+        out, capture_s = measure.time_first_call(first, device)
+        err, moved = examples.relative_error(out, ref), roofline.min_bytes(weights, xi, out)
+        del out
+        # Each call copies its input in, as a caller with new data would and as reduce-overhead's
+        # CUDA-graph trees do for every input that is not a parameter.
+        return Built(rung, lambda: made["graph"](xi), capture_s, err, weights, moved)
     if rung.mode is None:
         out = examples.call(m, xi)
         return Built(rung, examples.bind(m, xi), None, examples.relative_error(out, ref),
@@ -184,8 +201,9 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     flops = or_none(lambda: models.count_flops(model, x))
     asked = set(only or ())  # the rungs climbed only when asked for by name
     ladder = [r for r in rungs_for(device, x, autotune, has_encoder(model),
-                                   "graph-timed-autotune" in asked, "coordinate-descent" in asked)
-              if only is None or r.key in only or r.mode is None]
+                                   "graph-timed-autotune" in asked, "coordinate-descent" in asked,
+                                   "eager-graphed" in asked)
+              if only is None or r.key in only or r.key == "eager"]
 
     @contextlib.contextmanager
     def around(rung_name: str) -> Iterator[None]:
@@ -208,6 +226,11 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     with torch._dynamo.config.patch(automatic_dynamic_shapes=False):
         for rung in ladder:
             progress(f"{name} bs={bs}: {rung.name}")
+            if rung.by_hand and device.type != "cuda":
+                faults[rung.name] = new_row(name, bs, rung.name, status="unsupported",
+                                            message="a CUDA graph needs a CUDA device",
+                                            flops=flops)
+                continue
             try:
                 tunes = "max-autotune" in (rung.mode or "")
                 with around(rung.name), (autotuning.recording(device.type == "cuda") if tunes
@@ -247,19 +270,25 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
         finish_row(row, m, calls=timed.calls[rung.name], flops=flops,
                         peak_tflops=peak_tflops, baseline=timed["eager"] if "eager" in built
                         else None)
-        row["speedup_prev"] = measure.speedup(timed[prev], m).value if prev else None
-        row["prev_rung"] = prev  # the rung below as measured: --rungs may leave one out
+        # The side rung stands on eager, not on the rung listed before it, and no rung on it.
+        below = "eager" if rung.by_hand and "eager" in built else prev
+        row["speedup_prev"] = measure.speedup(timed[below], m).value if below else None
+        row["prev_rung"] = below  # the rung below as measured: --rungs may leave one out
         # freezing_switch: set as Inductor's switch while Dynamo traced (see ``frozen``).
         row["rung"] = {"mode": rung.mode,
                        "channels_last": rung.channels_last and examples.has_image(x),
                        "freezing": rung.freezing, "key": rung.key,
                        **({"freezing_switch": True} if rung.freezing else {}),
-                       **({"fastpath": False} if not rung.fastpath else {})}
+                       **({"fastpath": False} if not rung.fastpath else {}),
+                       **({"by_hand": True} if rung.by_hand else {})}
         row["bytes"] = b.moved
         row.update(recorded[rung.name])
         if backends_for:
             row["backends"] = backends_for(rung.mode).as_dict()
-        prev = rung.name
+        if rung.by_hand:
+            row["copies_input"] = True  # each timed call copies its input into the graph's
+        else:
+            prev = rung.name
         rows.append(row)
     best = _best(rows)
     # Besides the fastest rung, a rung plainly slower than the one below it is a surprise that

@@ -113,7 +113,11 @@ def test_rungs_by_key_and_freezing_as_an_option_of_its_own_compile():
     # above freezing and below max-autotune.
     descent = ladder.rungs_for(torch.device("cpu"), image, autotune=True, descent=True)
     assert [r.key for r in descent][-3:] == ["freezing", "coordinate-descent", "max-autotune"]
-    keys = {r.key for r in (*cuda, *encoder, *timed, *descent)}
+    # Eager captured by hand: a side rung on eager, asked for by name, laid out as the graphs' rung.
+    hand = ladder.rungs_for(torch.device("cuda"), image, autotune=False, by_hand=True)
+    assert hand[-1].key == "eager-graphed" and hand[-1].mode is None
+    assert hand[-1].by_hand and hand[-1].channels_last
+    keys = {r.key for r in (*cuda, *encoder, *timed, *descent, *hand)}
     assert [k for k in ladder.KEYS if k in keys] == list(ladder.KEYS)
     calls = []
     real = torch.compile
@@ -297,3 +301,28 @@ def test_coordinate_descent_is_climbed_when_asked_for_by_name():
                                  only=("freezing", "coordinate-descent"), **QUICK))
     assert [r["rung"]["key"] for r in rows] == ["eager", "freezing", "coordinate-descent"]
     assert rows[2]["prev_rung"] == "+ freezing" and rows[2]["status"] in ("ok", "noisy")
+
+
+def test_the_hand_captured_rung_is_a_row_that_says_why_not_on_a_cpu():
+    with torch.no_grad():
+        rows = list(ladder.climb("tiny", tiny, 2, device=torch.device("cpu"),
+                                 dtype=torch.float32, autotune=False, tolerance=1e-2,
+                                 only=("compile", "eager-graphed"), **QUICK))
+    assert [r["mode"] for r in rows] == ["eager", "compile", "eager, graphed by hand"]
+    assert rows[1]["status"] in ("ok", "noisy")
+    assert rows[2]["status"] == "unsupported" and "CUDA" in rows[2]["message"]
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_the_hand_captured_rung_stands_on_eager_and_matches_it():
+    with torch.no_grad():
+        rows = list(ladder.climb("tiny", tiny, 2, device=torch.device("cuda"),
+                                 dtype=torch.float32, autotune=False, tolerance=1e-2,
+                                 only=("compile", "cuda-graphs", "eager-graphed"), **QUICK))
+    assert [r["rung"]["key"] for r in rows] == ["eager", "compile", "cuda-graphs",
+                                                "eager-graphed"]
+    hand = rows[-1]
+    assert hand["status"] in ("ok", "noisy") and hand["rel_err"] <= 1e-2
+    assert hand["prev_rung"] == "eager" and hand["copies_input"] and hand["rung"]["by_hand"]
+    assert rows[2]["prev_rung"] == "compile"  # the chain goes on past the side rung
