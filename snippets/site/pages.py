@@ -1,39 +1,24 @@
-"""What the site's exec blocks call: results sections, recorded or fresh, and build-time results.
+"""What the site's exec blocks call: results sections and live sections, read from files.
 
-Every function returns Markdown and prints nothing; a page's exec block prints what it got. How a
-section is filled depends on the build (``snippets.site.build``): recorded builds render the files
-in ``docs/results/``, fresh builds measure the sections of this machine's device type. Whatever a
-build executes goes through ``snippets.site.cache``, so an unchanged snippet is not executed again.
+Every function returns Markdown and prints nothing; a page's exec block prints what it got. A
+build only reads: the results files in ``docs/results/`` and the live sections' records in
+``live-sections/``, which ``python -m snippets.site.produce`` (or a topic's own command line)
+writes before it.
 """
 
 from __future__ import annotations
 
 import functools
 import html
-import json
 import os
 from collections.abc import Callable
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 from snippets.core import config, render, results
 from snippets.site import cache
 from snippets.site import live as live_sections
 from snippets.site.build import ROOT, Build, current
-
-LIVE_STAMP = "executed at build time"  # how a live() stamp begins; recorded/fresh ones say so
-
-
-def _write_if_changed(build: Build, path: Path, doc: dict[str, Any]) -> None:
-    """Write atomically, and only if the content changed: a ``mkdocs serve`` of a fresh build
-    watches docs/, and rewriting an identical file would start another build."""
-    build.written.add(path.resolve())
-    text = json.dumps(doc, indent=1, allow_nan=False) + "\n"
-    if path.exists() and path.read_text() == text:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    results.write_atomic(path, doc)
 
 
 # ---- sections --------------------------------------------------------------------------------
@@ -123,69 +108,41 @@ def no_run_yet(kind: str, device: str, *, root: str = "../") -> str:
     return note.format(words=words, where=where, link=recording_link(kind, root))
 
 
-def document(kind: str, produce: Callable[..., dict] | None, *, device: str = "cuda",
-             build: Build | None = None) -> tuple[dict | None, str]:
-    """The document a page shows for ``kind`` on ``device`` ("cuda" or "cpu"), and how it came
-    (``"recorded"`` or ``"fresh"``); None where no run is recorded.
-
-    Recorded build: the newest ``docs/results/*/<kind>.json`` from that device type. Fresh build
-    on a machine of that device type, where there is a ``produce``: ``produce(commit=...)``
-    (through the cache, so a page's table and the findings its prose places are of one run),
-    written to ``docs/results/<run-folder>/<kind>.json``. A fresh build on another device type
-    reads the recorded file.
-    """
-    build = build or current()
+def document(kind: str, device: str = "cuda", *, build: Build | None = None) -> dict | None:
+    """The newest recorded ``docs/results/*/<kind>.json`` run on ``device`` ("cuda" or "cpu");
+    None where there is none."""
     if device not in config.DEVICE_TYPES:
         raise ValueError(f"device {device!r}: expected one of {', '.join(config.DEVICE_TYPES)}")
-    if produce is not None and build.mode == "fresh" and cache.device_type() == device:
-        doc, _ = cache.cached(kind, produce, build, commit=build.commit)
-        if results.device_type_of(doc) != device:
-            raise ValueError(f"{kind}: produced on {results.device_type_of(doc)}, "
-                             f"shown as {device}")
-        path = build.results_dir / results.run_folder(doc["provenance"]) / f"{kind}.json"
-        _write_if_changed(build, path, doc)
-        return doc, "fresh"
-    return results.newest(build.results_dir, kind, device), "recorded"
+    return results.newest((build or current()).results_dir, kind, device)
 
 
-def show(kind: str, produce: Callable[..., dict], render: Callable[[dict], str], *,
-         device: str = "cuda", build: Build | None = None) -> str:
+def show(kind: str, render: Callable[[dict], str], device: str = "cuda", *,
+         build: Build | None = None) -> str:
     """Markdown for one results section on ``device``: the ``document`` rendered and stamped,
-    or an admonition where there is none."""
-    doc, how = document(kind, produce, device=device, build=build)
+    or the "no run yet" note where there is none."""
+    doc = document(kind, device, build=build)
     if doc is None:
         return no_run_yet(kind, device)
-    return section(render(doc), results.stamp(doc, how))
+    return section(render(doc), results.stamp(doc, "recorded"))
 
 
-def recorded(kind: str, render: Callable[[dict], str], device: str = "cuda", *,
-             build: Build | None = None) -> str:
-    """A results section that a build only reads, fresh or not: the newest recorded
-    ``<kind>.json`` of ``device``, rendered and stamped. For runs longer than a build may take,
-    recorded command by command with ``--append`` (the training run, the production page's runs
-    of many fresh processes)."""
-    doc, how = document(kind, None, device=device, build=build)
-    if doc is None:
-        return no_run_yet(kind, device)
-    return section(render(doc), results.stamp(doc, how))
+# The pages' name for a section recorded command by command (training on a GPU, the production
+# runs, the ladders): read the same way as every other.
+recorded = show
 
 
-def live(name: str, render: Callable[[Any], str], *,
-         produce: Callable[[], Any] | None = None, build: Build | None = None) -> str:
-    """A cheap result executed at every build on any machine (graph and break counts, say): the
-    producer listed under ``name`` in ``snippets.site.live`` (or ``produce``), through the
-    cache, rendered, stamped with the device and torch it ran on."""
-    value, meta = live_sections.value(name, build, produce)
+def live(name: str, render: Callable[[Any], str], *, build: Build | None = None) -> str:
+    """A cheap result recorded on any machine (graph and break counts, say): the record of the
+    section listed under ``name`` in ``snippets.site.live``, rendered and stamped with the
+    device, torch and commit it was recorded on; stale or not (the suite says which are)."""
+    value, meta = live_sections.value(name, build)
     return section(render(value), live_stamp(meta))
 
 
 def live_stamp(meta: dict[str, Any]) -> str:
-    """The stamp of a live result, from its cache entry's metadata: the device, torch, the day;
-    a value recorded in the repository (``snippets.site.live``) says so, with its commit."""
-    where = f"on {meta['device']} · torch {meta['torch']} · {meta['date'][:10]}"
-    if "record_key" in meta:
-        return f"recorded {where} · commit {results.short_commit(meta.get('commit'))}"
-    return f"{LIVE_STAMP} {where}"
+    """The stamp of a live section's record: the device, torch, the day and the commit."""
+    return (f"recorded on {meta['device']} · torch {meta['torch']} · {meta['date'][:10]} · "
+            f"commit {results.short_commit(meta.get('commit'))}")
 
 
 # ---- plots ---------------------------------------------------------------------------------
@@ -194,8 +151,7 @@ def plot(draw: Callable[..., str], *docs: dict, build: Build | None = None) -> s
     """``draw(*docs)``, a figure's HTML, through the cache: matplotlib is imported and a figure
     drawn only when the documents, the plotting code or matplotlib changed."""
     name = f"plot-{draw.__module__}.{draw.__name__}-matplotlib-{metadata.version('matplotlib')}"
-    value, _ = cache.cached(name, functools.partial(draw, *docs), build or current())
-    return value
+    return cache.memo(name, functools.partial(draw, *docs), build or current())
 
 
 def with_plot(draw: Callable[[dict], str],
@@ -417,8 +373,8 @@ def results_index(*, build: Build | None = None) -> str:
             out.append(f"### {name} {{#{anchor}}}\n\n{_date(doc)[:10]}, "
                        f"{results.kind_of(doc).name}: raw results in [{path.name}]({link}) "
                        f"(schema `{doc['schema']}`, {render.count(len(doc['rows']), 'row')}).\n")
-            how = "fresh" if path.resolve() in build.written else "recorded"
-            out.append(section(draw[results.kind_of(doc).name](doc), results.stamp(doc, how)))
+            out.append(section(draw[results.kind_of(doc).name](doc),
+                               results.stamp(doc, "recorded")))
     return "\n".join(out)
 
 
