@@ -14,7 +14,7 @@ import pytest
 from snippets import bench
 from snippets.bench import tables
 from snippets.core import results
-from snippets.site import build, cache, live, pages, sitecheck
+from snippets.site import build, cache, live, pages, reference, sitecheck
 
 
 @pytest.fixture
@@ -115,21 +115,6 @@ def test_build_state_is_read_once_from_the_environment(tmp_path: Path) -> None:
         got.commit = "def"  # type: ignore[misc]
 
 
-def test_results_index_links_and_stamps_every_file(recorded: build.Build,
-                                                   cpu_bench_run: Path) -> None:
-    assert "No recorded run yet" in pages.results_index(build=recorded)
-    (recorded.results_dir / "run-a").mkdir()
-    shutil.copy(cpu_bench_run, recorded.results_dir / "run-a" / "bench.json")
-    out = pages.results_index(build=recorded)
-    assert "[bench.json](run-a/bench.json)" in out
-    assert out.count('<p class="stamp">recorded: ') == 1
-
-
-def test_every_kind_a_run_can_record_has_a_drawing_on_the_results_page() -> None:
-    measured = {name for name, kind in results.KINDS.items() if kind.measured}
-    assert measured <= set(pages.renderers())
-
-
 def test_a_plot_is_drawn_once_then_read_from_the_cache(recorded: build.Build) -> None:
     calls = []
 
@@ -186,27 +171,4 @@ def test_a_missing_run_names_its_data_and_links_the_commands_that_record_it() ->
 
 def test_a_debug_section_prints_the_minifier_command_help() -> None:
     assert "cli/#python-m-snippetsdebug" in _cli_anchors()
-    assert "--minify" in pages.cli_help("debug")
-
-
-def test_runs_timing_lists_the_runs_of_those_modes_or_says_there_is_none(
-        recorded: build.Build) -> None:
-    from tests.speed.docs_fixtures import doc, row
-
-    modes = ("max-autotune", "max-autotune-no-cudagraphs")
-    none = pages.runs_timing("bench", modes, build=recorded)
-    assert "](" not in none  # no run to link
-    folder = recorded.results_dir / "cpu-x_torch-2.11.0"
-    folder.mkdir()
-    plain = doc("bench", [row("r", 1, "eager", (1.0,)), row("r", 1, "default", (1.0,))],
-                device="CPU: x")
-    results.write_atomic(folder / "bench.json", plain)
-    assert pages.runs_timing("bench", modes, build=recorded) == none  # it timed neither mode
-    tuned = doc("bench", [row("r", 1, "eager", (1.0,)), row("r", 1, "max-autotune", (1.0,))],
-                device="CPU: x")
-    results.write_atomic(folder / "bench-autotune.json", tuned)
-    out = pages.runs_timing("bench", modes, build=recorded)
-    # One link, to the run that timed max-autotune: its device, torch and date, then its section.
-    assert out.startswith("Recorded so far: [")
-    assert re.findall(r"\[([^\]]*)\]\(([^)]*)\)", out) == [
-        ("x (CPU), torch 2.11.0, 2026-01-01", "../results/#cpu-x_torch-2.11.0--bench-autotune")]
+    assert "--minify" in reference.cli_help("debug")
