@@ -12,13 +12,10 @@ and matplotlib release, and kept in the build's cache folder.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import datetime as dt
 import functools
 import hashlib
-import inspect
 import json
-import marshal
 import os
 import re
 import sys
@@ -37,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def device_type() -> str:
-    """The device type this build measures on: the one ``auto`` resolves to."""
+    """This machine's device type (the one ``auto`` resolves to): a record is keyed by it."""
     return config.resolve_device("auto")
 
 
@@ -86,64 +83,34 @@ def _callables(obj: Any) -> list[Callable[..., Any]]:
     if isinstance(obj, functools.partial):
         return [*_callables(obj.func), *(c for a in (*obj.args, *obj.keywords.values())
                                         for c in _callables(a))]
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return [c for f in dataclasses.fields(obj) for c in _callables(getattr(obj, f.name))]
-    if isinstance(obj, (tuple, list)):
-        return [c for x in obj for c in _callables(x)]
-    if not callable(obj):
-        return []
-    return [obj, *(c for cell in _cells(obj) if cell is not obj for c in _callables(cell))]
-
-
-def _cells(fn: Any) -> list[Any]:
-    """The configuration a closure captured (``produce_on("cuda")`` returning an inner function,
-    say): values that cannot change (numbers, strings, tuples, frozen dataclasses) and functions.
-    A mutable capture (a list the producer appends to) is state, not configuration."""
-    out = []
-    for cell in getattr(fn, "__closure__", None) or ():
-        value = cell.cell_contents
-        frozen = dataclasses.is_dataclass(value) and getattr(
-            getattr(value, "__dataclass_params__", None), "frozen", False)
-        if isinstance(value, (int, float, str, bytes, tuple, frozenset, Path)) or frozen or (
-                callable(value) and not isinstance(value, type)):
-            out.append(value)
-    return out
+    return [obj] if callable(obj) else []
 
 
 def _describe(obj: Any) -> Any:
-    """A stable description of a producer's configuration (no memory addresses in it)."""
+    """A stable description of a producer's configuration (no memory addresses in it): a
+    partial's function and arguments, a function's name, any other value's repr."""
     if isinstance(obj, functools.partial):
         return {"call": _describe(obj.func), "args": [_describe(a) for a in obj.args],
                 "kwargs": {k: _describe(v) for k, v in sorted(obj.keywords.items())}}
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {type(obj).__qualname__: {f.name: _describe(getattr(obj, f.name))
-                                         for f in dataclasses.fields(obj)}}
-    if isinstance(obj, (tuple, list)):
-        return [_describe(x) for x in obj]
     if callable(obj):
-        name = f"{getattr(obj, '__module__', '?')}:{getattr(obj, '__qualname__', repr(obj))}"
-        captured = [c for c in _cells(obj) if c is not obj]  # a recursive inner function
-        return {name: [_describe(c) for c in captured]} if captured else name
+        return f"{getattr(obj, '__module__', '?')}:{getattr(obj, '__qualname__', repr(obj))}"
     return repr(obj)
 
 
 def _code_digest(produce: Callable[[], Any]) -> str:
     """Hash of the code behind ``produce``: the source of the modules defining it and of every
-    snippets module those import; for a function with no file (an exec block's), its bytecode."""
+    snippets module those import (a module outside ``snippets``, a test's, by its own file)."""
     h = hashlib.sha256()
     modules: set[str] = set()
     for fn in _callables(produce):
         mod = sys.modules.get(getattr(fn, "__module__", None) or "")
         file = getattr(mod, "__file__", None)
-        if file:
-            modules.add(mod.__name__)
-            if not mod.__name__.startswith("snippets."):  # a user's model file counts too
-                h.update(Path(file).read_bytes())
+        if not file:  # a builtin: its name, in the configuration, is all there is
+            h.update(repr(fn).encode())
             continue
-        code = getattr(fn, "__code__", None)  # defined where no file is: in an exec block
-        h.update(marshal.dumps(code) if code is not None else repr(fn).encode())
-        modules |= {v.__name__ for v in getattr(fn, "__globals__", {}).values()
-                    if inspect.ismodule(v) and v.__name__.startswith("snippets.")}
+        modules.add(mod.__name__)
+        if not mod.__name__.startswith("snippets."):
+            h.update(Path(file).read_bytes())
     for name, path in sorted(_module_files(modules).items()):
         h.update(name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
@@ -199,11 +166,10 @@ def record(name: str, produce: Callable[..., Any], build: Build,
     return meta
 
 
-def _executed(name: str, produce: Callable[..., Any],
-              **call: Any) -> tuple[Any, dict[str, Any]]:
-    """``produce(**call)`` and the metadata every entry carries: where, when and how long."""
+def _executed(name: str, produce: Callable[[], Any]) -> tuple[Any, dict[str, Any]]:
+    """``produce()`` and the metadata every entry carries: where, when and how long."""
     t0 = time.perf_counter()
-    value = produce(**call)
+    value = produce()
     return value, {"name": name, "device": device_name(), "torch": torch.__version__,
                    "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
                    "seconds": round(time.perf_counter() - t0, 2)}  # what an entry saves a build
