@@ -45,9 +45,10 @@ def results_for(device: str) -> list[str]:
 
 
 def sections_for(device: str) -> list[str]:
-    """The live sections this step records on ``device``: on a CPU only, because their records
-    are keyed by device type and torch release, and the suite checks them on a CPU."""
-    return list(live.SECTIONS) if device == "cpu" else []
+    """The live sections this step records for ``device``: on a CPU machine only, because a
+    record is keyed by the machine's device type and torch release, and the suite checks the
+    records on a CPU (``--device cpu`` on a GPU machine produces the CPU results alone)."""
+    return list(live.SECTIONS) if device == cache.device_type() == "cpu" else []
 
 
 def produce_results(kind: str, device: str, results_dir: Path, commit: str | None) -> Path:
@@ -96,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: live section{' (stale)' if name in stale else ''}")
         return 0
     commit = cli.commit_from_env()
+    cli.quiet_cpu_notice()
     for kind in kinds:
         path = produce_results(kind, device, build.results_dir, commit)
         print(f"{kind}: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")

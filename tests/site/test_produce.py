@@ -87,3 +87,13 @@ def test_cuda_asked_for_without_cuda_is_a_mistake(here, capsys):
     with pytest.raises(SystemExit) as exc:
         produce.main(["--device", "cuda", "--list"])
     assert exc.value.code == 2 and "no CUDA device" in capsys.readouterr().err
+
+
+def test_live_sections_are_recorded_on_a_cpu_machine_only(monkeypatch):
+    """Their records are keyed by the machine's device type and checked on a CPU: a GPU machine
+    asked for the CPU results records none."""
+    monkeypatch.setattr(live, "SECTIONS", {"one": dict})
+    monkeypatch.setattr(produce.cache, "device_type", lambda: "cuda")
+    assert produce.sections_for("cpu") == produce.sections_for("cuda") == []
+    monkeypatch.setattr(produce.cache, "device_type", lambda: "cpu")
+    assert produce.sections_for("cpu") == ["one"]
