@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         if not found:
             cli.fail(PROG, f"--from-log {args.from_log}: no 'Documentation built in' line")
         samples = [float(found[-1])]
-        prov = {**prov, "settings": {"command": "SNIPPETS_BUILD=fresh mkdocs build --strict",
+        prov = {**prov, "settings": {"command": "mkdocs build --strict",
                                      "source": "the build's own log"}}
     else:
         samples = []

@@ -1,23 +1,21 @@
-"""The results cache: what a build executed, kept so an unchanged snippet is not executed again.
+"""The live sections' records and the plots' cache: what a build reads instead of executing.
 
-An entry is keyed by a hash of: the result's name, the producer's configuration (a partial's
-arguments), the source of the module defining the producer and of every ``snippets`` module it
-imports (a user's model file too), the torch version, the device and the build mode. Entries live
-in the build's cache folder; a build with ``refresh`` ignores them (``snippets.site.build``).
-The value cached is what the producer returned, not its rendering: a change to how a table is
-drawn is seen at the next build without measuring again.
+A record (``live-sections/<name>.json``, committed) holds what a live section's producer returned,
+written by ``python -m snippets.site.produce`` with the key of the code that made it: a hash of the
+name, the producer's configuration (a partial's arguments), the source of the module defining it
+and of every ``snippets`` module it imports, the torch release and the device type. A build renders
+the record whatever its key; ``python -m snippets.site.live --check`` (and the suite) names the
+records whose key no longer matches the code. Plots are drawn once per documents, plotting code
+and matplotlib release, and kept in the build's cache folder.
 """
 
 from __future__ import annotations
 
 import ast
-import dataclasses
 import datetime as dt
 import functools
 import hashlib
-import inspect
 import json
-import marshal
 import os
 import re
 import sys
@@ -36,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def device_type() -> str:
-    """The device type this build measures on: the one ``auto`` resolves to."""
+    """This machine's device type (the one ``auto`` resolves to): a record is keyed by it."""
     return config.resolve_device("auto")
 
 
@@ -85,64 +83,34 @@ def _callables(obj: Any) -> list[Callable[..., Any]]:
     if isinstance(obj, functools.partial):
         return [*_callables(obj.func), *(c for a in (*obj.args, *obj.keywords.values())
                                         for c in _callables(a))]
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return [c for f in dataclasses.fields(obj) for c in _callables(getattr(obj, f.name))]
-    if isinstance(obj, (tuple, list)):
-        return [c for x in obj for c in _callables(x)]
-    if not callable(obj):
-        return []
-    return [obj, *(c for cell in _cells(obj) if cell is not obj for c in _callables(cell))]
-
-
-def _cells(fn: Any) -> list[Any]:
-    """The configuration a closure captured (``produce_on("cuda")`` returning an inner function,
-    say): values that cannot change (numbers, strings, tuples, frozen dataclasses) and functions.
-    A mutable capture (a list the producer appends to) is state, not configuration."""
-    out = []
-    for cell in getattr(fn, "__closure__", None) or ():
-        value = cell.cell_contents
-        frozen = dataclasses.is_dataclass(value) and getattr(
-            getattr(value, "__dataclass_params__", None), "frozen", False)
-        if isinstance(value, (int, float, str, bytes, tuple, frozenset, Path)) or frozen or (
-                callable(value) and not isinstance(value, type)):
-            out.append(value)
-    return out
+    return [obj] if callable(obj) else []
 
 
 def _describe(obj: Any) -> Any:
-    """A stable description of a producer's configuration (no memory addresses in it)."""
+    """A stable description of a producer's configuration (no memory addresses in it): a
+    partial's function and arguments, a function's name, any other value's repr."""
     if isinstance(obj, functools.partial):
         return {"call": _describe(obj.func), "args": [_describe(a) for a in obj.args],
                 "kwargs": {k: _describe(v) for k, v in sorted(obj.keywords.items())}}
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {type(obj).__qualname__: {f.name: _describe(getattr(obj, f.name))
-                                         for f in dataclasses.fields(obj)}}
-    if isinstance(obj, (tuple, list)):
-        return [_describe(x) for x in obj]
     if callable(obj):
-        name = f"{getattr(obj, '__module__', '?')}:{getattr(obj, '__qualname__', repr(obj))}"
-        captured = [c for c in _cells(obj) if c is not obj]  # a recursive inner function
-        return {name: [_describe(c) for c in captured]} if captured else name
+        return f"{getattr(obj, '__module__', '?')}:{getattr(obj, '__qualname__', repr(obj))}"
     return repr(obj)
 
 
 def _code_digest(produce: Callable[[], Any]) -> str:
     """Hash of the code behind ``produce``: the source of the modules defining it and of every
-    snippets module those import; for a function with no file (an exec block's), its bytecode."""
+    snippets module those import (a module outside ``snippets``, a test's, by its own file)."""
     h = hashlib.sha256()
     modules: set[str] = set()
     for fn in _callables(produce):
         mod = sys.modules.get(getattr(fn, "__module__", None) or "")
         file = getattr(mod, "__file__", None)
-        if file:
-            modules.add(mod.__name__)
-            if not mod.__name__.startswith("snippets."):  # a user's model file counts too
-                h.update(Path(file).read_bytes())
+        if not file:  # a builtin: its name, in the configuration, is all there is
+            h.update(repr(fn).encode())
             continue
-        code = getattr(fn, "__code__", None)  # defined where no file is: in an exec block
-        h.update(marshal.dumps(code) if code is not None else repr(fn).encode())
-        modules |= {v.__name__ for v in getattr(fn, "__globals__", {}).values()
-                    if inspect.ismodule(v) and v.__name__.startswith("snippets.")}
+        modules.add(mod.__name__)
+        if not mod.__name__.startswith("snippets."):
+            h.update(Path(file).read_bytes())
     for name, path in sorted(_module_files(modules).items()):
         h.update(name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
@@ -154,14 +122,9 @@ def _key(name: str, produce: Callable[..., Any], **where: str) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
-def cache_key(name: str, produce: Callable[..., Any], mode: str) -> str:
-    return _key(name, produce, device=device_name(), build=mode)
-
-
 def record_key(name: str, produce: Callable[..., Any]) -> str:
-    """The key of a recorded entry (``recorded``): the code, its configuration and the torch
-    release, on the device type, not the device's name, so that a record made on one CPU model
-    serves a build on another, stamped with the one it ran on."""
+    """The key of a record: the code, its configuration and the torch release, on the device
+    type, not the device's name, so that a record made on one CPU model is current on another."""
     return _key(name, produce, device_type=device_type())
 
 
@@ -169,37 +132,26 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower())
 
 
-def _entry(name: str, produce: Callable[..., Any], build: Build) -> tuple[str, Path]:
-    key = cache_key(name, produce, build.mode)
-    return key, build.cache_dir / f"{_slug(name)}-{key[:20]}.json"
-
-
-def entry_path(name: str, produce: Callable[..., Any], build: Build) -> Path:
-    """Where ``produce``'s entry under ``name`` is kept for this build."""
-    return _entry(name, produce, build)[1]
-
-
 def record_path(name: str, build: Build) -> Path:
     return build.records_dir / f"{_slug(name)}.json"
 
 
-def recorded(name: str, produce: Callable[..., Any],
-             build: Build) -> tuple[Any, dict[str, Any]] | None:
-    """``produce``'s value as recorded in the repository (``snippets.site.live`` writes it), where
-    the record was made by the same code, configuration and torch release on this device type;
-    None otherwise, and in a fresh or refreshing build, which executes everything it shows.
+def read_record(name: str, build: Build) -> tuple[Any, dict[str, Any]] | None:
+    """The value and metadata recorded under ``name``, current or stale; None where there is none.
 
-    Quarto's ``freeze`` does the same for a book's computations: a build from a fresh clone
-    then renders what an author executed and committed, and executes only what changed."""
-    if build.mode != "recorded" or build.refresh:
-        return None
+    Quarto's ``freeze`` does the same for a book's computations: a build renders what an author
+    executed and committed, and executes nothing."""
     try:
         entry = json.loads(record_path(name, build).read_text())
     except FileNotFoundError:
         return None
-    if entry["meta"].get("record_key") != record_key(name, produce):
-        return None
-    return entry["value"], {**entry["meta"], "hit": True}
+    return entry["value"], entry["meta"]
+
+
+def is_current(name: str, produce: Callable[..., Any], build: Build) -> bool:
+    """Whether the record of ``name`` was made by this code, configuration and torch release."""
+    found = read_record(name, build)
+    return found is not None and found[1].get("record_key") == record_key(name, produce)
 
 
 def record(name: str, produce: Callable[..., Any], build: Build,
@@ -214,11 +166,10 @@ def record(name: str, produce: Callable[..., Any], build: Build,
     return meta
 
 
-def _executed(name: str, produce: Callable[..., Any],
-              **call: Any) -> tuple[Any, dict[str, Any]]:
-    """``produce(**call)`` and the metadata every entry carries: where, when and how long."""
+def _executed(name: str, produce: Callable[[], Any]) -> tuple[Any, dict[str, Any]]:
+    """``produce()`` and the metadata every entry carries: where, when and how long."""
     t0 = time.perf_counter()
-    value = produce(**call)
+    value = produce()
     return value, {"name": name, "device": device_name(), "torch": torch.__version__,
                    "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
                    "seconds": round(time.perf_counter() - t0, 2)}  # what an entry saves a build
@@ -231,72 +182,15 @@ def _write(path: Path, value: Any, meta: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process: alive
-        return True
-    return True
-
-
-# How long a process waits for an entry another live process holds before executing it itself:
-# longer than any live section takes on a busy 2-core machine, so only a holder that hangs (or a
-# process that reused a dead holder's pid) is overtaken.
-WAIT_S = 900.0
-
-
-def _claim(path: Path, build: Build) -> Path | None:
-    """Take the entry's lock, or wait while another process (the build's prefetcher) holds it and
-    return None once that process is gone: its entry is then there, or the caller computes it."""
-    lock = path.with_suffix(".lock")
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    waited_since = time.monotonic()
-    while True:
-        try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-        except FileExistsError:
-            try:
-                holder = int(lock.read_text() or "0")
-            except (OSError, ValueError):
-                holder = 0  # written between our open and its write: look again
-            overdue = time.monotonic() - waited_since > WAIT_S
-            if (holder and not _alive(holder)) or overdue:  # a killed or hung holder: take over
-                lock.unlink(missing_ok=True)
-                continue
-            if path.exists() and not build.refresh:
-                return None
-            time.sleep(0.1)
-            continue
-        with os.fdopen(fd, "w") as f:
-            f.write(str(os.getpid()))
-        return lock
-
-
-def cached(name: str, produce: Callable[..., Any], build: Build,
-           **call: Any) -> tuple[Any, dict[str, Any]]:
-    """``produce(**call)``'s value from the cache, executing it only when its key is new (or in
-    a build with ``refresh``). ``call`` (the build's commit, say) is not part of the key: it
-    says where a result was made, not what was made. Returns the value and the entry's metadata
-    (when, where, hit). While one process executes an entry, another asking for it waits for
-    it rather than executing it twice (the prefetcher and the pages of one build)."""
-    key, path = _entry(name, produce, build)
-    lock = None
-    while not (path.exists() and not build.refresh):
-        lock = _claim(path, build)
-        if lock is not None:
-            break
-    if lock is None:
-        entry = json.loads(path.read_text())
-        return entry["value"], {**entry["meta"], "hit": True}
-    try:
-        if path.exists() and not build.refresh:  # written while we waited for the lock
-            entry = json.loads(path.read_text())
-            return entry["value"], {**entry["meta"], "hit": True}
-        value, meta = _executed(name, produce, **call)
-        meta["key"] = key
-        _write(path, value, meta)
-        return value, {**meta, "hit": False}
-    finally:
-        lock.unlink(missing_ok=True)
+def memo(name: str, produce: Callable[[], Any], build: Build) -> Any:
+    """``produce()``'s value, from the build's cache folder where the same code and configuration
+    made it before (a plot drawn from the same documents): a ``mkdocs serve`` rebuild after a
+    prose edit draws nothing. Entries are written whole (``_write``), so no reader sees half."""
+    key = _key(name, produce, device_type="any")
+    path = build.cache_dir / f"{_slug(name)}-{key[:20]}.json"
+    if path.exists():
+        return json.loads(path.read_text())["value"]
+    value, meta = _executed(name, produce)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _write(path, value, {**meta, "key": key})
+    return value

@@ -2,9 +2,9 @@
 
 A page that sets ``render_macros: true`` in its front matter is a Jinja template: its sentences
 are written by hand around ``{{ ... }}`` placeholders, and the numbers and verdicts come from the
-findings of the same document its results blocks render, through ``pages.document`` (so a fresh
-build measures once and both read that run). Undefined names fail the build (``on_undefined:
-strict``): a misspelt finding is an error, not an empty space.
+findings of the same document its results blocks render, through ``pages.document``. Undefined
+names fail the build (``on_undefined: strict``): a misspelt finding is an error, not an empty
+space.
 
     {% set gpu = findings("bench", "cuda") %}
     {% if gpu %}eager takes {{ gpu.growth[0].time_ratio | fmt(".2f") }} times as long ...{% endif %}
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from snippets import bench, diagnose, dynamic, train
+from snippets import diagnose, dynamic
 from snippets.bench import crosscheck_findings, graphs, payoff
 from snippets.bench import findings as bench_findings
 from snippets.cpu import findings as cpu_findings
@@ -51,39 +51,29 @@ from snippets.zoo import findings as zoo_findings
 class Source:
     """Where a page's findings come from: ``of`` takes the newest document of each of ``kinds``
     on the device (None for a kind with no run, except the first, without which there are no
-    findings); ``produce_on(device)`` is the first kind's producer in a fresh build, None where
-    that kind is only ever recorded."""
+    findings)."""
 
     of: Callable[..., Any]
     kinds: tuple[str, ...]
-    produce_on: Callable[[str], Callable[..., dict]] | None = None
 
 
 # The name a page asks for -> its source. One line per topic.
 SOURCES: dict[str, Source] = {
-    "bench": Source(bench_findings.of, ("bench",), bench.produce_on),
-    "bench-crosscheck": Source(crosscheck_findings.of, ("bench-crosscheck",), bench.crosscheck_on),
+    "bench": Source(bench_findings.of, ("bench",)),
+    "bench-crosscheck": Source(crosscheck_findings.of, ("bench-crosscheck",)),
     # The CUDA graphs without Inductor beside reduce-overhead: recorded only, on a GPU.
     "bench-graphs": Source(graphs.of, ("bench-graphs",)),
     # The graph-breaks run's small blocks, as the page on when compile does not pay reads them.
     "graph-breaks-tiny": Source(payoff.tiny, ("graph-breaks",)),
     # The same blocks under CUDA graphs (mode="reduce-overhead"): recorded only, on a GPU.
     "graph-breaks-tiny-graphs": Source(payoff.tiny, ("graph-breaks-reduce-overhead",)),
-    # The minifier runs for minutes on a CPU; a fresh build on one measures it, as the page does.
-    "debug-minifier": Source(debug_findings.minified, (minifier.KIND,),
-                             lambda device: minifier.produce),
-    "dynamic-steady": Source(dynamic_findings.steady, (dynamic.KIND,), dynamic.produce_on),
-    # The large sizes (where compile pays) run for minutes on a CPU: recorded only.
+    "debug-minifier": Source(debug_findings.minified, (minifier.KIND,)),
+    "dynamic-steady": Source(dynamic_findings.steady, (dynamic.KIND,)),
     "dynamic-steady-large": Source(dynamic_findings.steady, ("dynamic-shapes-large",)),
-    # The speed page's kinds are recorded only (a ladder compiles for minutes): no producer.
     "speed": Source(speed_findings.of, ("bench-ladder",)),
     "speed-graphs": Source(speed_graphs.of, ("bench-ladder",)),
     "speed-freezing": Source(speed_findings.of_freezing, ("speed-freezing",)),
-    # A GPU training run is only ever recorded (command by command); a CPU one a fresh build
-    # measures, as the page's CPU sections do.
-    "train": Source(train_findings.of, ("train", "train-repeat"),
-                    lambda device: train.produce_on(device) if device == "cpu" else None),
-    # The production page's runs take many fresh processes each: recorded only.
+    "train": Source(train_findings.of, ("train", "train-repeat")),
     "production-startup": Source(production_findings.startup, ("production-startup",)),
     "production-stream": Source(serving_findings.stream, ("production-stream",)),
     "production-stream-large": Source(serving_findings.stream, ("production-stream-large",)),
@@ -91,15 +81,11 @@ SOURCES: dict[str, Source] = {
                                              ("production-stream-large-reduce-overhead",)),
     "production-modes": Source(serving_findings.modes, ("production-modes",)),
     "production-hazards": Source(serving_findings.hazards, ("production-hazards",)),
-    # A scale run needs several GPUs and is recorded command by command: recorded only. Its
-    # page also reads the training run's one-GPU steps.
+    # The scale page also reads the training run's one-GPU steps.
     "scale": Source(scale_findings.of, ("scale",)),
     "scale-one-gpu": Source(scale_findings.one_gpu, ("train",)),
-    # The zoo compiles 24 models for half an hour on a GPU, minutes each on a CPU: recorded only.
     "zoo": Source(zoo_findings.of, ("zoo",)),
-    # On a CPU, a process per variant, each compiling with an empty cache: recorded only.
     "cpu": Source(cpu_findings.of, ("cpu",)),
-    # A generation run compiles a 1 B decoder for minutes on a GPU: recorded only.
     "generate": Source(generate_findings.of, ("generate",)),
     "generate-ladder": Source(ladder_findings.ladder, ("generate-ladder",)),
     "generate-ladder-int8": Source(ladder_findings.ladder, ("generate-ladder-int8",)),
@@ -123,12 +109,9 @@ SOURCES: dict[str, Source] = {
     "generate-autotune-split": Source(generate_findings.split, ("generate-max-autotune-gemm",)),
     # The precision a recorded diagnosis of the transformer ran at: its page's words depend on it.
     "diagnose-transformer": Source(diagnose.ran_at, ("diagnose-transformer",)),
-    # The graph-breaks page's timed runs, each measured by a fresh build on its device type.
-    "explain-costs": Source(explain_findings.costs, (explain_costs.KIND,),
-                            explain_costs.produce_on),
+    "explain-costs": Source(explain_findings.costs, (explain_costs.KIND,)),
     "explain-costs-large": Source(explain_findings.costs, ("graph-breaks-large",)),
-    "explain-fastpath": Source(explain_findings.fastpath, (explain_fastpath.KIND,),
-                               explain_fastpath.produce_on),
+    "explain-fastpath": Source(explain_findings.fastpath, (explain_fastpath.KIND,)),
 }
 
 
@@ -150,12 +133,11 @@ def findings(name: str, device: str) -> Placed | None:
     if name not in SOURCES:
         raise KeyError(f"no findings {name!r}: add it to snippets.site.macros.SOURCES")
     src = SOURCES[name]
-    found = [pages.document(kind, src.produce_on(device) if src.produce_on and i == 0 else None,
-                            device=device) for i, kind in enumerate(src.kinds)]
-    if found[0][0] is None:
+    found = [pages.document(kind, device) for kind in src.kinds]
+    if found[0] is None:
         return None
-    stamp = "; ".join(results.stamp(doc, how) for doc, how in found if doc is not None)
-    return Placed(src.of(*(doc for doc, _ in found)), stamp, found[0][0]["provenance"]["device"])
+    stamp = "; ".join(results.stamp(doc, "recorded") for doc in found if doc is not None)
+    return Placed(src.of(*found), stamp, found[0]["provenance"]["device"])
 
 
 def cudnn_fresh(folder: str = "cudnn-benchmark") -> Any:
@@ -192,7 +174,7 @@ def cold_warm() -> Any:
 
 def explain_agreement() -> Placed:
     """The explainer held to Dynamo's log, as findings, from the live section the graph-breaks
-    page shows: the same cache entry, so a build executes it once."""
+    page shows: the same record."""
     from snippets.explain import agreement
     from snippets.site import live
 
@@ -202,7 +184,7 @@ def explain_agreement() -> Placed:
 
 def freezing_ways() -> speed_findings.Prepacked:
     """Which way of asking for freezing prepacked the convolutions, from the live section the
-    freezing page shows: the same cache entry, so a build executes it once."""
+    freezing page shows: the same record."""
     from snippets.site import live
 
     return speed_findings.prepacked(live.value("speed-freezing")[0])

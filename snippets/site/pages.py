@@ -1,39 +1,23 @@
-"""What the site's exec blocks call: results sections, recorded or fresh, and build-time results.
+"""What the site's exec blocks call: results sections and live sections, read from files.
 
-Every function returns Markdown and prints nothing; a page's exec block prints what it got. How a
-section is filled depends on the build (``snippets.site.build``): recorded builds render the files
-in ``docs/results/``, fresh builds measure the sections of this machine's device type. Whatever a
-build executes goes through ``snippets.site.cache``, so an unchanged snippet is not executed again.
+Every function returns Markdown and prints nothing; a page's exec block prints what it got. A
+build only reads: the results files in ``docs/results/`` and the live sections' records in
+``live-sections/``, which ``python -m snippets.site.produce`` (or a topic's own command line)
+writes before it.
 """
 
 from __future__ import annotations
 
 import functools
 import html
-import json
-import os
 from collections.abc import Callable
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
-from snippets.core import config, render, results
+from snippets.core import config, results
 from snippets.site import cache
 from snippets.site import live as live_sections
 from snippets.site.build import ROOT, Build, current
-
-LIVE_STAMP = "executed at build time"  # how a live() stamp begins; recorded/fresh ones say so
-
-
-def _write_if_changed(build: Build, path: Path, doc: dict[str, Any]) -> None:
-    """Write atomically, and only if the content changed: a ``mkdocs serve`` of a fresh build
-    watches docs/, and rewriting an identical file would start another build."""
-    build.written.add(path.resolve())
-    text = json.dumps(doc, indent=1, allow_nan=False) + "\n"
-    if path.exists() and path.read_text() == text:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    results.write_atomic(path, doc)
 
 
 # ---- sections --------------------------------------------------------------------------------
@@ -123,69 +107,41 @@ def no_run_yet(kind: str, device: str, *, root: str = "../") -> str:
     return note.format(words=words, where=where, link=recording_link(kind, root))
 
 
-def document(kind: str, produce: Callable[..., dict] | None, *, device: str = "cuda",
-             build: Build | None = None) -> tuple[dict | None, str]:
-    """The document a page shows for ``kind`` on ``device`` ("cuda" or "cpu"), and how it came
-    (``"recorded"`` or ``"fresh"``); None where no run is recorded.
-
-    Recorded build: the newest ``docs/results/*/<kind>.json`` from that device type. Fresh build
-    on a machine of that device type, where there is a ``produce``: ``produce(commit=...)``
-    (through the cache, so a page's table and the findings its prose places are of one run),
-    written to ``docs/results/<run-folder>/<kind>.json``. A fresh build on another device type
-    reads the recorded file.
-    """
-    build = build or current()
+def document(kind: str, device: str = "cuda", *, build: Build | None = None) -> dict | None:
+    """The newest recorded ``docs/results/*/<kind>.json`` run on ``device`` ("cuda" or "cpu");
+    None where there is none."""
     if device not in config.DEVICE_TYPES:
         raise ValueError(f"device {device!r}: expected one of {', '.join(config.DEVICE_TYPES)}")
-    if produce is not None and build.mode == "fresh" and cache.device_type() == device:
-        doc, _ = cache.cached(kind, produce, build, commit=build.commit)
-        if results.device_type_of(doc) != device:
-            raise ValueError(f"{kind}: produced on {results.device_type_of(doc)}, "
-                             f"shown as {device}")
-        path = build.results_dir / results.run_folder(doc["provenance"]) / f"{kind}.json"
-        _write_if_changed(build, path, doc)
-        return doc, "fresh"
-    return results.newest(build.results_dir, kind, device), "recorded"
+    return results.newest((build or current()).results_dir, kind, device)
 
 
-def show(kind: str, produce: Callable[..., dict], render: Callable[[dict], str], *,
-         device: str = "cuda", build: Build | None = None) -> str:
+def show(kind: str, render: Callable[[dict], str], device: str = "cuda", *,
+         build: Build | None = None) -> str:
     """Markdown for one results section on ``device``: the ``document`` rendered and stamped,
-    or an admonition where there is none."""
-    doc, how = document(kind, produce, device=device, build=build)
+    or the "no run yet" note where there is none."""
+    doc = document(kind, device, build=build)
     if doc is None:
         return no_run_yet(kind, device)
-    return section(render(doc), results.stamp(doc, how))
+    return section(render(doc), results.stamp(doc, "recorded"))
 
 
-def recorded(kind: str, render: Callable[[dict], str], device: str = "cuda", *,
-             build: Build | None = None) -> str:
-    """A results section that a build only reads, fresh or not: the newest recorded
-    ``<kind>.json`` of ``device``, rendered and stamped. For runs longer than a build may take,
-    recorded command by command with ``--append`` (the training run, the production page's runs
-    of many fresh processes)."""
-    doc, how = document(kind, None, device=device, build=build)
-    if doc is None:
-        return no_run_yet(kind, device)
-    return section(render(doc), results.stamp(doc, how))
+# The pages' name for a section recorded command by command (training on a GPU, the production
+# runs, the ladders): read the same way as every other.
+recorded = show
 
 
-def live(name: str, render: Callable[[Any], str], *,
-         produce: Callable[[], Any] | None = None, build: Build | None = None) -> str:
-    """A cheap result executed at every build on any machine (graph and break counts, say): the
-    producer listed under ``name`` in ``snippets.site.live`` (or ``produce``), through the
-    cache, rendered, stamped with the device and torch it ran on."""
-    value, meta = live_sections.value(name, build, produce)
+def live(name: str, render: Callable[[Any], str], *, build: Build | None = None) -> str:
+    """A cheap result recorded on any machine (graph and break counts, say): the record of the
+    section listed under ``name`` in ``snippets.site.live``, rendered and stamped with the
+    device, torch and commit it was recorded on; stale or not (the suite says which are)."""
+    value, meta = live_sections.value(name, build)
     return section(render(value), live_stamp(meta))
 
 
 def live_stamp(meta: dict[str, Any]) -> str:
-    """The stamp of a live result, from its cache entry's metadata: the device, torch, the day;
-    a value recorded in the repository (``snippets.site.live``) says so, with its commit."""
-    where = f"on {meta['device']} · torch {meta['torch']} · {meta['date'][:10]}"
-    if "record_key" in meta:
-        return f"recorded {where} · commit {results.short_commit(meta.get('commit'))}"
-    return f"{LIVE_STAMP} {where}"
+    """The stamp of a live section's record: the device, torch, the day and the commit."""
+    return (f"recorded on {meta['device']} · torch {meta['torch']} · {meta['date'][:10]} · "
+            f"commit {results.short_commit(meta.get('commit'))}")
 
 
 # ---- plots ---------------------------------------------------------------------------------
@@ -194,8 +150,7 @@ def plot(draw: Callable[..., str], *docs: dict, build: Build | None = None) -> s
     """``draw(*docs)``, a figure's HTML, through the cache: matplotlib is imported and a figure
     drawn only when the documents, the plotting code or matplotlib changed."""
     name = f"plot-{draw.__module__}.{draw.__name__}-matplotlib-{metadata.version('matplotlib')}"
-    value, _ = cache.cached(name, functools.partial(draw, *docs), build or current())
-    return value
+    return cache.memo(name, functools.partial(draw, *docs), build or current())
 
 
 def with_plot(draw: Callable[[dict], str],
@@ -293,152 +248,3 @@ def build_times(device: str, *, build: Build | None = None) -> str:
     if doc is None:
         return no_run_yet(buildtime.KIND, device)
     return section(buildtime.markdown(doc), results.stamp(doc, "recorded"))
-
-
-# ---- the home page ---------------------------------------------------------------------------
-
-def versions(*, build: Build | None = None) -> str:
-    """Every device and torch release the recorded numbers come from, newest run first."""
-    seen: dict[tuple[str, str], str] = {}
-    for path in sorted((build or current()).results_dir.rglob("*.json")):
-        prov = results.load(path)["provenance"]
-        key = (_run_device(prov), prov["torch"])
-        seen[key] = max(seen.get(key, ""), prov["date"] or "")
-    lines = [f"- {device}: torch {torch} (newest run {date[:10]})"
-             for (device, torch), date in sorted(seen.items(), key=lambda kv: kv[1],
-                                                 reverse=True)]
-    return "\n".join(lines) or "None recorded yet."
-
-
-def runs_timing(kinds: str | tuple[str, ...], modes: tuple[str, ...], *,
-                build: Build | None = None) -> str:
-    """Which recorded runs of ``kinds`` timed any of ``modes``, each linked to its section of the
-    Results page; a sentence that says so where none did."""
-    kinds = (kinds,) if isinstance(kinds, str) else kinds
-    root = (build or current()).results_dir
-    found = []
-    for path in sorted(root.rglob("*.json")):
-        doc = results.load(path)
-        if results.kind_of(doc).name in kinds and any(r.get("mode") in modes
-                                                       for r in doc["rows"]):
-            folder = path.relative_to(root).parts[0]
-            name = path.relative_to(root / folder).with_suffix("").as_posix()
-            found.append(f"[{_run_title(doc['provenance'])}, {_date(doc)[:10]}]"
-                         f"(../results/#{folder}--{name.replace('/', '-')})")
-    return ("Recorded so far: " + "; ".join(found) + ".") if found else \
-        "None recorded yet."
-
-
-# ---- the Results and CLI pages ----------------------------------------------------------------
-
-def _run_device(prov: dict[str, Any]) -> str:
-    """"Intel(R) Xeon(R) Processor (CPU)", "NVIDIA H200 (GPU)": the recorded name says CPU on
-    its own ("CPU: ..."), and would say it twice."""
-    kind = "GPU" if prov.get("device_type") == "cuda" else "CPU"
-    return f"{results.device_label(prov)} ({kind})"
-
-
-def _run_title(prov: dict[str, Any]) -> str:
-    return f"{_run_device(prov)}, torch {prov.get('torch')}"
-
-
-def renderers() -> dict[str, Callable[[dict], str]]:
-    """How the Results page draws each kind of results file: the tables its own page shows."""
-    from snippets.bench import independent
-    from snippets.bench import tables as bench_tables
-    from snippets.cpu import tables as cpu_tables
-    from snippets.debug import tables as debug_tables
-    from snippets.diagnose import report as diagnose_report
-    from snippets.dynamic import tables as dynamic_tables
-    from snippets.explain import tables as explain_tables
-    from snippets.generate import ladder, loop, traps
-    from snippets.generate import tables as generate_tables
-    from snippets.production import tables as production_tables
-    from snippets.scale import tables as scale_tables
-    from snippets.site import buildtime
-    from snippets.speed import tables as speed_tables
-    from snippets.train import tables as train_tables
-
-    return {
-        "bench": bench_tables.table,
-        "zoo": bench_tables.table,  # the benchmark's rows over the model zoo's catalog
-        independent.KIND: independent.alone_table,
-        "graph-breaks": explain_tables.costs,
-        "transformer-fastpath": explain_tables.fastpath_latency,
-        "dynamic-shapes": lambda d: dynamic_tables.stalls(d) + "\n\n" + dynamic_tables.steady(d),
-        "site-build": buildtime.markdown,
-        "debug-minifier": debug_tables.minifier,
-        **dict.fromkeys(("production-startup", "production-stream", "production-modes",
-                         "production-hazards", "production-regions"),
-                        production_tables.report),
-        "train": train_tables.table,
-        "scale": scale_tables.table,
-        "speed-settings": speed_tables.settings_report,
-        "speed-freezing": speed_tables.freezing_report,
-        "generate": generate_tables.report,
-        "generate-hf": generate_tables.hf_table,
-        ladder.KIND: ladder.table,
-        traps.KIND: traps.table,
-        loop.KIND: generate_tables.loop_table,
-        "diagnose": diagnose_report.summary,
-        "cpu": cpu_tables.table,
-    }
-
-
-def _date(doc: dict[str, Any]) -> str:
-    return doc["provenance"]["date"] or ""
-
-
-def results_index(*, build: Build | None = None) -> str:
-    """Every recorded run, newest first: each run folder a section and each file in it (newest
-    first too) a table with its stamp and a link to the raw file. Headings carry ids made from
-    the folder and file names, so a link to one stays valid as runs are added."""
-    build = build or current()
-    draw = renderers()
-    folders = [p for p in build.results_dir.glob("*") if p.is_dir() and any(p.glob("*.json"))]
-    if not folders:  # worded in docs/includes/no-results-yet.md
-        note = (INCLUDES / "no-results-yet.md").read_text()
-        return note.format(link=f"../{RECORDING_CLI}")
-    runs = []
-    for folder in folders:
-        docs = sorted(((p, results.load(p)) for p in folder.rglob("*.json")),
-                      key=lambda pd: _date(pd[1]), reverse=True)
-        runs.append((_date(docs[0][1]), folder, docs))
-    out = []
-    for _newest, folder, docs in sorted(runs, key=lambda r: r[0], reverse=True):
-        out.append(f"## {_run_title(docs[0][1]['provenance'])} {{#{folder.name}}}\n")
-        for path, doc in docs:
-            # Exec output is HTML by the time MkDocs sees it, so MkDocs does not rewrite this
-            # link: it is written as served, the page at results/ beside the run folders (the
-            # site check verifies every link in the built site).
-            link = path.relative_to(build.results_dir).as_posix()
-            name = path.relative_to(folder).with_suffix("").as_posix()
-            anchor = f"{folder.name}--{name.replace('/', '-')}"
-            out.append(f"### {name} {{#{anchor}}}\n\n{_date(doc)[:10]}, "
-                       f"{results.kind_of(doc).name}: raw results in [{path.name}]({link}) "
-                       f"(schema `{doc['schema']}`, {render.count(len(doc['rows']), 'row')}).\n")
-            how = "fresh" if path.resolve() in build.written else "recorded"
-            out.append(section(draw[results.kind_of(doc).name](doc), results.stamp(doc, how)))
-    return "\n".join(out)
-
-
-def cli_help(tool: str = "bench") -> str:
-    """``python -m snippets.<tool> --help`` as the installed code prints it, in a code block:
-    the parser that runs writes the page, so the page cannot state another default. A package's
-    parser is its ``__main__``'s; a module's (``generate.loop``) its own."""
-    import importlib
-
-    module = importlib.import_module(f"snippets.{tool}")
-    if hasattr(module, "__path__"):  # a package: python -m runs its __main__
-        module = importlib.import_module(f"snippets.{tool}.__main__")
-    parser = module.parser
-    was = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = "80"  # argparse wraps to the terminal's width: the page column's
-    try:
-        text = parser().format_help().strip()
-    finally:
-        if was is None:
-            del os.environ["COLUMNS"]
-        else:
-            os.environ["COLUMNS"] = was
-    return f"```text\n{text}\n```\n"

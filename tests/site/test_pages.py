@@ -1,4 +1,4 @@
-"""snippets.site.pages, .cache and .build: recorded and fresh sections, run folders, the cache."""
+"""snippets.site.pages, .cache and .build: recorded sections, run folders, live records, plots."""
 
 from __future__ import annotations
 
@@ -10,12 +10,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-import torch
 
 from snippets import bench
 from snippets.bench import tables
 from snippets.core import results
-from snippets.site import build, cache, pages, sitecheck
+from snippets.site import build, cache, live, pages, reference, sitecheck
 
 
 @pytest.fixture
@@ -27,21 +26,8 @@ def docs(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def recorded(docs: Path, tmp_path: Path) -> build.Build:
-    """A recorded build over ``docs`` with a cache of its own: nothing global is touched."""
-    return build.Build(docs_dir=docs, cache_dir=tmp_path / "cache")
-
-
-@pytest.fixture
-def counted(cpu_bench_run: Path):
-    """A producer that hands back the real CPU run and counts how often it was asked."""
-    calls = []
-
-    def produce(*, commit: str | None = None) -> dict:
-        calls.append(commit)
-        return json.loads(cpu_bench_run.read_text())
-
-    produce.calls = calls
-    return produce
+    """A build over ``docs`` with a cache and records of its own: nothing global is touched."""
+    return build.Build(docs_dir=docs, cache_dir=tmp_path / "cache", records_dir=tmp_path / "rec")
 
 
 @pytest.mark.parametrize(("prov", "folder"), [
@@ -56,11 +42,8 @@ def test_run_folder(prov: dict, folder: str) -> None:
     assert results.run_folder(prov) == folder
 
 
-PRODUCE = bench.produce_on("cpu")
-
-
 def test_no_recorded_run_gives_an_admonition(recorded: build.Build) -> None:
-    out = pages.show("bench", PRODUCE, tables.table, device="cuda", build=recorded)
+    out = pages.show("bench", tables.table, device="cuda", build=recorded)
     assert out == pages.no_run_yet("bench", "cuda")
     assert out.startswith("!!! note ") and '"No recorded run yet"' in out.splitlines()[0]
     assert "<table" not in out and "|" not in out
@@ -72,12 +55,12 @@ def test_recorded_shows_the_newest_run_of_its_device(recorded: build.Build,
     folder = recorded.results_dir / results.run_folder(doc["provenance"])
     folder.mkdir()
     shutil.copy(cpu_bench_run, folder / "bench.json")
-    out = pages.show("bench", PRODUCE, tables.table, device="cpu", build=recorded)
+    out = pages.show("bench", tables.table, device="cpu", build=recorded)
     assert out.startswith('<div class="results" markdown>')
     assert tables.markdown_table(doc["rows"]) in out
     assert '<p class="stamp">recorded: CPU: ' in out
     # a CPU run never fills a GPU section
-    gpu = pages.show("bench", PRODUCE, tables.table, device="cuda", build=recorded)
+    gpu = pages.show("bench", tables.table, device="cuda", build=recorded)
     assert "No recorded run yet" in gpu
 
 
@@ -85,103 +68,51 @@ def test_a_broken_results_file_stops_the_build(recorded: build.Build) -> None:
     (recorded.results_dir / "somewhere").mkdir()
     (recorded.results_dir / "somewhere" / "bench.json").write_text("{")
     with pytest.raises(ValueError, match="not valid JSON"):
-        pages.show("bench", PRODUCE, tables.table, build=recorded)
+        pages.show("bench", tables.table, build=recorded)
 
 
-@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
-def test_fresh_on_cpu_measures_writes_and_caches(recorded: build.Build, counted) -> None:
-    fresh = dataclasses.replace(recorded, mode="fresh", commit="abc123")
-    out = pages.show("bench", counted, tables.table, device="cpu", build=fresh)
-    assert counted.calls == ["abc123"]  # the build's commit is handed to the producer
-    assert '<p class="stamp">fresh: CPU: ' in out
-    written = list(fresh.results_dir.glob("*/bench.json"))
-    assert [p.parent.name for p in written] == [
-        results.run_folder(json.loads(written[0].read_text())["provenance"])]
-    assert fresh.written == {written[0].resolve()}
-    stamp_before = written[0].stat().st_mtime_ns
-
-    assert pages.show("bench", counted, tables.table, device="cpu", build=fresh) == out
-    assert counted.calls == ["abc123"]  # the cache answered
-    assert written[0].stat().st_mtime_ns == stamp_before  # and nothing was rewritten
-
-    refresh = dataclasses.replace(fresh, refresh=True)
-    pages.show("bench", counted, tables.table, device="cpu", build=refresh)
-    assert len(counted.calls) == 2
-
-    # the GPU section of a fresh CPU build measures nothing and shows what was recorded
-    gpu = pages.show("bench", counted, tables.table, device="cuda", build=fresh)
-    assert len(counted.calls) == 2 and "No recorded run yet" in gpu
+def test_recorded_is_show() -> None:
+    """The pages' name for a run recorded command by command reads the same way."""
+    assert pages.recorded is pages.show
 
 
-def test_recorded_only_reads_even_in_a_fresh_build(recorded: build.Build,
-                                                  cpu_bench_run: Path) -> None:
-    fresh = dataclasses.replace(recorded, mode="fresh")
-    assert "No recorded run yet" in pages.recorded("bench", tables.table, device="cpu",
-                                                    build=fresh)
-    doc = json.loads(cpu_bench_run.read_text())
-    folder = recorded.results_dir / results.run_folder(doc["provenance"])
-    folder.mkdir()
-    shutil.copy(cpu_bench_run, folder / "bench.json")
-    out = pages.recorded("bench", tables.table, device="cpu", build=fresh)
-    assert '<p class="stamp">recorded: CPU: ' in out and not fresh.written
-
-
-def test_live_is_cached_and_stamped(recorded: build.Build) -> None:
+def test_live_renders_its_record_stale_or_not(recorded: build.Build, monkeypatch) -> None:
     calls = []
 
-    def produce() -> dict:
-        calls.append(1)
-        return {"graphs": len(calls)}
+    def produce(n: int = 1) -> dict:
+        calls.append(n)
+        return {"graphs": n}
 
-    def render(v: dict) -> str:
-        return f"graphs: {v['graphs']}"
-
-    first = pages.live("counts", render, produce=produce, build=recorded)
-    again = pages.live("counts", render, produce=produce, build=recorded)
-    assert again == first and calls == [1]
-    assert f'<p class="stamp">{pages.LIVE_STAMP} on ' in first
+    monkeypatch.setattr(live, "SECTIONS", {"counts": produce})
+    cache.record("live-counts", produce, recorded, commit="0123456789abcdef")
+    first = pages.live("counts", lambda v: f"graphs: {v['graphs']}", build=recorded)
+    assert calls == [1] and "graphs: 1" in first
+    assert '<p class="stamp">recorded on ' in first and "commit 0123456789ab" in first
     assert sitecheck.check_html(first.replace(" markdown>", ">")) == []
+    # The code changes: the build still renders the record and executes nothing; the check
+    # names it stale.
+    monkeypatch.setattr(live, "SECTIONS", {"counts": lambda: produce(2)})
+    assert pages.live("counts", lambda v: f"graphs: {v['graphs']}", build=recorded) == first
+    assert calls == [1] and live.stale(recorded) == ["counts"]
 
 
-def test_cache_key_follows_configuration_and_imports() -> None:
+def test_a_record_key_follows_configuration_and_imports() -> None:
     a = bench.produce_on("cpu")
-    assert cache.cache_key("bench", a, "fresh") == cache.cache_key("bench", bench.produce_on("cpu"),
-                                                                  "fresh")
-    b = bench.produce_on("cpu", rounds=3)
-    assert cache.cache_key("bench", a, "fresh") != cache.cache_key("bench", b, "fresh")
-    assert cache.cache_key("bench", a, "fresh") != cache.cache_key("bench", a, "recorded")
+    assert cache.record_key("x", a) == cache.record_key("x", bench.produce_on("cpu"))
+    assert cache.record_key("x", a) != cache.record_key("x", bench.produce_on("cpu", rounds=3))
     # a change to any module the producer imports, however deep, must count
     assert {"snippets.bench", "snippets.core.measure", "snippets.core.models",
             "snippets.explain"} <= set(cache._module_files({"snippets.bench"}))
 
 
 def test_build_state_is_read_once_from_the_environment(tmp_path: Path) -> None:
-    env = {"SNIPPETS_BUILD": "fresh", "SNIPPETS_REFRESH": "1", "SNIPPETS_COMMIT": "abc",
-           "SNIPPETS_CACHE_DIR": str(tmp_path)}
+    env = {"SNIPPETS_COMMIT": "abc", "SNIPPETS_CACHE_DIR": str(tmp_path)}
     got = build.Build.from_env(tmp_path / "docs", env)
-    assert (got.mode, got.refresh, got.commit, got.cache_dir) == ("fresh", True, "abc", tmp_path)
+    assert (got.commit, got.cache_dir) == ("abc", tmp_path)
     assert got.results_dir == tmp_path / "docs" / "results"
-    plain = build.Build.from_env(tmp_path / "docs", {})
-    assert (plain.mode, plain.refresh, plain.commit) == ("recorded", False, None)
-    with pytest.raises(build.BuildError, match="SNIPPETS_BUILD='fersh'"):
-        build.Build.from_env(tmp_path, {"SNIPPETS_BUILD": "fersh"})
+    assert build.Build.from_env(tmp_path / "docs", {}).commit is None
     with pytest.raises(dataclasses.FrozenInstanceError):
-        got.mode = "recorded"  # type: ignore[misc]
-
-
-def test_results_index_links_and_stamps_every_file(recorded: build.Build,
-                                                   cpu_bench_run: Path) -> None:
-    assert "No recorded run yet" in pages.results_index(build=recorded)
-    (recorded.results_dir / "run-a").mkdir()
-    shutil.copy(cpu_bench_run, recorded.results_dir / "run-a" / "bench.json")
-    out = pages.results_index(build=recorded)
-    assert "[bench.json](run-a/bench.json)" in out
-    assert out.count('<p class="stamp">recorded: ') == 1
-
-
-def test_every_kind_a_run_can_record_has_a_drawing_on_the_results_page() -> None:
-    measured = {name for name, kind in results.KINDS.items() if kind.measured}
-    assert measured <= set(pages.renderers())
+        got.commit = "def"  # type: ignore[misc]
 
 
 def test_a_plot_is_drawn_once_then_read_from_the_cache(recorded: build.Build) -> None:
@@ -240,27 +171,4 @@ def test_a_missing_run_names_its_data_and_links_the_commands_that_record_it() ->
 
 def test_a_debug_section_prints_the_minifier_command_help() -> None:
     assert "cli/#python-m-snippetsdebug" in _cli_anchors()
-    assert "--minify" in pages.cli_help("debug")
-
-
-def test_runs_timing_lists_the_runs_of_those_modes_or_says_there_is_none(
-        recorded: build.Build) -> None:
-    from tests.speed.docs_fixtures import doc, row
-
-    modes = ("max-autotune", "max-autotune-no-cudagraphs")
-    none = pages.runs_timing("bench", modes, build=recorded)
-    assert "](" not in none  # no run to link
-    folder = recorded.results_dir / "cpu-x_torch-2.11.0"
-    folder.mkdir()
-    plain = doc("bench", [row("r", 1, "eager", (1.0,)), row("r", 1, "default", (1.0,))],
-                device="CPU: x")
-    results.write_atomic(folder / "bench.json", plain)
-    assert pages.runs_timing("bench", modes, build=recorded) == none  # it timed neither mode
-    tuned = doc("bench", [row("r", 1, "eager", (1.0,)), row("r", 1, "max-autotune", (1.0,))],
-                device="CPU: x")
-    results.write_atomic(folder / "bench-autotune.json", tuned)
-    out = pages.runs_timing("bench", modes, build=recorded)
-    # One link, to the run that timed max-autotune: its device, torch and date, then its section.
-    assert out.startswith("Recorded so far: [")
-    assert re.findall(r"\[([^\]]*)\]\(([^)]*)\)", out) == [
-        ("x (CPU), torch 2.11.0, 2026-01-01", "../results/#cpu-x_torch-2.11.0--bench-autotune")]
+    assert "--minify" in reference.cli_help("debug")

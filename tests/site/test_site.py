@@ -185,7 +185,7 @@ PLANTS = {
 
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory: pytest.TempPathFactory, site: Path) -> dict[str, tuple[int, str]]:
-    # After the main build (``site``): its results cache is warm, so these builds execute nothing.
+    # After the main build (``site``): its plots are drawn, so these builds only read and render.
     procs = {}
     for name, (text, flags, _) in PLANTS.items():
         src = site_copy(tmp_path_factory.mktemp(name))

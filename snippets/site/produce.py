@@ -1,0 +1,112 @@
+"""``python -m snippets.site.produce``: the one step that measures for the site, run before a build.
+
+On this machine it runs the producers of the results sections the pages show for its device type
+and writes each document to ``docs/results/<run-folder>/<kind>.json``; on a CPU it also executes
+the live sections (``snippets.site.live``) whose record is stale and records them in
+``live-sections/``. ``mkdocs build`` then only reads those files. Runs longer than this step may
+take (the speed ladder, generation, the production runs, training on a GPU, scale) are recorded
+command by command with their own command lines, as the CLI reference lists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from snippets import bench, dynamic, train
+from snippets.core import cli, config, results
+from snippets.debug import minifier
+from snippets.explain import costs, fastpath
+from snippets.site import cache, live
+from snippets.site.build import ROOT, Build
+
+PROG = "python -m snippets.site.produce"
+
+# The results sections the pages show: kind -> (the device types a page shows it for, the
+# page's producer on one of them). A kind's file is written where the run's provenance says.
+RESULTS: dict[str, tuple[tuple[str, ...], Callable[[str], Callable[..., dict]]]] = {
+    "bench": (("cuda", "cpu"), bench.produce_on),
+    "bench-channels-last": (("cuda",), bench.channels_last_on),
+    "bench-crosscheck": (("cuda", "cpu"), bench.crosscheck_on),
+    dynamic.KIND: (("cuda", "cpu"), dynamic.produce_on),
+    costs.KIND: (("cuda", "cpu"), costs.produce_on),
+    fastpath.KIND: (("cuda", "cpu"), fastpath.produce_on),
+    # The minifier's injected bug is in Inductor's C++ backend: a CPU run only.
+    minifier.KIND: (("cpu",), lambda device: minifier.produce),
+    # Training on a GPU is recorded command by command (``python -m snippets.train --append``).
+    "train": (("cpu",), train.produce_on),
+}
+
+
+def results_for(device: str) -> list[str]:
+    return [kind for kind, (devices, _) in RESULTS.items() if device in devices]
+
+
+def sections_for(device: str) -> list[str]:
+    """The live sections this step records for ``device``: on a CPU machine only, because a
+    record is keyed by the machine's device type and torch release, and the suite checks the
+    records on a CPU (``--device cpu`` on a GPU machine produces the CPU results alone)."""
+    return list(live.SECTIONS) if device == cache.device_type() == "cpu" else []
+
+
+def produce_results(kind: str, device: str, results_dir: Path, commit: str | None) -> Path:
+    """Run ``kind``'s producer on ``device`` and write its document; return the file's path."""
+    doc = RESULTS[kind][1](device)(commit=commit)
+    if results.device_type_of(doc) != device:  # a CPU number never stands for a GPU one
+        raise ValueError(f"{kind}: produced on {results.device_type_of(doc)}, asked for {device}")
+    path = results_dir / results.run_folder(doc["provenance"]) / f"{kind}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    results.write_atomic(path, doc)
+    return path
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=PROG, description=(
+        "Measure what the site shows for this device type: write its results files and record "
+        "its stale live sections; then mkdocs build renders them."))
+    p.add_argument("--device", default="auto", help="auto (the default), cpu or cuda")
+    p.add_argument("--only", type=cli.csv_of(str, "name"), default=(),
+                   help="these results kinds or live sections only, comma-separated "
+                        "(a live section named here is recorded even if current)")
+    p.add_argument("--list", action="store_true", help="list what would run, run nothing")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    device = config.device_type(config.resolve_device(cli.device(PROG, args.device)))
+    build = Build()
+    kinds, sections = results_for(device), sections_for(device)
+    stale = live.stale(build) if sections else []
+    if args.only:
+        known = kinds + sections
+        unknown = [n for n in args.only if n not in known]
+        if unknown:
+            cli.fail(PROG, f"nothing named {unknown[0]!r} is produced on {device}; "
+                           f"known: {', '.join(known)}")
+        kinds = [k for k in kinds if k in args.only]
+        sections = [s for s in sections if s in args.only]
+    else:
+        sections = [s for s in sections if s in stale]
+    if args.list:
+        for kind in kinds:
+            print(f"{kind}: results on {device}")
+        for name in sections:
+            print(f"{name}: live section{' (stale)' if name in stale else ''}")
+        return 0
+    commit = cli.commit_from_env()
+    cli.quiet_cpu_notice()
+    for kind in kinds:
+        path = produce_results(kind, device, build.results_dir, commit)
+        print(f"{kind}: {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    for name in sections:  # in page order
+        meta = cache.record(f"live-{name}", live.SECTIONS[name], build,
+                            commit or results.git_commit())
+        print(f"{name}: {meta['seconds']:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

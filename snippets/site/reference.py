@@ -1,0 +1,161 @@
+"""What the reference pages show about the runs and the commands, read from the results files:
+the machines and torch releases behind the numbers (home page), the runs that timed some modes
+(Contributing), every recorded run drawn as its page draws it (Results), and each command's
+``--help`` (CLI reference). Each function returns Markdown and prints nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from snippets.core import render, results
+from snippets.site.build import Build, current
+from snippets.site.pages import INCLUDES, RECORDING_CLI, section
+
+def versions(*, build: Build | None = None) -> str:
+    """Every device and torch release the recorded numbers come from, newest run first."""
+    seen: dict[tuple[str, str], str] = {}
+    for path in sorted((build or current()).results_dir.rglob("*.json")):
+        prov = results.load(path)["provenance"]
+        key = (_run_device(prov), prov["torch"])
+        seen[key] = max(seen.get(key, ""), prov["date"] or "")
+    lines = [f"- {device}: torch {torch} (newest run {date[:10]})"
+             for (device, torch), date in sorted(seen.items(), key=lambda kv: kv[1],
+                                                 reverse=True)]
+    return "\n".join(lines) or "None recorded yet."
+
+
+def runs_timing(kinds: str | tuple[str, ...], modes: tuple[str, ...], *,
+                build: Build | None = None) -> str:
+    """Which recorded runs of ``kinds`` timed any of ``modes``, each linked to its section of the
+    Results page; a sentence that says so where none did."""
+    kinds = (kinds,) if isinstance(kinds, str) else kinds
+    root = (build or current()).results_dir
+    found = []
+    for path in sorted(root.rglob("*.json")):
+        doc = results.load(path)
+        if results.kind_of(doc).name in kinds and any(r.get("mode") in modes
+                                                       for r in doc["rows"]):
+            folder = path.relative_to(root).parts[0]
+            name = path.relative_to(root / folder).with_suffix("").as_posix()
+            found.append(f"[{_run_title(doc['provenance'])}, {_date(doc)[:10]}]"
+                         f"(../results/#{folder}--{name.replace('/', '-')})")
+    return ("Recorded so far: " + "; ".join(found) + ".") if found else \
+        "None recorded yet."
+
+
+# ---- the Results and CLI pages ----------------------------------------------------------------
+
+def _run_device(prov: dict[str, Any]) -> str:
+    """"Intel(R) Xeon(R) Processor (CPU)", "NVIDIA H200 (GPU)": the recorded name says CPU on
+    its own ("CPU: ..."), and would say it twice."""
+    kind = "GPU" if prov.get("device_type") == "cuda" else "CPU"
+    return f"{results.device_label(prov)} ({kind})"
+
+
+def _run_title(prov: dict[str, Any]) -> str:
+    return f"{_run_device(prov)}, torch {prov.get('torch')}"
+
+
+def renderers() -> dict[str, Callable[[dict], str]]:
+    """How the Results page draws each kind of results file: the tables its own page shows."""
+    from snippets.bench import independent
+    from snippets.bench import tables as bench_tables
+    from snippets.cpu import tables as cpu_tables
+    from snippets.debug import tables as debug_tables
+    from snippets.diagnose import report as diagnose_report
+    from snippets.dynamic import tables as dynamic_tables
+    from snippets.explain import tables as explain_tables
+    from snippets.generate import ladder, loop, traps
+    from snippets.generate import tables as generate_tables
+    from snippets.production import tables as production_tables
+    from snippets.scale import tables as scale_tables
+    from snippets.site import buildtime
+    from snippets.speed import tables as speed_tables
+    from snippets.train import tables as train_tables
+
+    return {
+        "bench": bench_tables.table,
+        "zoo": bench_tables.table,  # the benchmark's rows over the model zoo's catalog
+        independent.KIND: independent.alone_table,
+        "graph-breaks": explain_tables.costs,
+        "transformer-fastpath": explain_tables.fastpath_latency,
+        "dynamic-shapes": lambda d: dynamic_tables.stalls(d) + "\n\n" + dynamic_tables.steady(d),
+        "site-build": buildtime.markdown,
+        "debug-minifier": debug_tables.minifier,
+        **dict.fromkeys(("production-startup", "production-stream", "production-modes",
+                         "production-hazards", "production-regions"),
+                        production_tables.report),
+        "train": train_tables.table,
+        "scale": scale_tables.table,
+        "speed-settings": speed_tables.settings_report,
+        "speed-freezing": speed_tables.freezing_report,
+        "generate": generate_tables.report,
+        "generate-hf": generate_tables.hf_table,
+        ladder.KIND: ladder.table,
+        traps.KIND: traps.table,
+        loop.KIND: generate_tables.loop_table,
+        "diagnose": diagnose_report.summary,
+        "cpu": cpu_tables.table,
+    }
+
+
+def _date(doc: dict[str, Any]) -> str:
+    return doc["provenance"]["date"] or ""
+
+
+def results_index(*, build: Build | None = None) -> str:
+    """Every recorded run, newest first: each run folder a section and each file in it (newest
+    first too) a table with its stamp and a link to the raw file. Headings carry ids made from
+    the folder and file names, so a link to one stays valid as runs are added."""
+    build = build or current()
+    draw = renderers()
+    folders = [p for p in build.results_dir.glob("*") if p.is_dir() and any(p.glob("*.json"))]
+    if not folders:  # worded in docs/includes/no-results-yet.md
+        note = (INCLUDES / "no-results-yet.md").read_text()
+        return note.format(link=f"../{RECORDING_CLI}")
+    runs = []
+    for folder in folders:
+        docs = sorted(((p, results.load(p)) for p in folder.rglob("*.json")),
+                      key=lambda pd: _date(pd[1]), reverse=True)
+        runs.append((_date(docs[0][1]), folder, docs))
+    out = []
+    for _newest, folder, docs in sorted(runs, key=lambda r: r[0], reverse=True):
+        out.append(f"## {_run_title(docs[0][1]['provenance'])} {{#{folder.name}}}\n")
+        for path, doc in docs:
+            # Exec output is HTML by the time MkDocs sees it, so MkDocs does not rewrite this
+            # link: it is written as served, the page at results/ beside the run folders (the
+            # site check verifies every link in the built site).
+            link = path.relative_to(build.results_dir).as_posix()
+            name = path.relative_to(folder).with_suffix("").as_posix()
+            anchor = f"{folder.name}--{name.replace('/', '-')}"
+            out.append(f"### {name} {{#{anchor}}}\n\n{_date(doc)[:10]}, "
+                       f"{results.kind_of(doc).name}: raw results in [{path.name}]({link}) "
+                       f"(schema `{doc['schema']}`, {render.count(len(doc['rows']), 'row')}).\n")
+            out.append(section(draw[results.kind_of(doc).name](doc),
+                               results.stamp(doc, "recorded")))
+    return "\n".join(out)
+
+
+def cli_help(tool: str = "bench") -> str:
+    """``python -m snippets.<tool> --help`` as the installed code prints it, in a code block:
+    the parser that runs writes the page, so the page cannot state another default. A package's
+    parser is its ``__main__``'s; a module's (``generate.loop``) its own."""
+    import importlib
+
+    module = importlib.import_module(f"snippets.{tool}")
+    if hasattr(module, "__path__"):  # a package: python -m runs its __main__
+        module = importlib.import_module(f"snippets.{tool}.__main__")
+    parser = module.parser
+    was = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "80"  # argparse wraps to the terminal's width: the page column's
+    try:
+        text = parser().format_help().strip()
+    finally:
+        if was is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = was
+    return f"```text\n{text}\n```\n"
