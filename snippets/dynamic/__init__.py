@@ -1,12 +1,4 @@
-"""Dynamic shapes: how often a model recompiles as its input shapes change, and what each costs.
-
-One small causal encoder is called with a schedule of batch sizes and sequence lengths under each
-way of telling the compiler about shapes. For every call we record whether it compiled and how
-long it took (a call that compiles stalls the caller), then time dynamic kernels against
-specialized ones at one shape, at one of two sizes (``SIZES``): ``small`` shows when compile does
-not pay, ``large`` where it does. ``python -m snippets.dynamic`` prints the table; ``recompiles``
-watches for recompiles and ``tables`` draws the page's tables.
-"""
+"""Dynamic shapes: how often a model recompiles as its input shapes change, and what each costs."""
 
 from __future__ import annotations
 
