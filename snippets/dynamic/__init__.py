@@ -37,12 +37,10 @@ SIZES: dict[str, Size] = {
     # the wrapper, launches; about 0.1 to 0.2 ms on the recorded H200's host) is as large as the
     # call. It shows when compile does not pay.
     "small": Size(64, 4, (8, 64)),
-    # 4096 tokens through a layer 1024 wide (16 heads of 64): the matmuls are 24 x 1024^2 FLOPs
-    # a token, 103 GFLOP a call (about 0.3 ms at TF32 on an H200), the causal attention about
-    # 4 GFLOP more, and each pass over a 4096 x 1024 fp32 activation (17 MB) a few
-    # microseconds; some 0.5 ms of device work, which hides either call's fixed cost. What
-    # compiling can then save is the device's work: the passes fusion removes (layer norms and
-    # residual adds), not launches. It shows where compile pays, and by how much at most.
+    # 4096 tokens through a layer 1024 wide: 103 GFLOP of matmuls a call (about 0.3 ms at TF32 on
+    # an H200) and passes over 17 MB activations, some 0.5 ms of device work that hides either
+    # call's fixed cost; compiling can then save only the passes fusion removes (layer norms,
+    # residual adds). It shows where compile pays, and by how much at most.
     "large": Size(1024, 16, (8, 512)),
 }
 
@@ -196,9 +194,6 @@ def summarize(strategy: str, calls: list[dict[str, Any]], limit: int) -> dict[st
             "all_correct": all(c["correct"] for c in calls if not c["error"]), "calls": calls}
 
 
-DEFAULTS = backends.BLOCK_TIMING
-
-
 @dataclass(frozen=True, kw_only=True)
 class DynamicConfig:
     device: str = "auto"
@@ -218,7 +213,7 @@ class DynamicConfig:
         config.check(self)
 
     def resolve(self) -> DynamicConfig:
-        return config.resolve(self, DEFAULTS)
+        return config.resolve(self, backends.BLOCK_TIMING)
 
     @property
     def dims(self) -> Size:
@@ -256,8 +251,7 @@ def steady_state(cfg: DynamicConfig) -> list[dict[str, Any]]:
 
 
 def _warm_up(cfg: DynamicConfig) -> None:
-    """Compile something unrelated once: the process's one-time costs (imports, finding the C++
-    compiler, starting compile workers) then land on no strategy's first stall."""
+    """Compile something unrelated once, so the process's one-time costs land on no stall."""
     fn = torch.compile(lambda t: torch.nn.functional.gelu(t) * 2, backend=cfg.backend)
     fn(torch.randn(3, 5, device=cfg.device))
     torch._dynamo.reset()
@@ -265,20 +259,17 @@ def _warm_up(cfg: DynamicConfig) -> None:
 
 def produce(cfg: DynamicConfig = DynamicConfig(), *, commit: str | None = None,
             on_row: Callable[[dict[str, Any]], None] = lambda _: None) -> dict[str, Any]:
-    """The results document of one run: a row per strategy, then the steady-state timings.
-    ``on_row`` sees the document after each strategy (to save it, or to stop the run there)."""
+    """A row per strategy, then the steady-state timings; ``on_row`` sees each strategy's."""
     cfg = cfg.resolve()
     limit = recompile_limit()
     doc = results.new_document(
         KIND, results.provenance(torch.device(cfg.device), cfg.settings(), commit=commit),
         steady=[])
-    inductor_config = torch._inductor.config
-    cached = inductor_config.fx_graph_cache
     # Without the graph cache, a strategy does not reuse the kernels an earlier one compiled for
     # the same shape, so each stall is that strategy's own compile.
-    inductor_config.fx_graph_cache = False
-    try:
-        with cfg.backends.apply(), torch.no_grad():
+    with (torch._inductor.config.patch(fx_graph_cache=False), cfg.backends.apply(),
+          torch.no_grad()):
+        try:
             _warm_up(cfg)
             for s in cfg.strategies:
                 # An empty cache per strategy: Inductor would otherwise load the kernels an
@@ -288,9 +279,8 @@ def produce(cfg: DynamicConfig = DynamicConfig(), *, commit: str | None = None,
                 doc["rows"].append(summarize(s, calls, limit))
                 on_row(doc)
             doc["steady"] = steady_state(cfg)
-    finally:
-        inductor_config.fx_graph_cache = cached
-        torch._dynamo.reset()
+        finally:
+            torch._dynamo.reset()
     doc["complete"] = True
     return doc
 
