@@ -1,4 +1,9 @@
-"""The common causes of graph breaks, each as a small broken module beside its fix."""
+"""The common causes of graph breaks, each as a small broken module beside its fix.
+
+Every example is the same small block (a linear layer up, a GELU, a linear layer down) with one
+cause of a break placed between the two layers, where it splits what Inductor could have fused.
+``CAUSES`` lists them for ``snippets.explain``, which counts their graphs and breaks and times them.
+"""
 
 from __future__ import annotations
 
