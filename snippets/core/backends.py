@@ -1,11 +1,5 @@
-"""Backend settings as data: the process-wide torch switches a run depends on, set for the run only.
-
-TF32 matmuls, cuDNN's autotuner and the like are global state in torch. A run that sets them and
-never puts them back changes every later run in the process (in a site build, whichever section
-happens to run after it), and a number measured under them means something else without them. So a
-run's settings are a frozen value in its config: ``apply()`` sets them for the run and restores
-what was there after it, and ``as_dict()`` goes into the results file's provenance.
-"""
+"""Backend settings as data: the process-wide torch switches a run depends on, set for the run
+only."""
 
 from __future__ import annotations
 

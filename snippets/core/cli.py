@@ -1,11 +1,6 @@
 """What the command-line tools share: one-line errors with exit code 2, list parsing, the flags
 that mean the same in every tool, the device and output checks, the one environment variable a run
-reads, and the flow from a measuring command's flags to its printed run (``record``).
-
-A user's mistake is answered with ``prog: error: <what is wrong>`` on one line and exit code 2,
-never a traceback; argparse's own usage dump is replaced by that line. Environment variables are
-read here, at the edge, and passed down as values.
-"""
+reads, and the flow from a measuring command's flags to its printed run (``record``)."""
 
 from __future__ import annotations
 
@@ -39,15 +34,6 @@ class Parser(argparse.ArgumentParser):
 def fail(prog: str, message: str) -> NoReturn:
     print(f"{prog}: error: {message}", file=sys.stderr)
     raise SystemExit(USAGE_EXIT)
-
-
-def one_of(options: tuple[str, ...], what: str) -> Callable[[str], str]:
-    """A flag's value that must be one of ``options``; anything else is named, with the choices."""
-    def parse(text: str) -> str:
-        if text not in options:
-            raise ValueError(f"unknown {what} {text!r}; choose from {', '.join(options)}")
-        return text
-    return parse
 
 
 def csv_of(item: Callable[[str], T], what: str) -> Callable[[str], tuple[T, ...]]:

@@ -1,20 +1,6 @@
 """The one renderer of the guide's timing tables, in the spirit of torch.utils.benchmark's Compare:
 rows by key, a column per value, a measured time with its spread inline (``1.23 ±2.1%``), and the
-units said once, in a line under the table, rather than in every header.
-
-A table is described, not built: its key (what labels a row, such as model · batch · mode) and
-its value columns are small frozen ``Column`` specs, each naming its header, how to read its
-value from a row and how to show it. The rows are whatever the table lists, most often the
-``core.rows.InRun`` blocks that ``core.rows.in_runs`` placed, so that a ratio is shown only beside
-the baseline it was taken against. Two layouts:
-
-- ``markdown``: a row per placed row, its key first (one joined label column, or a column per
-  key part) and left-aligned, then the values;
-- ``wide``: a row per key, a column per variant (mode, rung), as Compare prints, for a table
-  whose variants fit the page's column side by side.
-
-Takes values, returns text (or a terminal's rich table); measures and prints nothing.
-"""
+units said once, in a line under the table, rather than in every header."""
 
 from __future__ import annotations
 
@@ -111,6 +97,12 @@ def number(header: str, read: Callable[[Any], Any], fmt: str, *, notes: tuple[st
 def words(header: str, read: Callable[[Any], Any]) -> Column:
     """Words, left-aligned: a status, a verdict."""
     return Column(header, read, left=True)
+
+
+def steps_shown(n: int) -> list[int]:
+    """Steps (1-based) at which a loss table samples a curve of n steps: the first, a quarter
+    and half of the way, the last."""
+    return sorted({1, *(max(1, round(n * q)) for q in (0.25, 0.5)), n}) if n else []
 
 
 def status_text(row: Mapping[str, Any], noisy_message: bool = True) -> str:

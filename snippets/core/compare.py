@@ -1,11 +1,6 @@
 """This run beside a recorded one, as ``--compare`` prints it: which settings make the two unlike,
 the title that names them, and the comparison's table in Markdown or for a terminal, with both
-runs' stamps.
-
-Each tool passes the settings that change what its times mean (a ratio across any of them is not
-like for like) and the provenance field its device must match on. Takes results documents and
-cells, returns text or a rich renderable; nothing measures or prints.
-"""
+runs' stamps."""
 
 from __future__ import annotations
 

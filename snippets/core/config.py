@@ -1,11 +1,6 @@
 """Per-device defaults, kept once: a tool's config leaves a field None to mean "the default for the
 device it runs on", and ``resolve`` fills it from the tool's one table. Command-line help is written
-from the same table, so the help cannot say one default while the code uses another.
-
-What a field's value may be is the config's too: ``option`` declares it on the field (the choices,
-positive, 0 allowed) and ``check``, called from each config's ``__post_init__``, holds every value
-to it, whether it came from a command line or from code; a wrong one raises ``ConfigError``.
-"""
+from the same table, so the help cannot say one default while the code uses another."""
 
 from __future__ import annotations
 

@@ -1,15 +1,4 @@
-"""A model's example input and its output, as real models have them.
-
-A factory's example may be one tensor (a vision model), a tuple of positional arguments, or a dict
-of keyword arguments (``input_ids``, ``attention_mask``: a ``transformers`` model). Its output may be
-a tensor, a tuple, a dict, a dataclass or a ``transformers`` ``ModelOutput``. Every tool calls the
-model, moves its input and checks its output through this module, so a model that works with one
-tool works with all of them.
-
-The rules, once: only floating-point tensors take the run's dtype and layout (token ids and masks
-keep theirs); the correctness check compares every floating-point leaf of the output; the batch is
-the leading dimension of every tensor input.
-"""
+"""A model's example input and its output, as real models have them."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""What every topic's findings share: the verdict of a measured ratio, and the form a finding takes.
-
-A finding is a small frozen dataclass of numbers and an enum verdict, computed by a pure function
-from results documents. A page places it: its prose, written by hand in ``docs/*.md``, reads the
-numbers and branches on the verdict. Nothing here composes a sentence.
-"""
+"""What every topic's findings share: the verdict of a measured ratio, and the form a finding
+takes."""
 
 from __future__ import annotations
 

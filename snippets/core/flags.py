@@ -1,17 +1,7 @@
-"""A tool's command-line flags, generated from its frozen config.
-
-A field is a flag when it has an attribute docstring (the string under it, read with ``ast`` as
-tyro reads it), which is the flag's help, or when it is one of ``COMMON``, the fields the measuring
-tools share, whose help is written once here. Any other field (``factories``, ``backends``,
-``sample_ms``) is set by code only. ``batch_sizes`` is ``--batch-sizes``; a tuple is read
-comma-separated, a bool is ``--x`` (``--x/--no-x`` where it defaults to True), a field without a
-default is a required flag. The help ends with the default: the tool's per-device table's
-(``config.help_default``) where the table has the field, else the field's own.
-
-A flag reads its text by the field's type (or its rule's ``parse``); what a value may be is the
-config's (``config.check``). ``build`` makes the config from the parsed flags, and a
-``ConfigError`` is one line that names the flag, as argparse names a flag it could not read.
-"""
+"""A tool's command-line flags, generated from its frozen config: a field is a flag when it has
+an attribute docstring (its help, read with ``ast`` as tyro reads it) or is one of ``COMMON``
+(help written once here); other fields are set by code only. A tuple is read comma-separated, a
+bool is ``--x`` (``--x/--no-x`` where it defaults to True); a ``ConfigError`` names the flag."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
 """The machine: what it is (CPU and GPU names, driver and clocks), and what it was doing while a
-row was timed (CPU time stolen by the hypervisor, the GPU's SM clock).
-
-Eager PyTorch at small sizes is bound by the host CPU, so a virtual machine whose host lends its
-cores elsewhere, or a GPU that lowered its clock while it waited for launches, moves the numbers.
-Recording both beside each row lets a noisy row be explained with evidence instead of guessed at.
-"""
+row was timed (CPU time stolen by the hypervisor, the GPU's SM clock)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""The measurement core: time callables, hold raw samples, compute robust statistics.
-
-Pure on purpose, in the manner of ``torch.utils.benchmark``: nothing here prints, writes a file or
-parses arguments. Callers (the CLI, the docs) turn what it returns into text.
-"""
+"""The measurement core: time callables, hold raw samples, compute robust statistics."""
 
 from __future__ import annotations
 
@@ -99,11 +95,8 @@ def relative_error(out: torch.Tensor, ref: torch.Tensor) -> float:
 
 
 def time_calls(fn: Callable[[], object], calls: int, device: torch.device) -> float:
-    """Milliseconds per call, averaged over ``calls`` back-to-back calls.
-
-    On CUDA the region is bracketed by events; the device is idle when the start event is
-    recorded, so host-side launch overhead (the cost that dominates small batches) is inside the
-    measured time, exactly as a caller would feel it.
+    """Milliseconds per call, averaged over ``calls`` back-to-back calls. On CUDA, events around
+    the calls with the device idle at the start: launch overhead is inside, as a caller feels it.
     """
     synchronize(device)
     if device.type == "cuda":
@@ -131,20 +124,14 @@ def calls_per_sample(per_call_ms: float, target_ms: float) -> int:
 class HostGate:
     """Times the host CPU around every round; optionally re-measures rounds it ran slow in.
 
-    Eager PyTorch at these sizes is bound by the host CPU. On a shared virtual machine the host
-    can halve its speed for seconds at a time (a neighbour on the sibling hyperthread, say) without
-    any steal time showing; eager and non-graph compiled calls slow down together, CUDA-graph
-    replays do not, and a ratio of medians then depends on how many rounds fell in a slow spell.
-    A fixed piece of host work (tiny-tensor dispatches, like eager's own overhead) is timed before
-    and after each round; a round whose canary ran ``slowdown`` times slower than the best seen is
-    measured again, up to ``max_discard`` times per kept round, and every discard is counted.
-    The threshold sits between the canary's own jitter (tens of percent on a busy machine) and
-    the twofold slow spells seen on the GPU host.
-
-    With ``enabled=False`` (the benchmark's default) nothing is discarded and the canary is only
-    evidence: ``kept_us`` holds the host speed of each kept round, beside its samples. On the GPU
-    host the spells outlasted the re-measuring budget, so discarding did not steady the medians;
-    recording them explains the spread instead of hiding it.
+    On a shared virtual machine the host can halve its speed for seconds without any steal time
+    showing; host-bound calls (eager, compiled without graphs) slow down, CUDA-graph replays do
+    not, so a ratio of medians depends on how many rounds fell in a slow spell. A canary of
+    tiny-tensor dispatches is timed before and after each round; a round whose canary ran
+    ``slowdown`` times slower than the best seen (above the canary's own jitter, below the
+    twofold spells seen on the GPU host) is measured again, up to ``max_discard`` times per kept
+    round. With ``enabled=False`` (the benchmark's default, since on the GPU host the spells
+    outlasted that budget) nothing is discarded: ``kept_us`` records each kept round's host speed.
     """
 
     def __init__(self, enabled: bool = True, slowdown: float = 1.5, max_discard: float = 1.0,
@@ -284,11 +271,8 @@ def matmul_peak_tflops(device: torch.device, n: int = 8192, reps: int = 10) -> f
 
 
 def graph_pool_mb(device: torch.device) -> float | None:
-    """The memory CUDA graphs hold on ``device``, in MiB; None off CUDA or where the allocator
-    cannot say. A CUDA graph allocates from a private pool of the caching allocator, taken when
-    it is recorded and kept while the graph lives; Inductor's CUDA-graph trees share one such
-    pool among every graph they record on a device. The pools of graphs already freed are
-    released first, so what is counted is what live graphs hold."""
+    """The memory live CUDA graphs hold on ``device`` (their private allocator pools, one shared
+    by Inductor's CUDA-graph trees), in MiB; None off CUDA or where the allocator cannot say."""
     if device.type != "cuda":
         return None
     try:

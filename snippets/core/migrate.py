@@ -1,17 +1,5 @@
 """Bring recorded results files to the one schema the code reads, so that no reader needs a
-branch for what an older file lacks.
-
-``python -m snippets.core.migrate docs/results`` rewrites every ``*.json`` under the folder in
-place (through ``results.write_atomic``) and names this migration in the file's provenance
-(``provenance["migrations"]``: its name, the day it ran, and which of its steps changed the
-file). Migrations are applied in order, each once: a file that already names one is left as that
-one found it, so running the command again changes nothing.
-
-A step changes only what the schema says a file holds, never a sample or a recorded provenance
-value. A field the file lets one derive is filled in (the kind from the schema name, the device
-type from the device's name); a field the run never measured is written as ``None``, which the
-readers take as "not measured" wherever a new run may also leave it so.
-"""
+branch for what an older file lacks."""
 
 from __future__ import annotations
 

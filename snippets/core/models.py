@@ -1,9 +1,4 @@
-"""The models the guide measures, and loading a user's own model from ``pkg.module:factory``.
-
-A factory takes the batch size and returns ``(module, example_input)``; the example is a tensor, a
-tuple of arguments or a dict of keyword arguments (``snippets.core.examples``). Weights are random
-because speed does not depend on their values and no download is needed.
-"""
+"""The models the guide measures, and loading a user's own model from ``pkg.module:factory``."""
 
 from __future__ import annotations
 

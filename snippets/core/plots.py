@@ -1,14 +1,6 @@
 """What every plot of the guide is drawn with: a matplotlib figure as an inline SVG that reads on a
 light and on a dark page, inside a ``<figure>`` with its text alternative. Takes values, returns
-text; measures and prints nothing.
-
-Light and dark come from one drawing: the background is transparent, text, axes and grid are
-drawn in ``currentColor`` (the page's own text colour, which the theme switches), and the series
-use mid-lightness colours that keep their contrast on white and on the dark slate alike.
-
-matplotlib is imported when a figure is drawn, never when this module is: the site caches what a
-plot rendered, and a build the cache answers does not pay for the import.
-"""
+text; measures and prints nothing."""
 
 from __future__ import annotations
 

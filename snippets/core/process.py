@@ -1,9 +1,6 @@
 """The command's own process: a Ctrl-C that always stops a run, a standard output kept clean
 of what libraries print, so that a command's JSON can be piped, and a child process that runs one
-configuration and answers with one JSON line (``run_child``).
-
-Used by every ``python -m snippets.<tool>``, through ``cli.run_rows`` or directly.
-"""
+configuration and answers with one JSON line (``run_child``)."""
 
 from __future__ import annotations
 

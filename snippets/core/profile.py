@@ -1,15 +1,5 @@
 """Where a call's time goes, from torch.profiler: the top kernels, the kernels and launches per
-call, and the share of the wall time the device sat idle between kernels.
-
-``collect`` runs the profiler around a few calls and returns plain intervals; ``summarize`` is
-arithmetic on them, so it is tested on made-up intervals. On a GPU the kernels are the CUDA
-activity the profiler records (CUPTI reports the kernels inside a CUDA-graph replay too), and the
-idle share is the wall time no kernel covers: launch gaps, the host issuing work, a
-synchronization. On a CPU there is no device to wait on; the "kernels" are the top-level
-operators the profiler sees (``aten::addmm``, say), and the rest is time outside any recorded
-operator: Python, the dispatcher, and Inductor's generated C++ loops, which the profiler does not
-name unless they were compiled with ``cpp.enable_kernel_profile``.
-"""
+call, and the share of the wall time the device sat idle between kernels."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
 """Results files: the JSON every number on the site is rendered from, and the one way to make,
-check, read and stamp them.
-
-A document is made by kind (``new_document("bench", ...)``): each kind has its own schema name and
-its own row check, listed in ``KINDS``. A document holds the provenance of its run (where, when,
-with what, under which settings) and one row per configuration with the raw samples. It is written
-whole after every finished row, through a temporary file and an atomic rename, so a run stopped at
-any moment leaves a valid file with every row it finished. ``load`` is the only reader: the command
-lines, the pages and the build-time records all go through it.
-"""
+check, read and stamp them."""
 
 from __future__ import annotations
 
@@ -205,7 +197,8 @@ def kind_of(doc: dict[str, Any]) -> Kind | None:
 
 # ---- provenance -----------------------------------------------------------------------------
 
-def _version(dist: str) -> str | None:
+def package_version(dist: str) -> str | None:
+    """The installed version of a distribution, or None where it is not installed."""
     try:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
@@ -247,8 +240,8 @@ def provenance(device: torch.device, settings: dict[str, Any], *,
         "device": machine.device_name(device), "device_type": device.type, "driver": None,
         # The CUDA version only where CUDA ran: a CUDA build of torch on a CPU run names one too.
         "cuda": torch.version.cuda if device.type == "cuda" else None,
-        "torch": torch.__version__, "torchvision": _version("torchvision"),
-        "triton": _version("triton") or _version("pytorch-triton"),
+        "torch": torch.__version__, "torchvision": package_version("torchvision"),
+        "triton": package_version("triton") or package_version("pytorch-triton"),
         "python": platform.python_version(),
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "commit": commit or git_commit(), "host_cpu": machine.cpu_name(),

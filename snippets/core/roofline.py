@@ -1,19 +1,5 @@
-"""The ceilings a row is read against, measured in the same run, and the roofline reading of a row.
-
-Two ceilings, both measured on the device the rows ran on, never taken from a datasheet:
-
-- the matrix-product rate: a large square matmul in the run's precision (bf16 on a GPU, fp32 on
-  a CPU, where most cores have no fast bf16), timed after a warm-up;
-- the copy bandwidth: a large device-to-device copy, counted as the bytes it reads plus the bytes
-  it writes.
-
-A row's roofline reading sets its measured time beside two lower bounds: the compute-bound time
-(its FLOPs at the matmul rate) and the memory-bound time (the bytes it must move at least, at the
-copy bandwidth). The bytes are a documented lower bound: the weights read once, the input read
-once, the output written once; every intermediate a real kernel spills is on top. The larger of
-the two bounds is the time no schedule of the same work can beat on this device; the measured
-time over it says how far the row is from that.
-"""
+"""The ceilings a row is read against, measured in the same run, and the roofline reading of a
+row."""
 
 from __future__ import annotations
 
@@ -22,7 +8,7 @@ from typing import Any
 
 import torch
 
-from snippets.core import examples, measure
+from snippets.core import examples
 
 # What each device type measures its ceilings with. On a GPU the matmul is the 8192-square bf16
 # product the benchmark's peak has always been (measure.matmul_peak_tflops), so the two read

@@ -1,14 +1,5 @@
 """Typed rows: a results file's rows as the findings and tables read them, and the one way a
-timed row is finished.
-
-Every measured kind writes rows as JSON objects whose names differ by topic (``mode`` or
-``variant``, ``latency_ms`` or ``step_ms``). ``results.typed_rows`` reads them into one shape, a
-frozen ``Row``: a ``Key`` (device type, model, batch, variant), the ``Status``, the
-``Measurement`` with its raw samples and calls per sample, and the row's other fields as they were
-recorded. ``finish`` is the
-step every producer shares once a row is timed: the samples, the rate against the measured peak,
-the speedup against a named baseline and the noisy flag.
-"""
+timed row is finished."""
 
 from __future__ import annotations
 

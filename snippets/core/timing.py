@@ -1,8 +1,4 @@
-"""Timing a first call: the part of the measurement core the Benchmark page shows whole.
-
-It runs as a reader copies it (its imports inside the shown section); ``snippets.core.measure``
-builds on it and exports the same names, which is where the producers take them from.
-"""
+"""Timing a first call: the part of the measurement core the Benchmark page shows whole."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""Capture what ``TORCH_LOGS`` prints, by running a small demo in a child process.
-
-The logging setting is read once, when torch is imported, so the only faithful way to show it is a
-fresh interpreter with the variable set. The captured text is cleaned for a page: the logger's
-prefix (level, time, process id, source line) and the machine's own paths are removed.
-"""
+"""Capture what ``TORCH_LOGS`` prints, by running a small demo in a child process."""
 
 from __future__ import annotations
 

@@ -1,14 +1,4 @@
-"""On a CPU: torch.compile's recipes against the runtimes a model can be exported to.
-
-Every variant (eager, compiled, frozen, bf16 autocast, ONNX Runtime, OpenVINO at fp32 and at its
-own precision) runs in a process of its own (``python -m snippets.cpu.child``), one after another.
-A runtime's thread pool keeps spinning for a while after its call returns, and in one process it
-slowed whatever ran next (the page says by how much), so no variant shares a process with
-another. Each process also gets an empty Inductor cache: its first answer is what a new machine
-pays. A variant whose runtime is not installed, or whose precision the CPU lacks in hardware, is
-a row that says so; a model that does not export is a row with the exporter's reason.
-``python -m snippets.cpu`` runs it (``__main__``); the page's tables and findings are beside it.
-"""
+"""On a CPU: torch.compile's recipes against the runtimes a model can be exported to."""
 
 from __future__ import annotations
 
@@ -19,7 +9,6 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -121,12 +110,8 @@ class CpuConfig:
 
 def versions() -> dict[str, str | None]:
     """The installed runtimes and exporters, by distribution name."""
-    def version(dist: str) -> str | None:
-        try:
-            return metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            return None
-    return {d: version(d) for d in ("onnxruntime", "onnxscript", "onnx", "openvino")}
+    return {d: results.package_version(d)
+            for d in ("onnxruntime", "onnxscript", "onnx", "openvino")}
 
 
 def unavailable(v: Variant, capability: dict[str, Any]) -> str | None:

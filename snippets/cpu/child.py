@@ -1,13 +1,4 @@
-"""``python -m snippets.cpu.child``: one variant of one model, alone in a fresh process.
-
-The parent (``snippets.cpu.run``) starts one per variant. The child builds the model (seeded, so
-every child has the same weights and input), gets the variant ready (export, convert, compile),
-calls it once (its first answer), times it in rounds, profiles a few calls in the runtime's own
-profiler, and only then checks its first answer against eager fp32's: the one the eager
-variant's process kept (``--reference``), else the model's, built again. It prints one JSON
-line. A fault of the variant (a model that does not export, say) is a record with status
-``error`` and the fault's first line; a bad flag is one line on stderr and exit code 2.
-"""
+"""``python -m snippets.cpu.child``: one variant of one model, alone in a fresh process."""
 
 from __future__ import annotations
 

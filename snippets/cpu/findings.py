@@ -1,12 +1,6 @@
 """What a CPU run found, as data: per model and batch, each variant's median against eager fp32's,
 each step of the recipe against the one below it, compile's best recipe against the fastest
-runtime at the same precision, and the seconds to each variant's first answer.
-
-Every variant ran in a process of its own, so a ratio here is of two medians from two processes,
-not of rounds timed together: its band (``spread``) adds the two medians' relative IQRs, the
-band a process-to-process comparison can honestly claim. Pure arithmetic on one results document
-(``of``); the page words what these numbers mean.
-"""
+runtime at the same precision, and the seconds to each variant's first answer."""
 
 from __future__ import annotations
 

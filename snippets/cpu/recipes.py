@@ -1,11 +1,6 @@
 """Each way of running a model on a CPU, as the page shows it: PyTorch's recipes (compile, freezing,
 channels_last, bf16 autocast) and the two runtimes a model can be exported to (ONNX Runtime and
-OpenVINO), each a few lines of its public API.
-
-``ready`` gets a variant ready, and returns a no-argument callable for the timers and what the
-variant ran at (the precision it chose, its threads). Nothing is called here: a compile happens at
-the first call, an export before it, and the child (``snippets.cpu.child``) times both.
-"""
+OpenVINO), each a few lines of its public API."""
 
 from __future__ import annotations
 

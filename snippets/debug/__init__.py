@@ -1,16 +1,5 @@
 """The debugging toolbox: what to switch on when torch.compile surprises you, each shown on one
-small model from this package and produced by running it.
-
-- ``TORCH_TRACE`` writes a structured trace of every compilation; ``tlparse`` turns it into a
-  browsable report (``trace_report``).
-- ``TORCH_LOGS`` beyond graph breaks: the guards a graph rests on, what dynamic shapes did, the
-  code Inductor generated (``log``).
-- ``torch.profiler`` on a compiled model: which regions and kernels ran (``profile_events``).
-- The accuracy minifier, for a compiled model that gives wrong answers (``minify``, in
-  ``snippets.debug.minifier``: it takes minutes, so its run is recorded).
-- The graph-break registry: every break Dynamo can report, with its explanation and hints
-  (``registry``).
-"""
+small model from this package and produced by running it."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""``python -m snippets.debug --minify``: run the accuracy minifier on a planted bug, record it.
-
-The other tools of the debugging page run in seconds and are executed when the site is built; the
-minifier takes minutes, so its run is recorded like a benchmark's.
-"""
+"""``python -m snippets.debug --minify``: run the accuracy minifier on a planted bug, record it."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
 """What the recorded minifier run found, as data: how far it shrank the graph and whether what
-is left is the operation the bug was planted in.
-
-``minified(doc)`` takes one ``debug-minifier`` document and returns a frozen ``Minified``; the
-debugging page words it in ``docs/includes/debug.md``. Pure: nothing here measures, formats or
-composes text.
-"""
+is left is the operation the bug was planted in."""
 
 from __future__ import annotations
 

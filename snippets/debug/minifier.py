@@ -1,13 +1,7 @@
-"""The accuracy minifier on a compiled model that gives wrong answers, run for real.
-
-To have a wrong answer to chase, Inductor is given a bug on purpose: the testing switch
-``torch._inductor.config.cpp.inject_relu_bug_TESTING_ONLY = "accuracy"``, which PyTorch's own
-minifier tests use, makes the C++ code generated for a ReLU wrong. With ``TORCHDYNAMO_REPRO_AFTER``
-set, compiling the model checks every compiled graph against eager, stops at the first that
-disagrees and writes a launcher; the launcher then shrinks the graph until what is left still
-disagrees, and writes ``repro.py``. Both steps run in fresh processes, as a user runs them. It
-takes minutes on two cores, so the page shows a recorded run (``python -m snippets.debug``).
-"""
+"""The accuracy minifier on a compiled model that gives wrong answers, run for real: Inductor is
+given a bug on purpose (``cpp.inject_relu_bug_TESTING_ONLY = "accuracy"``, as PyTorch's own
+minifier tests do), which makes its C++ for a ReLU wrong. It takes minutes, so the page shows a
+recorded run (``python -m snippets.debug``)."""
 
 from __future__ import annotations
 

@@ -1,16 +1,5 @@
-"""Diagnose a user's model: where it breaks, whether it recompiles, which mode pays, what to paste.
-
-``diagnose(cfg, factory)`` runs three phases on ``factory(batch_size) -> (module, input)`` (the
-contract of ``bench --model``), each built from a topic's library: the graph breaks at the user's
-lines (``snippets.explain``), the compiles over a schedule of batch sizes under each way of telling
-the compiler about shapes (counted as ``snippets.dynamic`` counts them, with the eager backend, so
-in seconds), and every mode that applies on the device, compiled with a cold cache, checked against
-eager and timed in interleaved rounds (``snippets.core.measure``, as ``snippets.bench`` does).
-``shapes`` counts the compiles; ``findings.recommend`` draws the verdict; ``report`` renders it;
-``examples`` holds a model with the common problems. Each phase checks the budget left before each
-of its parts and records what it skipped; a phase that raises is recorded in its section and the
-next one runs.
-"""
+"""Diagnose a user's model: where it breaks, whether it recompiles, which mode pays, what to
+paste."""
 
 from __future__ import annotations
 
@@ -33,24 +22,19 @@ KIND = "diagnose"
 # 2-core CPU this guide's CPU runs use): a Dynamo-only pass over the schedule takes a few seconds,
 # a small model's Inductor compile ten to thirty.
 NEEDS_S = {"strategy": 5.0, "stalls": 40.0, "compile": 20.0, "timing": 5.0, "autotune": 120.0}
-# max-autotune benchmarks kernel choices: its first call takes several times the default mode's
-# (ResNet-50 on the recorded H200: minutes, against under a minute). It starts only with this
-# many times the default's first two calls left, and never with less than NEEDS_S["autotune"].
+# max-autotune benchmarks kernel choices, every product and convolution apart: it starts only
+# with this many times the default's first two calls left, and this many seconds per such op
+# (on the recorded H200, ResNet-50's 53 convolutions and a linear layer, fp32, had ten
+# benchmarked at 330 s and were still compiling at 400 s, where six times the default was 180 s).
 AUTOTUNE_TIMES = 6.0
-# It also benchmarks every product and convolution apart, so it scales with their count too: on
-# the recorded H200, ResNet-50 (53 convolutions and a linear layer, fp32) had benchmarked ten of
-# them in 330 s and was still compiling at 400 s, where six times its default compile was 180 s.
-# At least this many seconds per such op in the graph must be left.
 TUNE_S_PER_OP = 15.0
 # The modes tried per device type: CUDA graphs only where there is CUDA; max-autotune benchmarks
 # kernel choices for minutes, beyond any default budget.
 DEVICE_MODES = {"cuda": ("default", "reduce-overhead", "max-autotune-no-cudagraphs"),
                 "cpu": ("default",)}
-# The fp32 matmul precision the command runs a model at, per device: on CUDA the benchmark's
-# ("high": fp32 products as TF32, backends.DEFAULT), so that a verdict on an fp32 model agrees
-# with the figures the guide states. At torch's own "highest", the transformer's diagnosis on the
-# recorded H200 said to stay eager, while with TF32 every mode of both models in fp32 ran faster
-# (docs/results/nvidia-h200_torch-2.11.0/tf32/). On the CPU, torch's default.
+# The fp32 matmul precision per device: on CUDA the benchmark's ("high", TF32), so a verdict on
+# an fp32 model agrees with the guide's figures (at "highest" the transformer's said to stay
+# eager on the recorded H200; docs/results/nvidia-h200_torch-2.11.0/tf32/). CPU: torch's default.
 DEFAULTS: dict[str, dict[str, Any]] = {
     "cuda": {"rounds": 30, "sample_ms": 20.0,
              "matmul_precision": backends.DEFAULT["cuda"].matmul_precision},
@@ -59,7 +43,6 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 }
 PRECISIONS = ("highest", "high", "medium")  # torch.set_float32_matmul_precision's values
 STRATEGIES = shapes.STRATEGIES
-cold_cache = backends.cold_cache
 
 
 def ran_at(doc: dict[str, Any]) -> str:
@@ -101,8 +84,7 @@ class DiagnoseConfig:
         parse_shapes(self.shapes)
 
     def backends(self) -> backends.BackendSettings:
-        """The process-wide settings the command sets around a diagnosis (and its report, which
-        reads the precision that ran): torch's own but for the matmul precision."""
+        """Torch's own process-wide settings but for the matmul precision."""
         return backends.BackendSettings(matmul_precision=self.resolve().matmul_precision)
 
     @property
@@ -116,8 +98,7 @@ class DiagnoseConfig:
         return {"schedule": list(self.schedule), "budget_s": self.budget_s,
                 "rounds": self.rounds, "sample_ms": self.sample_ms, "dtype": "fp32",
                 "matmul_precision": torch.get_float32_matmul_precision(),
-                # what a stamp shows: fp32 products ran as TF32 (the precision is only read on
-                # CUDA)
+                # what a stamp shows: fp32 products ran as TF32 (only read on CUDA)
                 "tf32": (config.device_type(self.device) == "cuda"
                          and torch.get_float32_matmul_precision() != "highest"),
                 # cuDNN's TF32 for fp32 convolutions (torch's default: on)
@@ -155,8 +136,7 @@ def compile_needs_s(mode: str, runs: dict[str, ModeRun], tuned_ops: int = 0) -> 
 
 
 def verdict_of(cfg: DiagnoseConfig, sections: tuple[Section, ...]) -> findings.Recommendation:
-    """The verdict of a finished diagnosis, with the device and the matmul precision it ran at
-    (the factory may have set the precision)."""
+    """The verdict of a finished diagnosis, at the precision it ran (the factory may set one)."""
     return findings.recommend(sections, config.device_type(cfg.resolve().device),
                               torch.get_float32_matmul_precision(),
                               torch.backends.cudnn.allow_tf32)
@@ -171,9 +151,8 @@ def breaks(model: torch.nn.Module, x: examples.Example, budget: Budget) -> Secti
 
 
 def stalls_need_s(default: Strategy, best: Strategy, compile_s: float | None) -> float:
-    """The budget the stalls must find left: an Inductor compile, cold, for each graph the two
-    strategies compile over the schedule, each about as long as the default mode's first call
-    (``compile_s``, where the modes phase timed one)."""
+    """The budget the stalls must find left: a cold compile, as long as the default mode's first
+    call (``compile_s``), per graph the two strategies compile over the schedule."""
     if compile_s is None:
         return NEEDS_S["stalls"]
     return max(NEEDS_S["stalls"], compile_s * (default.compiles + best.compiles))
@@ -181,8 +160,7 @@ def stalls_need_s(default: Strategy, best: Strategy, compile_s: float | None) ->
 
 def recompiles(factory: models.Factory, schedule: tuple[int, ...], budget: Budget,
                compile_s: float | None = None) -> Section:
-    """Phase 3: the compiles of each shape strategy over the schedule; their stalls where the
-    budget holds them (``compile_s``: the default mode's first call, for the estimate)."""
+    """Phase 3: each shape strategy's compiles over the schedule; their stalls if budget holds."""
     done, skipped = [], []
     for name in STRATEGIES:
         if not budget.allows("strategy"):
@@ -199,7 +177,7 @@ def recompiles(factory: models.Factory, schedule: tuple[int, ...], budget: Budge
     elif best is not None:
         stalls = {}
         for name in ("default", best.name):
-            with cold_cache():
+            with backends.cold_cache():
                 stalls[name] = shapes.count_compiles(factory, name, schedule,
                                                     backend="inductor").stall_s
         done = [replace(s, stall_s=stalls[s.name]) if s.name in stalls else s
@@ -213,7 +191,7 @@ def _compile(model: torch.nn.Module, x: examples.Example, mode: str, ref: list[t
     """One mode's first call, timed whole (its compile), and its output against eager's."""
     torch._dynamo.reset()
     try:
-        with cold_cache():
+        with backends.cold_cache():
             compiled = torch.compile(model, mode=mode)
             run = examples.bind(compiled, x)
             out, compile_s = measure.time_first_call(run, examples.device(x))
@@ -290,9 +268,8 @@ def diagnose(cfg: DiagnoseConfig, factory: models.Factory, *, budget: Budget | N
     device = torch.device(cfg.device)
     model, x = models.build(factory, "factory", cfg.schedule[0])  # a SpecError is the user's
     model, x = model.to(device).eval(), examples.place(x, device)
-    # The modes before the recompiles: the verdict needs their timing, and the recompiles'
-    # stalls (an Inductor compile per batch size, in an empty cache) can take minutes of a
-    # large model's budget (ResNet-50 on two CPU cores: over three) while adding only a line.
+    # The modes before the recompiles: the verdict needs their timing, while the stalls can take
+    # minutes of a large model's budget (ResNet-50 on two CPU cores: over three) for one line.
     phases = {Phase.BREAKS: lambda: breaks(model, x, budget),
               Phase.MODES: lambda: modes(cfg, model, x, budget, findings.matmul_ops(done)),
               Phase.RECOMPILES: lambda: recompiles(_on(factory, device), cfg.schedule, budget,

@@ -1,10 +1,4 @@
-"""``python -m snippets.diagnose pkg.module:factory``: one command, one report on a user's model.
-
-Thin on purpose: the phases and the verdict are ``snippets.diagnose``'s, the drawing its
-``report``'s. ``--format table`` draws on the terminal, ``markdown`` prints a file a user can attach
-to an issue, ``json`` the results document; ``--output`` writes the same there (the results
-document, for ``table``). Ctrl-C keeps the phases already finished.
-"""
+"""``python -m snippets.diagnose pkg.module:factory``: one command, one report on a user's model."""
 
 from __future__ import annotations
 

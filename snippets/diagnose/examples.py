@@ -1,10 +1,4 @@
-"""A user's model with the common problems, for ``python -m snippets.diagnose`` to find.
-
-``Scorer`` has a ``print`` in its hot path (a graph break every call), a branch on a tensor's
-value (a data-dependent break), and is called with a batch size that varies per call (a
-recompile, then a dynamic graph). ``scorer(batch_size)`` is its factory, the contract of
-``bench --model``: ``python -m snippets.diagnose snippets.diagnose.examples:scorer``.
-"""
+"""A user's model with the common problems, for ``python -m snippets.diagnose`` to find."""
 
 from __future__ import annotations
 

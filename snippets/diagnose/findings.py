@@ -1,10 +1,4 @@
-"""What a diagnosis found, as data: each phase's section, and the verdict drawn from them.
-
-``recommend(sections)`` is pure: it reads the finished sections (the breaks ``explain`` logged,
-the compiles of each shape strategy, each mode's compile, correctness and steady-state time) and
-names the configuration to use, its gain and cost, the risks found and the code to paste, as
-fields. The words around them are ``report``'s; nothing here composes a sentence.
-"""
+"""What a diagnosis found, as data: each phase's section, and the verdict drawn from them."""
 
 from __future__ import annotations
 

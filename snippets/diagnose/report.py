@@ -1,9 +1,4 @@
-"""The diagnosis as a user reads it: the same tables in a terminal (rich) and in Markdown.
-
-``blocks(sections, rec)`` turns the findings into titled tables and code, as data; ``markdown``
-and ``terminal`` only draw them. ``SAY`` holds every label, each at most one clause around its
-numbers; what the numbers mean is for the guide's pages.
-"""
+"""The diagnosis as a user reads it: the same tables in a terminal (rich) and in Markdown."""
 
 from __future__ import annotations
 

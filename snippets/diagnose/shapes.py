@@ -1,10 +1,4 @@
-"""Compiles over a schedule of batch sizes, counted per shape strategy, and an empty cache.
-
-``count_compiles`` calls one fresh compile on each batch size in turn, counts the graphs Dynamo
-compiles as ``snippets.dynamic`` counts them, keeps the recompiles Dynamo logs (the lines
-``TORCH_LOGS=recompiles`` prints: the function, its file and line, the guard that failed) and,
-with Inductor, times the calls that compiled. ``cold_cache`` gives a compile an empty cache.
-"""
+"""Compiles over a schedule of batch sizes, counted per shape strategy, and an empty cache."""
 
 from __future__ import annotations
 
@@ -16,7 +10,6 @@ import torch
 from snippets import dynamic
 from snippets.bench import TOLERANCE
 from snippets.core import examples, measure, models, rows, torch_logs
-from snippets.core.backends import cold_cache  # noqa: F401 (diagnose's callers use it from here)
 from snippets.diagnose.findings import WRAPPER_FRAME, Strategy
 
 # The ways of telling the compiler about a batch size that varies: none (Dynamo recompiles, then

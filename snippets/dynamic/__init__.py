@@ -204,9 +204,6 @@ def summarize(strategy: str, calls: list[dict[str, Any]], limit: int) -> dict[st
             "all_correct": all(c["correct"] for c in calls if not c["error"]), "calls": calls}
 
 
-DEFAULTS = backends.BLOCK_TIMING
-
-
 @dataclass(frozen=True, kw_only=True)
 class DynamicConfig:
     device: str = "auto"
@@ -226,7 +223,7 @@ class DynamicConfig:
         config.check(self)
 
     def resolve(self) -> DynamicConfig:
-        return config.resolve(self, DEFAULTS)
+        return config.resolve(self, backends.BLOCK_TIMING)
 
     @property
     def dims(self) -> Size:
@@ -264,8 +261,7 @@ def steady_state(cfg: DynamicConfig) -> list[dict[str, Any]]:
 
 
 def _warm_up(cfg: DynamicConfig) -> None:
-    """Compile something unrelated once: the process's one-time costs (imports, finding the C++
-    compiler, starting compile workers) then land on no strategy's first stall."""
+    """Compile something unrelated once, so the process's one-time costs land on no stall."""
     fn = torch.compile(lambda t: torch.nn.functional.gelu(t) * 2, backend=cfg.backend)
     fn(torch.randn(3, 5, device=cfg.device))
     torch._dynamo.reset()
@@ -273,20 +269,17 @@ def _warm_up(cfg: DynamicConfig) -> None:
 
 def produce(cfg: DynamicConfig = DynamicConfig(), *, commit: str | None = None,
             on_row: Callable[[dict[str, Any]], None] = lambda _: None) -> dict[str, Any]:
-    """The results document of one run: a row per strategy, then the steady-state timings.
-    ``on_row`` sees the document after each strategy (to save it, or to stop the run there)."""
+    """A row per strategy, then the steady-state timings; ``on_row`` sees each strategy's."""
     cfg = cfg.resolve()
     limit = recompile_limit()
     doc = results.new_document(
         KIND, results.provenance(torch.device(cfg.device), cfg.settings(), commit=commit),
         steady=[])
-    inductor_config = torch._inductor.config
-    cached = inductor_config.fx_graph_cache
     # Without the graph cache, a strategy does not reuse the kernels an earlier one compiled for
     # the same shape, so each stall is that strategy's own compile.
-    inductor_config.fx_graph_cache = False
-    try:
-        with cfg.backends.apply(), torch.no_grad():
+    with (torch._inductor.config.patch(fx_graph_cache=False), cfg.backends.apply(),
+          torch.no_grad()):
+        try:
             _warm_up(cfg)
             for s in cfg.strategies:
                 # An empty cache per strategy: Inductor would otherwise load the kernels an
@@ -296,9 +289,8 @@ def produce(cfg: DynamicConfig = DynamicConfig(), *, commit: str | None = None,
                 doc["rows"].append(summarize(s, calls, limit))
                 on_row(doc)
             doc["steady"] = steady_state(cfg)
-    finally:
-        inductor_config.fx_graph_cache = cached
-        torch._dynamo.reset()
+        finally:
+            torch._dynamo.reset()
     doc["complete"] = True
     return doc
 

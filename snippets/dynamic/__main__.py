@@ -1,7 +1,4 @@
-"""``python -m snippets.dynamic``: flags onto one DynamicConfig, a table out.
-
-Thin on purpose: the measuring is in ``snippets.dynamic``, the tables in its ``tables``.
-"""
+"""``python -m snippets.dynamic``: flags onto one DynamicConfig, a table out."""
 
 from __future__ import annotations
 

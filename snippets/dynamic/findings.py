@@ -1,11 +1,6 @@
 """What the dynamic-shapes run's steady-state rows say, as data: each compiled kernel against
 eager, the dynamic one against the specialized one, and whether the rounds' spread lets the run
-rank them.
-
-``steady(doc)`` takes one ``dynamic-shapes`` document and returns a frozen ``Steady`` (None
-where the run lacks one of the three kernels); the page places its numbers into sentences
-written in ``docs/includes/dynamic.md``. Pure: nothing here measures, formats or composes text.
-"""
+rank them."""
 
 from __future__ import annotations
 

@@ -6,13 +6,6 @@ torch/_dynamo/decorators.py, torch 2.14.1).
 
 from __future__ import annotations
 
-import inspect
-
-import torch
-
-# Present where torch's mark_dynamic takes them (torch 2.14.1 does; older releases may not).
-HAS_SPECIALIZE_ON = "specialize_on" in inspect.signature(torch._dynamo.mark_dynamic).parameters
-
 
 # --8<-- [start:ranged]
 def mark_lengths(x):

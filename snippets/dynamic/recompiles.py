@@ -1,8 +1,4 @@
-"""Watching for recompiles: the ``recompiles`` log, and a stance that turns one into an error.
-
-Both run Dynamo only (the ``eager`` backend), so they cost a second on any machine; the page
-executes them at every build.
-"""
+"""Watching for recompiles: the ``recompiles`` log, and a stance that turns one into an error."""
 
 from __future__ import annotations
 

@@ -1,15 +1,4 @@
-"""Graph breaks: every break Dynamo logs, at the line of user code it names, in plain words.
-
-``explain(fn, *args)`` runs ``fn`` under Dynamo with a backend that only counts graphs, catches
-Dynamo's own graph-break records (``records``) and reports how many graphs it cut the function
-into, and each break once per line, with its reason in plain words and Dynamo's hint (``reasons``).
-``python -m snippets.explain pkg.module:factory`` prints it. Beside it: ``breaks`` (the page's
-broken examples and fixes), ``counts`` (their graphs and breaks), ``corpus`` and ``agreement``
-(the explainer held to PyTorch's own graph-break cases), ``costs`` (what a break costs in time),
-``fastpath`` (the transformer's fused fast path), ``logs`` (the switches that make breaks
-visible), ``findings`` (what the page's runs say, as data), ``tables`` (the page's renderings)
-and ``report`` (the words the command prints).
-"""
+"""Graph breaks: every break Dynamo logs, at the line of user code it names, in plain words."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""The command line of ``python -m snippets.explain``.
-
-``python -m snippets.explain pkg.module:factory`` explains a user's function: ``factory()`` returns
-``(callable_or_module, example_args_tuple)``. ``--latency`` and ``--fastpath`` instead run the two
-measurements of the graph-breaks page and write their results files.
-"""
+"""The command line of ``python -m snippets.explain``."""
 
 from __future__ import annotations
 

@@ -1,16 +1,7 @@
-"""The explainer held to Dynamo's own log, case by case.
-
-For every case of ``corpus``, three answers to "at which lines did the trace break?":
-
-- **logged**: what ``TORCH_LOGS=graph_breaks`` prints in a fresh Python, read with nothing but a
-  regular expression (``logged_lines``): the truth, as a user would see it;
-- **explain**: the lines ``snippets.explain`` names;
-- **torch**: the lines ``torch._dynamo.explain`` names, for comparison.
-
-A case agrees when its set of lines equals the logged set: every logged line named, none invented.
-``produce()`` returns a results document of kind ``explain-agreement``; tracing only, so the
-graph-breaks page runs it at build time on any machine.
-"""
+"""The explainer held to Dynamo's own log, case by case: for every case of ``corpus``, the lines
+``TORCH_LOGS=graph_breaks`` prints in a fresh Python (the truth, read with a regular expression),
+those ``snippets.explain`` names and those ``torch._dynamo.explain`` names. A case agrees when
+its lines equal the logged ones: every logged line named, none invented."""
 
 from __future__ import annotations
 

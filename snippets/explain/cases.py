@@ -1,9 +1,4 @@
-"""A graph-break case the explainer is held to, and the files of PyTorch the corpus cites.
-
-``corpus`` registers the cases the page shows; ``tests/explain/heldout.py`` a set kept apart. Each
-names the file of pytorch/pytorch (``path``) and the section or test (``section``) it is written
-after; a results row holds the two as ``source``.
-"""
+"""A graph-break case the explainer is held to, and the files of PyTorch the corpus cites."""
 
 from __future__ import annotations
 

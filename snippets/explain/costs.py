@@ -1,11 +1,4 @@
-"""What each graph break costs: every broken example and its fixes, eager against compiled.
-
-The examples of ``snippets.explain.breaks`` run at one batch, eager and under ``torch.compile``
-(default mode, or ``--mode reduce-overhead`` on CUDA), timed in interleaved rounds per cause so
-a broken variant and its fixes share machine state. ``python -m snippets.explain --latency`` runs it, at one of two sizes: ``small``
-shows when compile does not pay, ``large`` what fusion and a break change once the device has
-more to do (``SIZES`` says why).
-"""
+"""What each graph break costs: every broken example and its fixes, eager against compiled."""
 
 from __future__ import annotations
 

@@ -1,13 +1,8 @@
 """Why compiling the tutorial's transformer buys little in inference: the encoder's fast path.
-
 In eval mode without grad, ``nn.TransformerEncoderLayer`` runs one fused native op per layer
-(``torch._transformer_encoder_layer_fwd``). Dynamo records that op as it is, and Inductor can only
-call it: there is nothing left to fuse. Switching the fast path off before compiling lets Dynamo
-trace the layer's parts (linear, attention, layer norm), which Inductor can fuse. This module shows
-the graph either way and times the four combinations; ``findings.fastpath`` says what
-they show, which at the benchmark's sizes on an H200 is that fusing did not pay: launches, not GPU
-work, set the pace there.
-"""
+(``torch._transformer_encoder_layer_fwd``), which Inductor can only call; with the fast path off,
+Dynamo traces the layer's parts, which Inductor can fuse. The graph either way, and the four
+combinations timed."""
 
 from __future__ import annotations
 

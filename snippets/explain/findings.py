@@ -1,11 +1,4 @@
-"""What the graph-breaks page's runs say, as data: the numbers and verdicts its prose reads.
-
-``costs(doc)`` reads a ``graph-breaks`` run (every example eager and compiled), ``fastpath(doc)``
-a ``transformer-fastpath`` run (the encoder with and without its fused fast path) and
-``agreement(doc)`` the live ``explain-agreement`` document (the explainer against Dynamo's log).
-Each returns a frozen dataclass; ``docs/graph-breaks.md`` places the numbers into its own
-sentences and branches on the verdicts. Pure: nothing here measures, formats or composes text.
-"""
+"""What the graph-breaks page's runs say, as data: the numbers and verdicts its prose reads."""
 
 from __future__ import annotations
 

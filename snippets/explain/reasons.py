@@ -1,12 +1,6 @@
-"""A graph break's reason in plain words, and the code around the line it happened at.
-
-Dynamo's record of a break says why in its own terms. From 2.7 on it has a title, an
-``Explanation:`` written for users and ``Hint:`` lines; before, one line of internal jargon
-(``generic_jump TensorVariable()``). ``plain()`` gives the explanation where there is one and a
-translation of the common internal lines where not, with the first useful hint kept apart.
-``enclosing()`` reads the source: the user's function at a line (never the name of a resume
-function Dynamo generated) and the loop, ``with`` or ``try`` that kept Dynamo from resuming.
-"""
+"""A graph break's reason in plain words, and the code around the line it happened at: from 2.7
+on, Dynamo's ``Explanation:`` and first useful ``Hint:``; before, a translation of its one line
+of internal jargon (``generic_jump TensorVariable()``)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""What ``python -m snippets.explain`` prints for a user's function: its words, held in one table.
-
-The explainer's output is data for an engineer diagnosing a model, not a page's prose: ``SAY``
-holds every phrase the report and the command's one-line errors use, each a format string with
-named fields, so that the wording can be read and changed in one place. ``text(exp)`` is the
-plain-text report; ``skipped(reason)`` the note on a break Dynamo could not resume from.
-"""
+"""What ``python -m snippets.explain`` prints for a user's function: its words, held in one
+table."""
 
 from __future__ import annotations
 

@@ -1,15 +1,5 @@
 """Generation: a decoder's prefill and decode, eager against torch.compile's modes, read against
-the device's measured ceilings.
-
-For each batch size, each phase (``decode``: one token per sequence at a fixed position after the
-prompt; ``prefill``: the whole prompt, whose answer is the first token) is timed for every variant
-in the same interleaved rounds. A row holds the milliseconds per call, tokens per second, the
-first call (the compile, timed whole), the peak memory, and where it stands against its ceiling:
-decode against the copy bandwidth (the bytes a step must read: the weights and the cache up to
-the position), prefill against the matmul rate (its FLOPs). Each compiled variant also generates
-greedy tokens, compared with eager's: the first step where they differ, and eager's logit gap
-there. A fault in one variant is its row's status and the run goes on.
-"""
+the device's measured ceilings."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
 """``python -m snippets.generate``: flags onto one GenerateConfig, the decode and prefill tables
-out, the results file written after every row.
-
-Thin on purpose: the measuring is in ``snippets.generate``, the tables in its ``tables``, the
-command line in its ``command``.
-"""
+out, the results file written after every row."""
 
 from __future__ import annotations
 

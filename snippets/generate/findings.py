@@ -1,10 +1,5 @@
 """What a generation run says, as data: per phase and batch size, the fastest variant against
-eager and against the ceiling it is read against, and whether the compiled tokens kept eager's.
-
-``of(doc)`` takes one ``generate`` document and returns a frozen ``Generation``; the page places
-its numbers into sentences written in ``docs/generation.md``. Pure: nothing here measures,
-formats or composes text.
-"""
+eager and against the ceiling it is read against, and whether the compiled tokens kept eager's."""
 
 from __future__ import annotations
 

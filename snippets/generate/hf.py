@@ -1,17 +1,5 @@
 """``python -m snippets.generate.hf``: what a transformers user gets, beside this package's decoder
-of the same shape, timed the same way in the same rounds.
-
-transformers' ``LlamaForCausalLM`` is built from a ``LlamaConfig`` of a named size, with random
-weights (nothing is downloaded), and runs ``generate`` three ways: its default dynamic cache, a
-static cache (``cache_implementation="static"``) left eager, and the static cache with the
-compile ``generate`` applies itself. The package's decoder runs its own greedy loop, eager and
-compiled with ``reduce-overhead``. Each way is timed whole, as its caller waits for it, for a
-short and a long generation in the same round; the difference over the extra tokens is the time
-per decoded token, with the prompt and the set-up taken out.
-
-    pip install -e ".[llm]"
-    python -m snippets.generate.hf --output FILE [--size 1b] [--device auto]
-"""
+of the same shape, timed the same way in the same rounds."""
 
 from __future__ import annotations
 

@@ -1,14 +1,8 @@
 """int8 weights, two ways: a linear layer of plain tensors in the manner of gpt-fast's
-``WeightOnlyInt8Linear`` (``quantize.py`` there), and torchao's ``Int8WeightOnlyConfig``.
-
-Both keep each weight matrix as int8 with one scale per output channel and multiply in the
-activations' dtype: a decode step then reads half the bytes of bf16. They differ in what the
-compiler sees. The layer below holds two plain tensors and its forward is three operations, so
-Dynamo traces them and Inductor fuses the conversion into the product's kernel. torchao's weight
-is a tensor subclass, which AOTAutograd takes apart into plain tensors (at compile time, and at
-every call of the compiled graph unless the subclass is unwrapped first with
-``torchao.utils.unwrap_tensor_subclass``).
-"""
+``WeightOnlyInt8Linear`` (``quantize.py`` there), and torchao's ``Int8WeightOnlyConfig``. Both
+read half the bytes of bf16; the layer here is three traced operations Inductor fuses, while
+torchao's weight is a tensor subclass AOTAutograd takes apart (at every call of the compiled
+graph, unless ``torchao.utils.unwrap_tensor_subclass`` unwraps it first)."""
 
 # --8<-- [start:int8]
 import torch

@@ -1,23 +1,4 @@
-"""``python -m snippets.generate.ladder``: the decode ladder, one change per rung.
-
-From eager, each rung keeps what the one below did and adds one thing: compiling the forward,
-compiling the whole step (sampling included) over the static cache, CUDA graphs, grouped-query
-attention read once, Inductor's coordinate-descent tuning, int8 weights. Beside the ladder, one
-side rung: eager's step captured in one CUDA graph by hand (``core.cudagraph.Graphed``), no
-compiler, read against the cudagraphs rung to split decode's gain between the graph and
-Inductor. Each rung runs on its
-own copy of the same weights and cache; every rung is timed in the same interleaved rounds, one
-decode step at a fixed position (just after the prompt), and read against the copy bandwidth
-measured in the same run (``core.roofline.ceilings``): a decode step must read every weight and
-the cache once, so the bytes it needs over its time, as a share of that bandwidth, says how
-close it is to the floor. Each rung's greedy tokens are checked against eager's.
-
-A rung that fails (an OOM, a compile error) is its row, with its status and message, and the
-ladder goes on; the file is written after every row.
-
-    python -m snippets.generate.ladder --output FILE [--size 1b] [--batch 1] [--rungs ...]
-        [--rounds N] [--profile]
-"""
+"""``python -m snippets.generate.ladder``: the decode ladder, one change per rung."""
 
 from __future__ import annotations
 
@@ -133,11 +114,6 @@ def ladder(device_type: str) -> list[Rung]:
             Rung("eager-graphed", by_hand=True)]
 
 
-# The int8 rung is torchao's (every linear layer, the head too); the package's own int8 layer
-# is timed beside it by ``python -m snippets.generate.loop``.
-quantize_int8 = int8.torchao_int8
-
-
 # --8<-- [start:rungs]
 def step_of(rung, model, step=M.decode_step):
     """A rung's decode step: ``step(model, token, pos)`` to the next token."""
@@ -224,7 +200,8 @@ def build(rung: Rung, base: M.Decoder, prompt: torch.Tensor, pos: torch.Tensor, 
     m = M.sibling(base)  # its own cache, the weights shared: a 7 B ladder holds them once
     m.set_gqa(rung.gqa)
     if rung.int8:
-        quantize_int8(m)
+        # torchao's (every linear layer, the head too); generate.loop times the package's beside it
+        int8.torchao_int8(m)
     token = M.prefill(m, prompt)  # the prompt in eager, the same for every rung
     if rung.by_hand:
         # The capture is this rung's first call: a few eager steps and one recorded; no compile.

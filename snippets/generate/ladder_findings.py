@@ -1,10 +1,5 @@
 """What a decode ladder run says, as data: the fastest rung against eager and the bandwidth
-bound, each rung over the one below it, and where the fastest step's time goes.
-
-``ladder(doc)`` takes one ``generate-ladder`` document (of any model size or weights) and returns
-a frozen ``Ladder``; the page places its numbers into sentences written in
-``docs/generation.md``. Pure: nothing here measures, formats or composes text.
-"""
+bound, each rung over the one below it, and where the fastest step's time goes."""
 
 from __future__ import annotations
 

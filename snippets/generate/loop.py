@@ -1,28 +1,5 @@
 """``python -m snippets.generate.loop``: N tokens generated end to end, as a user's loop does,
-beside the one step the ladder times, for bf16 and int8 weights, all in the same rounds.
-
-Each weights (``--weights``) is compiled with one ladder rung's recipe (``--rung``; by default
-coordinate-descent: the whole step, CUDA graphs, grouped-query attention read once, Inductor's
-coordinate-descent tuning) and timed three ways in the same interleaved rounds:
-
-- ``step``: one decode step at the position after the prompt, as the ladder times it;
-- ``loop``: N tokens as gpt-fast's ``generate.py`` writes its loop
-  (``decode_loop.decode_n_tokens``): the prompt's forward, then N - 1 compiled steps, the
-  position a tensor on the device moved in place, each token sampled inside the step; nothing
-  waits for the device until the tokens are read;
-- ``naive``: the same N tokens with a new position tensor made in Python each step, and each
-  token read back to the host and sent again: the host waits for every step.
-
-Each row is read per step (a loop's time over N) against the copy bandwidth measured in the
-same run: the bytes a step must read (the weights as held, the cache up to its position) over
-its time. A loop's tokens are compared with eager's greedy tokens, the naive loop's with the
-loop's. A step row holds the host's time per call (``core.profile.host_us``) and, with
-``--profile``, where the step's time goes. A weights that cannot be made (torchao missing, an
-OOM) is a row that says why, and the run goes on; the file is written after every row.
-
-    python -m snippets.generate.loop --output FILE [--size 1b] [--batch 1] [--tokens 128]
-        [--weights ...] [--rung coordinate-descent] [--compile-prefill] [--profile]
-"""
+beside the one step the ladder times, for bf16 and int8 weights, all in the same rounds."""
 
 from __future__ import annotations
 

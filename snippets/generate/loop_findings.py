@@ -1,10 +1,6 @@
 """What a loop run says, as data: per weights, the step, the gpt-fast loop and the naive loop
 against the copy bandwidth and against each other; int8 against the run's dtype; and torchao's
-int8 step beside the package's int8 layer's, with what their host times and profiles point at.
-
-``of(doc)`` takes one ``generate-loop`` document and returns a frozen ``Loop``; the page places
-its numbers and branches on its verdicts. Pure: nothing here measures, formats or composes text.
-"""
+int8 step beside the package's int8 layer's, with what their host times and profiles point at."""
 
 from __future__ import annotations
 

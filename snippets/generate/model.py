@@ -1,15 +1,4 @@
-"""A Llama-shaped decoder with a static KV cache: the model the generation page measures.
-
-RMSNorm, rotary position embeddings, grouped-query attention through
-``scaled_dot_product_attention`` and a SwiGLU MLP, in the layout of PyTorch's gpt-fast
-(``model.py`` there): one fused QKV projection, the cache a pair of buffers per layer written in
-place at the positions of the tokens being fed. Weights are random, so nothing is downloaded; the
-speed of a decoder depends on its shapes, not on what its weights have learnt.
-
-A static cache is what lets a compiled decode step keep one shape: every step reads the whole
-cache (the positions not yet written are masked off) and writes one slot, so the graph, and a
-CUDA graph recorded from it, serve every position.
-"""
+"""A Llama-shaped decoder with a static KV cache: the model the generation page measures."""
 
 from __future__ import annotations
 

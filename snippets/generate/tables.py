@@ -1,9 +1,5 @@
 """The tables of the generation page: per phase, each batch size's variants side by side with
-eager's from the same rounds, and where each stands against its ceiling.
-
-Takes a results document, returns Markdown (or a terminal's rich table); measures and prints
-nothing, and composes no sentence.
-"""
+eager's from the same rounds, and where each stands against its ceiling."""
 
 from __future__ import annotations
 

@@ -1,23 +1,5 @@
 """``python -m snippets.generate.traps``: three ways a compiled decode loop goes wrong, each
-measured against its fix.
-
-1. A KV cache that grows by ``torch.cat`` every step: its shape changes each token, so the step
-   compiles again until automatic dynamic shapes marks the length dynamic; then it runs dynamic
-   kernels. Against the static cache (``model.KVCache``), which keeps one shape.
-2. A Python sampling loop that reads ``.item()`` every token: the host waits for the device each
-   step and sends the token back. Against sampling inside the compiled step (``decode_step``),
-   where the token never leaves the device.
-3. Prompts of many lengths through a compiled prefill: a compile per length under
-   ``dynamic=False``, two and a dynamic kernel by default. Against padding each prompt at its end
-   to one of a few bucket lengths: causal attention keeps the real positions exact, the first
-   token is read at the prompt's last real position, and the decode steps overwrite the padding's
-   slots of the cache before any query can see them.
-
-Compiles are counted with Dynamo's own counter (``snippets.core.counters``); every
-trap starts from an empty Dynamo cache, so its counts are its own.
-
-    python -m snippets.generate.traps --output FILE [--size small] [--device auto]
-"""
+measured against its fix."""
 
 from __future__ import annotations
 
@@ -36,6 +18,7 @@ from snippets.core.counters import graphs_compiled
 from snippets.generate import command
 from snippets.generate import model as M
 from snippets.generate.ladder import DTYPES
+from snippets.generate.loop import per_step
 
 PROG = "python -m snippets.generate.traps"
 KIND = "generate-traps"
@@ -138,10 +121,6 @@ def growing(base: M.Decoder) -> M.Decoder:
         layer.attention.__class__ = GrowingAttention
         layer.attention.cache = GrowingCache(layer.attention.cache)
     return m
-
-
-def per_token(m: measure.Measurement, steps: int) -> measure.Measurement:
-    return measure.Measurement(tuple(s / steps for s in m.samples))
 
 
 def new_row(cfg: TrapsConfig, trap: str, variant: str) -> dict[str, Any]:
@@ -254,9 +233,9 @@ def item_sync(cfg, base, prompt, eager_tokens, dev) -> list[dict[str, Any]]:
     fns = {".item() per token": lambda: sampled_in_python(first_a),
            "argmax in the step": lambda: sampled_in_step(first_b)}
     timed = timed_alone(fns, dev, cfg, (trap, fix), warmup=1)
-    base_m = per_token(timed[".item() per token"], len(positions))
+    base_m = per_step(timed[".item() per token"], len(positions))
     for row in (trap, fix):
-        rows.finish(row, per_token(timed[row["variant"]], len(positions)),
+        rows.finish(row, per_step(timed[row["variant"]], len(positions)),
                     calls=timed.calls[row["variant"]], baseline=base_m, field="step_ms",
                     rate=False)
     return [trap, fix]

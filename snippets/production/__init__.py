@@ -1,12 +1,4 @@
-"""Putting a compiled model in production: what each way of starting a service costs, measured.
-
-The pieces a service needs, each small and tested: an environment switch that keeps eager one
-variable away (``serve``), a warm-up over the shapes it serves (``warm_up``), and the steady point
-of a call timeline (``steady_index``). Beside them, in their own modules: the start-up paths
-(``paths``), pinned artifacts (``pinning``), the fresh-process child that times one path
-(``child``), the runs that produce results files (``startup``, ``stream``, ``modes``,
-``hazards``) and the page's tables (``tables``). ``python -m snippets.production`` runs them.
-"""
+"""Putting a compiled model in production: what each way of starting a service costs, measured."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
 """``python -m snippets.production``: one of the production page's runs, flags onto its config,
-rows onto a file, a table out.
-
-Thin on purpose: the runs are in ``startup``, ``stream``, ``modes`` and ``hazards``, the tables in
-``tables``. One run per command, so that each fits a machine's time limit; ``--append`` lets
-several commands fill one results file.
-"""
+rows onto a file, a table out."""
 
 from __future__ import annotations
 

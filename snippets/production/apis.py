@@ -1,12 +1,5 @@
 """Newer switches of ``torch.compile`` a service reaches for, each run on a small model on the CPU,
-with what it changed counted: compiles, and the graphs' operations. Nothing here is timed.
-
-- the stances ``eager_on_recompile`` and ``eager_then_compile`` against the default, over one
-  schedule of shapes, and ``TORCH_COMPILE_DISABLE=1`` in a process of its own;
-- ``torch.compiler.nested_compile_region``: a repeated block traced once and called again;
-- ``guard_filter_fn``, with torch's own filter that drops the guards on built-in modules;
-- which of these the installed torch has (``present``): a page built with an older one says so.
-"""
+with what it changed counted: compiles, and the graphs' operations. Nothing here is timed."""
 
 from __future__ import annotations
 

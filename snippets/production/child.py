@@ -1,17 +1,5 @@
 """``python -m snippets.production.child``: one fresh process that starts a service one way and
-times it from its own start, as a user's process would be timed.
-
-The parent passes the wall-clock time just before it started this process (``--started-at``), so
-every time here counts the interpreter's start and torch's import too. The child builds the model
-(seeded, so every child has the same weights), gets it ready along one path, calls it ``--calls``
-times one by one (the first answer, then the steady point), times the steady state in rounds, and
-checks its first answer against eager afterwards, outside every timed region. It prints one JSON
-line. A user's mistake (a bad flag, a pinned file of another release, a factory that builds no
-``(module, example)``) is one line on stderr and exit code 2; a fault of the path itself is a JSON
-record with status ``error`` and exit code 1. The example may be a tensor, a tuple of arguments or
-a dict of keyword arguments, the answer a tensor, a tuple, a dict or a ``ModelOutput``
-(``snippets.core.examples``).
-"""
+times it from its own start, as a user's process would be timed."""
 
 from __future__ import annotations
 

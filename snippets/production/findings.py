@@ -1,11 +1,4 @@
-"""What a start-up run says, as data: the numbers and verdicts the production page's prose reads.
-
-``startup(doc)`` takes a production-startup document and returns a frozen ``Startup``; the other
-production kinds' findings are in ``serving_findings``. The page places their numbers into
-sentences written in ``docs/includes/production.md`` and branches on their verdicts; the start-up
-table in ``tables`` reads the same per-path summary (``runs.paths``). Pure: nothing here measures,
-formats or composes text.
-"""
+"""What a start-up run says, as data: the numbers and verdicts the production page's prose reads."""
 
 from __future__ import annotations
 

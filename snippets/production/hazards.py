@@ -1,13 +1,4 @@
-"""CUDA-graph hazards, as code that goes wrong and its fix (a CUDA device only).
-
-``mode="reduce-overhead"`` records a CUDA graph and replays it: its outputs live in the graph's
-memory pool and are overwritten by the next replay, and a graph it cannot record safely (an input
-written in place, a CPU tensor) is skipped with a reason in torch's log (``cudagraphs`` in
-torch 2.14, ``perf_hints`` in older releases) and, where torch has it, a bump of
-``counters["inductor"]["cudagraph_skips"]``. Each
-case runs here and is recorded as what happened (an error, wrong values, correct values, the
-logged reason), with the memory the graph pool holds beside the default mode's.
-"""
+"""CUDA-graph hazards, as code that goes wrong and its fix (a CUDA device only)."""
 
 from __future__ import annotations
 

@@ -1,15 +1,4 @@
-"""Every compile mode, with an empty and then a warm Inductor cache: the benchmark, run twice.
-
-Nothing here times anything: each (model, batch size, mode) is one ``BenchConfig`` (eager and that
-mode), run by the benchmark's own command line in a fresh process with an empty cache folder, then
-again in another process with the same folder, now warm. The first run's rows give the latency,
-speedup and empty-cache compile time; the second's, the compile time a restarted service pays.
-Both runs' rows are kept whole in each row of the document.
-
-Each mode gets its own processes and cache folder: modes compiled one after another in one process
-share Triton's compiled kernels and max-autotune's choices, so every mode after the first would
-compile from a cache that is partly warm, and its "empty cache" time would be too short.
-"""
+"""Every compile mode, with an empty and then a warm Inductor cache: the benchmark, run twice."""
 
 from __future__ import annotations
 

@@ -1,12 +1,4 @@
-"""The ways a service can get from a model to compiled code at start-up, as the page shows them.
-
-Each is a few lines of torch's public API: compile the whole model, compile its repeated blocks
-(regional compilation), carry Inductor's cache to another machine as bytes (``save_cache_artifacts``
-and ``load_cache_artifacts``), compile ahead of time into a package (AOTInductor), and save a
-function Dynamo and Inductor compiled ahead of time (``aot_compile``, still experimental). ``missing``
-says which of these the installed torch lacks, so a run records the row as unsupported instead of
-failing on it.
-"""
+"""The ways a service can get from a model to compiled code at start-up, as the page shows them."""
 
 from __future__ import annotations
 

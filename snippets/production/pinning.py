@@ -1,11 +1,5 @@
-"""Pinning: compiled artifacts are stored with the stamp of what made them, and refused elsewhere.
-
-Inductor's cache artifacts and an AOTInductor package hold generated code for one torch release,
-one Triton and one device; loaded under another, they may fail deep inside torch or, worse, load.
-Each is written beside a small stamp file (``<name>.stamp.json``: torch, triton, device name), and
-``read`` refuses a file whose stamp differs from this process's with a one-line ``StampMismatch``,
-which a command line turns into exit code 2.
-"""
+"""Pinning: compiled artifacts are stored with the stamp of what made them, and refused
+elsewhere."""
 
 from __future__ import annotations
 

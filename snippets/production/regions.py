@@ -1,16 +1,5 @@
 """``python -m snippets.production.regions``: what ``torch.compiler.nested_compile_region`` saves
-at start-up, each compile in a fresh process with an empty Inductor cache.
-
-A stack of identical blocks (``apis.Block``, marked; ``apis.Plain``, the same block unmarked) is
-compiled whole with Inductor, and the first call is timed from the compile to its answer: what a
-service waits for before it can serve. Marked and unmarked alternate, one process each, so a
-slow spell of the machine lands on both. A process that fails is a row with its message; the
-file is written after every row, so an interrupted run keeps what it finished.
-
-    python -m snippets.production.regions --output FILE [--blocks 24] [--repetitions 2] [--warm-up]
-
-The file is written after every row; an interrupted run keeps what it finished.
-"""
+at start-up, each compile in a fresh process with an empty Inductor cache."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
 """What a service meets after its start, as data: the findings of the request-stream, compile-mode
-and CUDA-graph hazard runs, which the production page's prose reads.
-
-``stream(doc)``, ``modes(doc)`` and ``hazards(doc)`` each take a document of their kind and return
-a frozen finding; the page places its numbers into sentences written in
-``docs/includes/production.md`` and branches on its verdicts. Pure: nothing here measures, formats
-or composes text.
-"""
+and CUDA-graph hazard runs, which the production page's prose reads."""
 
 from __future__ import annotations
 

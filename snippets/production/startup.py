@@ -1,12 +1,5 @@
 """Start-up paths, each timed in fresh processes: from process start to the first correct answer,
-to steady state, and the steady per-call latency.
-
-Every path runs in its own ``python -m snippets.production.child``, as a restarted service would,
-with its own Inductor cache folder: an empty one, the folder an earlier process filled (a warm
-local cache), an empty one filled from saved cache artifacts, and so on. One repetition runs every
-path once, in order, with fresh folders; each finished child is a row, so an interrupted run keeps
-what it measured. A path the installed torch lacks is a row marked unsupported, not a failure.
-"""
+to steady state, and the steady per-call latency."""
 
 from __future__ import annotations
 

@@ -1,16 +1,5 @@
 """A replayed request stream: what a compile in the middle of traffic costs the requests, and how
-a warm-up over the served shapes removes it.
-
-A few thousand requests (mixed batch sizes and sequence lengths, seeded) go to the dynamic-shapes
-page's small causal encoder, once per strategy: no warm-up, a warm-up over every served shape,
-padding to a few buckets warmed up in advance, and ``dynamic=True``. Each request is timed whole,
-as its caller waits for it. After a warm-up the stream runs under the ``fail_on_recompile``
-stance, so a request that would compile raises instead: the row's compile count is then proof,
-not an estimate.
-
-Two sizes of traffic (``SIZES``): ``small``, the page's first stream, shows when compile does not
-pay; ``large`` sends longer sequences in larger batches to a wider encoder, where it does.
-"""
+a warm-up over the served shapes removes it."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
 """The production page's tables, drawn from its results files and their findings; nothing here
-measures, and the words around the tables are the page's (``docs/includes/production.md``).
-
-Each function takes a results document and returns Markdown. Repetitions of a start-up path are
-summarized by their median (``runs.paths``); every sample stays in the file.
-"""
+measures, and the words around the tables are the page's (``docs/includes/production.md``)."""
 
 from __future__ import annotations
 

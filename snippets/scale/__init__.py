@@ -1,14 +1,5 @@
 """Compile at scale: the training page's step on several GPUs, with DDP and FSDP2, eager and
-compiled.
-
-Each configuration (a model, a strategy, a way of compiling, a DDP bucket size, a number of nodes
-and processes) runs as a real distributed job: PyTorch's launcher in a subprocess, one process per
-GPU (``launch``), each rank training its slice of one seeded batch (``rank``, ``wrap``). The
-one-process run of the same step over the whole batch (strategy ``single``) is the reference for
-scaling efficiency and for the loss (``scaling``). ``gather`` makes a configuration's row of its
-ranks' records, ``tables`` draws the page's tables, and ``python -m snippets.scale`` runs it
-(``__main__``).
-"""
+compiled."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
 """``python -m snippets.scale``: flags onto one ScaleConfig, each configuration launched with
-torchrun, rows onto a file, a table out.
-
-Thin on purpose, and the same as ``python -m snippets.train`` wherever the two meet: the measuring
-is in ``snippets.scale``, the tables in ``snippets.scale.tables``.
-"""
+torchrun, rows onto a file, a table out."""
 
 from __future__ import annotations
 

@@ -2,11 +2,7 @@
 one and what compiling bought, FSDP2's eager step against DDP's, the configurations that failed,
 the compiled variants that got no graph and ran eagerly, whether every configuration learned the
 same, and how many rows each of the page's tables shows; and, from the training page's run, how
-a one-GPU step grows with the batch.
-
-Pure functions of results documents, tested on their values. The sentences are the page's
-(``docs/includes/scale.md``); the rows are those the tables show (``snippets.scale.tables``).
-"""
+a one-GPU step grows with the batch."""
 
 from __future__ import annotations
 

@@ -1,15 +1,4 @@
-"""One configuration's row, made of its ranks' records (``rank.py`` writes one each).
-
-A step is finished when every rank has finished it, so a configuration's step time is, step by
-step, the slowest rank's, and its compile time the slowest rank's first steps. Its loss is the
-ranks' mean: each rank's loss is the mean over its equal slice of the batch, so their mean is the
-loss over the whole batch, the number the one-process run over that batch gives. The graph counts
-are rank 0's (every rank compiles the same code; the records of all ranks are kept in ``ranks``),
-and so is the profile of a few steps after the timed ones: the ranks wait for each other in every
-collective, so each profile spans the same steps.
-A configuration that did not finish gets the fault of the rank that failed first (a rank that
-fails makes the others fail in their next collective), or the launcher's.
-"""
+"""One configuration's row, made of its ranks' records (``rank.py`` writes one each)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
 """One configuration, launched the way distributed training is launched: PyTorch's own launcher
 (``torchrun``, here ``python -m torch.distributed.run``) in a subprocess per node, one
-``snippets.scale.rank`` per GPU under it.
-
-One node is one launcher with ``--standalone`` (a rendezvous of its own on a free local port).
-Several nodes are several launchers that meet at a c10d rendezvous, as on a cluster; on one host,
-each launcher is a "node" that sees its own GPUs. The ranks write their records into a temporary
-folder; ``gather`` makes the configuration's row of them, or a row that says why there is none. A
-configuration that runs past its time, or is interrupted, has its launchers and ranks stopped.
-"""
+``snippets.scale.rank`` per GPU under it."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
 """The models a scale run trains: the training page's classifiers (``snippets.train.classifiers``),
-and one more for a CPU.
-
-The training page's tiny CPU models are too small to show what DDP does to a compiled graph: DDP
-sends gradients in buckets, the first of 1 MiB and the others of ``bucket_cap_mb``, and a compiled
-DDP model is split where the buckets meet. The tiny encoder's weights fill less than one. The small
-encoder here has two layers at width 128, about 2 MB of weights: at a 1 MB bucket, DDP's split
-shows on a CPU in seconds, and FSDP2 has more than one block to shard.
-"""
+and one more for a CPU."""
 
 from __future__ import annotations
 

@@ -1,16 +1,5 @@
-"""``python -m snippets.scale.rank``: one rank of one configuration, started by PyTorch's launcher.
-
-``torchrun`` (``python -m torch.distributed.run``) starts one of these per GPU (or per CPU process)
-and tells it who it is through ``RANK``, ``LOCAL_RANK`` and ``WORLD_SIZE``. Each rank builds the
-same seeded model and the same whole batch, keeps its own slice of the batch, wraps and compiles
-the model (``wrap``), and trains with the training page's step: the first steps timed whole (they
-compile) with every loss kept, then steady steps timed one by one. It writes what it measured, and
-its faults, to ``<out>/rank<RANK>.json``; the parent that started the launcher gathers the files.
-
-A rank that fails writes its record and exits 1: the launcher then stops the other ranks, which
-would otherwise wait for it in their next collective. A user's mistake (a bad flag, a model that
-cannot be built) is one line on stderr and exit code 2.
-"""
+"""``python -m snippets.scale.rank``: one rank of one configuration, started by PyTorch's
+launcher."""
 
 from __future__ import annotations
 

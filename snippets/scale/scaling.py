@@ -1,23 +1,8 @@
 """What a configuration's row is worth against the others: its scaling efficiency against the same
 step in one process, its loss against that process's and against its own strategy's eager run.
-
-The one-process run (strategy ``single``) trains the whole batch that the N ranks of a
-configuration share, so both train the same step on the same samples. Against it:
-
-- **scaling efficiency** is the N ranks' throughput over N times the one process's,
-  ``(B / t_N) / (N * B / t_1) = t_1 / (N * t_N)`` for the whole batch B: 1 where N GPUs take
-  1/N of the time, less for whatever the communication and the smaller slice per GPU cost;
-- **loss gap** is the largest difference of the loss curves, as the training page measures it
-  (``snippets.train.group.loss_gap``), from the one process's eager run.
-
-A model with batch norm normalizes each rank's slice by its own statistics, not the whole batch's,
-so its loss departs from the one-process run's by more than rounding; its rows are held to the
-tolerance against their own strategy's eager run only (``loss_gap_eager``), which any compiled
-variant must match.
-
-Everything here is computed again from the rows whenever rows are added (``derive``), so a run
-split over several commands (``--append``) compares against whichever reference is in the file.
-"""
+Scaling efficiency is ``t_1 / (N * t_N)`` for the batch both train. Batch norm normalizes each
+rank's slice by its own statistics, so such a model is held to its own strategy's eager run only
+(``loss_gap_eager``). All is derived again whenever rows are added (``--append``)."""
 
 from __future__ import annotations
 

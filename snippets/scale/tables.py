@@ -1,12 +1,6 @@
 """The scale page's tables: the run, where a step's time goes, the one-GPU steps of the training
 run, DDP's bucket sizes, FSDP2's ways of compiling, compiled autograd, several nodes, the loss
-against one process (a run beside a recorded one, ``--compare``, is ``compare``'s).
-
-Everything here takes a results document and returns a Markdown table (or ``""`` where it has no
-row); nothing measures, nothing prints, and no sentence is composed here: what the tables say is
-in ``snippets.scale.findings``, and the words around it are the page's. The ``*_rows`` functions
-pick each table's rows; the findings count and read the same rows.
-"""
+against one process (a run beside a recorded one, ``--compare``, is ``compare``'s)."""
 
 from __future__ import annotations
 
@@ -264,10 +258,6 @@ def nodes(doc: dict[str, Any]) -> str:
 
 # ---- learning the same ------------------------------------------------------------------------
 
-def _steps_shown(n: int) -> list[int]:
-    return sorted({1, *(max(1, round(n * q)) for q in (0.25, 0.5)), n}) if n else []
-
-
 def loss_rows(doc: dict[str, Any]) -> list[Row]:
     return [r for r in main_rows(doc) if r.get("losses")]
 
@@ -275,7 +265,7 @@ def loss_rows(doc: dict[str, Any]) -> list[Row]:
 def losses(doc: dict[str, Any]) -> str:
     """Each configuration's loss at a few steps, beside the one process's, and the gaps."""
     rows = loss_rows(doc)
-    shown = _steps_shown(max((len(r["losses"]) for r in rows), default=0))
+    shown = columns.steps_shown(max((len(r["losses"]) for r in rows), default=0))
     head = ("Model · strategy · variant", *(f"Step {s}" for s in shown), "Gap to one process")
     body = [[label(r, "model", "strategy", "variant"),
              *(render.num(r["losses"][s - 1] if s <= len(r["losses"]) else None, ".4g")

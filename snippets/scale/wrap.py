@@ -1,11 +1,4 @@
-"""How each rank wraps and compiles its copy of the model: the code the page shows.
-
-Every rank builds the same seeded model, then wraps it in PyTorch's own data-parallel engine, DDP
-(``DistributedDataParallel``: every rank holds all the weights and averages the gradients) or FSDP2
-(``fully_shard``: every rank holds a shard of each block's weights and gathers the block's whole
-weights just before it runs), and compiles it one way (``VARIANTS``). The training step itself is
-the training page's ``train_step``, unchanged.
-"""
+"""How each rank wraps and compiles its copy of the model: the code the page shows."""
 
 from __future__ import annotations
 

@@ -1,13 +1,4 @@
-"""Training: a realistic step, eager against compiled, timed, and checked to learn the same.
-
-For each model and batch size, every variant of the step (``step.VARIANTS``: eager, the model
-compiled, the optimizer's step compiled too, the whole step compiled, other modes) trains a copy
-of the same seeded model on the same batch with AdamW and cross-entropy. Its first steps are
-timed whole (compile included) and its losses set against eager's; then the variants are timed
-in interleaved rounds, and each is profiled for a few steps after. ``group`` measures one model
-and batch size, ``tables`` and ``claims`` draw the page's tables and verdicts, ``aot`` shows what
-AOTAutograd traces, and ``python -m snippets.train`` runs it (``__main__``).
-"""
+"""Training: a realistic step, eager against compiled, timed, and checked to learn the same."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""``python -m snippets.train``: flags onto one TrainConfig, rows onto a file, a table out.
-
-Thin on purpose, and the same as ``python -m snippets.bench`` wherever the two meet: the measuring
-is in ``snippets.train``, the tables in ``snippets.train.tables``.
-"""
+"""``python -m snippets.train``: flags onto one TrainConfig, rows onto a file, a table out."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""What AOTAutograd traces of a training step: the graphs it hands the compiler, looked at.
-
-A backend built on ``aot_autograd`` is given each forward graph and, once the backward runs, the
-backward graph AOTAutograd derived from it; this one writes down their operators and runs them as
-they are. Compiling the model and compiling the whole step are traced on a small model with it:
-which graphs appear, whether the loss is in them, where Dynamo breaks. Tracing only, no kernels,
-so the page runs it at every build, on any machine.
-"""
+"""What AOTAutograd traces of a training step: the graphs it hands the compiler, looked at."""
 
 from __future__ import annotations
 
@@ -17,6 +10,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from snippets.train.group import first_line
 from snippets.train.step import optimizer_for, train_step
 
 LOSS_OPS = ("nll_loss", "log_softmax")  # what F.cross_entropy becomes in a traced graph
@@ -74,11 +68,7 @@ def traced() -> list[dict[str, Any]]:
             "graphs": [{"kind": g["kind"], "ops": len(g["ops"]), "loss": _has_loss(g["ops"])}
                        for g in graphs],
             "breaks": sum(breaks.values()),
-            "reasons": list(dict.fromkeys(_first_line(r) for r in breaks)),
+            "reasons": list(dict.fromkeys(first_line(r) for r in breaks)),
         })
     torch._dynamo.reset()
     return out
-
-
-def _first_line(text: object) -> str:
-    return next((ln.strip() for ln in str(text).splitlines() if ln.strip()), "")

@@ -1,12 +1,4 @@
-"""The tutorial's advice on training, held to a run's numbers.
-
-The tutorial says three things about training: compile the model rather than the whole training
-step unless the optimizer step is a hot spot; add max-autotune only once the shapes are stable;
-and compiling the loss and backward is automatic, since AOTAutograd traces both. The first two
-are set against a run's rows here, the third against what ``aot.traced`` saw in ``aot_claim``.
-The verdicts are data (``OptimizerJudged``, ``AutotuneJudged``, each with an enum verdict); the
-tables are drawn from them, and the page's sentences say what each verdict means.
-"""
+"""The tutorial's advice on training, held to a run's numbers."""
 
 from __future__ import annotations
 
@@ -123,10 +115,6 @@ class OptimizerJudged:
     share: float | None
     hosts_apart: float | None
     verdict: Holds
-
-    @property
-    def hot_spot(self) -> bool:
-        return faster(self.optimizer) and self.share is not None and self.share >= HOT_SPOT
 
 
 @dataclass(frozen=True)

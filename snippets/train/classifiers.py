@@ -1,13 +1,6 @@
 """The models the training page trains: the guide's two, made classifiers, and two tiny ones for
 a CPU. Each is a factory like ``core.models``' (batch size in, ``(module, input)`` out) whose
-module returns one row of class logits per sample.
-
-ResNet-50 already ends in a 1000-class head. The transformer encoder returns a vector per
-position; a classifier reads the first position's, as BERT reads its [CLS] token, through a
-linear head. Its dropout is switched off:
-Inductor draws random numbers with its own generator, so with dropout on, eager and compiled runs
-would drop different units and their losses could agree only on average, not step by step.
-"""
+module returns one row of class logits per sample."""
 
 from __future__ import annotations
 

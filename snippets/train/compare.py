@@ -1,7 +1,5 @@
-"""A run in a terminal, and a run beside a recorded one: what ``python -m snippets.train`` prints.
-
-Takes results documents, returns rich renderables or Markdown; nothing measures or prints.
-"""
+"""A run in a terminal, and a run beside a recorded one: what ``python -m snippets.train``
+prints."""
 
 from __future__ import annotations
 

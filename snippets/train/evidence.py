@@ -1,12 +1,6 @@
 """Where a training step's time goes, and whether two runs of the same commands agree: the
 tables under the training page's results, drawn from its findings (``snippets.train.where``,
-``snippets.train.repeat``).
-
-A second run (``train-repeat.json``) is evidence in two ways: its profiles stand in for a first
-run that was not profiled, and its speedups say how far a speedup moves when the same commands
-run again. The readings themselves (who waits on whom, how near the peak, which pairs agree) are
-findings; the page's sentences place them.
-"""
+``snippets.train.repeat``)."""
 
 from __future__ import annotations
 

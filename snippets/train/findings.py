@@ -1,13 +1,4 @@
-"""What a training run says, as data: the numbers and verdicts the training page's prose reads.
-
-``of(doc, again)`` takes a ``train`` document (and a second run of the same commands,
-``train-repeat``, where one is recorded) and returns a frozen ``Findings``: which variant pays for
-each model and batch size, what the rows' statuses count, where a step's time goes and how near
-the peak it came (``where``), whether the two runs agree (``repeat``), and whether every variant
-learned as eager did.
-``docs/training.md`` (through ``docs/includes/train.md``) places the numbers into its sentences
-and branches on the verdicts. Pure: nothing here measures, formats or composes text.
-"""
+"""What a training run says, as data: the numbers and verdicts the training page's prose reads."""
 
 from __future__ import annotations
 

@@ -1,13 +1,4 @@
-"""One model at one batch size, every variant of its training step: the rows of a run.
-
-Each variant starts from the same initial weights (the model built again from the same seed)
-and trains on the same batch with the same labels. First, one variant after the other, each
-takes its first ``steps`` steps: the first few are timed whole (they compile), and every loss is
-kept, to be set against eager's. Dynamo's state is reset before each variant, so each traces and
-compiles its own graphs. Then all variants go on training in interleaved rounds
-(``core.measure``), which give the step times; the variants compiled first compile again there,
-which the timing does not count.
-"""
+"""One model at one batch size, every variant of its training step: the rows of a run."""
 
 from __future__ import annotations
 
@@ -57,7 +48,7 @@ def count_flops(model: nn.Module, x: torch.Tensor, y: torch.Tensor,
     return int(counter.get_total_flops())
 
 
-def _reason(text: str) -> str:
+def first_line(text: object) -> str:
     """The first line of Dynamo's graph-break message, which names the cause."""
     return next((ln.strip() for ln in str(text).splitlines() if ln.strip()), "")
 
@@ -145,7 +136,7 @@ def first_steps(g: Group, variant: str, steps: int, lr: float) -> dict[str, Any]
     return new_row(g.name, g.bs, variant, compile_s=sum(first), first_steps_s=first,
                    losses=losses, graph_count=graphs - graphs_before,
                    graph_breaks=sum(new_breaks.values()),
-                   break_reasons=list(dict.fromkeys(_reason(r) for r in new_breaks)))
+                   break_reasons=list(dict.fromkeys(first_line(r) for r in new_breaks)))
 
 
 def loss_gap(losses: list[float | None], reference: list[float | None]) -> float:

@@ -1,8 +1,4 @@
-"""The training page's plot: each variant's loss curve beside eager's, from the same weights.
-
-One figure per model, one panel per batch size, drawn from a ``train`` results document with
-``snippets.core.plots``; the loss table stays beside it for the exact values.
-"""
+"""The training page's plot: each variant's loss curve beside eager's, from the same weights."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""The training step the page shows, and what each measured variant compiles of it.
-
-``train_step`` is an ordinary PyTorch step: zero the gradients, a forward pass and the loss under
-autocast, the backward pass, the optimizer's step. ``make_step`` returns it for one variant: run
-eagerly, with the model compiled, with the optimizer's step compiled as well, compiled whole, or
-with the model compiled in another mode. Every variant runs the same code on its own copy of the
-model and optimizer, so they can be compared step for step.
-"""
+"""The training step the page shows, and what each measured variant compiles of it."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
 """The training page's tables: the run, the loss curves, where compiling pays, the memory, and
 what AOTAutograd traced (``evidence`` reads where a step's time goes and whether two runs agree;
-``compare`` has the terminal's tables).
-
-Everything here takes a results document (or a live value) and returns a table or a rich
-renderable; nothing measures, and nothing prints. What the tables say (which variant pays, whether
-every variant learned as eager did) is in ``snippets.train.findings``, and the page's sentences
-place it.
-"""
+``compare`` has the terminal's tables)."""
 
 from __future__ import annotations
 
@@ -221,17 +215,11 @@ def payoff(doc: dict[str, Any]) -> str:
 
 # ---- learning the same ------------------------------------------------------------------------
 
-def _steps_shown(n: int) -> list[int]:
-    """Steps (1-based) at which the loss table samples a curve of n steps: the first, a quarter
-    and half of the way, the last."""
-    return sorted({1, *(max(1, round(n * q)) for q in (0.25, 0.5)), n}) if n else []
-
-
 def losses(doc: dict[str, Any]) -> str:
     """Each variant's loss at a few steps beside eager's, and the largest gap: the loss curves
     as a table (the file holds every step; ``findings.learning`` says which drifted)."""
     n = max((len(r.get("losses") or []) for r in doc["rows"]), default=0)
-    shown = _steps_shown(n)
+    shown = columns.steps_shown(n)
     head = ("Model · batch · variant", *(f"Step {s}" for s in shown), "Loss gap")
     body = []
     for r, name in zip(doc["rows"], labels(doc), strict=True):

@@ -1,10 +1,6 @@
 """Where a training step's time goes, as data: how much of a compiled step the host holds (set
 against the same graphs replayed as CUDA graphs), which eager steps keep the GPU busy and on what
-kernels, and how near the measured peak the best variant came, with what held it back.
-
-Read from a run's step times and profiles, and from a second run's profiles for the rows the first
-did not profile. Part of ``findings.of``; pure, and nothing here composes text.
-"""
+kernels, and how near the measured peak the best variant came, with what held it back."""
 
 from __future__ import annotations
 
