@@ -103,6 +103,7 @@ class Graphs:
     """A run's splits, and the pairs where the graph alone was enough or compile paid on top."""
 
     splits: tuple[Split, ...]
+    enough: float = ENOUGH  # the verdicts' mark, for the page to say
 
     @property
     def graph_enough(self) -> list[Split]:

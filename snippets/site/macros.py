@@ -45,6 +45,7 @@ from snippets.speed import findings as speed_findings
 from snippets.speed import graphs as speed_graphs
 from snippets.train import findings as train_findings
 from snippets.zoo import findings as zoo_findings
+from snippets.zoo import kernels as zoo_kernels
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,9 @@ SOURCES: dict[str, Source] = {
     "scale": Source(scale_findings.of, ("scale",)),
     "scale-one-gpu": Source(scale_findings.one_gpu, ("train",)),
     "zoo": Source(zoo_findings.of, ("zoo",)),
+    # The zoo's models with the graph variants, and wav2vec2's profiled ladder: GPU, recorded.
+    "zoo-graphs": Source(graphs.of, ("zoo-graphs",)),
+    "zoo-kernels": Source(zoo_kernels.of, ("zoo-wav2vec2-ladder",)),
     "cpu": Source(cpu_findings.of, ("cpu",)),
     "generate": Source(generate_findings.of, ("generate",)),
     "generate-ladder": Source(ladder_findings.ladder, ("generate-ladder",)),

@@ -135,3 +135,21 @@ def catalog() -> str:
     body = [[e.name, e.family, e.library, e.input, "yes" if e.cpu else ""] for e in zoo.ZOO]
     return render.markdown_table(["Model", "Family", "Library", "Input", "CPU set"], body,
                                  align="lllll")
+
+
+def kernels(doc: dict[str, Any]) -> str:
+    """For each compiled rung slower than eager in a zoo model's ladder, the two profiles' longest
+    kernels side by side, in µs per call (a dash: not among that profile's longest)."""
+    from snippets.core import columns
+    from snippets.zoo import kernels as found
+
+    parts = []
+    for loss in found.of(doc).losses:
+        rows = [*loss.kernels, found.Kernel("busy GPU time, all kernels", loss.eager_busy_us,
+                                            loss.compiled_busy_us)]
+        us = "Times in µs per call"
+        parts.append(f"**{loss.model}, batch {loss.batch}**\n\n" + columns.markdown(
+            rows, (columns.Column("Kernel", lambda k: f"`{k.name}`", left=True),), (
+                columns.number("Eager", lambda k: k.eager_us, ".0f", notes=(us,)),
+                columns.number("Compiled", lambda k: k.compiled_us, ".0f"))))
+    return "\n\n".join(parts)

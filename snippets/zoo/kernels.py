@@ -1,0 +1,93 @@
+"""Where a zoo model's compiled call loses, kernel by kernel, as data.
+
+A speed ladder over a zoo model (``python -m snippets.speed --ladder --rungs compile,cuda-graphs
+--model snippets.zoo.catalog:wav2vec2_base``) profiles a rung that runs slower than the rung below
+it, and that rung too, in the same run (``speed.ladder``). Here the two profiles' longest kernels
+are set side by side: which kernels took as long in both, which only the compiled call ran, and
+which only eager ran. Pure: nothing here measures or composes text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from snippets.core import measure
+
+# A kernel within this share of its time in the other profile took as long in both.
+SAME = measure.NOISY_IQR_RATIO
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One kernel name in either profile; None where that profile's longest kernels lack it."""
+
+    name: str
+    eager_us: float | None
+    compiled_us: float | None
+
+    @property
+    def same(self) -> bool:
+        e, c = self.eager_us, self.compiled_us
+        return e is not None and c is not None and abs(c - e) <= SAME * e
+
+
+@dataclass(frozen=True)
+class Loss:
+    """A compiled rung slower than eager: its speed over eager, both profiles' busy GPU time per
+    call, and their longest kernels side by side (the longest first)."""
+
+    model: str
+    batch: int
+    ratio: float
+    eager_busy_us: float
+    compiled_busy_us: float
+    kernels: tuple[Kernel, ...]
+
+    @property
+    def only_compiled(self) -> list[Kernel]:
+        return [k for k in self.kernels if k.eager_us is None]
+
+    @property
+    def only_eager(self) -> list[Kernel]:
+        return [k for k in self.kernels if k.compiled_us is None]
+
+    @property
+    def convolutions_same(self) -> bool:
+        """Whether every convolution kernel among the longest took as long in both calls."""
+        conv = [k for k in self.kernels if "conv" in k.name.lower()]
+        return bool(conv) and all(k.same for k in conv)
+
+    @property
+    def math_attention(self) -> bool:
+        """Whether the compiled call ran a kernel Inductor made from ``_safe_softmax``: attention
+        as SDPA's math path lowers it (matmuls and a softmax), not one fused attention kernel."""
+        return any("_safe_softmax" in k.name for k in self.only_compiled)
+
+
+def _loss(r: dict[str, Any]) -> Loss | None:
+    mine, theirs = r.get("profile"), r.get("below_profile")
+    if (r.get("prev_rung") != "eager" or not mine or not theirs
+            or "error" in mine or "error" in theirs):
+        return None
+    e = {k["name"]: k["us_per_call"] for k in theirs["top"]}
+    c = {k["name"]: k["us_per_call"] for k in mine["top"]}
+    names = sorted(e.keys() | c.keys(), key=lambda n: -max(e.get(n, 0.0), c.get(n, 0.0)))
+    return Loss(r["model"].rsplit(":", 1)[-1], r["batch_size"], r["speedup_prev"],
+                theirs["busy_us_per_call"], mine["busy_us_per_call"],
+                tuple(Kernel(n, e.get(n), c.get(n)) for n in names))
+
+
+@dataclass(frozen=True)
+class Losses:
+    losses: tuple[Loss, ...]
+
+    def at(self, batch: int) -> Loss | None:
+        return next((x for x in self.losses if x.batch == batch), None)
+
+
+def of(doc: dict[str, Any]) -> Losses:
+    """Every compiled rung of the file that ran slower than eager, with both profiles."""
+    found = [_loss(r) for r in doc["rows"] if r["mode"] == "compile"
+             and (r.get("speedup_prev") or 1.0) < 1 - measure.NOISY_IQR_RATIO]
+    return Losses(tuple(x for x in found if x is not None))
