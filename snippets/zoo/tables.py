@@ -145,11 +145,12 @@ def kernels(doc: dict[str, Any]) -> str:
 
     parts = []
     for loss in found.of(doc).losses:
-        rows = [*loss.kernels, found.Kernel("busy GPU time, all kernels", loss.eager_busy_us,
-                                            loss.compiled_busy_us)]
+        busy = "busy GPU time, all kernels"
+        rows = [*loss.kernels, found.Kernel(busy, loss.eager_busy_us, loss.compiled_busy_us)]
         us = "Times in µs per call"
         parts.append(f"**{loss.model}, batch {loss.batch}**\n\n" + columns.markdown(
-            rows, (columns.Column("Kernel", lambda k: f"`{k.name}`", left=True),), (
+            rows, (columns.Column("Kernel", lambda k, busy=busy: k.name if k.name == busy
+                           else f"`{k.name}`", left=True),), (
                 columns.number("Eager", lambda k: k.eager_us, ".0f", notes=(us,)),
                 columns.number("Compiled", lambda k: k.compiled_us, ".0f"))))
     return "\n\n".join(parts)
