@@ -92,7 +92,7 @@ def rungs_for(device, x, autotune, encoder=False, graph_timed=False,
         rungs.append(Rung("+ graph-timed autotune", "max-autotune",
                           channels_last=image, freezing=True,
                           fastpath=fast, graph_timed=True))
-    if by_hand:  # eager's kernels in one graph, no compiler: a side rung on eager
+    if by_hand:  # eager's kernels in one graph, no compiler: beside eager
         rungs.append(Rung("eager, graphed by hand", None, channels_last=image,
                           by_hand=True))
     return rungs
