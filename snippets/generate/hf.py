@@ -77,12 +77,25 @@ def llama(cfg: HFConfig) -> Any:
     return m.to(DTYPES[cfg.dtype]).eval()
 
 
+# --8<-- [start:static]
+def generate_static(model, input_ids, new_tokens, **kwargs):
+    """transformers' own recipe: ask generate for a static cache. On a GPU
+    it then compiles the forward itself, with mode="reduce-overhead"."""
+    out = model.generate(input_ids, max_new_tokens=new_tokens,
+                         min_new_tokens=new_tokens, do_sample=False,
+                         cache_implementation="static", **kwargs)
+    return out[:, input_ids.size(1):]  # the new tokens only
+# --8<-- [end:static]
+
+
 def hf_generate(m: Any, prompt: torch.Tensor, cache: str | None, compiled: bool
                 ) -> Callable[[int], torch.Tensor]:
+    # generate compiles the forward unless told not to, only with a static cache on an
+    # accelerator: transformers' generation/utils.py, _valid_auto_compile_criteria.
+    if cache == "static":
+        return lambda n: generate_static(m, prompt, n, disable_compile=not compiled)
+
     def run(n: int) -> torch.Tensor:
-        # With a static cache on an accelerator, generate compiles the forward itself (its
-        # CompileConfig: reduce-overhead) unless told not to: transformers'
-        # generation/utils.py, _valid_auto_compile_criteria.
         out = m.generate(prompt, max_new_tokens=n, min_new_tokens=n, do_sample=False,
                          cache_implementation=cache, disable_compile=not compiled)
         return out[:, prompt.size(1):]

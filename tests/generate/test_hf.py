@@ -33,3 +33,16 @@ def test_a_cpu_run_times_the_eager_ways_and_keeps_their_tokens(tmp_path):
     assert by["hf static cache"]["same_tokens"] is True
     assert by["hf static cache, compiled"]["status"] == "unsupported"
     assert by["decoder eager"]["status"] in ("ok", "noisy")
+
+
+def test_the_findings_read_each_transformers_variant_against_its_dynamic_cache():
+    from snippets.generate import hf_findings
+
+    def row(variant, speedup, status="ok", tps=None):
+        return {"variant": variant, "speedup": speedup, "status": status, "tokens_per_s": tps}
+    doc = {"rows": [row(hf_findings.DYNAMIC, 1.0, "noisy"), row(hf_findings.STATIC, 0.8),
+                    row(hf_findings.COMPILED, 5.0, tps=300.0), row("decoder eager", 1.0)]}
+    found = hf_findings.of(doc)
+    assert (found.static, found.compiled, found.compiled_tokens_per_s) == (0.8, 5.0, 300.0)
+    doc["rows"][2]["status"] = "mismatch"
+    assert hf_findings.of(doc).compiled is None and hf_findings.of(doc).compiled_tokens_per_s is None
