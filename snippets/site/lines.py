@@ -16,6 +16,11 @@ its name, as the house style names modules by what they hold:
     python -m snippets.site.lines                  # the working tree
     python -m snippets.site.lines --rev d87b0b4    # a commit, read from git
     python -m snippets.site.lines --check          # exit 1 when rendering is over its share
+    python -m snippets.site.lines --prose          # the words of prose in code, by module
+
+Prose in code is every string of ``SENTENCE`` words or more that is not a docstring of a module,
+class or function: messages, help text (a config field's docstring is its ``--help``), sentences
+a function returns. The pages' words belong in ``docs/``; this says how many are still here.
 """
 
 from __future__ import annotations
@@ -63,6 +68,19 @@ def _words(n: ast.AST) -> int:
     if isinstance(n, ast.JoinedStr):
         return sum(_words(v) + (not isinstance(v, ast.Constant)) for v in n.values)
     return 0
+
+
+def prose_words(text: str) -> int:
+    """The words of a module's strings of ``SENTENCE`` words or more, docstrings of modules,
+    classes and functions left out (an f-string counts once, with each placeholder a word)."""
+    tree = ast.parse(text)
+    skip = {id(n.body[0].value) for n in ast.walk(tree)
+            if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and n.body and isinstance(n.body[0], ast.Expr)
+            and isinstance(n.body[0].value, ast.Constant)}
+    skip |= {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+    return sum(w for n in ast.walk(tree) if isinstance(n, ast.Constant | ast.JoinedStr)
+               and id(n) not in skip and (w := _words(n)) >= SENTENCE)
 
 
 def _renders(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -131,7 +149,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rev", help="a commit to count, read from git (default: the working tree)")
     p.add_argument("--check", action="store_true",
                    help="exit 1 when rendering is over its share of the lines")
+    p.add_argument("--prose", action="store_true", help="count the words of prose in code")
     args = p.parse_args(argv)
+    if args.prose:
+        words = sorted(((prose_words(text), str(path)) for path, text in
+                        (_at(args.rev) if args.rev else _tree())), reverse=True)
+        rows = [[m, f"{n:,}"] for n, m in words[:15] if n]
+        rows.append(["all", f"{sum(n for n, _ in words):,}"])
+        print(render.markdown_table(["Module", "Prose words"], rows))
+        return 0
     try:
         total = by_kind(_at(args.rev) if args.rev else _tree())
     except subprocess.CalledProcessError as e:

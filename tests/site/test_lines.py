@@ -49,3 +49,15 @@ def test_an_unknown_commit_is_one_line_and_exit_2(capsys):
         lines.main(["--rev", "no-such-commit"])
     assert stop.value.code == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_prose_in_code_counts_sentences_but_not_docstrings_or_labels():
+    from snippets.site.lines import prose_words
+
+    text = '''"""A module docstring of many words, left out of the count."""
+def f(x):
+    """A function docstring, also left out of the count here."""
+    label = "two words"
+    raise ValueError(f"the value {x} is not one this tool takes")
+'''
+    assert prose_words(text) == 9  # the f-string: eight words and one placeholder
