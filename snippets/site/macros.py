@@ -127,6 +127,7 @@ class Placed:
     data: Any
     stamp: str
     device: str
+    provenance: tuple[dict[str, Any], ...] = ()  # of each document it read
 
     def __getattr__(self, name: str) -> Any:  # the findings' own fields, read through
         return getattr(self.data, name)
@@ -142,7 +143,8 @@ def findings(name: str, device: str) -> Placed | None:
     if found[0] is None:
         return None
     stamp = "; ".join(results.stamp(doc, "recorded") for doc in found if doc is not None)
-    return Placed(src.of(*found), stamp, found[0]["provenance"]["device"])
+    return Placed(src.of(*found), stamp, found[0]["provenance"]["device"],
+                  tuple(doc["provenance"] for doc in found if doc is not None))
 
 
 def cudnn_fresh(folder: str = "cudnn-benchmark") -> Any:
@@ -165,7 +167,7 @@ def bench_runs() -> Placed | None:
     if len(runs) < 2:
         return None
     return Placed(stability.of(runs), stability.runs_stamp(runs),
-                  runs[0][1]["provenance"]["device"])
+                  runs[0][1]["provenance"]["device"], tuple(d["provenance"] for _, d in runs))
 
 
 def cold_warm() -> Any:
@@ -201,8 +203,30 @@ def together(*runs: Placed | None) -> Placed | None:
     found = [r for r in runs if r is not None]
     if not found:
         return None
-    return Placed(tuple(r.data for r in found), "; ".join(r.stamp for r in found),
-                  found[0].device)
+    provs = [p for r in found for p in r.provenance]
+    stamp = ("; ".join(r.stamp for r in found) if len(found) <= TOGETHER_IN_FULL
+             else summary_stamp(provs))
+    return Placed(tuple(r.data for r in found), stamp, found[0].device, tuple(provs))
+
+
+# More runs than this under one table get one line per machine and torch, not every stamp in
+# full: each figure's own page shows its run's whole stamp.
+TOGETHER_IN_FULL = 3
+
+
+def summary_stamp(provenance: list[dict[str, Any]]) -> str:
+    """One stamp for many results files: per machine and torch, how many files and the days
+    they were recorded."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for p in provenance:
+        groups.setdefault((p.get("device") or "unknown device", p["torch"]), []).append(
+            (p.get("date") or "")[:10])
+    parts = []
+    for (device, torch_version), days in groups.items():
+        span = " to ".join(dict.fromkeys([min(days), max(days)]))
+        files = f"{len(days)} results file" + ("s" if len(days) > 1 else "")
+        parts.append(f"{device} · torch {torch_version} · {files}, {span}")
+    return "recorded: " + "; ".join(parts) + " · each page shows its runs' full stamps"
 
 
 def stamped(run: Placed, caller: Callable[[], str]) -> str:
