@@ -27,6 +27,7 @@ ENOUGH = 1.10
 class Verdict(str, enum.Enum):
     GRAPH = "graph"  # the hand capture is within ENOUGH of reduce-overhead: the graph is the gain
     INDUCTOR = "inductor"  # reduce-overhead beats the hand capture by more: compile pays on top
+    NEITHER = "neither"  # neither beat eager by ENOUGH: no graph pays, nothing to split
     UNKNOWN = "unknown"  # one of the two did not run or did not compute eager's answer
 
 
@@ -68,6 +69,7 @@ def split(doc: dict[str, Any], names: tuple[str, str, str] = (HAND, BACKEND, COM
         hand, compiled = _ms(rows[HAND]), _ms(rows[COMPILED])
         on_top = hand / compiled if speed[HAND] and speed[COMPILED] else None
         verdict = (Verdict.UNKNOWN if on_top is None else
+                   Verdict.NEITHER if max(speed[HAND], speed[COMPILED]) < ENOUGH else
                    Verdict.GRAPH if on_top < ENOUGH else Verdict.INDUCTOR)
         found.append(Split(model, batch, _ms(eager), speed[HAND], speed[BACKEND],
                            speed[COMPILED], on_top, verdict,
@@ -112,6 +114,10 @@ class Graphs:
     @property
     def compile_pays(self) -> list[Split]:
         return where(list(self.splits), Verdict.INDUCTOR)
+
+    @property
+    def neither(self) -> list[Split]:
+        return where(list(self.splits), Verdict.NEITHER)
 
     def by_model(self, verdict: str) -> list[tuple[str, list[Split]]]:
         """The splits of one verdict (``"graph"``, ``"inductor"``) grouped by model, in run order."""

@@ -25,6 +25,8 @@ class Kernel:
     name: str
     eager_us: float | None
     compiled_us: float | None
+    eager_launches: float | None = None  # per call: a row sums all of them
+    compiled_launches: float | None = None
 
     @property
     def same(self) -> bool:
@@ -53,6 +55,13 @@ class Loss:
         return [k for k in self.kernels if k.compiled_us is None]
 
     @property
+    def only_net_us(self) -> float:
+        """The kernels only the compiled call ran, less those only eager ran, in µs per call:
+        how much of the busy time's growth the longest kernels account for."""
+        return (sum(k.compiled_us for k in self.only_compiled)
+                - sum(k.eager_us for k in self.only_eager))
+
+    @property
     def convolutions_same(self) -> bool:
         """Whether every convolution kernel among the longest took as long in both calls."""
         conv = [k for k in self.kernels if "conv" in k.name.lower()]
@@ -70,12 +79,17 @@ def _loss(r: dict[str, Any]) -> Loss | None:
     if (r.get("prev_rung") != "eager" or not mine or not theirs
             or "error" in mine or "error" in theirs):
         return None
-    e = {k["name"]: k["us_per_call"] for k in theirs["top"]}
-    c = {k["name"]: k["us_per_call"] for k in mine["top"]}
-    names = sorted(e.keys() | c.keys(), key=lambda n: -max(e.get(n, 0.0), c.get(n, 0.0)))
+    e = {k["name"]: k for k in theirs["top"]}
+    c = {k["name"]: k for k in mine["top"]}
+
+    def us(k: dict[str, Any] | None) -> float:
+        return k["us_per_call"] if k else 0.0
+    names = sorted(e.keys() | c.keys(), key=lambda n: -max(us(e.get(n)), us(c.get(n))))
     return Loss(r["model"].rsplit(":", 1)[-1], r["batch_size"], r["speedup_prev"],
                 theirs["busy_us_per_call"], mine["busy_us_per_call"],
-                tuple(Kernel(n, e.get(n), c.get(n)) for n in names))
+                tuple(Kernel(n, *(k and k["us_per_call"] for k in (e.get(n), c.get(n))),
+                             *(k and k.get("count_per_call") for k in (e.get(n), c.get(n))))
+                      for n in names))
 
 
 @dataclass(frozen=True)

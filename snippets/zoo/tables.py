@@ -152,5 +152,7 @@ def kernels(doc: dict[str, Any]) -> str:
             rows, (columns.Column("Kernel", lambda k, busy=busy: k.name if k.name == busy
                            else f"`{k.name}`", left=True),), (
                 columns.number("Eager", lambda k: k.eager_us, ".0f", notes=(us,)),
-                columns.number("Compiled", lambda k: k.compiled_us, ".0f"))))
+                columns.number("launches", lambda k: k.eager_launches, ".0f"),
+                columns.number("Compiled", lambda k: k.compiled_us, ".0f"),
+                columns.number("launches", lambda k: k.compiled_launches, ".0f"))))
     return "\n\n".join(parts)

@@ -36,6 +36,14 @@ def test_each_model_and_batch_splits_into_the_graph_and_what_inductor_adds():
     assert found.backend_behind  # 3.2x under the hand capture's 4.0x; enc has no backend row
 
 
+def test_where_neither_graph_beats_eager_the_split_says_neither():
+    doc = _doc(_row("conv1d", 1, "eager", 1.0), _row("conv1d", 1, "eager-graphed", 0.96, 1.04),
+               _row("conv1d", 1, "reduce-overhead", 0.96, 1.04))
+    found = graphs.of(doc)
+    assert found.splits[0].verdict is graphs.Verdict.NEITHER
+    assert found.neither == list(found.splits) and found.graph_enough == []
+
+
 def test_a_variant_that_failed_or_answered_wrong_leaves_the_split_unknown():
     doc = _doc(_row("m", 1, "eager", 2.0), _row("m", 1, "eager-graphed", 1.0, 2.0),
                _row("m", 1, "reduce-overhead", None, None, status="error"),

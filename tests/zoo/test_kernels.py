@@ -28,6 +28,7 @@ def test_the_slower_compiled_rung_is_set_beside_eager_kernel_by_kernel():
                                               "triton_red_fused__safe_softmax_x", "gelu_kernel"]
     assert loss.convolutions_same and loss.math_attention
     assert [k.name for k in loss.only_eager] == ["gelu_kernel"]
+    assert loss.only_net_us == 5.0  # 15 µs only compiled, 10 only eager
     table = tables.kernels(ladder())
     assert "gelu_kernel" in table and "busy GPU time" in table
 
