@@ -34,7 +34,6 @@ MARK = re.compile(r"--8<-- \[(start|end):(\w+)\]")
 # Sections that still read names from the rest of their module. Only shrinks (see the module's docstring).
 NOT_YET = frozenset({
     "snippets/bench/independent.py:alone",
-    "snippets/core/measure.py:interleave",
     "snippets/cpu/recipes.py:onnxruntime",
     "snippets/cpu/recipes.py:openvino",
     "snippets/cpu/recipes.py:recipe",
