@@ -24,8 +24,11 @@ from snippets.core import torch_logs
 
 
 # --8<-- [start:model]
-def small_model() -> nn.Module:
+def small_model():
     """Two linear layers around a ReLU: compiles in seconds on any CPU."""
+    import torch
+    from torch import nn
+
     torch.manual_seed(0)
     return nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4)).eval()
 # --8<-- [end:model]

@@ -30,6 +30,9 @@ Step = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 # --8<-- [start:step]
 def train_step(model, optimizer, x, y, amp_dtype=None):
     """One step on a batch ``x`` with labels ``y``; returns the loss."""
+    import torch
+    import torch.nn.functional as F
+
     optimizer.zero_grad(set_to_none=True)
     # Autocast runs matmuls and convolutions in amp_dtype (bf16 on a GPU);
     # the weights, their gradients and the optimizer's state stay fp32.

@@ -33,14 +33,8 @@ MARK = re.compile(r"--8<-- \[(start|end):(\w+)\]")
 
 # Sections that still read names from the rest of their module. Only shrinks (see the module's docstring).
 NOT_YET = frozenset({
-    "snippets/bench/independent.py:alone",
-    "snippets/cpu/recipes.py:onnxruntime",
-    "snippets/cpu/recipes.py:openvino",
-    "snippets/cpu/recipes.py:recipe",
     "snippets/debug/__init__.py:demos",
-    "snippets/debug/__init__.py:model",
     "snippets/debug/__init__.py:profile",
-    "snippets/diagnose/examples.py:model",
     "snippets/dynamic/__init__.py:model",
     "snippets/dynamic/__init__.py:strategies",
     "snippets/dynamic/recompiles.py:log_demo",
@@ -77,7 +71,6 @@ NOT_YET = frozenset({
     "snippets/scale/wrap.py:prepare",
     "snippets/speed/autotune.py:replays",
     "snippets/speed/ladder.py:rungs",
-    "snippets/train/step.py:step",
     "snippets/train/step.py:variants",
 })
 
