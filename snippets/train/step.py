@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 import torch
@@ -48,6 +47,12 @@ def train_step(model, optimizer, x, y, amp_dtype=None):
 # --8<-- [start:variants]
 def make_step(variant, model, optimizer, amp_dtype=None):
     """``step(x, y)`` for one variant, on this model and optimizer."""
+    import functools
+
+    import torch
+
+    from snippets.train.step import MODES, train_step
+
     step = train_step
     if variant == "model":
         model = torch.compile(model)

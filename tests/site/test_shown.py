@@ -33,8 +33,6 @@ MARK = re.compile(r"--8<-- \[(start|end):(\w+)\]")
 
 # Sections that still read names from the rest of their module. Only shrinks (see the module's docstring).
 NOT_YET = frozenset({
-    "snippets/debug/__init__.py:demos",
-    "snippets/debug/__init__.py:profile",
     "snippets/dynamic/__init__.py:model",
     "snippets/dynamic/__init__.py:strategies",
     "snippets/explain/__init__.py:explain",
@@ -54,7 +52,6 @@ NOT_YET = frozenset({
     "snippets/generate/decode_loop.py:naive",
     "snippets/generate/model.py:compile",
     "snippets/generate/model.py:steps",
-    "snippets/production/__init__.py:warm_up",
     "snippets/production/apis.py:region",
     "snippets/production/apis.py:stances",
     "snippets/production/paths.py:aot",
@@ -65,7 +62,6 @@ NOT_YET = frozenset({
     "snippets/scale/wrap.py:prepare",
     "snippets/speed/autotune.py:replays",
     "snippets/speed/ladder.py:rungs",
-    "snippets/train/step.py:variants",
 })
 
 
