@@ -54,7 +54,6 @@ NOT_YET = frozenset({
     "snippets/generate/model.py:steps",
     "snippets/production/apis.py:region",
     "snippets/production/apis.py:stances",
-    "snippets/production/paths.py:aot",
     "snippets/production/paths.py:regional",
     "snippets/production/pinning.py:pin",
     "snippets/production/stream.py:buckets",
