@@ -140,20 +140,14 @@ class _Group:
         return torch.device(self.cfg.device)
 
 
-# --8<-- [start:prepare]
 def prepare(model, x, device, dtype, channels_last=False):
     """The model and its input on the device, in the run's dtype and layout
     (floating-point inputs only: token ids and masks keep their dtype)."""
-    import torch
-
-    from snippets.core import examples
-
     model = model.to(device, dtype).eval()
     if channels_last:
         model = model.to(memory_format=torch.channels_last)
     x = examples.place(x, device, dtype, channels_last=channels_last)
     return model, x
-# --8<-- [end:prepare]
 
 
 def _prepare(cfg: BenchConfig, name: str, factory: models.Factory, bs: int) -> _Group:
@@ -180,21 +174,15 @@ def _reference(g: _Group) -> None:
     g.rows["eager"] = new_row(g.name, g.bs, "eager", rel_err=0.0, **g.common)
 
 
-# --8<-- [start:compile]
 def compile_and_call(model, x, mode, device):
     """``model`` compiled in ``mode`` and bound to ``x``, its first answer,
     and the seconds that first call took: the compile."""
-    import torch
-
-    from snippets.core import examples, measure
-
     compiled = torch.compile(model, mode=mode)
     # The first call compiles: timed whole, apart from every later (steady)
     # call. compiled(x), compiled(*x) or compiled(**x), as the example holds
     run = examples.bind(compiled, x)
     out, compile_s = measure.time_first_call(run, device)
     return run, out, compile_s
-# --8<-- [end:compile]
 
 
 def _start(g: _Group, mode: str) -> tuple[Callable[[], object], object, float]:

@@ -29,17 +29,21 @@ from snippets.core import backends, cli, measure, models, results
 from snippets.core import rows as typed
 
 KIND = "bench-independent"
-CALLS = 200  # back-to-back calls between the two events: a CUDA-graph replay lasts 0.3-2 ms
-REPEATS = 30  # event pairs, each one sample
-WARMUP = 20  # calls after the compile, before any timing: CUDA-graph capture happens here
 AGREE = 0.03  # the harness and this timer agree where their medians are within 3 %
 
 
 # --8<-- [start:alone]
-def time_alone(model: torch.nn.Module, x: torch.Tensor, mode: str, *,
-               calls: int = CALLS, repeats: int = REPEATS) -> list[float]:
+# Back-to-back calls between two events: a CUDA-graph replay lasts 0.3-2 ms.
+CALLS = 200
+REPEATS = 30  # event pairs, each one sample
+WARMUP = 20  # calls before any timing: CUDA-graph capture happens here
+
+
+def time_alone(model, x, mode, *, calls=CALLS, repeats=REPEATS):
     """Milliseconds per call of ``mode``: one sample per pair of CUDA
     events around ``calls`` back-to-back calls."""
+    import torch
+
     fn = model if mode == "eager" else torch.compile(model, mode=mode)
     for _ in range(WARMUP):
         fn(x)

@@ -14,10 +14,13 @@ from typing import Any
 
 import torch
 
-# Shown whole on the Benchmark page from its own module; the producers take them from here.
+# The Benchmark page's whole harness times calls and first calls; every producer takes those
+# timers from it, through here, and builds its richer rounds on them.
+from snippets.core.harness import rotated
+from snippets.core.harness import synchronize as synchronize
+from snippets.core.harness import time_calls as time_calls
+from snippets.core.harness import time_first_call as time_first_call
 from snippets.core.timing import Stopwatch as Stopwatch
-from snippets.core.timing import synchronize
-from snippets.core.timing import time_first_call as time_first_call
 
 # A row whose interquartile range exceeds this fraction of its median is flagged noisy: beyond 5 %
 # two runs of the same configuration disagree by more than the effects this guide reports.
@@ -94,25 +97,6 @@ def relative_error(out: torch.Tensor, ref: torch.Tensor) -> float:
     return diff / denom if denom else diff
 
 
-def time_calls(fn: Callable[[], object], calls: int, device: torch.device) -> float:
-    """Milliseconds per call, averaged over ``calls`` back-to-back calls. On CUDA, events around
-    the calls with the device idle at the start: launch overhead is inside, as a caller feels it.
-    """
-    synchronize(device)
-    if device.type == "cuda":
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(calls):
-            fn()
-        end.record()
-        end.synchronize()
-        return start.elapsed_time(end) / calls
-    t0 = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    return (time.perf_counter() - t0) * 1e3 / calls
-
-
 def calls_per_sample(per_call_ms: float, target_ms: float) -> int:
     """How many calls make one sample last about ``target_ms``: a single sub-millisecond call is
     too short to time reliably, so short calls are timed in batches."""
@@ -167,7 +151,6 @@ class HostGate:
 Around = Callable[[str], AbstractContextManager]
 
 
-# --8<-- [start:interleave]
 def interleaved(
     fns: dict[str, Callable[[], object]],
     rounds: int,
@@ -178,7 +161,8 @@ def interleaved(
     gate: HostGate | None = None,
     around: Around = lambda _: contextlib.nullcontext(),
 ) -> dict[str, Measurement]:
-    """Time every callable once per round, rotating the order each round.
+    """Time every callable once per round, rotating the order each round: the Benchmark page's
+    harness (``harness.compare``) with warm rounds, a host gate and per-variant settings.
 
     Interleaving means a slow spell of the machine (clock drift, another
     process) lands on all variants alike instead of on whichever happened to run
@@ -196,8 +180,7 @@ def interleaved(
     try:
         attempt, kept = 0, 0
         while kept < rounds:
-            k = attempt % len(names)
-            order = names[k:] + names[:k]
+            order = rotated(names, attempt)
             before = gate.canary() if gate else 0.0
             this_round = {}
             for n in order:
@@ -216,7 +199,6 @@ def interleaved(
         if gc_was_enabled:
             gc.enable()
     return {name: Measurement(tuple(s)) for name, s in samples.items()}
-# --8<-- [end:interleave]
 
 
 @dataclass(frozen=True)

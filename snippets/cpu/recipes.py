@@ -24,6 +24,7 @@ OV_PRECISIONS = {"f32": "fp32", "bf16": "bf16", "f16": "fp16"}
 def cpu_recipe(model, x, bf16):
     """The recipe that won on the CPU: freezing, channels_last for images,
     and bf16 autocast where the CPU has bf16 instructions."""
+    import torch._inductor.config  # binds torch, with Inductor's settings
     # Weights become constants: Inductor folds them and oneDNN prepacks.
     torch._inductor.config.freezing = True
     # An nn.TransformerEncoder's fused fast path is opaque to Inductor.
@@ -71,6 +72,7 @@ def onnxruntime_session(model, args, kwargs, path):
     """Export with torch.export (dynamo=True) to an ONNX file, then open
     it with every graph optimization on ONNX Runtime's CPU provider."""
     import onnxruntime as ort
+    import torch
 
     program = torch.onnx.export(model, args, kwargs=kwargs, dynamo=True,
                                 verbose=False)
@@ -89,6 +91,7 @@ def openvino_model(model, args, kwargs, precision=None):
     CPU, at fp32 ("f32") or, with precision None, at the precision
     OpenVINO picks for this CPU (bf16 where it has bf16 instructions)."""
     import openvino as ov
+    import torch
 
     program = torch.export.export(model, args, kwargs)
     converted = ov.convert_model(program)

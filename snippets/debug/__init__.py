@@ -24,8 +24,11 @@ from snippets.core import torch_logs
 
 
 # --8<-- [start:model]
-def small_model() -> nn.Module:
+def small_model():
     """Two linear layers around a ReLU: compiles in seconds on any CPU."""
+    import torch
+    from torch import nn
+
     torch.manual_seed(0)
     return nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4)).eval()
 # --8<-- [end:model]
@@ -34,6 +37,10 @@ def small_model() -> nn.Module:
 # --8<-- [start:demos]
 def demo_shapes() -> None:
     """Dynamo only, two batch sizes: the second call fails a guard."""
+    import torch
+
+    from snippets.debug import small_model
+
     compiled = torch.compile(small_model(), backend="eager")
     with torch.no_grad():
         for batch in (4, 8):
@@ -42,6 +49,10 @@ def demo_shapes() -> None:
 
 def demo_compile() -> None:
     """One compile with Inductor, as a first try at torch.compile does it."""
+    import torch
+
+    from snippets.debug import small_model
+
     compiled = torch.compile(small_model())
     with torch.no_grad():
         compiled(torch.randn(4, 16))
@@ -155,7 +166,11 @@ def _record(line: str) -> dict[str, Any]:
 # ---- torch.profiler ----------------------------------------------------------------------------
 
 # --8<-- [start:profile]
-def profile_compiled() -> torch.profiler.profile:
+def profile_compiled():
+    import torch._inductor.config  # binds torch, with Inductor's settings
+
+    from snippets.debug import small_model
+
     # On a CPU, Inductor's C++ kernels are invisible to the profiler unless
     # it is asked to name them (a GPU profile lists Triton kernels anyway).
     with torch._inductor.config.patch({"cpp.enable_kernel_profile": True}):

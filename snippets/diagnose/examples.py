@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+# --8<-- [start:model]
 import torch
 from torch import nn
 
 
-# --8<-- [start:model]
 class Scorer(nn.Module):
     def __init__(self, d: int = 256) -> None:
         super().__init__()

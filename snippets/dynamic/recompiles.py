@@ -10,6 +10,10 @@ from snippets.dynamic import TinyEncoder
 
 # --8<-- [start:log_demo]
 def demo_recompiles() -> None:
+    import torch
+
+    from snippets.dynamic import TinyEncoder
+
     compiled = torch.compile(TinyEncoder().eval(), backend="eager")
     with torch.no_grad():
         # A new batch, then a new length.

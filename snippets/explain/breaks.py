@@ -11,14 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+# --8<-- [start:Block]
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-WIDTH = 256  # small enough that a block costs microseconds, so the cost of a break shows
+WIDTH = 256  # a block costs microseconds, so the cost of a break shows
 
 
-# --8<-- [start:Block]
 class Block(nn.Module):
     """Up-projection, GELU, down-projection; subclasses put their cause in
     ``middle``."""
@@ -120,9 +120,9 @@ class NumpyArrayClip(Block):
 KNOTS_X, KNOTS_Y = (-3.0, 0.0, 3.0), (0.0, 0.5, 1.0)
 
 
-def vendor_calibrate(a: np.ndarray) -> np.ndarray:
-    """Stands for any third-party routine Dynamo cannot see into (a C extension,
-    say)."""
+def vendor_calibrate(a):
+    """Stands for any routine Dynamo cannot see into (a C extension, say)."""
+    import numpy as np
     return np.interp(a, KNOTS_X, KNOTS_Y).astype(a.dtype)
 # --8<-- [end:vendor]
 

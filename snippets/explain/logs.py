@@ -8,11 +8,14 @@ import re
 import torch
 
 from snippets.core import torch_logs
-from snippets.explain import breaks
 
 
 # --8<-- [start:logs_demo]
 def demo_graph_breaks() -> None:
+    import torch
+
+    from snippets.explain import breaks
+
     model = breaks.ItemBranch().eval()
     # Dynamo only: breaks show without Inductor.
     compiled = torch.compile(model, backend="eager")
@@ -30,6 +33,10 @@ def graph_break_log() -> str:
 
 # --8<-- [start:fullgraph]
 def fullgraph_error() -> str:
+    import torch
+
+    from snippets.explain import breaks
+
     model = breaks.PrintInForward().eval()
     # fullgraph=True: a break is an error.
     compiled = torch.compile(model, backend="eager", fullgraph=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import torch
@@ -46,13 +46,15 @@ def serve(model, *, eager: bool, **options):
 
 
 # --8<-- [start:warm_up]
-def warm_up(compiled, shapes: Iterable[Sequence[int]], *,
-            make: Callable[[Sequence[int]], torch.Tensor] = torch.randn) -> int:
-    """Call ``compiled`` once on an input of every shape it will serve,
-    before the first request: each compile happens here, not to a user.
-    Returns how many graphs Dynamo compiled on the way."""
+def warm_up(compiled, shapes, *, make=None):
+    """Call ``compiled`` once on an input of every shape it will serve (an
+    input from ``make(shape)``, random by default), before the first
+    request: each compile happens here, not to a user. Returns how many
+    graphs Dynamo compiled on the way."""
+    import torch
     from torch._dynamo.utils import counters
 
+    make = make or torch.randn
     before = counters["stats"]["unique_graphs"]
     with torch.no_grad():
         for shape in shapes:

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import ctypes
 import importlib
 import inspect
 import json
-import os
 import sys
-from pathlib import Path
 
 import torch
 from torch import nn
@@ -132,10 +129,13 @@ def load_artifacts(artifacts: bytes) -> None:
 
 
 # --8<-- [start:aot]
-def aot_build(model: nn.Module, example: examples.Example,
-              package: Path) -> Path:
+def aot_build(model, example, package):
     """Ahead of time, once per release: export the graph and compile it
     into a package of kernels and weights."""
+    import torch
+
+    from snippets.core import examples
+
     # A tensor is one argument, a tuple several, a dict keywords (ids, mask)
     args, kwargs = examples.split(example)
     exported = torch.export.export(model, args, kwargs)
@@ -144,9 +144,11 @@ def aot_build(model: nn.Module, example: examples.Example,
     return package
 
 
-def aot_load(package: Path):
+def aot_load(package):
     """At service start: no Dynamo, no Inductor, only loading compiled code.
     Call it as the model was exported, positional or keyword arguments."""
+    import torch
+
     # Loading checks the CPU's vector instructions by compiling test
     # programs; a GPU service can start with TORCHINDUCTOR_VEC_ISA_OK=1 in
     # its environment to skip part of that (read when torch is imported).
@@ -157,6 +159,9 @@ def aot_load(package: Path):
 def share_cxx_runtime() -> str | None:
     """Let a package's compiled code bind to the C++ runtime this process
     already runs; its path, or None where there is none to share."""
+    import ctypes
+    import os
+
     # A package built on an image whose compiler linked libstdc++ into it
     # statically crashed on load, in std::regex, before any weight was read:
     # Python loads torch (and torch's libstdc++) privately, so the package's

@@ -11,7 +11,6 @@ from snippets.train.step import train_step
 
 STRATEGIES = ("single", "ddp", "fsdp2")  # single: one process, no wrapper (the reference)
 VARIANTS = ("eager", "compiled", "per-block", "per-block-inplace", "compiled-autograd")
-DDP_BUCKET_MB = 25.0  # DDP's own default bucket_cap_mb
 
 
 class NoBlocks(ValueError):
@@ -44,6 +43,9 @@ def blocks(model: nn.Module) -> list[tuple[nn.Module, str]]:
 
 
 # --8<-- [start:ddp]
+DDP_BUCKET_MB = 25.0  # DDP's own default bucket_cap_mb
+
+
 def wrap_ddp(model, device, bucket_cap_mb=DDP_BUCKET_MB):
     """Every rank keeps all the weights; gradients are averaged across ranks
     in buckets of ``bucket_cap_mb``, each sent as soon as it is ready."""

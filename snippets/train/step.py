@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 import torch
@@ -30,6 +29,9 @@ Step = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 # --8<-- [start:step]
 def train_step(model, optimizer, x, y, amp_dtype=None):
     """One step on a batch ``x`` with labels ``y``; returns the loss."""
+    import torch
+    import torch.nn.functional as F
+
     optimizer.zero_grad(set_to_none=True)
     # Autocast runs matmuls and convolutions in amp_dtype (bf16 on a GPU);
     # the weights, their gradients and the optimizer's state stay fp32.
@@ -45,6 +47,12 @@ def train_step(model, optimizer, x, y, amp_dtype=None):
 # --8<-- [start:variants]
 def make_step(variant, model, optimizer, amp_dtype=None):
     """``step(x, y)`` for one variant, on this model and optimizer."""
+    import functools
+
+    import torch
+
+    from snippets.train.step import MODES, train_step
+
     step = train_step
     if variant == "model":
         model = torch.compile(model)
