@@ -25,10 +25,11 @@ from typing import Any
 import torch
 
 from snippets import bench
+from snippets.bench import kinds
 from snippets.core import backends, cli, measure, models, results
 from snippets.core import rows as typed
 
-KIND = "bench-independent"
+KIND = kinds.INDEPENDENT.name
 CALLS = 200  # back-to-back calls between the two events: a CUDA-graph replay lasts 0.3-2 ms
 REPEATS = 30  # event pairs, each one sample
 WARMUP = 20  # calls after the compile, before any timing: CUDA-graph capture happens here

@@ -10,7 +10,7 @@ import platform
 import re
 import subprocess
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -40,153 +40,32 @@ class ResultsError(ValueError):
 
 @dataclass(frozen=True)
 class Kind:
-    """One kind of results document: its schema name and what each of its rows must hold."""
+    """One kind of results document, declared once by the topic that records it: its schema
+    name, what each of its rows must hold, and which of those fields name a row's variant (a
+    mode, a rung, a strategy...) and hold its timing, as ``typed_rows`` reads them."""
 
     name: str
     schema: str
-    row_fields: dict[str, tuple[type, ...]] = field(default_factory=dict)
+    row_fields: Mapping[str, tuple[type, ...]] = field(default_factory=dict)
+    variant: str | None = None  # None: its rows are not of variants (a log, a count)
+    timing: str | None = None  # None: no one timing per row (or none at all)
     measured: bool = True  # False: a value computed at build time (counts, logs), not timed
 
 
-_BENCH_ROW = {
-    "model": (str,), "batch_size": (int,), "mode": (str,), "status": (str,), "message": (str,),
-    "compile_s": NUM, "latency_ms": (dict, type(None)), "speedup": NUM, "rel_err": NUM,
-    "peak_mem_mb": NUM, "flops": NUM, "tflops": NUM, "graph_count": (int, type(None)),
-    "graph_breaks": (int, type(None)),
-}
-_EXPLAINED = {"graph_count": (int,), "graph_break_count": (int,), "break_reasons": (list,)}
+# Every kind declared so far: each topic declares its own when its package's ``kinds`` module is
+# imported, and the site gathers them all (``snippets.site.topics``). The core knows none.
+KINDS: dict[str, Kind] = {}
 
-KINDS: dict[str, Kind] = {k.name: k for k in (
-    Kind("bench", "snippets.bench/1", _BENCH_ROW),
-    # The model zoo: benchmark rows over the catalog's models (snippets.zoo), their family,
-    # library and input in the settings.
-    Kind("zoo", "snippets.zoo/1", _BENCH_ROW),
-    # The backend settings grid per mode: benchmark rows, each with its ``backends`` and
-    # ``point`` (a row of a model that failed as a whole has neither).
-    Kind("speed-settings", "snippets.speed-settings/1", _BENCH_ROW),
-    # Freezing asked for three ways (none, the option alone, option and switch): benchmark rows,
-    # each with its ``point``, and on a GPU ``replay_copy``.
-    Kind("speed-freezing", "snippets.speed-freezing/1", _BENCH_ROW),
-    # One configuration timed alone in a process of its own, by CUDA events around back-to-back
-    # calls (bench.independent): the benchmark's harness held to a timer that shares nothing
-    # with it but the model and the settings.
-    Kind("bench-independent", "snippets.bench-independent/1", {
-        "model": (str,), "batch_size": (int,), "mode": (str,), "status": (str,),
-        "message": (str,), "latency_ms": (dict, type(None)), "calls_per_sample": (int,)}),
-    Kind("graph-breaks", "snippets.graph-breaks/1", {
-        "cause": (str,), "variant": (str,), "kind": (str,), "graph_count": (int,),
-        "graph_break_count": (int,), "compile_s": NUM, "rel_err": NUM, "eager_ms": (dict,),
-        # None where the compiled side failed (its status and message say how)
-        "compiled_ms": (dict, type(None)), "speedup": NUM}),
-    Kind("transformer-fastpath", "snippets.fastpath/1", {
-        "batch_size": (int,), "variant": (str,), "compile_s": NUM, "rel_err": NUM,
-        "latency_ms": (dict,), "speedup": NUM}),
-    Kind("dynamic-shapes", "snippets.dynamic/1", {
-        "strategy": (str,), "compiles": (int,), "compiled_at": (list,), "stall_total_ms": NUM,
-        "stall_max_ms": NUM, "eager_after_limit": (int,), "errors": (list,),
-        "all_correct": (bool,), "calls": (list,)}),
-    Kind("site-build", "snippets.buildtime/1", {"label": (str,), "seconds": NUM}),
-    Kind("train", "snippets.train/1", {
-        "model": (str,), "batch_size": (int,), "variant": (str,), "status": (str,),
-        "message": (str,), "compile_s": NUM, "first_steps_s": (list,),
-        "step_ms": (dict, type(None)), "speedup": NUM, "samples_per_s": NUM, "flops": NUM,
-        "tflops": NUM, "peak_mem_mb": NUM, "graph_count": (int, type(None)),
-        "graph_breaks": (int, type(None)), "break_reasons": (list,), "losses": (list,),
-        "loss_gap": NUM}),
-    # Compile at scale: one row per distributed configuration, its ranks' records inside.
-    Kind("scale", "snippets.scale/1", {
-        "model": (str,), "strategy": (str,), "variant": (str,), "nodes": (int,),
-        "nproc_per_node": (int,), "world_size": (int,), "batch_size": (int,),
-        "global_batch": (int,), "bucket_cap_mb": NUM, "status": (str,), "message": (str,),
-        "compile_s": NUM, "step_ms": (dict, type(None)), "samples_per_s": NUM,
-        "graph_count": (int, type(None)), "compiled_graphs": (int, type(None)),
-        "graph_breaks": (int, type(None)), "peak_mem_mb": NUM, "losses": (list,),
-        "scaling_efficiency": NUM, "loss_gap": NUM, "ranks": (list,)}),
-    Kind("debug-minifier", "snippets.debug-minifier/1", {
-        "error": (str,), "detect_s": NUM, "minify_s": NUM, "nodes_before": (int, type(None)),
-        "nodes_after": (int, type(None)), "queries": (int, type(None)),
-        "repro_forward": (str,)}),
-    # Putting it in production: fresh-process start-up paths, a request stream, the compile modes
-    # with an empty and a warm cache, and the CUDA-graph hazards.
-    Kind("production-startup", "snippets.production-startup/1", {
-        "model": (str,), "path": (str,), "rep": (int,), "status": (str,), "message": (str,),
-        "first_s": NUM, "steady_s": NUM, "build_s": NUM, "latency_ms": (dict, type(None))}),
-    Kind("production-stream", "snippets.production-stream/1", {
-        "strategy": (str,), "status": (str,), "message": (str,), "requests": (int,),
-        "compiles": (int, type(None)), "warmup_s": NUM, "p50_ms": NUM, "p99_ms": NUM,
-        "max_ms": NUM}),
-    Kind("production-modes", "snippets.production-modes/1", {
-        "model": (str,), "batch_size": (int,), "mode": (str,), "status": (str,),
-        "message": (str,), "compile_empty_s": NUM, "compile_warm_s": NUM,
-        "latency_ms": (dict, type(None)), "speedup": NUM}),
-    # nested_compile_region at start-up: a stack's first call, marked and not, a process each.
-    Kind("production-regions", "snippets.production-regions/1", {
-        "variant": (str,), "blocks": (int,), "rep": (int,), "status": (str,), "message": (str,),
-        "compile_s": NUM}),
-    Kind("production-hazards", "snippets.production-hazards/1", {
-        "hazard": (str,), "variant": (str,), "outcome": (str,), "message": (str,)}),
-    # On a CPU: eager, torch.compile's recipes, ONNX Runtime and OpenVINO, a process each, with
-    # the precision each ran at, its first answer, its error against eager fp32 and its profile.
-    Kind("cpu", "snippets.cpu/1", {
-        "model": (str,), "batch_size": (int,), "variant": (str,), "runtime": (str,),
-        "precision": (str, type(None)), "status": (str,), "message": (str,), "ready_s": NUM,
-        "first_s": NUM, "latency_ms": (dict, type(None)), "rel_err": NUM,
-        "profile": (dict, type(None))}),
-    # Generation: a decoder's prefill and decode per batch size and variant, read against the
-    # run's measured ceilings, with its greedy tokens compared to eager's.
-    Kind("generate", "snippets.generate/1", {
-        "phase": (str,), "batch_size": (int,), "variant": (str,), "status": (str,),
-        "message": (str,), "compile_s": NUM, "latency_ms": (dict, type(None)),
-        "kv_cache_mb": NUM}),
-    # transformers' generate and the package's decoder of the same shape, per decoded token.
-    Kind("generate-hf", "snippets.generate-hf/1", {
-        "variant": (str,), "status": (str,), "message": (str,), "first_s": NUM,
-        "latency_ms": (dict, type(None))}),
-    # The generation page: the decode ladder (a rung per row, each step timed at one position
-    # and read against the copy bandwidth in the document's ``ceilings``; greedy tokens against
-    # eager's), and the traps of a decode loop beside their fixes (compile counts and times).
-    Kind("generate-ladder", "snippets.generate-ladder/1", {
-        "model": (str,), "batch_size": (int,), "rung": (str,), "status": (str,),
-        "message": (str,), "compile_s": NUM, "step_ms": (dict, type(None)),
-        "tokens_per_s": NUM, "bytes_per_step": NUM, "gbps": NUM, "of_copy_bw": NUM,
-        "speedup": NUM, "speedup_prev": NUM, "tokens": (list,), "first_diff": (int, type(None)),
-        "logit_gap": NUM, "recipe": (dict,)}),
-    # N tokens end to end (the gpt-fast loop, a naive one) beside the step alone, per weights
-    # (bf16, the package's int8 layer, torchao's int8): a row per weights and way, each read
-    # per step against the copy bandwidth in the document's ``ceilings``; a weights that could
-    # not be made is one row, way "all", that says why.
-    Kind("generate-loop", "snippets.generate-loop/1", {
-        "model": (str,), "batch_size": (int,), "weights": (str,), "way": (str,),
-        "status": (str,), "message": (str,), "compile_s": NUM, "compiles": (int, type(None)),
-        "latency_ms": (dict, type(None)), "tokens_per_s": NUM, "bytes_per_step": NUM,
-        "gbps": NUM, "of_copy_bw": NUM, "speedup": NUM, "tokens": (list,),
-        "first_diff": (int, type(None))}),
-    Kind("generate-traps", "snippets.generate-traps/1", {
-        "model": (str,), "trap": (str,), "variant": (str,), "status": (str,), "message": (str,),
-        "compiles": (int, type(None)), "recompiles": (int, type(None)), "compile_s": NUM,
-        "compiled_at": (list,), "step_ms": (dict, type(None)), "speedup": NUM,
-        "tokens_match": (bool, type(None))}),
-    # A user's model diagnosed (python -m snippets.diagnose): a row per phase (graph breaks,
-    # recompiles, modes) with what it found or why it was skipped, and the verdict beside.
-    Kind("diagnose", "snippets.diagnose/1", {
-        "phase": (str,), "outcome": (str,), "message": (str,), "seconds": NUM,
-        "skipped": (list,)}),
-    # Computed at every build, on any machine, in seconds: counts and logs, nothing timed.
-    Kind("explain-causes", "snippets.explain-causes/1",
-         {"cause": (str,), "variant": (str,), "kind": (str,), **_EXPLAINED}, measured=False),
-    Kind("explain-models", "snippets.explain-models/1",
-         {"model": (str,), "ops": (int,), **_EXPLAINED}, measured=False),
-    Kind("transformer-graph", "snippets.transformer-graph/1",
-         {"fastpath": (bool,), "graph_count": (int,), "graph_break_count": (int,),
-          "ops": (dict,)}, measured=False),
-    Kind("explain-agreement", "snippets.explain-agreement/1",
-         {"case": (str,), "source": (str,), "logged": (list,), "explain": (list,),
-          "torch_explain": (list, type(None)), "agrees": (bool,), "torch_agrees": (bool,)},
-         measured=False),
-    Kind("dynamic-counts", "snippets.dynamic-counts/1",
-         {"strategy": (str,), "compiles": (int,), "compiled_at": (list,),
-          "eager_after_limit": (int,)}, measured=False),
-)}
+
+def declare(kind: Kind) -> Kind:
+    """Register ``kind`` where ``validate`` and ``new_document`` find it, and return it for its
+    topic to hold; a second kind under a taken name or schema is a programming error."""
+    taken = KINDS.get(kind.name) or next(
+        (k for k in KINDS.values() if k.schema == kind.schema), None)
+    if taken is not None and taken != kind:
+        raise ValueError(f"kind {kind.name!r} ({kind.schema}) is declared twice")
+    KINDS[kind.name] = kind
+    return kind
 
 
 def kind_of(doc: dict[str, Any]) -> Kind | None:

@@ -20,7 +20,10 @@ import torch
 from snippets.core import cli, render, results
 
 PROG = "python -m snippets.site.buildtime"
-KIND = "site-build"
+# The site's own kind: a build's time, per label, against the Contributing page's targets.
+KIND = results.declare(results.Kind("site-build", "snippets.buildtime/1",
+                                    {"label": (str,), "seconds": results.NUM},
+                                    variant="label")).name
 BUILT_IN = re.compile(r"Documentation built in ([0-9.]+) seconds")
 
 

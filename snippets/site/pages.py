@@ -17,6 +17,7 @@ from typing import Any
 from snippets.core import config, results
 from snippets.site import cache
 from snippets.site import live as live_sections
+from snippets.site import topics  # noqa: F401 (declares every kind a file read here is of)
 from snippets.site.build import ROOT, Build, current
 
 

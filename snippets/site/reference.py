@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from snippets.core import render, results
+from snippets.site import topics  # noqa: F401 (declares every kind a file read here is of)
 from snippets.site.build import Build, current
 from snippets.site.pages import INCLUDES, RECORDING_CLI, section
 

@@ -10,6 +10,7 @@ import torch
 
 from snippets.bench.rows import new_row
 from snippets.core import machine, results
+from snippets.site import topics
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED = sorted((ROOT / "docs" / "results").rglob("*.json"))
@@ -47,12 +48,22 @@ def test_validate_names_the_problem(mutate, message):
 
 
 def test_every_kind_has_its_own_schema_name():
+    assert topics.KINDS is results.KINDS  # gathered from the topics, which declare them
     schemas = [k.schema for k in results.KINDS.values()]
     assert len(set(schemas)) == len(schemas)
     for name, kind in results.KINDS.items():
         doc = results.new_document(name, {})
         assert (doc["schema"], doc["kind"], doc["rows"], doc["complete"]) == (
             kind.schema, name, [], False)
+
+
+def test_a_kind_is_declared_once():
+    bench = results.KINDS["bench"]
+    assert results.declare(bench) is bench  # a module imported twice declares the same kind
+    for twin in (results.Kind("bench", "snippets.other/1"), results.Kind("other", bench.schema)):
+        with pytest.raises(ValueError, match="declared twice"):
+            results.declare(twin)
+    assert "other" not in results.KINDS
 
 
 def test_a_document_of_another_kind_is_refused_by_name():

@@ -1,5 +1,6 @@
 """Bring recorded results files to the one schema the code reads, so that no reader needs a
-branch for what an older file lacks."""
+branch for what an older file lacks. It lives with the site, which gathers every topic's kinds
+(``topics``): it reads files of every kind."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from snippets.core import results
+from snippets.site import topics  # noqa: F401 (declares every kind a file here is of)
 
+# The names the migrations are recorded under in the files (from when this module sat in the
+# core): fixed, as every name a file records is.
 NAME = "snippets.core.migrate/1"
 
 # Schema names a kind's files were first recorded under, and the kind's name where the file
