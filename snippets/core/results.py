@@ -328,11 +328,11 @@ def device_type_of(doc: dict[str, Any]) -> str:
     return doc["provenance"]["device_type"]
 
 
-def typed_rows(doc: dict[str, Any], **names: str) -> list[rows.Row]:
-    """Every row of a document as a ``rows.Row``, in the file's order; ``names`` as
-    ``rows.row`` takes them (``variant="rung"``, ``timing="step_ms"``)."""
-    device = device_type_of(doc)
-    return [rows.row(r, device, **names) for r in doc["rows"]]
+def typed_rows(doc: dict[str, Any]) -> list[rows.Row]:
+    """Every row of a validated document as a ``rows.Row``, in the file's order, its variant and
+    timing read from the fields its kind declares."""
+    kind, device = kind_of(doc), device_type_of(doc)
+    return [rows.row(r, device, variant=kind.variant, timing=kind.timing) for r in doc["rows"]]
 
 
 def run_folder(prov: dict[str, Any]) -> str:
