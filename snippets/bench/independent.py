@@ -26,7 +26,7 @@ import torch
 
 from snippets import bench
 from snippets.bench import kinds
-from snippets.core import backends, cli, measure, models, results
+from snippets.core import backends, cli, measure, models, results, stamps
 from snippets.core import rows as typed
 
 KIND = kinds.INDEPENDENT.name
@@ -161,7 +161,7 @@ def stamp(docs: list[dict[str, Any]]) -> str:
     prov = docs[0]["provenance"]
     days = sorted({d["provenance"]["date"][:10] for d in docs})
     when = days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
-    commits = list(dict.fromkeys(results.short_commit(d["provenance"]["commit"]) for d in docs))
+    commits = list(dict.fromkeys(stamps.short_commit(d["provenance"]["commit"]) for d in docs))
     return (f"recorded alone: {prov['device']} · torch {prov['torch']} · "
             f"{prov['settings']['calls']} calls × {prov['settings']['repeats']} event pairs · "
             f"{render.count(len(docs), 'process', 'processes')}, {when} · "

@@ -26,7 +26,7 @@ from snippets import diagnose, dynamic
 from snippets.bench import crosscheck_findings, graphs, payoff
 from snippets.bench import findings as bench_findings
 from snippets.cpu import findings as cpu_findings
-from snippets.core import render, results
+from snippets.core import render, stamps
 from snippets.core.findings import Span
 from snippets.debug import findings as debug_findings
 from snippets.debug import minifier
@@ -142,7 +142,7 @@ def findings(name: str, device: str) -> Placed | None:
     found = [pages.document(kind, device) for kind in src.kinds]
     if found[0] is None:
         return None
-    stamp = "; ".join(results.stamp(doc, "recorded") for doc in found if doc is not None)
+    stamp = "; ".join(stamps.stamp(doc, "recorded") for doc in found if doc is not None)
     return Placed(src.of(*found), stamp, found[0]["provenance"]["device"],
                   tuple(doc["provenance"] for doc in found if doc is not None))
 

@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from snippets.core import render, results
+from snippets.core import render, results, stamps
 from snippets.site import topics  # noqa: F401 (declares every kind a file read here is of)
 from snippets.site.build import Build, current
 from snippets.site.pages import INCLUDES, RECORDING_CLI, section
@@ -53,7 +53,7 @@ def _run_device(prov: dict[str, Any]) -> str:
     """"Intel(R) Xeon(R) Processor (CPU)", "NVIDIA H200 (GPU)": the recorded name says CPU on
     its own ("CPU: ..."), and would say it twice."""
     kind = "GPU" if prov.get("device_type") == "cuda" else "CPU"
-    return f"{results.device_label(prov)} ({kind})"
+    return f"{stamps.device_label(prov)} ({kind})"
 
 
 def _run_title(prov: dict[str, Any]) -> str:
@@ -136,7 +136,7 @@ def results_index(*, build: Build | None = None) -> str:
                        f"{results.kind_of(doc).name}: raw results in [{path.name}]({link}) "
                        f"(schema `{doc['schema']}`, {render.count(len(doc['rows']), 'row')}).\n")
             out.append(section(draw[results.kind_of(doc).name](doc),
-                               results.stamp(doc, "recorded")))
+                               stamps.stamp(doc, "recorded")))
     return "\n".join(out)
 
 

@@ -7,7 +7,7 @@ import math
 import torch
 
 from snippets.bench.rows import new_row
-from snippets.core import measure, results, rows
+from snippets.core import measure, results, rows, stamps
 
 
 def test_finish_sets_rate_speedup_and_noise_once():
@@ -83,6 +83,6 @@ def test_every_share_of_peak_is_against_the_one_peak_a_file_prints():
     assert rows.pct_of_peak(row, prov) == 10.0
     assert rows.printed_peak({**prov, "ceilings": {"matmul_tflops": 400.0}}) == 400.0
     assert rows.pct_of_peak({"tflops": None}, prov) is None
-    assert "bf16 matmul peak 800 TFLOP/s" in results.stamp(
+    assert "bf16 matmul peak 800 TFLOP/s" in stamps.stamp(
         {"provenance": {**results.provenance(torch.device("cpu"), {}, commit="c"), **prov},
          "rows": [], "complete": True})

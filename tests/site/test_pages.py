@@ -13,7 +13,7 @@ import pytest
 
 from snippets import bench
 from snippets.bench import tables
-from snippets.core import results
+from snippets.core import results, stamps
 from snippets.site import build, cache, live, pages, reference, sitecheck
 
 
@@ -140,8 +140,8 @@ def test_compare_sets_two_recorded_files_side_by_side_stamped(recorded: build.Bu
     # One stamp names both runs: the one shown, then the one it is compared with.
     mine, other = (results.load(recorded.results_dir / name) for name in names)
     stamp = html.unescape(re.search(r'<p class="stamp">(.*)</p>', out).group(1))
-    assert stamp == f"{results.stamp(mine, 'recorded')}, compared with {results.stamp(other)}"
-    assert results.stamp(other).startswith("recorded: CPU: AMD")
+    assert stamp == f"{stamps.stamp(mine, 'recorded')}, compared with {stamps.stamp(other)}"
+    assert stamps.stamp(other).startswith("recorded: CPU: AMD")
     assert sitecheck.check_html(out.replace(" markdown>", ">")) == []
 
 
