@@ -7,7 +7,6 @@ import datetime as dt
 import json
 import os
 import platform
-import re
 import subprocess
 import tempfile
 from collections.abc import Callable, Mapping
@@ -18,7 +17,7 @@ from typing import Any
 
 import torch
 
-from snippets.core import machine, rows
+from snippets.core import machine, parts, rows
 
 ROOT = Path(__file__).resolve().parents[2]
 NUM = (float, int, type(None))
@@ -245,35 +244,6 @@ def typed_rows(doc: dict[str, Any]) -> list[rows.Row]:
     return [rows.row(r, device, variant=kind.variant, timing=kind.timing) for r in doc["rows"]]
 
 
-def run_folder(prov: dict[str, Any]) -> str:
-    """The folder a run's files live in: device and torch release, e.g. ``nvidia-h200_torch-2.11.0``
-    or ``cpu-amd-epyc_torch-2.14.1``. A CPU is named by vendor and family, not by its exact model,
-    and torch by its release without the build tag (``+cu130``), so reruns land in one place."""
-    device = prov.get("device") or "unknown device"
-    if prov.get("device_type") == "cpu":
-        name = re.sub(r"\((r|tm)\)", " ", device.removeprefix("CPU:"), flags=re.IGNORECASE)
-        device = "cpu " + " ".join(re.findall(r"[a-z0-9]+", name.lower())[:2])
-    return f"{_slug(device)}_torch-{_slug(str(prov.get('torch')).split('+')[0])}"
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.")
-
-
-def recorded_runs(results_dir: Path, name: str) -> list[tuple[Path, dict[str, Any]]]:
-    """Every ``<results_dir>/*/<name>.json``, newest run first."""
-    found = [(p, load(p)) for p in Path(results_dir).glob(f"*/{name}.json")]
-    return sorted(found, key=lambda pd: pd[1]["provenance"]["date"] or "", reverse=True)
-
-
-def newest(results_dir: Path, name: str, device_type: str) -> dict[str, Any] | None:
-    """The newest recorded ``<name>.json`` made on a device of this type, or None."""
-    for _path, doc in recorded_runs(results_dir, name):
-        if device_type_of(doc) == device_type:
-            return doc
-    return None
-
-
 def check_joinable(old: dict[str, Any], prov: dict[str, Any], settings: tuple[str, ...]) -> None:
     """Raise ResultsError, naming the difference, where a run of provenance ``prov`` cannot add
     its rows to the recorded ``old`` (``--append``): another device or torch, or another value of
@@ -301,8 +271,8 @@ def join(old: dict[str, Any], new: dict[str, Any], key: Callable[[dict[str, Any]
     its group whole where it measured every row that block holds (the same ``key``s), and leaves
     it otherwise: rows never move between blocks, so every ratio keeps the baseline it was timed
     against, and the tables show each block with its own (``core.rows.in_runs``). The provenance
-    is ``old``'s with a part per command (``add_part``)."""
-    prov, part = add_part(old["provenance"], new["provenance"], ran=ran, measured=measured)
+    is ``old``'s with a part per command (``parts.add_part``)."""
+    prov, part = parts.add_part(old["provenance"], new["provenance"], ran=ran, measured=measured)
     added = [{**r, "part": part} for r in new["rows"]]
     measured_again: dict[tuple, set[tuple]] = {}
     for r in added:
@@ -313,42 +283,5 @@ def join(old: dict[str, Any], new: dict[str, Any], key: Callable[[dict[str, Any]
         blocks.setdefault((group(r), r["part"]), set()).add(key(r))
     replaced = {b for b, keys in blocks.items() if keys <= measured_again.get(b[0], set())}
     rows = [r for r in kept if (group(r), r["part"]) not in replaced] + added
-    prov["parts"], complete = complete_parts(old, new, prov["parts"], part, rows)
+    prov["parts"], complete = parts.complete_parts(old, new, prov["parts"], part, rows)
     return {**old, "provenance": prov, "rows": rows, "complete": complete}
-
-
-def complete_parts(old: dict[str, Any], new: dict[str, Any], parts: list[dict[str, Any]],
-                   part: int, rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
-    """For a file that ``--append`` joined ``new`` to ``old``: its ``parts`` (from ``add_part``),
-    each marked whether its command finished, and whether the file is complete. It is when every
-    part that still has rows finished: an interrupted command's rows, all measured again later,
-    leave none. The file's first command, whose part ``add_part`` made from ``old``'s provenance,
-    takes ``old``'s word for it."""
-    marked = [{"complete": bool(old.get("complete")), **p} for p in parts]
-    marked[part]["complete"] = bool(new.get("complete"))
-    return marked, all(marked[r["part"]]["complete"] for r in rows)
-
-
-def add_part(old: dict[str, Any], new: dict[str, Any], *, ran: tuple[str, ...],
-             measured: tuple[str, ...] = ()) -> tuple[dict[str, Any], int]:
-    """The provenance of a file that ``--append`` adds a command's rows to, and the index of that
-    command's part, for its rows to name as ``part``.
-
-    ``old`` and ``new`` are the two provenances. The file keeps ``old``'s, with ``parts``: one
-    entry per command, its date and commit, the settings ``ran`` (what it ran: models, batch
-    sizes, modes...) and the provenance keys ``measured`` (what it measured of the machine, such
-    as its peak). The list-valued settings in ``ran`` become the union over the commands, so they
-    describe the whole file, not its last command; a row whose date or commit matters reads its
-    part's."""
-    def part(p: dict[str, Any]) -> dict[str, Any]:
-        return {"date": p["date"], "commit": p["commit"], **{k: p.get(k) for k in measured},
-                **({"note": p["note"]} if p.get("note") else {}),
-                **{k: p["settings"].get(k) for k in ran}}
-
-    parts = old.get("parts") or [part(old)]
-    prov = {**old, "settings": dict(old["settings"]), "parts": [*parts, part(new)]}
-    for key in ran:
-        a, b = old["settings"].get(key), new["settings"].get(key)
-        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):  # names or sizes
-            prov["settings"][key] = list(dict.fromkeys([*a, *b]))
-    return prov, len(parts)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from importlib import metadata
 from typing import Any
 
-from snippets.core import config, results, stamps
+from snippets.core import config, folders, results, stamps
 from snippets.site import cache
 from snippets.site import live as live_sections
 from snippets.site import topics  # noqa: F401 (declares every kind a file read here is of)
@@ -113,7 +113,7 @@ def document(kind: str, device: str = "cuda", *, build: Build | None = None) -> 
     None where there is none."""
     if device not in config.DEVICE_TYPES:
         raise ValueError(f"device {device!r}: expected one of {', '.join(config.DEVICE_TYPES)}")
-    return results.newest((build or current()).results_dir, kind, device)
+    return folders.newest((build or current()).results_dir, kind, device)
 
 
 def show(kind: str, render: Callable[[dict], str], device: str = "cuda", *,
@@ -179,7 +179,7 @@ def repeated(kind: str, render: Callable[[dict, dict], str], device: str = "cuda
     ``<kind>-repeat.json`` (the same commands run again), rendered together under both stamps;
     where no second run is recorded, the first alone by ``alone`` if given."""
     root = (build or current()).results_dir
-    again = next(((p, d) for p, d in results.recorded_runs(root, f"{kind}-repeat")
+    again = next(((p, d) for p, d in folders.recorded_runs(root, f"{kind}-repeat")
                   if results.device_type_of(d) == device), None)
     if again is None or not (first := again[0].parent / f"{kind}.json").exists():
         if alone is not None:
@@ -245,7 +245,7 @@ def build_times(device: str, *, build: Build | None = None) -> str:
     """The recorded build times of the newest run folder of ``device``, stamped."""
     from snippets.site import buildtime
 
-    doc = results.newest((build or current()).results_dir, buildtime.KIND, device)
+    doc = folders.newest((build or current()).results_dir, buildtime.KIND, device)
     if doc is None:
         return no_run_yet(buildtime.KIND, device)
     return section(buildtime.markdown(doc), stamps.stamp(doc, "recorded"))

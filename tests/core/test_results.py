@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from snippets.bench.rows import new_row
-from snippets.core import machine, results, stamps
+from snippets.core import machine, parts, results, stamps
 from snippets.site import topics
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,7 +128,7 @@ def test_a_run_note_is_kept_in_the_provenance_its_part_and_the_stamp(monkeypatch
     monkeypatch.delenv(results.NOTE_ENV)
     plain = results.provenance(torch.device("cpu"), {"models": ["a"]}, commit="a")
     assert "note" not in plain and noted["note"] == note
-    prov, part = results.add_part(plain, noted, ran=("models",))
+    prov, part = parts.add_part(plain, noted, ran=("models",))
     assert "note" not in prov["parts"][0] and prov["parts"][part]["note"] == noted["note"]
     doc = {**results.new_document("bench", prov), "complete": True}
     assert stamps.stamp(doc).endswith(f"note: {note}")
