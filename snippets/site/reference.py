@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from snippets.core import render, results, stamps
-from snippets.site import topics  # noqa: F401 (declares every kind a file read here is of)
+from snippets.site import topics  # every kind a file read here is of, declared
 from snippets.site.build import Build, current
 from snippets.site.pages import INCLUDES, RECORDING_CLI, section
 
@@ -77,29 +77,31 @@ def renderers() -> dict[str, Callable[[dict], str]]:
     from snippets.speed import tables as speed_tables
     from snippets.train import tables as train_tables
 
+    t, production = topics, topics.production  # each kind as the topic that records it names it
     return {
-        "bench": bench_tables.table,
-        "zoo": bench_tables.table,  # the benchmark's rows over the model zoo's catalog
+        t.bench.BENCH.name: bench_tables.table,
+        t.bench.ZOO.name: bench_tables.table,  # the benchmark's rows over the zoo's catalog
         independent.KIND: independent.alone_table,
-        "graph-breaks": explain_tables.costs,
-        "transformer-fastpath": explain_tables.fastpath_latency,
-        "dynamic-shapes": lambda d: dynamic_tables.stalls(d) + "\n\n" + dynamic_tables.steady(d),
-        "site-build": buildtime.markdown,
-        "debug-minifier": debug_tables.minifier,
-        **dict.fromkeys(("production-startup", "production-stream", "production-modes",
-                         "production-hazards", "production-regions"),
+        t.explain.GRAPH_BREAKS.name: explain_tables.costs,
+        t.explain.FASTPATH.name: explain_tables.fastpath_latency,
+        t.dynamic.SHAPES.name: lambda d: (dynamic_tables.stalls(d) + "\n\n"
+                                          + dynamic_tables.steady(d)),
+        buildtime.KIND: buildtime.markdown,
+        t.debug.MINIFIER.name: debug_tables.minifier,
+        **dict.fromkeys((k.name for k in (production.STARTUP, production.STREAM, production.MODES,
+                                          production.HAZARDS, production.REGIONS)),
                         production_tables.report),
-        "train": train_tables.table,
-        "scale": scale_tables.table,
-        "speed-settings": speed_tables.settings_report,
-        "speed-freezing": speed_tables.freezing_report,
-        "generate": generate_tables.report,
-        "generate-hf": generate_tables.hf_table,
+        t.train.TRAIN.name: train_tables.table,
+        t.scale.SCALE.name: scale_tables.table,
+        t.speed.SETTINGS.name: speed_tables.settings_report,
+        t.speed.FREEZING.name: speed_tables.freezing_report,
+        t.generate.GENERATE.name: generate_tables.report,
+        t.generate.HF.name: generate_tables.hf_table,
         ladder.KIND: ladder.table,
         traps.KIND: traps.table,
         loop.KIND: generate_tables.loop_table,
-        "diagnose": diagnose_report.summary,
-        "cpu": cpu_tables.table,
+        t.diagnose.DIAGNOSE.name: diagnose_report.summary,
+        t.cpu.CPU.name: cpu_tables.table,
     }
 
 
