@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -55,6 +57,17 @@ def test_every_kind_has_its_own_schema_name():
         doc = results.new_document(name, {})
         assert (doc["schema"], doc["kind"], doc["rows"], doc["complete"]) == (
             kind.schema, name, [], False)
+
+
+def test_the_core_declares_no_kind():
+    """Every kind is a topic's: importing the whole core declares none (a fresh process, since
+    this one has imported the topics)."""
+    code = ("import importlib, pkgutil, snippets.core as c\n"
+            "for m in pkgutil.iter_modules(c.__path__):\n"
+            "    importlib.import_module(f'snippets.core.{m.name}')\n"
+            "from snippets.core import results\n"
+            "assert results.KINDS == {}, sorted(results.KINDS)\n")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
 def test_a_kind_is_declared_once():
