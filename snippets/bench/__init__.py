@@ -21,6 +21,7 @@ import torch
 import torch._inductor.config
 from torch import nn
 
+from snippets.bench import kinds
 from snippets.bench.rows import new_row
 from snippets.core import (backends, config, counters, cudagraph, examples, machine, measure,
                            models, rows, runs)
@@ -351,7 +352,7 @@ def document(cfg: BenchConfig, progress: Callable[[str], None] = lambda _: None,
              on_row: Callable[[dict[str, Any]], None] = lambda _: None, *,
              commit: str | None = None, group: Group | None = None,
              ceilings: Callable[[torch.device], dict[str, Any]] | None = None,
-             kind: str = "bench", settings: dict[str, Any] | None = None) -> dict[str, Any]:
+             kind: str = kinds.BENCH.name, settings: dict[str, Any] | None = None) -> dict[str, Any]:
     """A whole results document for a config: provenance, the measured bf16 peak on CUDA, then
     the rows. ``on_row`` sees the document after each row (to save it); an interrupted run
     leaves it with the finished rows and ``complete`` false. ``group``, ``ceilings``, ``kind``

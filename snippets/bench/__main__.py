@@ -9,7 +9,7 @@ import argparse
 from dataclasses import replace
 
 from snippets import bench
-from snippets.bench import tables
+from snippets.bench import kinds, tables
 from snippets.core import backends, cli, config, flags
 
 PROG = "python -m snippets.bench"
@@ -57,7 +57,7 @@ def config_from_args(argv: list[str] | None) -> tuple[bench.BenchConfig, object]
 
 def main(argv: list[str] | None = None) -> int:
     cfg, args = config_from_args(argv)
-    return cli.record_run(PROG, args, "bench", cfg, bench.document, PRINT)
+    return cli.record_run(PROG, args, kinds.BENCH.name, cfg, bench.document, PRINT)
 
 
 if __name__ == "__main__":

@@ -25,10 +25,11 @@ from typing import Any
 import torch
 
 from snippets import bench
-from snippets.core import backends, cli, measure, models, results
+from snippets.bench import kinds
+from snippets.core import backends, cli, measure, models, results, stamps
 from snippets.core import rows as typed
 
-KIND = "bench-independent"
+KIND = kinds.INDEPENDENT.name
 AGREE = 0.03  # the harness and this timer agree where their medians are within 3 %
 
 
@@ -164,7 +165,7 @@ def stamp(docs: list[dict[str, Any]]) -> str:
     prov = docs[0]["provenance"]
     days = sorted({d["provenance"]["date"][:10] for d in docs})
     when = days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
-    commits = list(dict.fromkeys(results.short_commit(d["provenance"]["commit"]) for d in docs))
+    commits = list(dict.fromkeys(stamps.short_commit(d["provenance"]["commit"]) for d in docs))
     return (f"recorded alone: {prov['device']} · torch {prov['torch']} · "
             f"{prov['settings']['calls']} calls × {prov['settings']['repeats']} event pairs · "
             f"{render.count(len(docs), 'process', 'processes')}, {when} · "

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from snippets.core import render, results
+from snippets.core import render, stamps
 from snippets.core.findings import Span
 
 Rows = dict[tuple[str, int, str], dict[str, Any]]
@@ -140,7 +140,7 @@ def slower_to_pay(cold: dict[str, Any], warm: dict[str, Any]) -> tuple[SlowerToP
 
 
 def cold_warm_stamp(cold: dict[str, Any], warm: dict[str, Any]) -> str:
-    return (f"{results.stamp(cold, 'recorded')} (first benchmark process on a fresh machine); "
+    return (f"{stamps.stamp(cold, 'recorded')} (first benchmark process on a fresh machine); "
             f"next process {warm['provenance']['date']}, same machine")
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from snippets.bench.findings import CUDA_GRAPH_MODES
-from snippets.core import render, results
+from snippets.core import folders, render, results, stamps
 from snippets.core.findings import Span
 
 Key = tuple[str, int, str]
@@ -254,7 +254,7 @@ def spells(doc: dict[str, Any], model: str, batch_size: int) -> str:
 def recorded_gpu_runs(results_dir: Path) -> list[tuple[str, dict[str, Any]]]:
     """Every recorded bench run of the newest GPU run folder: the page's run and its repeat
     first, then the runs kept as evidence under ``noise/``, in the order they were made."""
-    newest = [p for p, d in results.recorded_runs(results_dir, "bench")
+    newest = [p for p, d in folders.recorded_runs(results_dir, "bench")
               if results.device_type_of(d) == "cuda"]
     if not newest:
         return []
@@ -269,7 +269,7 @@ def runs_stamp(runs: list[tuple[str, dict[str, Any]]]) -> str:
     prov = runs[0][1]["provenance"]
     dates = sorted(d["provenance"]["date"][:10] for _, d in runs)
     when = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
-    commits = list(dict.fromkeys(results.short_commit(d["provenance"]["commit"])
+    commits = list(dict.fromkeys(stamps.short_commit(d["provenance"]["commit"])
                                  for _, d in runs))
     return (f"recorded: {prov['device']} · torch {prov['torch']} · "
             f"{render.count(len(runs), 'run')}, {when} · "

@@ -15,7 +15,7 @@ from rich.table import Table
 from snippets import bench
 from snippets.bench import findings
 from snippets.core import columns, compare, render, results, rows
-from snippets.core.results import stamp
+from snippets.core.stamps import stamp
 
 Key = tuple[str, int, str]
 num = render.num

@@ -16,7 +16,7 @@ from typing import NoReturn, TypeVar
 
 import torch
 
-from snippets.core import models, process, results
+from snippets.core import models, process, results, stamps
 
 T = TypeVar("T")
 USAGE_EXIT = 2
@@ -278,7 +278,7 @@ class Printer:
         if table:
             out.print(self.rich(doc))
         else:
-            print(self.markdown(doc) + "\n\n" + results.stamp(doc, "this run"))
+            print(self.markdown(doc) + "\n\n" + stamps.stamp(doc, "this run"))
         if recorded is None:
             return
         if table and self.compare_rich is not None:

@@ -10,7 +10,7 @@ from typing import Any
 from rich.table import Table
 
 from snippets.core import render
-from snippets.core.results import stamp
+from snippets.core.stamps import stamp
 
 
 def setting_differences(doc: dict[str, Any], other: dict[str, Any], settings: Sequence[str], *,

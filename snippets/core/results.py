@@ -1,5 +1,5 @@
 """Results files: the JSON every number on the site is rendered from, and the one way to make,
-check, read and stamp them."""
+check and read them (``stamps`` writes the line under each)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ import datetime as dt
 import json
 import os
 import platform
-import re
 import subprocess
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 
 import torch
 
-from snippets.core import machine, rows
+from snippets.core import machine, parts, rows
 
 ROOT = Path(__file__).resolve().parents[2]
 NUM = (float, int, type(None))
@@ -40,153 +39,32 @@ class ResultsError(ValueError):
 
 @dataclass(frozen=True)
 class Kind:
-    """One kind of results document: its schema name and what each of its rows must hold."""
+    """One kind of results document, declared once by the topic that records it: its schema
+    name, what each of its rows must hold, and which of those fields name a row's variant (a
+    mode, a rung, a strategy...) and hold its timing, as ``typed_rows`` reads them."""
 
     name: str
     schema: str
-    row_fields: dict[str, tuple[type, ...]] = field(default_factory=dict)
+    row_fields: Mapping[str, tuple[type, ...]] = field(default_factory=dict)
+    variant: str | None = None  # None: its rows are not of variants (a log, a count)
+    timing: str | None = None  # None: no one timing per row (or none at all)
     measured: bool = True  # False: a value computed at build time (counts, logs), not timed
 
 
-_BENCH_ROW = {
-    "model": (str,), "batch_size": (int,), "mode": (str,), "status": (str,), "message": (str,),
-    "compile_s": NUM, "latency_ms": (dict, type(None)), "speedup": NUM, "rel_err": NUM,
-    "peak_mem_mb": NUM, "flops": NUM, "tflops": NUM, "graph_count": (int, type(None)),
-    "graph_breaks": (int, type(None)),
-}
-_EXPLAINED = {"graph_count": (int,), "graph_break_count": (int,), "break_reasons": (list,)}
+# Every kind declared so far: each topic declares its own when its package's ``kinds`` module is
+# imported, and the site gathers them all (``snippets.site.topics``). The core knows none.
+KINDS: dict[str, Kind] = {}
 
-KINDS: dict[str, Kind] = {k.name: k for k in (
-    Kind("bench", "snippets.bench/1", _BENCH_ROW),
-    # The model zoo: benchmark rows over the catalog's models (snippets.zoo), their family,
-    # library and input in the settings.
-    Kind("zoo", "snippets.zoo/1", _BENCH_ROW),
-    # The backend settings grid per mode: benchmark rows, each with its ``backends`` and
-    # ``point`` (a row of a model that failed as a whole has neither).
-    Kind("speed-settings", "snippets.speed-settings/1", _BENCH_ROW),
-    # Freezing asked for three ways (none, the option alone, option and switch): benchmark rows,
-    # each with its ``point``, and on a GPU ``replay_copy``.
-    Kind("speed-freezing", "snippets.speed-freezing/1", _BENCH_ROW),
-    # One configuration timed alone in a process of its own, by CUDA events around back-to-back
-    # calls (bench.independent): the benchmark's harness held to a timer that shares nothing
-    # with it but the model and the settings.
-    Kind("bench-independent", "snippets.bench-independent/1", {
-        "model": (str,), "batch_size": (int,), "mode": (str,), "status": (str,),
-        "message": (str,), "latency_ms": (dict, type(None)), "calls_per_sample": (int,)}),
-    Kind("graph-breaks", "snippets.graph-breaks/1", {
-        "cause": (str,), "variant": (str,), "kind": (str,), "graph_count": (int,),
-        "graph_break_count": (int,), "compile_s": NUM, "rel_err": NUM, "eager_ms": (dict,),
-        # None where the compiled side failed (its status and message say how)
-        "compiled_ms": (dict, type(None)), "speedup": NUM}),
-    Kind("transformer-fastpath", "snippets.fastpath/1", {
-        "batch_size": (int,), "variant": (str,), "compile_s": NUM, "rel_err": NUM,
-        "latency_ms": (dict,), "speedup": NUM}),
-    Kind("dynamic-shapes", "snippets.dynamic/1", {
-        "strategy": (str,), "compiles": (int,), "compiled_at": (list,), "stall_total_ms": NUM,
-        "stall_max_ms": NUM, "eager_after_limit": (int,), "errors": (list,),
-        "all_correct": (bool,), "calls": (list,)}),
-    Kind("site-build", "snippets.buildtime/1", {"label": (str,), "seconds": NUM}),
-    Kind("train", "snippets.train/1", {
-        "model": (str,), "batch_size": (int,), "variant": (str,), "status": (str,),
-        "message": (str,), "compile_s": NUM, "first_steps_s": (list,),
-        "step_ms": (dict, type(None)), "speedup": NUM, "samples_per_s": NUM, "flops": NUM,
-        "tflops": NUM, "peak_mem_mb": NUM, "graph_count": (int, type(None)),
-        "graph_breaks": (int, type(None)), "break_reasons": (list,), "losses": (list,),
-        "loss_gap": NUM}),
-    # Compile at scale: one row per distributed configuration, its ranks' records inside.
-    Kind("scale", "snippets.scale/1", {
-        "model": (str,), "strategy": (str,), "variant": (str,), "nodes": (int,),
-        "nproc_per_node": (int,), "world_size": (int,), "batch_size": (int,),
-        "global_batch": (int,), "bucket_cap_mb": NUM, "status": (str,), "message": (str,),
-        "compile_s": NUM, "step_ms": (dict, type(None)), "samples_per_s": NUM,
-        "graph_count": (int, type(None)), "compiled_graphs": (int, type(None)),
-        "graph_breaks": (int, type(None)), "peak_mem_mb": NUM, "losses": (list,),
-        "scaling_efficiency": NUM, "loss_gap": NUM, "ranks": (list,)}),
-    Kind("debug-minifier", "snippets.debug-minifier/1", {
-        "error": (str,), "detect_s": NUM, "minify_s": NUM, "nodes_before": (int, type(None)),
-        "nodes_after": (int, type(None)), "queries": (int, type(None)),
-        "repro_forward": (str,)}),
-    # Putting it in production: fresh-process start-up paths, a request stream, the compile modes
-    # with an empty and a warm cache, and the CUDA-graph hazards.
-    Kind("production-startup", "snippets.production-startup/1", {
-        "model": (str,), "path": (str,), "rep": (int,), "status": (str,), "message": (str,),
-        "first_s": NUM, "steady_s": NUM, "build_s": NUM, "latency_ms": (dict, type(None))}),
-    Kind("production-stream", "snippets.production-stream/1", {
-        "strategy": (str,), "status": (str,), "message": (str,), "requests": (int,),
-        "compiles": (int, type(None)), "warmup_s": NUM, "p50_ms": NUM, "p99_ms": NUM,
-        "max_ms": NUM}),
-    Kind("production-modes", "snippets.production-modes/1", {
-        "model": (str,), "batch_size": (int,), "mode": (str,), "status": (str,),
-        "message": (str,), "compile_empty_s": NUM, "compile_warm_s": NUM,
-        "latency_ms": (dict, type(None)), "speedup": NUM}),
-    # nested_compile_region at start-up: a stack's first call, marked and not, a process each.
-    Kind("production-regions", "snippets.production-regions/1", {
-        "variant": (str,), "blocks": (int,), "rep": (int,), "status": (str,), "message": (str,),
-        "compile_s": NUM}),
-    Kind("production-hazards", "snippets.production-hazards/1", {
-        "hazard": (str,), "variant": (str,), "outcome": (str,), "message": (str,)}),
-    # On a CPU: eager, torch.compile's recipes, ONNX Runtime and OpenVINO, a process each, with
-    # the precision each ran at, its first answer, its error against eager fp32 and its profile.
-    Kind("cpu", "snippets.cpu/1", {
-        "model": (str,), "batch_size": (int,), "variant": (str,), "runtime": (str,),
-        "precision": (str, type(None)), "status": (str,), "message": (str,), "ready_s": NUM,
-        "first_s": NUM, "latency_ms": (dict, type(None)), "rel_err": NUM,
-        "profile": (dict, type(None))}),
-    # Generation: a decoder's prefill and decode per batch size and variant, read against the
-    # run's measured ceilings, with its greedy tokens compared to eager's.
-    Kind("generate", "snippets.generate/1", {
-        "phase": (str,), "batch_size": (int,), "variant": (str,), "status": (str,),
-        "message": (str,), "compile_s": NUM, "latency_ms": (dict, type(None)),
-        "kv_cache_mb": NUM}),
-    # transformers' generate and the package's decoder of the same shape, per decoded token.
-    Kind("generate-hf", "snippets.generate-hf/1", {
-        "variant": (str,), "status": (str,), "message": (str,), "first_s": NUM,
-        "latency_ms": (dict, type(None))}),
-    # The generation page: the decode ladder (a rung per row, each step timed at one position
-    # and read against the copy bandwidth in the document's ``ceilings``; greedy tokens against
-    # eager's), and the traps of a decode loop beside their fixes (compile counts and times).
-    Kind("generate-ladder", "snippets.generate-ladder/1", {
-        "model": (str,), "batch_size": (int,), "rung": (str,), "status": (str,),
-        "message": (str,), "compile_s": NUM, "step_ms": (dict, type(None)),
-        "tokens_per_s": NUM, "bytes_per_step": NUM, "gbps": NUM, "of_copy_bw": NUM,
-        "speedup": NUM, "speedup_prev": NUM, "tokens": (list,), "first_diff": (int, type(None)),
-        "logit_gap": NUM, "recipe": (dict,)}),
-    # N tokens end to end (the gpt-fast loop, a naive one) beside the step alone, per weights
-    # (bf16, the package's int8 layer, torchao's int8): a row per weights and way, each read
-    # per step against the copy bandwidth in the document's ``ceilings``; a weights that could
-    # not be made is one row, way "all", that says why.
-    Kind("generate-loop", "snippets.generate-loop/1", {
-        "model": (str,), "batch_size": (int,), "weights": (str,), "way": (str,),
-        "status": (str,), "message": (str,), "compile_s": NUM, "compiles": (int, type(None)),
-        "latency_ms": (dict, type(None)), "tokens_per_s": NUM, "bytes_per_step": NUM,
-        "gbps": NUM, "of_copy_bw": NUM, "speedup": NUM, "tokens": (list,),
-        "first_diff": (int, type(None))}),
-    Kind("generate-traps", "snippets.generate-traps/1", {
-        "model": (str,), "trap": (str,), "variant": (str,), "status": (str,), "message": (str,),
-        "compiles": (int, type(None)), "recompiles": (int, type(None)), "compile_s": NUM,
-        "compiled_at": (list,), "step_ms": (dict, type(None)), "speedup": NUM,
-        "tokens_match": (bool, type(None))}),
-    # A user's model diagnosed (python -m snippets.diagnose): a row per phase (graph breaks,
-    # recompiles, modes) with what it found or why it was skipped, and the verdict beside.
-    Kind("diagnose", "snippets.diagnose/1", {
-        "phase": (str,), "outcome": (str,), "message": (str,), "seconds": NUM,
-        "skipped": (list,)}),
-    # Computed at every build, on any machine, in seconds: counts and logs, nothing timed.
-    Kind("explain-causes", "snippets.explain-causes/1",
-         {"cause": (str,), "variant": (str,), "kind": (str,), **_EXPLAINED}, measured=False),
-    Kind("explain-models", "snippets.explain-models/1",
-         {"model": (str,), "ops": (int,), **_EXPLAINED}, measured=False),
-    Kind("transformer-graph", "snippets.transformer-graph/1",
-         {"fastpath": (bool,), "graph_count": (int,), "graph_break_count": (int,),
-          "ops": (dict,)}, measured=False),
-    Kind("explain-agreement", "snippets.explain-agreement/1",
-         {"case": (str,), "source": (str,), "logged": (list,), "explain": (list,),
-          "torch_explain": (list, type(None)), "agrees": (bool,), "torch_agrees": (bool,)},
-         measured=False),
-    Kind("dynamic-counts", "snippets.dynamic-counts/1",
-         {"strategy": (str,), "compiles": (int,), "compiled_at": (list,),
-          "eager_after_limit": (int,)}, measured=False),
-)}
+
+def declare(kind: Kind) -> Kind:
+    """Register ``kind`` where ``validate`` and ``new_document`` find it, and return it for its
+    topic to hold; a second kind under a taken name or schema is a programming error."""
+    taken = KINDS.get(kind.name) or next(
+        (k for k in KINDS.values() if k.schema == kind.schema), None)
+    if taken is not None and taken != kind:
+        raise ValueError(f"kind {kind.name!r} ({kind.schema}) is declared twice")
+    KINDS[kind.name] = kind
+    return kind
 
 
 def kind_of(doc: dict[str, Any]) -> Kind | None:
@@ -266,96 +144,6 @@ def new_document(kind: str, prov: dict[str, Any], **extra: Any) -> dict[str, Any
     """An empty document of ``kind``: rows are appended as they finish, then ``complete``."""
     return {"schema": KINDS[kind].schema, "kind": kind, "provenance": prov, "complete": False,
             "rows": [], **extra}
-
-
-def _settings_words(s: dict[str, Any]) -> list[str]:
-    """The settings a reader needs to read the numbers: dtype and layout, TF32, the cuDNN
-    autotuner, and how many rounds each median is of."""
-    words = []
-    if s.get("dtype"):
-        words.append(s["dtype"] + (", channels_last" if s.get("channels_last") else ""))
-    if s.get("tf32"):
-        words.append("TF32")
-    modes = s.get("mode_backends") or {}
-    per_mode = sorted(m for m, b in modes.items() if b.get("cudnn_benchmark"))
-    if modes and len(per_mode) < len(modes):  # each mode ran under the settings chosen for it
-        words.append("cudnn.benchmark for " + ", ".join(per_mode) if per_mode
-                     else "no cudnn.benchmark")
-    elif s.get("cudnn_benchmark"):
-        words.append("cudnn.benchmark")
-    if s.get("rounds"):
-        words.append(f"{s['rounds']} rounds")
-    if s.get("devices"):  # a run over several processes: how many, at most
-        words.append(s["devices"])
-    return [", ".join(words)] if words else []
-
-
-def device_label(prov: dict[str, Any]) -> str:
-    """The device as a heading or a list item names it, where the text around it says CPU or GPU
-    already: a CPU's recorded name without its "CPU: " prefix ("AMD EPYC", not "CPU: AMD EPYC:
-    torch ..."). Stamps keep the recorded name, which says CPU on its own."""
-    name = prov.get("device") or "unknown device"
-    return name.removeprefix("CPU: ") if prov.get("device_type") == "cpu" else name
-
-
-def capability_words(cap: dict[str, Any]) -> str:
-    """A CPU's recorded capability as a stamp shows it: ``AVX512 kernels, avx512_bf16, no
-    AMX``; a flag that could not be read is left out."""
-    words = [f"{cap['capability']} kernels" if cap.get("capability") else "kernels unknown"]
-    if cap.get("avx512_bf16") is not None:
-        words.append("avx512_bf16" if cap["avx512_bf16"] else "no avx512_bf16")
-    if cap.get("amx_tile") is not None:
-        words.append("AMX" if cap["amx_tile"] else "no AMX")
-    return ", ".join(words)
-
-
-def short_commit(commit: str | None) -> str:
-    """A commit as every stamp shows it: its first 12 hex digits (what ``git_commit`` records),
-    ``-dirty`` kept. Runs recorded with a shorter one keep it: no digits are made up."""
-    if not commit:
-        return "unknown"
-    head, dirty, _ = commit.partition("-dirty")
-    return head[:12] + dirty
-
-
-def stamp(doc: dict[str, Any], how: str = "recorded") -> str:
-    """The line under every results block: where, on which host, with what and under which
-    settings, when, from which commit, and how it came (``recorded``, ``fresh``, ``this run``)."""
-    p = doc["provenance"]
-    parts = [p.get("device") or "unknown device"]
-    if p.get("driver"):
-        parts.append(f"driver {p['driver']}")
-    if p.get("cuda"):
-        parts.append(f"CUDA {p['cuda']}")
-    parts.append(f"torch {p['torch']}")
-    if p.get("triton"):
-        parts.append(f"triton {p['triton']}")
-    cores = f"{p['cpu_count']} cores" if p.get("cpu_count") else ""
-    if device_type_of(doc) == "cuda" and p.get("host_cpu"):
-        parts.append(f"host {p['host_cpu']}" + (f", {cores}" if cores else ""))
-    elif cores:
-        parts.append(cores)
-    if device_type_of(doc) == "cpu" and p.get("cpu_capability"):
-        parts.append(capability_words(p["cpu_capability"]))
-    parts += _settings_words(p.get("settings", {}))
-    peak = rows.printed_peak(p)
-    if peak and not p.get("ceilings"):  # every "% peak" under this stamp is against it
-        parts.append(f"bf16 matmul peak {peak:.0f} TFLOP/s")
-    # A file filled by several commands (--append) names each one's day and commit: of those
-    # whose rows it still holds, where rows say which command measured them.
-    runs = p.get("parts") or [p]
-    held = {r.get("part", 0) for r in doc.get("rows", []) if isinstance(r, dict)}
-    if len(runs) > 1 and held and any("part" in r for r in doc.get("rows", [])
-                                      if isinstance(r, dict)):
-        runs = [q for i, q in enumerate(runs) if i in held] or runs
-    days = list(dict.fromkeys((q.get("date") or "")[:10] for q in runs))
-    parts.append(" to ".join([days[0], days[-1]] if len(days) > 1 else days))
-    commits = list(dict.fromkeys(short_commit(q.get("commit")) for q in runs))
-    parts.append(("commits " if len(commits) > 1 else "commit ") + ", ".join(commits))
-    notes = [n for n in dict.fromkeys([p.get("note"), *(q.get("note") for q in runs)]) if n]
-    parts += [f"note: {n}" for n in notes]
-    incomplete = "" if doc.get("complete") else " (incomplete run)"
-    return f"{how}{incomplete}: " + " · ".join(parts)
 
 
 # ---- files ----------------------------------------------------------------------------------
@@ -449,40 +237,11 @@ def device_type_of(doc: dict[str, Any]) -> str:
     return doc["provenance"]["device_type"]
 
 
-def typed_rows(doc: dict[str, Any], **names: str) -> list[rows.Row]:
-    """Every row of a document as a ``rows.Row``, in the file's order; ``names`` as
-    ``rows.row`` takes them (``variant="rung"``, ``timing="step_ms"``)."""
-    device = device_type_of(doc)
-    return [rows.row(r, device, **names) for r in doc["rows"]]
-
-
-def run_folder(prov: dict[str, Any]) -> str:
-    """The folder a run's files live in: device and torch release, e.g. ``nvidia-h200_torch-2.11.0``
-    or ``cpu-amd-epyc_torch-2.14.1``. A CPU is named by vendor and family, not by its exact model,
-    and torch by its release without the build tag (``+cu130``), so reruns land in one place."""
-    device = prov.get("device") or "unknown device"
-    if prov.get("device_type") == "cpu":
-        name = re.sub(r"\((r|tm)\)", " ", device.removeprefix("CPU:"), flags=re.IGNORECASE)
-        device = "cpu " + " ".join(re.findall(r"[a-z0-9]+", name.lower())[:2])
-    return f"{_slug(device)}_torch-{_slug(str(prov.get('torch')).split('+')[0])}"
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-.")
-
-
-def recorded_runs(results_dir: Path, name: str) -> list[tuple[Path, dict[str, Any]]]:
-    """Every ``<results_dir>/*/<name>.json``, newest run first."""
-    found = [(p, load(p)) for p in Path(results_dir).glob(f"*/{name}.json")]
-    return sorted(found, key=lambda pd: pd[1]["provenance"]["date"] or "", reverse=True)
-
-
-def newest(results_dir: Path, name: str, device_type: str) -> dict[str, Any] | None:
-    """The newest recorded ``<name>.json`` made on a device of this type, or None."""
-    for _path, doc in recorded_runs(results_dir, name):
-        if device_type_of(doc) == device_type:
-            return doc
-    return None
+def typed_rows(doc: dict[str, Any]) -> list[rows.Row]:
+    """Every row of a validated document as a ``rows.Row``, in the file's order, its variant and
+    timing read from the fields its kind declares."""
+    kind, device = kind_of(doc), device_type_of(doc)
+    return [rows.row(r, device, variant=kind.variant, timing=kind.timing) for r in doc["rows"]]
 
 
 def check_joinable(old: dict[str, Any], prov: dict[str, Any], settings: tuple[str, ...]) -> None:
@@ -512,8 +271,8 @@ def join(old: dict[str, Any], new: dict[str, Any], key: Callable[[dict[str, Any]
     its group whole where it measured every row that block holds (the same ``key``s), and leaves
     it otherwise: rows never move between blocks, so every ratio keeps the baseline it was timed
     against, and the tables show each block with its own (``core.rows.in_runs``). The provenance
-    is ``old``'s with a part per command (``add_part``)."""
-    prov, part = add_part(old["provenance"], new["provenance"], ran=ran, measured=measured)
+    is ``old``'s with a part per command (``parts.add_part``)."""
+    prov, part = parts.add_part(old["provenance"], new["provenance"], ran=ran, measured=measured)
     added = [{**r, "part": part} for r in new["rows"]]
     measured_again: dict[tuple, set[tuple]] = {}
     for r in added:
@@ -524,42 +283,5 @@ def join(old: dict[str, Any], new: dict[str, Any], key: Callable[[dict[str, Any]
         blocks.setdefault((group(r), r["part"]), set()).add(key(r))
     replaced = {b for b, keys in blocks.items() if keys <= measured_again.get(b[0], set())}
     rows = [r for r in kept if (group(r), r["part"]) not in replaced] + added
-    prov["parts"], complete = complete_parts(old, new, prov["parts"], part, rows)
+    prov["parts"], complete = parts.complete_parts(old, new, prov["parts"], part, rows)
     return {**old, "provenance": prov, "rows": rows, "complete": complete}
-
-
-def complete_parts(old: dict[str, Any], new: dict[str, Any], parts: list[dict[str, Any]],
-                   part: int, rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], bool]:
-    """For a file that ``--append`` joined ``new`` to ``old``: its ``parts`` (from ``add_part``),
-    each marked whether its command finished, and whether the file is complete. It is when every
-    part that still has rows finished: an interrupted command's rows, all measured again later,
-    leave none. The file's first command, whose part ``add_part`` made from ``old``'s provenance,
-    takes ``old``'s word for it."""
-    marked = [{"complete": bool(old.get("complete")), **p} for p in parts]
-    marked[part]["complete"] = bool(new.get("complete"))
-    return marked, all(marked[r["part"]]["complete"] for r in rows)
-
-
-def add_part(old: dict[str, Any], new: dict[str, Any], *, ran: tuple[str, ...],
-             measured: tuple[str, ...] = ()) -> tuple[dict[str, Any], int]:
-    """The provenance of a file that ``--append`` adds a command's rows to, and the index of that
-    command's part, for its rows to name as ``part``.
-
-    ``old`` and ``new`` are the two provenances. The file keeps ``old``'s, with ``parts``: one
-    entry per command, its date and commit, the settings ``ran`` (what it ran: models, batch
-    sizes, modes...) and the provenance keys ``measured`` (what it measured of the machine, such
-    as its peak). The list-valued settings in ``ran`` become the union over the commands, so they
-    describe the whole file, not its last command; a row whose date or commit matters reads its
-    part's."""
-    def part(p: dict[str, Any]) -> dict[str, Any]:
-        return {"date": p["date"], "commit": p["commit"], **{k: p.get(k) for k in measured},
-                **({"note": p["note"]} if p.get("note") else {}),
-                **{k: p["settings"].get(k) for k in ran}}
-
-    parts = old.get("parts") or [part(old)]
-    prov = {**old, "settings": dict(old["settings"]), "parts": [*parts, part(new)]}
-    for key in ran:
-        a, b = old["settings"].get(key), new["settings"].get(key)
-        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):  # names or sizes
-            prov["settings"][key] = list(dict.fromkeys([*a, *b]))
-    return prov, len(parts)

@@ -72,21 +72,12 @@ class Row:
         return self.fields.get(name, default)
 
 
-# The field each kind names its variant and its timing by.
-VARIANT_FIELDS = ("mode", "variant", "rung", "strategy", "path")
-TIMING_FIELDS = ("latency_ms", "step_ms")
-
-
-def _first(raw: Mapping[str, Any], names: Iterable[str]) -> Any:
-    return next((raw[n] for n in names if isinstance(raw.get(n), (str, dict))), None)
-
-
-def row(raw: Mapping[str, Any], device: str, *, variant: str | None = None,
-        timing: str | None = None) -> Row:
-    """A raw row as a ``Row``; ``variant`` and ``timing`` name its fields where the kind's
-    first match (``VARIANT_FIELDS``, ``TIMING_FIELDS``) is not the one meant."""
-    name = raw.get(variant) if variant else _first(raw, VARIANT_FIELDS)
-    lat = raw.get(timing) if timing else _first(raw, TIMING_FIELDS)
+def row(raw: Mapping[str, Any], device: str, *, variant: str | None,
+        timing: str | None) -> Row:
+    """A raw row as a ``Row``: ``variant`` and ``timing`` name the fields its kind declares for
+    them (``results.Kind``); None where it has none."""
+    name = raw.get(variant) if variant else None
+    lat = raw.get(timing) if timing else None
     time = measure.Measurement.from_dict(lat) if isinstance(lat, dict) else None
     return Row(Key(device, str(raw.get("model", "")), int(raw.get("batch_size") or 0),
                    str(name or "")),

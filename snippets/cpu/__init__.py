@@ -15,8 +15,9 @@ from typing import Any
 import torch
 
 from snippets.core import config, machine, models, process, results, runs
+from snippets.cpu import kinds
 
-KIND = "cpu"
+KIND = kinds.CPU.name
 RUNTIMES = ("torch", "onnxruntime", "openvino")
 # fp32; bf16 (autocast for PyTorch); auto: what the runtime picks for this CPU (OpenVINO's default)
 PRECISIONS = ("fp32", "bf16", "auto")

@@ -246,7 +246,7 @@ def _group(model: str, batch: int, found: list[Any], prov: dict[str, Any]) -> Gr
 
 
 def of(doc: dict[str, Any]) -> Cpu:
-    found = results.typed_rows(doc, variant="variant")
+    found = results.typed_rows(doc)
     prov = doc["provenance"]
     keys = dict.fromkeys((r.key.model, r.key.batch) for r in found)
     groups = [_group(m, b, [r for r in found if (r.key.model, r.key.batch) == (m, b)], prov)

@@ -15,8 +15,9 @@ from typing import Any
 import torch
 
 from snippets.core import measure, process, results
+from snippets.debug import kinds
 
-KIND = "debug-minifier"
+KIND = kinds.MINIFIER.name
 
 # The script run, as a file a user would run: its shown part is on the page.
 WRONG_ANSWER = Path(__file__).with_name("wrong_answer.py")

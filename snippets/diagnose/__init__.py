@@ -14,10 +14,10 @@ import torch._inductor.config
 from snippets import dynamic, explain
 from snippets.bench import TOLERANCE, payoff
 from snippets.core import backends, config, examples, measure, models, results, rows
-from snippets.diagnose import findings, shapes
+from snippets.diagnose import findings, kinds, shapes
 from snippets.diagnose.findings import ModeRun, Phase, Section, Status, Strategy
 
-KIND = "diagnose"
+KIND = kinds.DIAGNOSE.name
 # A phase's part is started only with at least this much of the budget left (seconds, on the
 # 2-core CPU this guide's CPU runs use): a Dynamo-only pass over the schedule takes a few seconds,
 # a small model's Inductor compile ten to thirty.

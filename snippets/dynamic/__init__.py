@@ -22,8 +22,9 @@ from torch import nn
 
 from snippets.core import backends, config, measure, results
 from snippets.core.counters import graphs_compiled
+from snippets.dynamic import kinds
 
-KIND = "dynamic-shapes"
+KIND = kinds.SHAPES.name
 # (batch, sequence length) per call: repeats, a batch change, then sequence changes; eleven
 # distinct shapes, more than the default recompile limit of 8, and one batch of 1.
 SCHEDULE = ((4, 32), (4, 32), (8, 32), (2, 32), (8, 48), (4, 64), (16, 17), (1, 40), (3, 100),
@@ -299,7 +300,7 @@ def counts_doc(*, commit: str | None = None) -> dict[str, Any]:
     """Compiles per strategy with Dynamo alone (no kernels): cheap enough for every build."""
     limit = recompile_limit()
     doc = results.new_document(
-        "dynamic-counts", results.provenance(torch.device("cpu"), {}, commit=commit),
+        kinds.COUNTS.name, results.provenance(torch.device("cpu"), {}, commit=commit),
         limit_name=recompile_limit_name(), limit=limit)
     with torch.no_grad():
         doc["rows"] = [summarize(s, run_schedule(s, backend="eager"), limit) for s in STRATEGIES]

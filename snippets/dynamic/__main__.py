@@ -6,7 +6,7 @@ import json
 import sys
 
 from snippets import dynamic
-from snippets.core import cli, flags, process, results
+from snippets.core import cli, flags, process, results, stamps
 from snippets.dynamic import tables
 
 PROG = "python -m snippets.dynamic"
@@ -28,7 +28,7 @@ def _print(doc: dict, fmt: str) -> None:
     steady = "\n\n" + tables.steady(doc) if doc.get("steady") else ""
     print(tables.stalls(doc) + steady)
     if fmt == "table":
-        print(f"\n{results.stamp(doc, 'this run')}")
+        print(f"\n{stamps.stamp(doc, 'this run')}")
 
 
 def main(argv: list[str] | None = None) -> int:

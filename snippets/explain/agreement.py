@@ -17,9 +17,9 @@ from typing import Any
 import torch
 
 from snippets.core import results, torch_logs
-from snippets.explain import corpus, explain_quietly
+from snippets.explain import corpus, explain_quietly, kinds
 
-KIND = "explain-agreement"
+KIND = kinds.AGREEMENT.name
 _MARK = "@@case "
 _HEADER = re.compile(r"in user code at (?P<file>\S+?):(?P<line>\d+)\s*$")
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')

@@ -15,9 +15,9 @@ import torch._inductor.config
 from snippets.core import backends, config, measure, results
 from snippets.core import profile as profiler
 from snippets.core.rows import fault
-from snippets.explain import breaks, explain_quietly
+from snippets.explain import breaks, explain_quietly, kinds
 
-KIND = "graph-breaks"
+KIND = kinds.GRAPH_BREAKS.name
 # Rows through the block per call. The block is fixed (breaks.WIDTH wide, a hidden layer of
 # 4 x WIDTH); only the rows it is given change.
 #   small: a call is a few kernels of microseconds, so a compiled call's fixed cost (guards, the

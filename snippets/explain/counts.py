@@ -8,12 +8,12 @@ from typing import Any
 import torch
 
 from snippets.core import models, results
-from snippets.explain import breaks, explain_quietly
+from snippets.explain import breaks, explain_quietly, kinds
 
 
 def causes_doc(*, commit: str | None = None) -> dict[str, Any]:
     """Graphs and breaks of every broken example and its fixes."""
-    doc = results.new_document("explain-causes",
+    doc = results.new_document(kinds.CAUSES.name,
                                results.provenance(torch.device("cpu"), {}, commit=commit))
     for cause in breaks.CAUSES:
         for kind, variant in [("broken", cause.broken)] + [("fixed", f) for f in cause.fixes]:
@@ -28,7 +28,7 @@ def causes_doc(*, commit: str | None = None) -> dict[str, Any]:
 
 def models_doc(*, commit: str | None = None) -> dict[str, Any]:
     """Graph counts of the two benchmark models, traced as the benchmark runs them."""
-    doc = results.new_document("explain-models",
+    doc = results.new_document(kinds.MODELS.name,
                                results.provenance(torch.device("cpu"), {}, commit=commit))
     for name, factory in models.BUILTIN.items():
         model, x = factory(1)

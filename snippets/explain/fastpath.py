@@ -17,9 +17,9 @@ import torch
 import torch._inductor.config
 
 from snippets.core import backends, config, measure, models, results
-from snippets.explain import explain_quietly
+from snippets.explain import explain_quietly, kinds
 
-KIND = "transformer-fastpath"
+KIND = kinds.FASTPATH.name
 DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32}
 VARIANTS = ("eager, fast path", "eager, no fast path", "compiled, fast path",
             "compiled, no fast path")
@@ -58,7 +58,7 @@ def compile_without_fastpath(model):
 
 def graph_doc(*, commit: str | None = None) -> dict[str, Any]:
     """What Dynamo records for the encoder, with and without the fast path (no compiler runs)."""
-    doc = results.new_document("transformer-graph",
+    doc = results.new_document(kinds.TRANSFORMER_GRAPH.name,
                                results.provenance(torch.device("cpu"), {}, commit=commit))
     for enabled in (True, False):
         torch.manual_seed(0)

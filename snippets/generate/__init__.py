@@ -11,10 +11,10 @@ from typing import Any
 import torch
 
 from snippets.core import backends, config, machine, measure, results, rows
-from snippets.generate import bounds, model
+from snippets.generate import bounds, kinds, model
 from snippets.core import roofline
 
-KIND = "generate"
+KIND = kinds.GENERATE.name
 PHASES = ("decode", "prefill")
 # eager, then torch.compile's modes; every compiled one with fullgraph=True (a break in a decode
 # step would hand the rest back to Python every token) and dynamic=False (each batch size its own

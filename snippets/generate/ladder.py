@@ -15,13 +15,13 @@ from torch._dynamo.utils import counters
 from snippets.core import backends, cli, columns, config, cudagraph, measure, render, results
 from snippets.core import rows
 from snippets.core import profile as profiler
-from snippets.generate import command, int8
+from snippets.generate import command, int8, kinds
 from snippets.generate.int8 import Unsupported
 from snippets.generate import model as M
 from snippets.core import roofline
 
 PROG = "python -m snippets.generate.ladder"
-KIND = "generate-ladder"
+KIND = kinds.LADDER.name
 DESCRIPTION = ("The decode ladder: one change per rung, every rung timed in the same rounds "
                "against the copy bandwidth.")
 RUNGS = ("eager", "compile", "fullgraph", "cudagraphs", "gqa", "coordinate-descent", "int8",

@@ -12,14 +12,14 @@ import torch
 from snippets.core import cli, measure, results, roofline, rows
 from snippets.core import profile as profiler
 from snippets.core.counters import cudagraph_skips, graphs_compiled
-from snippets.generate import command, int8, ladder, own_code, tables
+from snippets.generate import command, int8, kinds, ladder, own_code, tables
 from snippets.generate.decode_loop import generate, generate_naive, loop_bytes
 from snippets.generate.loop_config import DEFAULTS, WAYS, LoopConfig
 from snippets.generate import model as M
 from snippets.generate.model import prefill
 
 PROG = "python -m snippets.generate.loop"
-KIND = "generate-loop"
+KIND = kinds.LOOP.name
 DESCRIPTION = ("N tokens end to end, the gpt-fast loop beside a naive one and the step alone, "
                "for bf16 and int8 weights in the same rounds.")
 @dataclass

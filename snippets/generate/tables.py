@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from snippets.core import columns, render, results
+from snippets.core import columns, render, stamps
 from snippets.core import rows as typed
 from snippets.generate import findings
 
@@ -70,7 +70,7 @@ def memory_table(doc: dict[str, Any]) -> str:
 
 
 def rich_tables(doc: dict[str, Any]) -> list[Any]:
-    stamp = results.stamp(doc, "this run")
+    stamp = stamps.stamp(doc, "this run")
     return [columns.rich(placed(doc, phase), KEY, value_columns(phase), title=phase, stamp=stamp)
             for phase in ("decode", "prefill") if placed(doc, phase)]
 

@@ -15,13 +15,13 @@ from torch import nn
 
 from snippets.core import backends, cli, columns, config, measure, results, rows
 from snippets.core.counters import graphs_compiled
-from snippets.generate import command
+from snippets.generate import command, kinds
 from snippets.generate import model as M
 from snippets.generate.ladder import DTYPES
 from snippets.generate.loop import per_step
 
 PROG = "python -m snippets.generate.traps"
-KIND = "generate-traps"
+KIND = kinds.TRAPS.name
 DESCRIPTION = "Three traps of a compiled decode loop, each measured against its fix."
 TRAPS = ("growing-cache", "item-sync", "prompt-lengths")
 

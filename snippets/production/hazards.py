@@ -17,8 +17,9 @@ from torch import nn
 
 from snippets import production
 from snippets.core import backends, process, results, torch_logs
+from snippets.production import kinds
 
-KIND = "production-hazards"
+KIND = kinds.HAZARDS.name
 
 
 class Hazard(str, enum.Enum):

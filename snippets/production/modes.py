@@ -15,10 +15,12 @@ import torch
 
 from snippets import production
 from snippets.bench import MODES, BenchConfig
+from snippets.bench.kinds import BENCH
 from snippets.core import cli, config, process, results, runs
 from snippets.core import models as models_
+from snippets.production import kinds
 
-KIND = "production-modes"
+KIND = kinds.MODES.name
 ROOT = Path(__file__).resolve().parents[2]
 COMPILED = MODES[1:]  # every mode but eager
 # The warm run is there for its compile times; its latencies are not shown, so it times briefly.
@@ -90,7 +92,7 @@ def _bench(cfg: BenchConfig, cache: Path, output: Path, timeout: float) -> dict[
         if proc.returncode == cli.USAGE_EXIT:  # the benchmark refused the user's factory:
             raise models_.SpecError(last.partition(": error: ")[2] or last)  # the run's mistake
         raise RuntimeError(last[:300])
-    return results.load(output, "bench")  # an interrupted benchmark still left its rows
+    return results.load(output, BENCH.name)  # an interrupted benchmark still left its rows
 
 
 def _rows(model: str, bs: int, empty: dict[str, Any], warm: dict[str, Any] | None,

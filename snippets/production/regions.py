@@ -16,10 +16,10 @@ from typing import Any
 import torch
 
 from snippets.core import cli, config, flags, process, results
-from snippets.production import apis, tables
+from snippets.production import apis, kinds, tables
 
 PROG = "python -m snippets.production.regions"
-KIND = "production-regions"
+KIND = kinds.REGIONS.name
 VARIANTS = ("unmarked", "nested_compile_region")
 
 

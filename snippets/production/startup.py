@@ -17,9 +17,10 @@ import torch
 from snippets import production
 from snippets.core import backends, config, process, results, runs
 from snippets.core import models as models_
+from snippets.production import kinds
 from snippets.production import paths
 
-KIND = "production-startup"
+KIND = kinds.STARTUP.name
 ROOT = Path(__file__).resolve().parents[2]
 # Path id: what the child runs (its --path), the cache folder it uses, the path it needs first.
 PLAN: dict[str, tuple[str, str, str | None]] = {

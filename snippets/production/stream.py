@@ -17,8 +17,9 @@ import torch.nn.functional as F
 from snippets import production
 from snippets.core import backends, config, counters, measure, results
 from snippets.dynamic import TinyEncoder, bucket
+from snippets.production import kinds
 
-KIND = "production-stream"
+KIND = kinds.STREAM.name
 BATCHES = (1, 2, 3, 4, 6, 8)  # batch sizes a request may have
 SEQ = (8, 128)  # sequence lengths, inclusive
 # Pad up to these: 3 x 2 = 6 compiled shapes, under Dynamo's default recompile limit of 8

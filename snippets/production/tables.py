@@ -8,7 +8,7 @@ from typing import Any
 
 from snippets.core import columns, render
 from snippets.core import rows as typed
-from snippets.production import paths, runs, serving_findings
+from snippets.production import kinds, paths, runs, serving_findings
 
 
 def startup(doc: dict[str, Any]) -> str:
@@ -98,13 +98,13 @@ def report(doc: dict[str, Any]) -> str:
     """The tables of a document of any of the production kinds (the page's readings of them are
     in its prose, from ``findings``)."""
     kind = doc["kind"]
-    if kind == "production-startup":
+    if kind == kinds.STARTUP.name:
         return startup(doc) + "\n\n" + startup_detail(doc)
-    if kind == "production-stream":
+    if kind == kinds.STREAM.name:
         return stream(doc)
-    if kind == "production-modes":
+    if kind == kinds.MODES.name:
         return modes(doc)
-    if kind == "production-regions":
+    if kind == kinds.REGIONS.name:
         return regions(doc)
     return hazards(doc)
 

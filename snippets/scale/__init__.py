@@ -12,13 +12,13 @@ import torch._inductor.config
 
 from snippets.core import backends, config, results
 from snippets.core import models as core_models
-from snippets.scale import gather, launch, scaling
+from snippets.scale import gather, kinds, launch, scaling
 from snippets.scale import models as scale_models
 from snippets.scale.job import Job
 from snippets.scale.wrap import DDP_BUCKET_MB, STRATEGIES, VARIANTS, compiled_autograd_missing
 from snippets.train import DTYPES, LR, SEED, TOLERANCE, group
 
-KIND = "scale"
+KIND = kinds.SCALE.name
 
 # The one table of per-device defaults; the command line's help is written from it.
 DEFAULTS: dict[str, dict[str, Any]] = {

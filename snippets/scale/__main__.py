@@ -10,7 +10,7 @@ import torch.distributed as dist
 from rich.table import Table
 
 from snippets import scale
-from snippets.core import cli, columns, flags, results
+from snippets.core import cli, columns, flags, stamps
 from snippets.scale import compare, tables
 
 PROG = "python -m snippets.scale"
@@ -60,7 +60,7 @@ def config_from_args(argv: list[str] | None) -> tuple[scale.ScaleConfig, object]
 
 def _rich(doc: dict) -> Table:
     return columns.rich(doc["rows"], tables.KEY, tables.detail_columns(),
-                        title=results.stamp(doc, "this run"), stamp="")
+                        title=stamps.stamp(doc, "this run"), stamp="")
 
 
 # The comparison is text in a terminal too: a list of step times, no table to draw.

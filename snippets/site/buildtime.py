@@ -17,10 +17,13 @@ from typing import Any
 
 import torch
 
-from snippets.core import cli, render, results
+from snippets.core import cli, folders, render, results
 
 PROG = "python -m snippets.site.buildtime"
-KIND = "site-build"
+# The site's own kind: a build's time, per label, against the Contributing page's targets.
+KIND = results.declare(results.Kind("site-build", "snippets.buildtime/1",
+                                    {"label": (str,), "seconds": results.NUM},
+                                    variant="label")).name
 BUILT_IN = re.compile(r"Documentation built in ([0-9.]+) seconds")
 
 
@@ -50,7 +53,7 @@ def _label(row: dict[str, Any]) -> tuple[str]:
 def _check_folder(output: Path, prov: dict[str, Any]) -> None:
     """A build time belongs in the run folder of the machine that built: recorded into another
     machine's folder, it would be read as that machine's."""
-    mine = results.run_folder(prov)
+    mine = folders.run_folder(prov)
     folder = Path(output).resolve().parent
     if folder.parent.name == "results" and folder.name != mine:
         cli.fail(PROG, f"--output {output}: this machine's runs belong in results/{mine}/, "

@@ -26,7 +26,7 @@ from snippets import diagnose, dynamic
 from snippets.bench import crosscheck_findings, graphs, payoff
 from snippets.bench import findings as bench_findings
 from snippets.cpu import findings as cpu_findings
-from snippets.core import render, results
+from snippets.core import render, stamps
 from snippets.core.findings import Span
 from snippets.debug import findings as debug_findings
 from snippets.debug import minifier
@@ -35,7 +35,7 @@ from snippets.explain import costs as explain_costs
 from snippets.explain import fastpath as explain_fastpath
 from snippets.explain import findings as explain_findings
 from snippets.generate import findings as generate_findings
-from snippets.generate import hf_findings, ladder_findings
+from snippets.generate import hf_findings, ladder_findings, traps
 from snippets.generate import loop_findings
 from snippets.production import findings as production_findings
 from snippets.production import serving_findings
@@ -95,7 +95,7 @@ SOURCES: dict[str, Source] = {
     "generate-ladder-int8": Source(ladder_findings.ladder, ("generate-ladder-int8",)),
     "generate-ladder-8": Source(ladder_findings.ladder, ("generate-ladder-8",)),
     "generate-max-autotune": Source(generate_findings.of, ("generate-max-autotune",)),
-    "generate-traps": Source(generate_findings.traps, ("generate-traps",)),
+    traps.KIND: Source(generate_findings.traps, (traps.KIND,)),
     "generate-hf": Source(hf_findings.of, ("generate-hf",)),
     # The 7 B decoder: its ladder, and its loops and int8 weights (one file per command).
     "generate-ladder-7b": Source(ladder_findings.ladder, ("generate-ladder-7b",)),
@@ -142,7 +142,7 @@ def findings(name: str, device: str) -> Placed | None:
     found = [pages.document(kind, device) for kind in src.kinds]
     if found[0] is None:
         return None
-    stamp = "; ".join(results.stamp(doc, "recorded") for doc in found if doc is not None)
+    stamp = "; ".join(stamps.stamp(doc, "recorded") for doc in found if doc is not None)
     return Placed(src.of(*found), stamp, found[0]["provenance"]["device"],
                   tuple(doc["provenance"] for doc in found if doc is not None))
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from snippets.core import cli
+from snippets.core import cli, stamps
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "docs" / "run-it-yourself.py"
@@ -69,7 +69,7 @@ def stamp(nb: dict[str, Any]) -> str:
     from snippets.core import results
 
     prov = nb["metadata"]["snippets"]["provenance"]
-    return results.stamp({"provenance": prov, "complete": True}, "recorded") + (
+    return stamps.stamp({"provenance": prov, "complete": True}, "recorded") + (
         " · executed by python -m snippets.site.notebook")
 
 

@@ -14,9 +14,10 @@ from collections.abc import Callable
 from importlib import metadata
 from typing import Any
 
-from snippets.core import config, results
+from snippets.core import config, folders, results, stamps
 from snippets.site import cache
 from snippets.site import live as live_sections
+from snippets.site import topics  # noqa: F401 (declares every kind a file read here is of)
 from snippets.site.build import ROOT, Build, current
 
 
@@ -112,7 +113,7 @@ def document(kind: str, device: str = "cuda", *, build: Build | None = None) -> 
     None where there is none."""
     if device not in config.DEVICE_TYPES:
         raise ValueError(f"device {device!r}: expected one of {', '.join(config.DEVICE_TYPES)}")
-    return results.newest((build or current()).results_dir, kind, device)
+    return folders.newest((build or current()).results_dir, kind, device)
 
 
 def show(kind: str, render: Callable[[dict], str], device: str = "cuda", *,
@@ -122,7 +123,7 @@ def show(kind: str, render: Callable[[dict], str], device: str = "cuda", *,
     doc = document(kind, device, build=build)
     if doc is None:
         return no_run_yet(kind, device)
-    return section(render(doc), results.stamp(doc, "recorded"))
+    return section(render(doc), stamps.stamp(doc, "recorded"))
 
 
 # The pages' name for a section recorded command by command (training on a GPU, the production
@@ -141,7 +142,7 @@ def live(name: str, render: Callable[[Any], str], *, build: Build | None = None)
 def live_stamp(meta: dict[str, Any]) -> str:
     """The stamp of a live section's record: the device, torch, the day and the commit."""
     return (f"recorded on {meta['device']} · torch {meta['torch']} · {meta['date'][:10]} · "
-            f"commit {results.short_commit(meta.get('commit'))}")
+            f"commit {stamps.short_commit(meta.get('commit'))}")
 
 
 # ---- plots ---------------------------------------------------------------------------------
@@ -178,7 +179,7 @@ def repeated(kind: str, render: Callable[[dict, dict], str], device: str = "cuda
     ``<kind>-repeat.json`` (the same commands run again), rendered together under both stamps;
     where no second run is recorded, the first alone by ``alone`` if given."""
     root = (build or current()).results_dir
-    again = next(((p, d) for p, d in results.recorded_runs(root, f"{kind}-repeat")
+    again = next(((p, d) for p, d in folders.recorded_runs(root, f"{kind}-repeat")
                   if results.device_type_of(d) == device), None)
     if again is None or not (first := again[0].parent / f"{kind}.json").exists():
         if alone is not None:
@@ -186,8 +187,8 @@ def repeated(kind: str, render: Callable[[dict, dict], str], device: str = "cuda
         return no_run_yet(f"{kind}-repeat", device)
     doc = results.load(first, kind)
     # A stamp starts with where its numbers came from ("recorded"), as every stamp does.
-    return section(render(doc, again[1]), f"{results.stamp(doc, 'recorded, run 1')}; "
-                                          f"{results.stamp(again[1], 'recorded, run 2')}")
+    return section(render(doc, again[1]), f"{stamps.stamp(doc, 'recorded, run 1')}; "
+                                          f"{stamps.stamp(again[1], 'recorded, run 2')}")
 
 
 def payoff(*, build: Build | None = None) -> str:
@@ -211,8 +212,8 @@ def compare(mine: str, recorded: str, *, build: Build | None = None) -> str:
 
     root = (build or current()).results_dir
     doc, other = results.load(root / mine, "bench"), results.load(root / recorded, "bench")
-    return section(tables.compare_page(doc, other), f"{results.stamp(doc, 'recorded')}, "
-                                                    f"compared with {results.stamp(other)}")
+    return section(tables.compare_page(doc, other), f"{stamps.stamp(doc, 'recorded')}, "
+                                                    f"compared with {stamps.stamp(other)}")
 
 
 def independent(*, build: Build | None = None) -> str:
@@ -224,7 +225,7 @@ def independent(*, build: Build | None = None) -> str:
     if runs is None:
         return no_run_yet(alone.KIND, "cuda")
     harness, docs = runs
-    stamp = "; ".join([results.stamp(harness, "recorded, harness"),
+    stamp = "; ".join([stamps.stamp(harness, "recorded, harness"),
                        alone.stamp(docs)])
     return section(alone.table(alone.of(harness, docs)), stamp)
 
@@ -244,7 +245,7 @@ def build_times(device: str, *, build: Build | None = None) -> str:
     """The recorded build times of the newest run folder of ``device``, stamped."""
     from snippets.site import buildtime
 
-    doc = results.newest((build or current()).results_dir, buildtime.KIND, device)
+    doc = folders.newest((build or current()).results_dir, buildtime.KIND, device)
     if doc is None:
         return no_run_yet(buildtime.KIND, device)
-    return section(buildtime.markdown(doc), results.stamp(doc, "recorded"))
+    return section(buildtime.markdown(doc), stamps.stamp(doc, "recorded"))

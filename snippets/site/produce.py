@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from snippets import bench, dynamic, train
-from snippets.core import cli, config, results
+from snippets.core import cli, config, folders, results
 from snippets.debug import minifier
 from snippets.explain import costs, fastpath
 from snippets.site import cache, live
@@ -56,7 +56,7 @@ def produce_results(kind: str, device: str, results_dir: Path, commit: str | Non
     doc = RESULTS[kind][1](device)(commit=commit)
     if results.device_type_of(doc) != device:  # a CPU number never stands for a GPU one
         raise ValueError(f"{kind}: produced on {results.device_type_of(doc)}, asked for {device}")
-    path = results_dir / results.run_folder(doc["provenance"]) / f"{kind}.json"
+    path = results_dir / folders.run_folder(doc["provenance"]) / f"{kind}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     results.write_atomic(path, doc)
     return path

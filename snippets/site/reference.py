@@ -10,7 +10,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from snippets.core import render, results
+from snippets.core import render, results, stamps
+from snippets.site import topics  # every kind a file read here is of, declared
 from snippets.site.build import Build, current
 from snippets.site.pages import INCLUDES, RECORDING_CLI, section
 
@@ -52,7 +53,7 @@ def _run_device(prov: dict[str, Any]) -> str:
     """"Intel(R) Xeon(R) Processor (CPU)", "NVIDIA H200 (GPU)": the recorded name says CPU on
     its own ("CPU: ..."), and would say it twice."""
     kind = "GPU" if prov.get("device_type") == "cuda" else "CPU"
-    return f"{results.device_label(prov)} ({kind})"
+    return f"{stamps.device_label(prov)} ({kind})"
 
 
 def _run_title(prov: dict[str, Any]) -> str:
@@ -76,29 +77,31 @@ def renderers() -> dict[str, Callable[[dict], str]]:
     from snippets.speed import tables as speed_tables
     from snippets.train import tables as train_tables
 
+    t, production = topics, topics.production  # each kind as the topic that records it names it
     return {
-        "bench": bench_tables.table,
-        "zoo": bench_tables.table,  # the benchmark's rows over the model zoo's catalog
+        t.bench.BENCH.name: bench_tables.table,
+        t.bench.ZOO.name: bench_tables.table,  # the benchmark's rows over the zoo's catalog
         independent.KIND: independent.alone_table,
-        "graph-breaks": explain_tables.costs,
-        "transformer-fastpath": explain_tables.fastpath_latency,
-        "dynamic-shapes": lambda d: dynamic_tables.stalls(d) + "\n\n" + dynamic_tables.steady(d),
-        "site-build": buildtime.markdown,
-        "debug-minifier": debug_tables.minifier,
-        **dict.fromkeys(("production-startup", "production-stream", "production-modes",
-                         "production-hazards", "production-regions"),
+        t.explain.GRAPH_BREAKS.name: explain_tables.costs,
+        t.explain.FASTPATH.name: explain_tables.fastpath_latency,
+        t.dynamic.SHAPES.name: lambda d: (dynamic_tables.stalls(d) + "\n\n"
+                                          + dynamic_tables.steady(d)),
+        buildtime.KIND: buildtime.markdown,
+        t.debug.MINIFIER.name: debug_tables.minifier,
+        **dict.fromkeys((k.name for k in (production.STARTUP, production.STREAM, production.MODES,
+                                          production.HAZARDS, production.REGIONS)),
                         production_tables.report),
-        "train": train_tables.table,
-        "scale": scale_tables.table,
-        "speed-settings": speed_tables.settings_report,
-        "speed-freezing": speed_tables.freezing_report,
-        "generate": generate_tables.report,
-        "generate-hf": generate_tables.hf_table,
+        t.train.TRAIN.name: train_tables.table,
+        t.scale.SCALE.name: scale_tables.table,
+        t.speed.SETTINGS.name: speed_tables.settings_report,
+        t.speed.FREEZING.name: speed_tables.freezing_report,
+        t.generate.GENERATE.name: generate_tables.report,
+        t.generate.HF.name: generate_tables.hf_table,
         ladder.KIND: ladder.table,
         traps.KIND: traps.table,
         loop.KIND: generate_tables.loop_table,
-        "diagnose": diagnose_report.summary,
-        "cpu": cpu_tables.table,
+        t.diagnose.DIAGNOSE.name: diagnose_report.summary,
+        t.cpu.CPU.name: cpu_tables.table,
     }
 
 
@@ -135,7 +138,7 @@ def results_index(*, build: Build | None = None) -> str:
                        f"{results.kind_of(doc).name}: raw results in [{path.name}]({link}) "
                        f"(schema `{doc['schema']}`, {render.count(len(doc['rows']), 'row')}).\n")
             out.append(section(draw[results.kind_of(doc).name](doc),
-                               results.stamp(doc, "recorded")))
+                               stamps.stamp(doc, "recorded")))
     return "\n".join(out)
 
 

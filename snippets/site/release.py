@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from snippets.core import cli, results
+from snippets.site import topics  # noqa: F401 (declares every kind a file read here is of)
 
 ROOT = Path(__file__).resolve().parents[2]
 PROG = "python -m snippets.site.release"

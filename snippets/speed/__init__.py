@@ -30,7 +30,8 @@ from snippets.core import roofline
 from snippets.speed import freezing, ladder, settings
 
 RUNS = ("ladder", "settings", "freezing")
-LADDER_KIND = "bench"  # a ladder is a benchmark run: its file is read like one (bench-ladder)
+# A ladder is a benchmark run: its file (bench-ladder) is read like one.
+LADDER_KIND = bench.kinds.BENCH.name
 
 # The one table of per-device defaults; the command line's help is written from it. Rounds and
 # sample length are the benchmark's; on a GPU 50 profiled calls span a few milliseconds at

@@ -27,6 +27,7 @@ from typing import Any
 import torch
 from torch import nn
 
+import snippets.speed.kinds as kinds
 import snippets.speed.ladder as ladder  # the modules, not the package, which imports this one
 import snippets.speed.settings as settings
 from snippets.bench.rows import new_row
@@ -74,7 +75,7 @@ def compared() -> list[dict[str, Any]]:
 
 # ---- recorded: the three ways timed together, and what each replay copies ---------------------
 
-KIND = "speed-freezing"
+KIND = kinds.FREEZING.name
 # No freezing; options={"freezing": True} alone; the option with the switch on around the calls.
 POINTS = ("off", "option", "switch")
 POINT_WORDS = {"off": "no freezing", "option": "the option alone", "switch": "option and switch"}

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from snippets.core import columns, render, results
+from snippets.core import columns, render, results, stamps
 
 # Each switch measured this way: its folder beside a run folder's other files (one results file
 # per process), and the provenance setting that says which way a process ran.
@@ -124,7 +124,7 @@ def stamp(docs: list[dict[str, Any]]) -> str:
     commits."""
     prov = docs[0]["provenance"]
     days = sorted({d["provenance"]["date"][:10] for d in docs})
-    commits = list(dict.fromkeys(results.short_commit(d["provenance"]["commit"]) for d in docs))
+    commits = list(dict.fromkeys(stamps.short_commit(d["provenance"]["commit"]) for d in docs))
     when = days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
     return (f"recorded: {prov['device']} · driver {prov.get('driver')} · torch {prov['torch']} · "
             f"{prov['settings'].get('dtype')}, {prov['settings'].get('rounds')} rounds · "

@@ -30,8 +30,9 @@ from snippets.bench.rows import new_row
 from snippets.core import backends, examples, measure, models
 from snippets.core.rows import fault, or_none
 from snippets.core.rows import finish as finish_row
+from snippets.speed import kinds
 
-KIND = "speed-settings"
+KIND = kinds.SETTINGS.name
 SWITCHES = ("cudnn_benchmark", "tf32")  # the switches the grid turns, in its order
 _ids = itertools.count()
 

@@ -14,10 +14,10 @@ import torch
 import torch._inductor.config
 
 from snippets.core import backends, config, machine, measure, models, profile, results, runs
-from snippets.train import classifiers, group
+from snippets.train import classifiers, group, kinds
 from snippets.train.step import VARIANTS
 
-KIND = "train"
+KIND = kinds.TRAIN.name
 DTYPES = {"bf16": torch.bfloat16, "fp32": None}  # bf16: autocast over fp32 weights
 # The largest loss gap (``group.loss_gap``: the largest difference from eager's loss over the
 # first steps, as a fraction of eager's first loss) that still counts as learning the same.

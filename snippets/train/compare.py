@@ -9,7 +9,7 @@ from rich.table import Table
 
 from snippets.core import columns, render
 from snippets.core import compare as against
-from snippets.core.results import stamp
+from snippets.core.stamps import stamp
 from snippets.train.tables import KEY, by_key, detail_columns, placed, step_median
 
 

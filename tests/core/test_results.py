@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import torch
 
 from snippets.bench.rows import new_row
-from snippets.core import machine, results
+from snippets.core import machine, parts, results, stamps
+from snippets.site import topics
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED = sorted((ROOT / "docs" / "results").rglob("*.json"))
@@ -47,12 +50,33 @@ def test_validate_names_the_problem(mutate, message):
 
 
 def test_every_kind_has_its_own_schema_name():
+    assert topics.KINDS is results.KINDS  # gathered from the topics, which declare them
     schemas = [k.schema for k in results.KINDS.values()]
     assert len(set(schemas)) == len(schemas)
     for name, kind in results.KINDS.items():
         doc = results.new_document(name, {})
         assert (doc["schema"], doc["kind"], doc["rows"], doc["complete"]) == (
             kind.schema, name, [], False)
+
+
+def test_the_core_declares_no_kind():
+    """Every kind is a topic's: importing the whole core declares none (a fresh process, since
+    this one has imported the topics)."""
+    code = ("import importlib, pkgutil, snippets.core as c\n"
+            "for m in pkgutil.iter_modules(c.__path__):\n"
+            "    importlib.import_module(f'snippets.core.{m.name}')\n"
+            "from snippets.core import results\n"
+            "assert results.KINDS == {}, sorted(results.KINDS)\n")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_a_kind_is_declared_once():
+    bench = results.KINDS["bench"]
+    assert results.declare(bench) is bench  # a module imported twice declares the same kind
+    for twin in (results.Kind("bench", "snippets.other/1"), results.Kind("other", bench.schema)):
+        with pytest.raises(ValueError, match="declared twice"):
+            results.declare(twin)
+    assert "other" not in results.KINDS
 
 
 def test_a_document_of_another_kind_is_refused_by_name():
@@ -91,16 +115,16 @@ def test_provenance_records_the_device_and_the_commit_given():
 def test_stamp_says_where_with_what_and_how():
     doc = _doc()
     doc["provenance"]["commit"] = "abc123"
-    text = results.stamp(doc, "fresh")
+    text = stamps.stamp(doc, "fresh")
     assert text.startswith("fresh (incomplete run): CPU: ")
     assert "torch " in text and "fp32" in text and "commit abc123" in text
     doc["complete"] = True
-    assert results.stamp(doc).startswith("recorded: CPU: ")
+    assert stamps.stamp(doc).startswith("recorded: CPU: ")
 
 
 def test_a_stamp_names_the_modes_that_ran_with_the_cudnn_autotuner():
     on, off = {"cudnn_benchmark": True}, {"cudnn_benchmark": False}
-    words = results._settings_words  # noqa: SLF001 (the stamp's settings, without the rest)
+    words = stamps._settings_words  # noqa: SLF001 (the stamp's settings, without the rest)
     assert words({"cudnn_benchmark": True}) == ["cudnn.benchmark"]
     assert words({"cudnn_benchmark": True, "mode_backends": {"eager": off, "default": on}}) \
         == ["cudnn.benchmark for default"]
@@ -117,11 +141,11 @@ def test_a_run_note_is_kept_in_the_provenance_its_part_and_the_stamp(monkeypatch
     monkeypatch.delenv(results.NOTE_ENV)
     plain = results.provenance(torch.device("cpu"), {"models": ["a"]}, commit="a")
     assert "note" not in plain and noted["note"] == note
-    prov, part = results.add_part(plain, noted, ran=("models",))
+    prov, part = parts.add_part(plain, noted, ran=("models",))
     assert "note" not in prov["parts"][0] and prov["parts"][part]["note"] == noted["note"]
     doc = {**results.new_document("bench", prov), "complete": True}
-    assert results.stamp(doc).endswith(f"note: {note}")
-    assert " · commits a, b · " in results.stamp(doc)  # each command's commit, not the first's
+    assert stamps.stamp(doc).endswith(f"note: {note}")
+    assert " · commits a, b · " in stamps.stamp(doc)  # each command's commit, not the first's
 
 
 def test_the_cores_recorded_are_those_the_run_may_use():
@@ -132,14 +156,14 @@ def test_the_cores_recorded_are_those_the_run_may_use():
 
 
 def test_stamps_show_a_commit_at_twelve_digits_and_keep_dirty():
-    assert results.short_commit("0123456789abcdef0123") == "0123456789ab"
-    assert results.short_commit("0123456789ab-dirty") == "0123456789ab-dirty"
-    assert results.short_commit(None) == "unknown"
+    assert stamps.short_commit("0123456789abcdef0123") == "0123456789ab"
+    assert stamps.short_commit("0123456789ab-dirty") == "0123456789ab-dirty"
+    assert stamps.short_commit(None) == "unknown"
 
 
 def test_device_label_drops_the_cpu_prefix_only_on_a_cpu():
-    assert results.device_label({"device": "CPU: AMD EPYC", "device_type": "cpu"}) == "AMD EPYC"
-    assert results.device_label({"device": "NVIDIA H200", "device_type": "cuda"}) == "NVIDIA H200"
+    assert stamps.device_label({"device": "CPU: AMD EPYC", "device_type": "cpu"}) == "AMD EPYC"
+    assert stamps.device_label({"device": "NVIDIA H200", "device_type": "cuda"}) == "NVIDIA H200"
 
 
 def test_join_adds_a_command_s_rows_as_a_block_and_replaces_only_a_block_measured_again():
@@ -169,10 +193,10 @@ def test_a_cpu_run_records_its_capability_and_its_stamp_shows_it():
     assert cap["capability"] == torch.backends.cpu.get_cpu_capability()
     doc = results.new_document("bench", {**prov, "cpu_capability": {
         "capability": "AVX512", "avx512_bf16": True, "amx_tile": False, "amx_bf16": False}})
-    assert " · AVX512 kernels, avx512_bf16, no AMX · " in results.stamp(doc)
+    assert " · AVX512 kernels, avx512_bf16, no AMX · " in stamps.stamp(doc)
     # A file recorded before the capability was: nothing said, rather than a guess.
     del doc["provenance"]["cpu_capability"]
-    assert "kernels" not in results.stamp(doc)
+    assert "kernels" not in stamps.stamp(doc)
 
 
 def test_cpu_flags_say_which_bf16_a_cpu_has_in_hardware():

@@ -7,7 +7,7 @@ import math
 import torch
 
 from snippets.bench.rows import new_row
-from snippets.core import measure, results, rows
+from snippets.core import measure, results, rows, stamps
 
 
 def test_finish_sets_rate_speedup_and_noise_once():
@@ -41,6 +41,18 @@ def test_typed_rows_key_status_and_measurement():
     assert oom.status is rows.Status.OOM and not oom.timed and oom.median is None
 
 
+def test_typed_rows_read_the_variant_and_timing_their_kind_declares():
+    from snippets.generate.kinds import LADDER  # a kind whose variant is a rung, timed per step
+
+    doc = results.new_document(LADDER.name, results.provenance(torch.device("cpu"), {}))
+    step = {"median": 3.0, "iqr": 0.0, "samples": [3.0]}
+    doc["rows"] = [{"model": "m", "batch_size": 1, "rung": "fused", "mode": "default",
+                    "status": "ok", "step_ms": step, "latency_ms": {"median": 9.0}}]
+    (row,) = results.typed_rows(doc)
+    assert (LADDER.variant, LADDER.timing) == ("rung", "step_ms")
+    assert row.key.variant == "fused" and row.median == 3.0  # not the mode, not the latency
+
+
 def test_fault_takes_the_line_after_inductors_where():
     exc = RuntimeError("backend='inductor' raised:\nCUDA out of memory. Tried to allocate")
     assert rows.fault(exc)[0] == "oom"
@@ -71,6 +83,6 @@ def test_every_share_of_peak_is_against_the_one_peak_a_file_prints():
     assert rows.pct_of_peak(row, prov) == 10.0
     assert rows.printed_peak({**prov, "ceilings": {"matmul_tflops": 400.0}}) == 400.0
     assert rows.pct_of_peak({"tflops": None}, prov) is None
-    assert "bf16 matmul peak 800 TFLOP/s" in results.stamp(
+    assert "bf16 matmul peak 800 TFLOP/s" in stamps.stamp(
         {"provenance": {**results.provenance(torch.device("cpu"), {}, commit="c"), **prov},
          "rows": [], "complete": True})

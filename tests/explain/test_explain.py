@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from snippets import explain
-from snippets.core import models, results
+from snippets.core import folders, models, results
 from snippets.core.findings import Verdict
 from snippets.explain import (
     breaks,
@@ -197,7 +197,7 @@ def test_profiled_variants_say_whether_work_was_fused_away_and_who_set_the_pace(
 
 
 def test_costs_findings_of_the_recorded_runs():
-    for doc in (results.newest(results.ROOT / "docs" / "results", name, d)
+    for doc in (folders.newest(results.ROOT / "docs" / "results", name, d)
                 for name in ("graph-breaks", "graph-breaks-large") for d in ("cuda", "cpu")):
         if doc is None:
             continue

@@ -9,7 +9,7 @@ import statistics
 import pytest
 
 from snippets import scale
-from snippets.core import results
+from snippets.core import results, stamps
 from snippets.scale import gather, launch, wrap
 from snippets.scale.job import Job
 from snippets.train import TOLERANCE
@@ -151,7 +151,7 @@ def test_the_results_file_round_trips(cpu_scale_run):
     assert settings["strategies"] == ["single", "ddp", "fsdp2"]  # grown by each command
     assert len(doc["provenance"]["parts"]) == 5 and {r["part"] for r in doc["rows"]} == {
         0, 1, 2, 3, 4}
-    assert "fp32" in results.stamp(doc) and "2 processes" in results.stamp(doc)
+    assert "fp32" in stamps.stamp(doc) and "2 processes" in stamps.stamp(doc)
 
 
 @pytest.mark.parametrize("row, problem", [

@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from snippets.core import results
+from snippets.core import folders
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent  # mike and mkdocs, installed beside this Python
@@ -48,7 +48,7 @@ def add_run(src: Path, run: Path) -> None:
     """A real bench run added to a site copy, in a folder of its own, so it never stands in for
     a committed run of the same machine."""
     doc = json.loads(run.read_text())
-    folder = src / "docs" / "results" / f"{results.run_folder(doc['provenance'])}_site-test"
+    folder = src / "docs" / "results" / f"{folders.run_folder(doc['provenance'])}_site-test"
     folder.mkdir(parents=True)
     shutil.copy(run, folder / "bench.json")
 

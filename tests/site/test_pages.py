@@ -13,7 +13,7 @@ import pytest
 
 from snippets import bench
 from snippets.bench import tables
-from snippets.core import results
+from snippets.core import folders, results, stamps
 from snippets.site import build, cache, live, pages, reference, sitecheck
 
 
@@ -39,7 +39,7 @@ def recorded(docs: Path, tmp_path: Path) -> build.Build:
       "torch": "2.14.1+cpu"}, "cpu-intel-xeon_torch-2.14.1"),
 ])
 def test_run_folder(prov: dict, folder: str) -> None:
-    assert results.run_folder(prov) == folder
+    assert folders.run_folder(prov) == folder
 
 
 def test_no_recorded_run_gives_an_admonition(recorded: build.Build) -> None:
@@ -52,7 +52,7 @@ def test_no_recorded_run_gives_an_admonition(recorded: build.Build) -> None:
 def test_recorded_shows_the_newest_run_of_its_device(recorded: build.Build,
                                                      cpu_bench_run: Path) -> None:
     doc = json.loads(cpu_bench_run.read_text())
-    folder = recorded.results_dir / results.run_folder(doc["provenance"])
+    folder = recorded.results_dir / folders.run_folder(doc["provenance"])
     folder.mkdir()
     shutil.copy(cpu_bench_run, folder / "bench.json")
     out = pages.show("bench", tables.table, device="cpu", build=recorded)
@@ -140,8 +140,8 @@ def test_compare_sets_two_recorded_files_side_by_side_stamped(recorded: build.Bu
     # One stamp names both runs: the one shown, then the one it is compared with.
     mine, other = (results.load(recorded.results_dir / name) for name in names)
     stamp = html.unescape(re.search(r'<p class="stamp">(.*)</p>', out).group(1))
-    assert stamp == f"{results.stamp(mine, 'recorded')}, compared with {results.stamp(other)}"
-    assert results.stamp(other).startswith("recorded: CPU: AMD")
+    assert stamp == f"{stamps.stamp(mine, 'recorded')}, compared with {stamps.stamp(other)}"
+    assert stamps.stamp(other).startswith("recorded: CPU: AMD")
     assert sitecheck.check_html(out.replace(" markdown>", ">")) == []
 
 

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from snippets import dynamic
-from snippets.core import results
+from snippets.core import folders
 from snippets.debug import minifier
 from snippets.explain import costs, fastpath
 from snippets.site import build, live, produce
@@ -49,7 +49,7 @@ def test_a_run_is_written_to_its_run_folder(here: build.Build, cpu_bench_run: Pa
         lambda *, commit: asked.append((device, commit)) or doc))})
     path = produce.produce_results("bench", "cpu", here.results_dir, "abc123")
     assert asked == [("cpu", "abc123")]
-    assert path == here.results_dir / results.run_folder(doc["provenance"]) / "bench.json"
+    assert path == here.results_dir / folders.run_folder(doc["provenance"]) / "bench.json"
     assert json.loads(path.read_text()) == doc
     with pytest.raises(ValueError, match="produced on cpu, asked for cuda"):
         produce.produce_results("bench", "cuda", here.results_dir, None)

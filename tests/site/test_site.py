@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from snippets.core import results
+from snippets.core import folders
 from snippets.site import agree, figures, reading, sitecheck
 from tests.site.builds import Deployment, finish, site_copy, start_build
 
@@ -103,7 +103,7 @@ def test_benchmark_page_shows_the_cpu_run_stamped(site: Path) -> None:
     assert '<p class="stamp">recorded: CPU: ' in text
     assert "--8&lt;--" not in text  # every section marker was replaced by its code
     assert '<span class="nf">interleaved</span>' in text
-    gpu = results.newest(ROOT / "docs" / "results", "bench", "cuda")
+    gpu = folders.newest(ROOT / "docs" / "results", "bench", "cuda")
     assert gpu is not None  # the GPU section shows the committed H200 run, stamped as such
     assert f'<p class="stamp">recorded: {gpu["provenance"]["device"]}' in text
 
@@ -269,7 +269,7 @@ def test_home_and_benchmark_render(browser_page: Browsing) -> None:
     assert table.is_visible()
     stamps = page.locator(".results .stamp").all_inner_texts()
     assert any(s.startswith("recorded: CPU: ") for s in stamps), stamps
-    gpu = results.newest(ROOT / "docs" / "results", "bench", "cuda")
+    gpu = folders.newest(ROOT / "docs" / "results", "bench", "cuda")
     assert any(s.startswith(f"recorded: {gpu['provenance']['device']}") for s in stamps)
     page.locator("#results-on-a-cpu").scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "benchmark.png"), full_page=True)

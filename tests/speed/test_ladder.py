@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from snippets import speed
-from snippets.core import backends, examples, results
+from snippets.core import backends, examples, results, stamps
 from snippets.core import roofline
 from snippets.speed import ladder, settings
 
@@ -205,7 +205,7 @@ def test_append_of_a_whole_ladder_measured_again_replaces_its_rows(ladder_doc):
     assert {r["part"] for r in joined["rows"]} == {1}
     assert all(r["latency_ms"] == {"median": 1.0} for r in joined["rows"])
     # The stamp names the commands whose rows the file holds, not the one replaced.
-    assert "commit bbbbbbbbbbbb" in results.stamp(joined)
+    assert "commit bbbbbbbbbbbb" in stamps.stamp(joined)
 
 
 def test_append_refuses_another_device_or_setting(ladder_doc):

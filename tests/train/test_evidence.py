@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from snippets.core import results
+from snippets.core import folders, results
 from snippets.train import evidence, repeat
 from tests.markdown import all_rows, label, row, table_rows
 
@@ -17,7 +17,7 @@ def test_two_runs_of_the_same_commands_are_set_side_by_side(cpu_train_run, tmp_p
 
     doc = results.load(cpu_train_run)
     site = build.Build(docs_dir=tmp_path / "docs", cache_dir=tmp_path / "cache")
-    folder = site.results_dir / results.run_folder(doc["provenance"])
+    folder = site.results_dir / folders.run_folder(doc["provenance"])
     folder.mkdir(parents=True)
     (folder / "train.json").write_text(cpu_train_run.read_text())
     missing = pages.repeated("train", evidence.agreement, device="cpu", build=site)

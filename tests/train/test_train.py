@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from snippets import train
-from snippets.core import backends, results
+from snippets.core import backends, results, stamps
 from snippets.train import classifiers, group, step
 
 from .conftest import QUICK
@@ -74,7 +74,7 @@ def test_the_results_file_round_trips(cpu_train_run):
         # Profiled after the timing: the step's top-level operators, none of them launches
         assert row["profile"]["kernels_per_call"] > 0 and row["profile"]["top"]
         assert row["profile"]["device_type"] == "cpu" and row["profile"]["calls"] == 2
-    assert "fp32" in results.stamp(doc) and "3 rounds" in results.stamp(doc)
+    assert "fp32" in stamps.stamp(doc) and "3 rounds" in stamps.stamp(doc)
 
 
 @pytest.mark.parametrize("row, problem", [

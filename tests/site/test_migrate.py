@@ -1,4 +1,4 @@
-"""snippets.core.migrate: an old file comes to the current schema once, its values untouched."""
+"""snippets.site.migrate: an old file comes to the current schema once, its values untouched."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import json
 import torch
 
 from snippets.bench.rows import new_row
-from snippets.core import migrate, results
+from snippets.core import results
+from snippets.site import migrate
 
 
 def _old_bench() -> dict:

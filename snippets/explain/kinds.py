@@ -1,0 +1,30 @@
+"""The graph-breaks page's results kinds, declared once: timed breaks and the counts and logs
+computed at every build."""
+
+from __future__ import annotations
+
+from snippets.core.results import NUM, Kind, declare
+
+_EXPLAINED = {"graph_count": (int,), "graph_break_count": (int,), "break_reasons": (list,)}
+
+GRAPH_BREAKS = declare(Kind("graph-breaks", "snippets.graph-breaks/1", {
+    "cause": (str,), "variant": (str,), "kind": (str,), "graph_count": (int,),
+    "graph_break_count": (int,), "compile_s": NUM, "rel_err": NUM, "eager_ms": (dict,),
+    # None where the compiled side failed (its status and message say how)
+    "compiled_ms": (dict, type(None)), "speedup": NUM}, variant="variant"))
+FASTPATH = declare(Kind("transformer-fastpath", "snippets.fastpath/1", {
+    "batch_size": (int,), "variant": (str,), "compile_s": NUM, "rel_err": NUM,
+    "latency_ms": (dict,), "speedup": NUM}, variant="variant", timing="latency_ms"))
+# Computed at every build, on any machine, in seconds: counts and logs, nothing timed.
+CAUSES = declare(Kind("explain-causes", "snippets.explain-causes/1",
+                      {"cause": (str,), "variant": (str,), "kind": (str,), **_EXPLAINED},
+                      variant="variant", measured=False))
+MODELS = declare(Kind("explain-models", "snippets.explain-models/1",
+                      {"model": (str,), "ops": (int,), **_EXPLAINED}, measured=False))
+TRANSFORMER_GRAPH = declare(Kind("transformer-graph", "snippets.transformer-graph/1", {
+    "fastpath": (bool,), "graph_count": (int,), "graph_break_count": (int,), "ops": (dict,)},
+    measured=False))
+AGREEMENT = declare(Kind("explain-agreement", "snippets.explain-agreement/1", {
+    "case": (str,), "source": (str,), "logged": (list,), "explain": (list,),
+    "torch_explain": (list, type(None)), "agrees": (bool,), "torch_agrees": (bool,)},
+    measured=False))
