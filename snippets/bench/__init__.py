@@ -191,15 +191,7 @@ def _start(g: _Group, mode: str) -> tuple[Callable[[], object], object, float]:
     for the hand capture its warm-up and capture."""
     model, x, device = g.model, g.x, g.device
     if mode == "eager-graphed":
-        made: dict[str, cudagraph.Graphed] = {}
-
-        def first() -> object:
-            made["graph"] = cudagraph.Graphed(model, x, keep_outputs=False)
-            return made["graph"]()
-        out, seconds = measure.time_first_call(first, device)
-        # Each timed call copies the input in, as a caller with new data would, and as
-        # reduce-overhead's CUDA-graph trees do for every input that is not a parameter.
-        return (lambda: made["graph"](x)), out, seconds
+        return cudagraph.capture_timed(model, x, device)
     if mode == "cudagraphs-backend":
         run = examples.bind(torch.compile(model, backend="cudagraphs"), x)
         out, seconds = measure.time_first_call(run, device)

@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from snippets.core import examples
+from snippets.core import examples, measure
 
 WARMUP = 3  # the notes warm up on a side stream before capturing; three calls, as their example
 
@@ -69,3 +69,18 @@ class Graphed:
                     f"{tuple(buf.shape)} {buf.dtype}: capture another graph for this shape")
         for buf, t in zip(self._inputs, new, strict=True):
             buf.copy_(t)
+
+
+def capture_timed(fn: Callable[..., Any], example: examples.Example, device: torch.device
+                  ) -> tuple[Callable[[], Any], Any, float]:
+    """``fn`` captured for ``example`` as a variant's first call: the call that copies the
+    example in and replays (as a caller with new data would, and as reduce-overhead's CUDA-graph
+    trees do for every input that is not a parameter), the first answer, and the seconds the
+    warm-up, capture and first replay took."""
+    made: dict[str, Graphed] = {}
+
+    def first() -> Any:
+        made["graph"] = Graphed(fn, example, keep_outputs=False)
+        return made["graph"]()
+    out, seconds = measure.time_first_call(first, device)
+    return (lambda: made["graph"](example)), out, seconds

@@ -155,17 +155,10 @@ def build(rung: Rung, model: nn.Module, x: examples.Example, ref: list[torch.Ten
         xi = examples.place(x, device, channels_last=True)
     weights = examples.parameter_bytes(m)
     if rung.by_hand:
-        made: dict[str, cudagraph.Graphed] = {}
-
-        def first() -> object:  # the capture is the rung's first call: warm-up, record, replay
-            made["graph"] = cudagraph.Graphed(m, xi, keep_outputs=False)
-            return made["graph"]()
-        out, capture_s = measure.time_first_call(first, device)
+        call, out, capture_s = cudagraph.capture_timed(m, xi, device)
         err, moved = examples.relative_error(out, ref), roofline.min_bytes(weights, xi, out)
-        del out
-        # Each call copies its input in, as a caller with new data would and as reduce-overhead's
-        # CUDA-graph trees do for every input that is not a parameter.
-        return Built(rung, lambda: made["graph"](xi), capture_s, err, weights, moved)
+        del out  # overwritten by the next replay
+        return Built(rung, call, capture_s, err, weights, moved)
     if rung.mode is None:
         out = examples.call(m, xi)
         return Built(rung, examples.bind(m, xi), None, examples.relative_error(out, ref),
