@@ -320,6 +320,8 @@ def test_the_hand_captured_rung_stands_on_eager_and_matches_it():
         rows = list(ladder.climb("tiny", tiny, 2, device=torch.device("cuda"),
                                  dtype=torch.float32, autotune=False, tolerance=1e-2,
                                  only=("compile", "cuda-graphs", "eager-graphed"), **QUICK))
+    assert [r["mode"] for r in rows if r["status"] not in ("ok", "noisy")] == [], \
+        [(r["mode"], r["status"], r.get("message")) for r in rows]
     assert [r["rung"]["key"] for r in rows] == ["eager", "compile", "cuda-graphs",
                                                 "eager-graphed"]
     hand = rows[-1]
