@@ -106,6 +106,7 @@ class Graphs:
 
     splits: tuple[Split, ...]
     enough: float = ENOUGH  # the verdicts' mark, for the page to say
+    complete: bool = True  # the file's flag: False where a run stopped before its last model
 
     @property
     def graph_enough(self) -> list[Split]:
@@ -142,4 +143,4 @@ class Graphs:
 
 
 def of(doc: dict[str, Any]) -> Graphs:
-    return Graphs(tuple(split(doc)))
+    return Graphs(tuple(split(doc)), complete=bool(doc.get("complete", True)))

@@ -44,6 +44,11 @@ def test_where_neither_graph_beats_eager_the_split_says_neither():
     assert found.neither == list(found.splits) and found.graph_enough == []
 
 
+def test_the_findings_carry_the_files_completeness():
+    doc = _doc(_row("m", 1, "eager", 1.0))
+    assert graphs.of(doc).complete and not graphs.of({**doc, "complete": False}).complete
+
+
 def test_a_variant_that_failed_or_answered_wrong_leaves_the_split_unknown():
     doc = _doc(_row("m", 1, "eager", 2.0), _row("m", 1, "eager-graphed", 1.0, 2.0),
                _row("m", 1, "reduce-overhead", None, None, status="error"),
