@@ -72,6 +72,80 @@ class Pair:
 
 
 @dataclass(frozen=True)
+class Remainder:
+    """Where one weights' step falls short of reading its bytes at the copy bandwidth, from the
+    step's profile: the time outside any kernel, the library's kernels (cuDNN's attention), and
+    the share the step's bytes reach over Inductor's kernels' time alone."""
+
+    weights: str
+    step_us: float
+    share: float  # % of the copy bandwidth, the step as timed
+    busy_share: float  # the step's bytes over its kernels' busy time, % of the copy bandwidth
+    outside_us: float  # step time with no kernel running (host, gaps), per step
+    library_us: float  # kernels not Inductor's, per step
+    library_top: str | None  # the longest of them
+    inductor_us: float  # Inductor's Triton kernels, per step
+    inductor_share: float  # the step's bytes over Inductor's kernels' time alone, as above
+    top: tuple[tuple[str, float], ...]  # the longest kernels and their µs per step
+
+    @property
+    def in_kernels(self) -> bool:
+        """Whether the kernels hold the step: under a tenth of it has no kernel running."""
+        return self.outside_us < 0.1 * self.step_us
+
+    def kernel_us(self, name: str) -> float | None:
+        return next((us for n, us in self.top if n == name), None)
+
+
+def remainder(row: dict[str, Any], copy_gbps: float) -> Remainder | None:
+    """A profiled step row's ``Remainder``; None where the row has no GPU profile."""
+    p = row.get("profile") or {}
+    busy, classes = p.get("busy_us_per_call"), p.get("by_class")
+    if not (rows.timed(row) and busy and classes and row.get("bytes_per_step")):
+        return None
+    step_us, moved = 1e3 * row["latency_ms"]["median"], row["bytes_per_step"]
+
+    def share(us: float) -> float:  # bytes over µs is MB/s; copy_gbps is GB/s
+        return 100 * moved / us / 1e3 / copy_gbps
+
+    triton = classes.get("triton", 0.0)
+    library = [k for k in p.get("top", []) if not k["name"].startswith("triton_")]
+    return Remainder(row["weights"], step_us, 100 * row["of_copy_bw"], share(busy),
+                     max(step_us - busy, 0.0), busy - triton,
+                     library[0]["name"] if library else None, triton,
+                     share(triton) if triton else 0.0,
+                     tuple((k["name"], k["us_per_call"]) for k in p.get("top", [])))
+
+
+@dataclass(frozen=True)
+class Published:
+    """Figures a project published, not measured here, for the page to set beside its own."""
+
+    source: str
+    model: str
+    device: str
+    tokens_per_s: float  # bf16
+    gbps: float
+    int8_tokens_per_s: float
+    int8_gbps: float
+    peak_gbps: float  # the bandwidth the project took as its device's peak
+
+    @property
+    def share(self) -> float:
+        return 100 * self.gbps / self.peak_gbps
+
+    @property
+    def int8_ratio(self) -> float:
+        return self.int8_tokens_per_s / self.tokens_per_s
+
+
+# gpt-fast's README: the benchmark table (batch 1, a 5-token prompt, one A100-80GB limited to
+# 330 W) and its note that this GPU's peak bandwidth "seems" about 1,700 GB/s.
+GPT_FAST = Published("https://github.com/pytorch-labs/gpt-fast#benchmarks", "Llama-2-7B",
+                     "A100-80GB at 330 W", 104.9, 1397.31, 155.58, 1069.20, 1700.0)
+
+
+@dataclass(frozen=True)
 class Loop:
     size: str
     batch: int
@@ -82,6 +156,12 @@ class Loop:
     torchao: Torchao | None
     unwrapped: Pair | None  # torchao unwrapped before the compile, over torchao as is (step)
     head: Pair | None  # the int8 layer with the head int8 too, over the head kept (loop)
+    remainders: tuple[Remainder, ...] = ()  # per profiled step
+    naive_parted: tuple[str, ...] = ()  # weights whose naive loop's tokens left the loop's
+    gpt_fast = GPT_FAST  # not a field: the same published figures for every run
+
+    def remainder(self, weights: str) -> Remainder | None:
+        return next((r for r in self.remainders if r.weights == weights), None)
 
     def at(self, weights: str, way: str = "step") -> Cell | None:
         return next((c for c in self.cells if (c.weights, c.way) == (weights, way)), None)
@@ -160,4 +240,8 @@ def of(doc: dict[str, Any]) -> Loop:
     cells = tuple(_cell(r) for r in doc["rows"] if rows.timed(r))
     return Loop(s["size"], s["batch"], s["tokens"], s["dtype"], doc["ceilings"]["copy_gbps"],
                 cells, torchao(doc), pair(doc, "torchao-unwrapped", "torchao", ("step", "loop")),
-                pair(doc, "int8-head", "int8", ("loop", "step")))
+                pair(doc, "int8-head", "int8", ("loop", "step")),
+                tuple(filter(None, (remainder(r, doc["ceilings"]["copy_gbps"])
+                                    for r in doc["rows"] if r["way"] == "step"))),
+                tuple(r["weights"] for r in doc["rows"]
+                      if r["way"] == "naive" and r.get("first_diff") is not None))

@@ -79,6 +79,8 @@ def test_the_findings_and_tables_read_the_run(recorded):
     assert found.at("int8", "loop").speedup == _by(recorded)["int8", "loop"]["speedup"]
     assert found.int8.weights == "int8" and found.torchao is None  # torchao was not timed
     assert found.unwrapped is None and found.head is None
+    assert found.naive_parted == ()  # on the CPU in fp32 the naive loop gives the loop's tokens
+    assert found.remainders == ()  # no GPU profile on the CPU
     assert found.fastest("step").ms == min(c.ms for c in found.cells if c.way == "step")
     assert tables.loop_table(recorded).count("\n| ") == len(recorded["rows"])
     assert tables.loop_detail_table(recorded).count("\n| ") == len(recorded["rows"])
@@ -189,3 +191,18 @@ def test_on_a_gpu_each_step_is_one_cuda_graph_and_the_loops_compile_nothing_more
         assert by[w, "naive"]["tokens"] == by[w, "loop"]["tokens"]
         assert by[w, "step"]["host_us"] > 0 and by[w, "step"]["profile"]["kernels_per_call"] > 0
     assert doc["compiles_while_timed"] == 0
+
+
+def test_the_remainder_splits_a_profiled_step_into_gaps_library_and_inductor_kernels():
+    row = {**_step("dense", [4.0]), "bytes_per_step": 8e9, "of_copy_bw": 0.5,
+           "profile": {"busy_us_per_call": 3600.0,
+                       "by_class": {"matmul": 400.0, "triton": 3200.0, "other": 0.0},
+                       "top": [{"name": "triton_red_fused_mm_0", "us_per_call": 2000.0},
+                               {"name": "cudnn_sdpa_flash", "us_per_call": 400.0}]}}
+    r = loop_findings.remainder(row, copy_gbps=4000.0)  # 8 GB at 4,000 GB/s: 2 ms
+    assert (r.share, r.outside_us, r.library_us, r.inductor_us) == (50.0, 400.0, 400.0, 3200.0)
+    assert r.busy_share == pytest.approx(100 * 2 / 3.6)
+    assert r.inductor_share == pytest.approx(62.5) and r.library_top == "cudnn_sdpa_flash"
+    assert r.kernel_us("triton_red_fused_mm_0") == 2000.0 and r.kernel_us("other") is None
+    assert not r.in_kernels  # 400 µs of 4,000 with no kernel running: a tenth, not under it
+    assert loop_findings.remainder(_step("dense", [4.0]), 4000.0) is None  # no profile
