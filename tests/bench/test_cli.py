@@ -165,7 +165,9 @@ def test_a_run_stopped_midway_leaves_a_valid_file(tmp_path, sig):
     doc = results.load(out)
     assert len(doc["rows"]) >= 2 and not doc["complete"]
     if sig != signal.SIGKILL:  # stopped as by Ctrl-C; the code says which signal (130, 143)
-        assert proc.returncode == 128 + sig and "Traceback" not in err
+        # the message keeps the run's last words: a rare -2 (a KeyboardInterrupt that escaped
+        # the run) was seen once on a loaded machine, and 100 runs under load did not repeat it
+        assert proc.returncode == 128 + sig and "Traceback" not in err, err[-3000:]
         assert "finished rows kept" in err
 
 
