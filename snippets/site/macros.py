@@ -42,6 +42,7 @@ from snippets.production import serving_findings
 from snippets.scale import findings as scale_findings
 from snippets.site import pages
 from snippets.speed import findings as speed_findings
+from snippets.speed import freezing_findings
 from snippets.speed import graphs as speed_graphs
 from snippets.train import findings as train_findings
 from snippets.zoo import findings as zoo_findings
@@ -73,7 +74,7 @@ SOURCES: dict[str, Source] = {
     "dynamic-steady-large": Source(dynamic_findings.steady, ("dynamic-shapes-large",)),
     "speed": Source(speed_findings.of, ("bench-ladder",)),
     "speed-graphs": Source(speed_graphs.of, ("bench-ladder",)),
-    "speed-freezing": Source(speed_findings.of_freezing, ("speed-freezing",)),
+    "speed-freezing": Source(freezing_findings.of_freezing, ("speed-freezing",)),
     "train": Source(train_findings.of, ("train", "train-repeat")),
     "production-startup": Source(production_findings.startup, ("production-startup",)),
     "production-stream": Source(serving_findings.stream, ("production-stream",)),
@@ -189,12 +190,12 @@ def explain_agreement() -> Placed:
     return Placed(explain_findings.agreement(value), pages.live_stamp(meta), meta["device"])
 
 
-def freezing_ways() -> speed_findings.Prepacked:
+def freezing_ways() -> freezing_findings.Prepacked:
     """Which way of asking for freezing prepacked the convolutions, from the live section the
     freezing page shows: the same record."""
     from snippets.site import live
 
-    return speed_findings.prepacked(live.value("speed-freezing")[0])
+    return freezing_findings.prepacked(live.value("speed-freezing")[0])
 
 
 def together(*runs: Placed | None) -> Placed | None:

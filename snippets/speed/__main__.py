@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from snippets import speed
+from snippets.speed import runs as speed
 from snippets.core import cli, flags, results
 from snippets.speed import freezing, settings, tables
 

@@ -1,13 +1,12 @@
 """What a speed run says, as data: the numbers and verdicts the prose of "How fast can it go"
 reads (``docs/includes/speed.md`` places them).
 
-``of(doc)`` gathers what the page reads from a ``bench-ladder`` document, ``of_freezing(doc)``
-from a ``speed-freezing`` one, ``prepacked(value)`` from the two ways of asking for freezing
-(``freezing.compared``). Of their parts, ``ladders(doc)`` returns a ladder run's ceilings,
-each ladder's fastest rung, best step and roofline, its slower steps and its long first
-compiles; ``autotuned(doc)`` the autotuned rungs against the rung below; ``paid(doc)`` the steps
-in the order they paid; ``freezing(doc)`` a freezing check per model and batch; ``settings(doc)``
-what the settings grid was measured over. Pure: nothing here measures, formats or composes text.
+``of(doc)`` gathers what the page reads from a ``bench-ladder`` document. Of its parts,
+``ladders(doc)`` returns a ladder run's ceilings, each ladder's fastest rung, best step and
+roofline, its slower steps and its long first compiles; ``paid(doc)`` the steps in the order
+they paid; ``autotune_findings.autotuned(doc)`` the autotuned rungs against the rung below.
+``settings(doc)`` says what the settings grid was measured over; a freezing check's findings
+are ``freezing_findings``. Pure: nothing here measures, formats or composes text.
 """
 
 from __future__ import annotations
@@ -20,8 +19,8 @@ from typing import Any
 from snippets.core import measure
 from snippets.core import rows as typed
 from snippets.core import roofline
-from snippets.speed import choices, evidence, goals
-from snippets.speed import freezing as freezing_check
+from snippets.speed import evidence, goals
+from snippets.speed.autotune_findings import Autotuned, autotuned
 from snippets.speed.evidence import EagerFastest, FirstCompile, FrozenProfile, Slower
 
 NOISE = measure.NOISY_IQR_RATIO  # a step "buys" only if it beats the rung below by more
@@ -202,168 +201,7 @@ def paid(doc: dict[str, Any]) -> TryFirst:
     return TryFirst(tuple(Paid(k, g, n) for g, k, n in ranked))
 
 
-# ---- autotuning ----------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Split:
-    """Kernel time per call in µs, matrix products and convolutions (the library's kernels and
-    autotuning's templates alike) against the rest, of a rung and of the rung below."""
-
-    matmul_us: float
-    rest_us: float
-    matmul_below_us: float
-    rest_below_us: float
-
-
-def split(row: dict[str, Any]) -> Split | None:
-    mine, theirs = row.get("profile") or {}, row.get("below_profile") or {}
-    if not (mine.get("by_class") and theirs.get("by_class")):
-        return None
-
-    def two(p: dict[str, Any]) -> tuple[float, float]:
-        mm = p["by_class"].get("matmul", 0.0)
-        return mm, sum(p["by_class"].values()) - mm
-
-    return Split(*two(mine), *two(theirs))
-
-
-@dataclass(frozen=True)
-class Tuned:
-    """An autotuned rung against the rung below, with what autotuning measured (None where the
-    row holds no record) and, where both rungs were profiled, the kernel time split."""
-
-    model: str
-    batch: int
-    mode: str
-    key: str | None
-    ratio: float
-    below: str | None
-    choices: choices.Choices | None
-    split: Split | None
-
-
-@dataclass(frozen=True)
-class Replayed:
-    """One ladder autotuned both ways: the library kernels kept when candidates were timed as
-    replays and by the timer, each of how many operators, and both rungs' speed over the rung
-    below."""
-
-    model: str
-    batch: int
-    below: str | None
-    graph: choices.Choices
-    own: choices.Choices
-    graph_ratio: float
-    own_ratio: float
-
-
-@dataclass(frozen=True)
-class Descent:
-    """A ``coordinate-descent`` rung's speed over the rung below, beside the autotuned rungs of
-    its ladder."""
-
-    model: str
-    batch: int
-    ratio: float
-    below: str | None
-    tuned: tuple[Tuned, ...]
-
-
-@dataclass(frozen=True)
-class Autotuned:
-    rungs: tuple[Tuned, ...]
-    noise: float  # the mark a rung must fall below, as a fraction under 1
-    replayed: tuple[Replayed, ...]
-    descent: tuple[Descent, ...]
-
-    @property
-    def slower(self) -> tuple[Tuned, ...]:
-        return tuple(t for t in self.rungs if t.ratio < 1 - self.noise)
-
-
-def autotuned(doc: dict[str, Any]) -> Autotuned:
-    """Every autotuned rung of a ladder file, the ladders tuned both ways, and the
-    coordinate-descent rungs beside them."""
-    rungs = tuple(
-        Tuned(r["model"], r["batch_size"], r["mode"], r["rung"].get("key"), r["speedup_prev"],
-              r.get("prev_rung"), choices.summary(r), split(r))
-        for r in doc["rows"] if "max-autotune" in ((r.get("rung") or {}).get("mode") or "")
-        and r["status"] in typed.TIMED and r.get("speedup_prev"))
-    replayed = []
-    for g in (t for t in rungs if t.key == "graph-timed-autotune"):
-        m = next((t for t in rungs if (t.model, t.batch, t.key)
-                  == (g.model, g.batch, "max-autotune")), None)
-        if m and g.choices and m.choices and g.choices.ops and m.choices.ops:
-            replayed.append(Replayed(g.model, g.batch, g.below, g.choices, m.choices, g.ratio,
-                                     m.ratio))
-    descent = tuple(
-        Descent(d["model"], d["batch_size"], d["speedup_prev"], d.get("prev_rung"),
-                tuple(t for t in rungs if (t.model, t.batch) == (d["model"], d["batch_size"])))
-        for d in doc["rows"] if (d.get("rung") or {}).get("key") == "coordinate-descent"
-        and d.get("speedup_prev") and d["status"] in typed.TIMED)
-    return Autotuned(rungs, NOISE, tuple(replayed), descent)
-
-
-# ---- the freezing check and the settings grid ----------------------------------------------
-
-@dataclass(frozen=True)
-class Way:
-    """One way of asking for freezing against no freezing: its status, its speedup (None where
-    it did not time) and, on a GPU, what each replay copied first."""
-
-    point: str
-    words: str  # the point as the table names it
-    status: str
-    speedup: float | None
-    copied: int | None
-    copied_mib: float | None
-
-
-@dataclass(frozen=True)
-class Frozen:
-    """One model and batch of the freezing check: each way, what a replay copies without
-    freezing, and the input and weights to set it beside."""
-
-    model: str
-    batch: int
-    fastpath: bool
-    ways: tuple[Way, ...]
-    copied: int | None
-    copied_mib: float | None
-    input_mib: float | None
-    weights_mib: float | None
-
-
-def _copy(r: dict[str, Any] | None) -> tuple[int | None, float | None]:
-    c = (r or {}).get("replay_copy")
-    return (round(c["tensors"]), c["mb"]) if c else (None, None)
-
-
-@dataclass(frozen=True)
-class Freezings:
-    checks: tuple[Frozen, ...]
-
-
-def freezing(doc: dict[str, Any]) -> Freezings:
-    """The freezing check per model and batch size."""
-    out = []
-    for model, bs in dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]):
-        rows = {r.get("point"): r for r in doc["rows"]
-                if (r["model"], r["batch_size"]) == (model, bs)}
-        ways = []
-        for point in freezing_check.POINTS[1:]:
-            r = rows.get(point)
-            timed = r is not None and r["status"] in typed.TIMED and r.get("speedup")
-            copied = _copy(r) if timed else (None, None)
-            ways.append(Way(point, freezing_check.POINT_WORDS[point],
-                            r["status"] if r else "not run", r["speedup"] if timed else None,
-                            *copied))
-        first = next(iter(rows.values()))
-        copied = _copy(rows.get("off"))
-        out.append(Frozen(model, bs, first.get("fastpath", True), tuple(ways), *copied,
-                          first.get("input_mb"), first.get("weights_mb")))
-    return Freezings(tuple(out))
-
+# ---- the settings grid ----------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Grid:
@@ -393,33 +231,3 @@ class Speed:
 def of(doc: dict[str, Any]) -> Speed:
     """The findings of one ladder run, for the page."""
     return Speed(ladders(doc), goals.of(doc), autotuned(doc), paid(doc))
-
-
-@dataclass(frozen=True)
-class Check:
-    """What the page reads from one freezing check."""
-
-    freezing: Freezings
-
-
-def of_freezing(doc: dict[str, Any]) -> Check:
-    return Check(freezing(doc))
-
-
-class Prepacked(str, enum.Enum):
-    """Which of the two ways of asking for freezing (``freezing.compared``) had oneDNN prepack
-    the convolutions: the switch alone, both, neither; or this torch has no oneDNN."""
-
-    SWITCH_ONLY = "switch-only"
-    BOTH = "both"
-    NEITHER = "neither"
-    NO_ONEDNN = "no-onednn"
-
-
-def prepacked(value: list[dict[str, Any]]) -> Prepacked:
-    if not value:
-        return Prepacked.NO_ONEDNN
-    way = {v["way"]: v["prepacked"] for v in value}
-    if way["switch"]:
-        return Prepacked.BOTH if way["option"] else Prepacked.SWITCH_ONLY
-    return Prepacked.NEITHER

@@ -27,9 +27,7 @@ from typing import Any
 import torch
 from torch import nn
 
-import snippets.speed.kinds as kinds
-import snippets.speed.ladder as ladder  # the modules, not the package, which imports this one
-import snippets.speed.settings as settings
+from snippets.speed import kinds, ladder, settings
 from snippets.bench.rows import new_row
 from snippets.core import examples, measure, models
 from snippets.explain.fastpath import fastpath

@@ -32,7 +32,7 @@ from torch import nn
 
 import snippets.speed.autotune as autotuning  # the module; ``autotune`` is a flag below
 from snippets.core import roofline
-import snippets.speed.settings as settings
+from snippets.speed import settings
 from snippets import bench
 from snippets.bench.rows import new_row
 from snippets.core import backends, cudagraph, examples, measure, models

@@ -13,7 +13,7 @@ from typing import Any
 from snippets.core import columns, render
 from snippets.core import rows as typed
 from snippets.core import roofline
-from snippets.speed import choices, findings, freezing, settings
+from snippets.speed import choices, findings, freezing, freezing_findings, settings
 
 # What labels a row: the model, the batch, the mode (a rung, a point of the grid).
 KEY = (columns.field("Model", "model"), columns.field("Batch", "batch_size"),
@@ -172,7 +172,7 @@ WAY_WORDS = {"option": "the option alone", "switch": "option and switch"}
 
 def freezing_switch(value: list[dict[str, Any]]) -> str:
     """The two ways of asking for freezing (``freezing.compared``): the operators each ran; empty
-    where this torch has no oneDNN. The page says what they show (``findings.prepacked``)."""
+    where this torch has no oneDNN. The page says what they show (``freezing_findings.prepacked``)."""
     if not value:
         return ""
     body = [[WAY_WORDS[v["way"]], ", ".join(f"`{op}`" for op in _innermost(v["ops"])) or "none",
@@ -215,7 +215,7 @@ def freezing_table(doc: dict[str, Any]) -> str:
 def freezing_sizes(doc: dict[str, Any]) -> str:
     """What each model and batch of the check holds, to set its copies beside: the input and
     the weights; "" where no replay copied (a CPU) or the sizes were not recorded."""
-    rows = [f for f in findings.freezing(doc).checks if f.copied is not None and f.weights_mib]
+    rows = [f for f in freezing_findings.freezing(doc).checks if f.copied is not None and f.weights_mib]
     if not rows:
         return ""
     return render.markdown_table(("Model · batch", "Input MiB", "Weights MiB"), (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from snippets.speed import evidence, findings, tables
+from snippets.speed import autotune_findings, evidence, findings, tables
 from snippets.speed.evidence import Packed, Profiled
 from snippets.speed.findings import Step
 from tests import markdown
@@ -145,18 +145,18 @@ def test_autotuned_rungs_are_read_with_their_kernel_split_and_both_ways_of_timin
     def split(mm: float, rest: float) -> dict:
         return {**_profile("k", 0.5, 70.0), "by_class": {"matmul": mm, "triton": rest}}
 
-    found = findings.autotuned(doc("bench", [
+    found = autotune_findings.autotuned(doc("bench", [
         _tuned("max-autotune", 0.87, 0, profile=split(400.0, 200.0),
                below_profile=split(340.0, 170.0)),
         _tuned("graph-timed-autotune", 0.95, 3)], **CPU))
     assert (len(found.slower), len(found.rungs)) == (1, 2)
-    assert found.rungs[0].split == findings.Split(400.0, 200.0, 340.0, 170.0)
+    assert found.rungs[0].split == autotune_findings.Split(400.0, 200.0, 340.0, 170.0)
     assert found.rungs[1].split is None
     (p,) = found.replayed
     assert (p.graph.library, p.graph.ops, p.own.library, p.own.ops) == (3, 4, 0, 4)
     assert (p.graph_ratio, p.own_ratio, p.below) == (0.95, 0.87, "+ freezing")
     assert found.descent == () and found.rungs[0].choices.chosen_us is None
-    assert findings.autotuned(doc("bench", [], **CPU)).rungs == ()
+    assert autotune_findings.autotuned(doc("bench", [], **CPU)).rungs == ()
 
 
 def test_coordinate_descent_alone_is_read_beside_the_autotuned_rungs_of_its_ladder() -> None:
@@ -164,7 +164,7 @@ def test_coordinate_descent_alone_is_read_beside_the_autotuned_rungs_of_its_ladd
                   speedup_prev=1.03, prev_rung="+ freezing",
                   rung={"mode": "reduce-overhead", "key": "coordinate-descent"})
     other = {**descent, "batch_size": 1, "speedup_prev": 0.99}
-    found = findings.autotuned(doc("bench", [
+    found = autotune_findings.autotuned(doc("bench", [
         descent, other, _tuned("max-autotune", 0.87, 0),
         _tuned("graph-timed-autotune", 0.95, 3)], **CPU)).descent
     assert [(d.batch, d.ratio) for d in found] == [(32, 1.03), (1, 0.99)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from snippets.speed import findings, freezing, tables
+from snippets.speed import findings, freezing, freezing_findings, tables
 from tests import markdown
 
 
@@ -26,10 +26,10 @@ def test_the_page_says_what_the_two_ways_ran():
     text = tables.freezing_switch(value)
     assert markdown.row(text, "the option alone") == ["`aten::mkldnn_convolution`", "no", "0"]
     # the switch prepacked, the option alone did not
-    assert findings.prepacked(value) is findings.Prepacked.SWITCH_ONLY
+    assert freezing_findings.prepacked(value) is freezing_findings.Prepacked.SWITCH_ONLY
     value[0]["prepacked"] = True
-    assert findings.prepacked(value) is findings.Prepacked.BOTH
+    assert freezing_findings.prepacked(value) is freezing_findings.Prepacked.BOTH
     value[1]["prepacked"] = False
-    assert findings.prepacked(value) is findings.Prepacked.NEITHER
-    assert findings.prepacked([]) is findings.Prepacked.NO_ONEDNN
+    assert freezing_findings.prepacked(value) is freezing_findings.Prepacked.NEITHER
+    assert freezing_findings.prepacked([]) is freezing_findings.Prepacked.NO_ONEDNN
     assert tables.freezing_switch([]) == ""

@@ -5,9 +5,9 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from snippets import speed
+from snippets.speed import runs as speed
 from snippets.core import results
-from snippets.speed import findings, freezing, tables
+from snippets.speed import findings, freezing, freezing_findings, tables
 from snippets.speed.__main__ import PROG
 from tests import cli_run, markdown
 
@@ -55,7 +55,7 @@ def test_the_page_reads_the_copies_against_the_weights():
     assert markdown.row(text, "m", 1, "the option alone") == ["0.590 ±0.0%", "0.78",
                                                               "268 (49.1 MiB)", "ok"]
     assert markdown.row(text, "m", 1) == ["0.3", "49"]  # the sizes to read the copies against
-    (check,) = findings.freezing(doc).checks
+    (check,) = freezing_findings.freezing(doc).checks
     assert [(w.point, w.speedup, w.copied, w.copied_mib) for w in check.ways] == [
         ("option", 0.78, 268, 49.1), ("switch", 1.03, 1, 0.3)]
     assert (check.copied, check.copied_mib, check.input_mib, check.weights_mib) == (
@@ -78,4 +78,4 @@ def test_an_encoder_is_checked_without_its_fast_path_as_on_the_ladder():
                                            factories=(("enc", encoder),), **QUICK))
     assert all(r["fastpath"] is False and r["status"] in ("ok", "noisy") for r in doc["rows"])
     assert torch.backends.mha.get_fastpath_enabled()
-    assert all(not c.fastpath for c in findings.freezing(doc).checks)
+    assert all(not c.fastpath for c in freezing_findings.freezing(doc).checks)

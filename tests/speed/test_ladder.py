@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch import nn
 
-from snippets import speed
+from snippets.speed import runs as speed
 from snippets.core import backends, examples, results, stamps
 from snippets.core import roofline
 from snippets.speed import ladder, settings

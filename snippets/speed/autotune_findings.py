@@ -1,0 +1,114 @@
+"""What a ladder run's autotuned rungs say, as data: each autotuned rung against the rung below,
+with what autotuning measured while it chose and, where both rungs were profiled, the kernel
+time of the products against the rest; the ladders tuned both ways (by the timer, and as CUDA
+graph replays); the coordinate-descent rungs beside them. Pure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from snippets.core import measure
+from snippets.core import rows as typed
+from snippets.speed import choices
+
+NOISE = measure.NOISY_IQR_RATIO  # a rung is slower only below the rung below by more
+
+@dataclass(frozen=True)
+class Split:
+    """Kernel time per call in µs, matrix products and convolutions (the library's kernels and
+    autotuning's templates alike) against the rest, of a rung and of the rung below."""
+
+    matmul_us: float
+    rest_us: float
+    matmul_below_us: float
+    rest_below_us: float
+
+
+def split(row: dict[str, Any]) -> Split | None:
+    mine, theirs = row.get("profile") or {}, row.get("below_profile") or {}
+    if not (mine.get("by_class") and theirs.get("by_class")):
+        return None
+
+    def two(p: dict[str, Any]) -> tuple[float, float]:
+        mm = p["by_class"].get("matmul", 0.0)
+        return mm, sum(p["by_class"].values()) - mm
+
+    return Split(*two(mine), *two(theirs))
+
+
+@dataclass(frozen=True)
+class Tuned:
+    """An autotuned rung against the rung below, with what autotuning measured (None where the
+    row holds no record) and, where both rungs were profiled, the kernel time split."""
+
+    model: str
+    batch: int
+    mode: str
+    key: str | None
+    ratio: float
+    below: str | None
+    choices: choices.Choices | None
+    split: Split | None
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """One ladder autotuned both ways: the library kernels kept when candidates were timed as
+    replays and by the timer, each of how many operators, and both rungs' speed over the rung
+    below."""
+
+    model: str
+    batch: int
+    below: str | None
+    graph: choices.Choices
+    own: choices.Choices
+    graph_ratio: float
+    own_ratio: float
+
+
+@dataclass(frozen=True)
+class Descent:
+    """A ``coordinate-descent`` rung's speed over the rung below, beside the autotuned rungs of
+    its ladder."""
+
+    model: str
+    batch: int
+    ratio: float
+    below: str | None
+    tuned: tuple[Tuned, ...]
+
+
+@dataclass(frozen=True)
+class Autotuned:
+    rungs: tuple[Tuned, ...]
+    noise: float  # the mark a rung must fall below, as a fraction under 1
+    replayed: tuple[Replayed, ...]
+    descent: tuple[Descent, ...]
+
+    @property
+    def slower(self) -> tuple[Tuned, ...]:
+        return tuple(t for t in self.rungs if t.ratio < 1 - self.noise)
+
+
+def autotuned(doc: dict[str, Any]) -> Autotuned:
+    """Every autotuned rung of a ladder file, the ladders tuned both ways, and the
+    coordinate-descent rungs beside them."""
+    rungs = tuple(
+        Tuned(r["model"], r["batch_size"], r["mode"], r["rung"].get("key"), r["speedup_prev"],
+              r.get("prev_rung"), choices.summary(r), split(r))
+        for r in doc["rows"] if "max-autotune" in ((r.get("rung") or {}).get("mode") or "")
+        and r["status"] in typed.TIMED and r.get("speedup_prev"))
+    replayed = []
+    for g in (t for t in rungs if t.key == "graph-timed-autotune"):
+        m = next((t for t in rungs if (t.model, t.batch, t.key)
+                  == (g.model, g.batch, "max-autotune")), None)
+        if m and g.choices and m.choices and g.choices.ops and m.choices.ops:
+            replayed.append(Replayed(g.model, g.batch, g.below, g.choices, m.choices, g.ratio,
+                                     m.ratio))
+    descent = tuple(
+        Descent(d["model"], d["batch_size"], d["speedup_prev"], d.get("prev_rung"),
+                tuple(t for t in rungs if (t.model, t.batch) == (d["model"], d["batch_size"])))
+        for d in doc["rows"] if (d.get("rung") or {}).get("key") == "coordinate-descent"
+        and d.get("speedup_prev") and d["status"] in typed.TIMED)
+    return Autotuned(rungs, NOISE, tuple(replayed), descent)

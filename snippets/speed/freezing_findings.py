@@ -1,0 +1,100 @@
+"""What a freezing check says, as data: each way of asking for freezing against none, per
+model and batch size, with what each CUDA-graph replay copied first, and which way had oneDNN
+prepack the convolutions. Pure."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from snippets.core import rows as typed
+from snippets.speed import freezing as freezing_check
+
+@dataclass(frozen=True)
+class Way:
+    """One way of asking for freezing against no freezing: its status, its speedup (None where
+    it did not time) and, on a GPU, what each replay copied first."""
+
+    point: str
+    words: str  # the point as the table names it
+    status: str
+    speedup: float | None
+    copied: int | None
+    copied_mib: float | None
+
+
+@dataclass(frozen=True)
+class Frozen:
+    """One model and batch of the freezing check: each way, what a replay copies without
+    freezing, and the input and weights to set it beside."""
+
+    model: str
+    batch: int
+    fastpath: bool
+    ways: tuple[Way, ...]
+    copied: int | None
+    copied_mib: float | None
+    input_mib: float | None
+    weights_mib: float | None
+
+
+def _copy(r: dict[str, Any] | None) -> tuple[int | None, float | None]:
+    c = (r or {}).get("replay_copy")
+    return (round(c["tensors"]), c["mb"]) if c else (None, None)
+
+
+@dataclass(frozen=True)
+class Freezings:
+    checks: tuple[Frozen, ...]
+
+
+def freezing(doc: dict[str, Any]) -> Freezings:
+    """The freezing check per model and batch size."""
+    out = []
+    for model, bs in dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]):
+        rows = {r.get("point"): r for r in doc["rows"]
+                if (r["model"], r["batch_size"]) == (model, bs)}
+        ways = []
+        for point in freezing_check.POINTS[1:]:
+            r = rows.get(point)
+            timed = r is not None and r["status"] in typed.TIMED and r.get("speedup")
+            copied = _copy(r) if timed else (None, None)
+            ways.append(Way(point, freezing_check.POINT_WORDS[point],
+                            r["status"] if r else "not run", r["speedup"] if timed else None,
+                            *copied))
+        first = next(iter(rows.values()))
+        copied = _copy(rows.get("off"))
+        out.append(Frozen(model, bs, first.get("fastpath", True), tuple(ways), *copied,
+                          first.get("input_mb"), first.get("weights_mb")))
+    return Freezings(tuple(out))
+
+
+@dataclass(frozen=True)
+class Check:
+    """What the page reads from one freezing check."""
+
+    freezing: Freezings
+
+
+def of_freezing(doc: dict[str, Any]) -> Check:
+    return Check(freezing(doc))
+
+
+class Prepacked(str, enum.Enum):
+    """Which of the two ways of asking for freezing (``freezing.compared``) had oneDNN prepack
+    the convolutions: the switch alone, both, neither; or this torch has no oneDNN."""
+
+    SWITCH_ONLY = "switch-only"
+    BOTH = "both"
+    NEITHER = "neither"
+    NO_ONEDNN = "no-onednn"
+
+
+def prepacked(value: list[dict[str, Any]]) -> Prepacked:
+    if not value:
+        return Prepacked.NO_ONEDNN
+    way = {v["way"]: v["prepacked"] for v in value}
+    if way["switch"]:
+        return Prepacked.BOTH if way["option"] else Prepacked.SWITCH_ONLY
+    return Prepacked.NEITHER

@@ -1,0 +1,194 @@
+"""The speed command's three runs (``ladder``, ``settings``, ``freezing``): one frozen config,
+the document each run writes, and how a later run joins an earlier file."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import torch
+
+from snippets import bench
+from snippets.core import backends, config, models, results
+from snippets.core import roofline
+from snippets.speed import freezing, ladder, settings
+
+RUNS = ("ladder", "settings", "freezing")
+# A ladder is a benchmark run: its file (bench-ladder) is read like one.
+LADDER_KIND = bench.kinds.BENCH.name
+
+# The one table of per-device defaults; the command line's help is written from it. Rounds and
+# sample length are the benchmark's; on a GPU 50 profiled calls span a few milliseconds at
+# batch 1, enough for every kernel of a call to appear fifty times.
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "cuda": {**{k: bench.DEFAULTS["cuda"][k] for k in (
+        "batch_sizes", "dtype", "rounds", "warm_rounds", "sample_ms")},
+        "modes": bench.FAST_MODES, "profile_calls": 50},
+    "cpu": {**{k: bench.DEFAULTS["cpu"][k] for k in (
+        "batch_sizes", "dtype", "rounds", "warm_rounds", "sample_ms")},
+        "modes": ("eager", "default"), "profile_calls": 3},
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpeedConfig:
+    """Everything one run needs; None means "the default for the device" (``DEFAULTS``)."""
+
+    run: str = config.option("ladder", choices=RUNS)  # set by the command's run switches
+    models: tuple[str, ...] = models.names(("resnet50", "transformer"))
+    batch_sizes: tuple[int, ...] | None = config.option(None, positive=True)
+    dtype: str | None = config.option(None, choices=tuple(bench.DTYPES))
+    """the weights' and inputs' dtype"""
+    device: str = "auto"
+    rounds: int | None = config.option(None, positive=True)
+    warm_rounds: int | None = config.option(None, positive=True, zero=True)
+    sample_ms: float | None = None
+    warmup: int = 3
+    modes: tuple[str, ...] | None = config.option(None, choices=bench.MODES, what="mode")
+    """--settings: the modes whose settings are swept"""
+    # None is every rung but those that tune kernels, asked for by name
+    rungs: tuple[str, ...] | None = config.option(None, choices=ladder.KEYS, what="rung")
+    """--ladder: the rungs to climb, from {choices}; eager is always climbed (default: all but
+    coordinate-descent, max-autotune, graph-timed-autotune and eager-graphed, each asked for by
+    name)"""
+    profile_calls: int | None = config.option(None, positive=True, zero=True)
+    """--ladder: calls of the fastest rung profiled, 0 for none"""
+    # ladder: each mode's backend settings, as chosen from a settings run (settings.chosen),
+    # and what that run was (settings.evidence); empty: the benchmark's per-device settings
+    mode_backends: tuple[tuple[str, backends.BackendSettings], ...] = ()
+    backends_evidence: dict[str, Any] | None = field(default=None, compare=False)
+    factories: tuple[tuple[str, models.Factory], ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        config.check(self)
+        if {"graph-timed-autotune", "max-autotune"} <= set(self.rungs or ()):
+            # In one process the second rung could take the first's choices from autotuning's
+            # cache instead of timing its candidates again.
+            raise config.ConfigError("rungs", "climb graph-timed-autotune in a command of its "
+                                     "own, without max-autotune: the second could take the "
+                                     "first's choices from autotuning's cache")
+
+    def resolve(self) -> SpeedConfig:
+        return config.resolve(self, DEFAULTS)
+
+    def bench_config(self) -> bench.BenchConfig:
+        """The benchmark's config for the harness this run shares with it."""
+        modes = self.modes if self.run == "settings" else ("eager",)
+        return bench.BenchConfig(
+            models=self.models, factories=self.factories, batch_sizes=self.batch_sizes,
+            modes=modes, dtype=self.dtype, device=self.device, rounds=self.rounds,
+            warm_rounds=self.warm_rounds, sample_ms=self.sample_ms,
+            warmup=self.warmup).resolve()
+
+    def settings(self) -> dict[str, Any]:
+        """What the results file adds to the benchmark's record of its settings."""
+        out: dict[str, Any] = {"run": self.run, "ladder": self.run == "ladder"}
+        if self.run == "settings":  # as swept: the benchmark's own config adds eager to its modes
+            out["modes"] = list(self.modes or ())
+        if self.run == "ladder":
+            out.update(rungs=list(self.rungs) if self.rungs else None,
+                       profile_calls=self.profile_calls,
+                       mode_backends={m: b.as_dict() for m, b in self.mode_backends} or None,
+                       backends_evidence=self.backends_evidence)
+        return out
+
+
+def _ladder_group(cfg: SpeedConfig) -> bench.Group:
+    chosen = dict(cfg.mode_backends)
+
+    def backends_for(mode: str | None) -> backends.BackendSettings:
+        return chosen.get(mode or "eager", bench_cfg.backends)
+
+    bench_cfg = cfg.bench_config()
+
+    def group(b: bench.BenchConfig, name: str, factory: models.Factory, bs: int,
+              peak: float | None, progress: Callable[[str], None]) -> Iterator[dict[str, Any]]:
+        return ladder.climb(
+            name, factory, bs, device=torch.device(b.device), dtype=bench.DTYPES[b.dtype],
+            autotune=bool(cfg.rungs and "max-autotune" in cfg.rungs), rounds=b.rounds,
+            warm_rounds=b.warm_rounds, sample_ms=b.sample_ms, warmup=b.warmup,
+            tolerance=bench.TOLERANCE[b.dtype], peak_tflops=peak, only=cfg.rungs,
+            profile_calls=cfg.profile_calls, backends_for=backends_for if chosen else None,
+            progress=progress)
+
+    return group
+
+
+def _settings_group(cfg: SpeedConfig) -> bench.Group:
+    def group(b: bench.BenchConfig, name: str, factory: models.Factory, bs: int,
+              peak: float | None, progress: Callable[[str], None]) -> Iterator[dict[str, Any]]:
+        return settings.sweep(
+            name, factory, bs, device=torch.device(b.device), dtype=b.dtype,
+            torch_dtype=bench.DTYPES[b.dtype], modes=cfg.modes, rounds=b.rounds,
+            warm_rounds=b.warm_rounds, sample_ms=b.sample_ms, warmup=b.warmup,
+            tolerance=bench.TOLERANCE[b.dtype], progress=progress)
+
+    return group
+
+
+def _freezing_group(cfg: SpeedConfig) -> bench.Group:
+    def group(b: bench.BenchConfig, name: str, factory: models.Factory, bs: int,
+              peak: float | None, progress: Callable[[str], None]) -> Iterator[dict[str, Any]]:
+        return freezing.check(
+            name, factory, bs, device=torch.device(b.device), torch_dtype=bench.DTYPES[b.dtype],
+            rounds=b.rounds, warm_rounds=b.warm_rounds, sample_ms=b.sample_ms, warmup=b.warmup,
+            tolerance=bench.TOLERANCE[b.dtype], progress=progress)
+
+    return group
+
+
+def document(cfg: SpeedConfig, progress: Callable[[str], None] = lambda _: None,
+             on_row: Callable[[dict[str, Any]], None] = lambda _: None, *,
+             commit: str | None = None) -> dict[str, Any]:
+    """The results document of a run; an interrupted run keeps its finished rows."""
+    cfg = cfg.resolve()
+    if cfg.run == "ladder":
+        return bench.document(cfg.bench_config(), progress, on_row, commit=commit,
+                              group=_ladder_group(cfg), ceilings=roofline.ceilings,
+                              settings=cfg.settings())
+    if cfg.run == "freezing":
+        return bench.document(cfg.bench_config(), progress, on_row, commit=commit,
+                              group=_freezing_group(cfg), kind=freezing.KIND,
+                              settings=cfg.settings())
+    return bench.document(cfg.bench_config(), progress, on_row, commit=commit,
+                          group=_settings_group(cfg), kind=settings.KIND,
+                          settings=cfg.settings())
+
+
+def with_evidence(cfg: SpeedConfig, doc: dict[str, Any]) -> SpeedConfig:
+    """``cfg`` running each mode under the settings a settings document chose for it."""
+    results.validate(doc, kind=settings.KIND)
+    return replace(cfg, mode_backends=tuple(settings.chosen(doc).items()),
+                   backends_evidence=settings.evidence(doc))
+
+
+def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:
+    """A run on one device type: that device's defaults unless ``fields`` say else."""
+    return functools.partial(document, SpeedConfig(device=device, **fields))
+
+
+# ---- several commands, one file ------------------------------------------------------------------
+
+JOINED = ("dtype", "rounds", "warm_rounds", "sample_ms", "warmup", "run")
+
+
+def row_key(row: dict[str, Any]) -> tuple:
+    return row["model"], row["batch_size"], row["mode"], row.get("point")
+
+
+def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
+    """Raise ResultsError, naming the difference, where a run of provenance ``prov`` cannot add
+    its rows to the recorded ``old`` (``--append``)."""
+    results.check_joinable(old, prov, JOINED)
+
+
+def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``old`` with the rows ``new`` measured, by the one rule of ``--append``
+    (``results.join``): a command given ``--rungs`` for its top rung (max-autotune, in a command
+    of its own) keeps the eager row and the rung below that it timed beside it, as a block of its
+    own; a command that climbed whole ladders replaces them. The provenance keeps a part per
+    command, with its date, commit and ceilings."""
+    return results.join(old, new, row_key, measured=("ceilings", "peak_bf16_tflops"),
+                        ran=("models", "batch_sizes", "rungs", "modes"))
