@@ -12,7 +12,7 @@ import torch
 from snippets.core import cli, measure, results, roofline, rows
 from snippets.core import profile as profiler
 from snippets.core.counters import cudagraph_skips, graphs_compiled
-from snippets.generate import command, int8, kinds, ladder, own_code, tables
+from snippets.generate import command, int4, int8, kinds, ladder, own_code, tables
 from snippets.generate.decode_loop import generate, generate_naive, loop_bytes
 from snippets.generate.loop_config import DEFAULTS, WAYS, LoopConfig
 from snippets.generate import model as M
@@ -42,6 +42,9 @@ def weigh(name: str, base: M.Decoder) -> M.Decoder:
         int8.quantize(m, keep=("output",) if name == "int8" else ())
     elif name in ("torchao", "torchao-unwrapped"):
         int8.torchao_int8(m, unwrap=name == "torchao-unwrapped")
+    elif name == "int4":
+        # groups of 128 as measured on the large sizes; the tiny decoder's 64 inputs take 32
+        int4.quantize(m, group=min(128, m.shape.dim // 2))
     return m
 
 

@@ -15,7 +15,8 @@ from snippets.generate import model as M
 # dense: the run's dtype. int8: the package's Int8Linear, the output head kept dense; int8-head:
 # the head int8 too, as gpt-fast's and torchao's quantizers do. torchao: Int8WeightOnlyConfig
 # on every linear; torchao-unwrapped: the same, unwrap_tensor_subclass before the compile.
-WEIGHTS = ("dense", "int8", "int8-head", "torchao", "torchao-unwrapped")
+# int4: the package's Int4Linear (tinygemm, groups of 128), the head kept dense.
+WEIGHTS = ("dense", "int8", "int8-head", "torchao", "torchao-unwrapped", "int4")
 WAYS = ("step", "loop", "naive")
 WHOLE_STEP = tuple(r.name for r in ladder.ladder("cuda") if r.whole_step and not r.int8)
 
@@ -43,7 +44,7 @@ class LoopConfig:
                                                     every=True)
     """comma-separated from {choices}, or all: dense in the run's dtype; int8 the package's int8
     layer, the head kept; int8-head the head int8 too; torchao its Int8WeightOnlyConfig, as is or
-    unwrapped before the compile"""
+    unwrapped before the compile; int4 the package's int4 layer (tinygemm), the head kept"""
     ways: tuple[str, ...] = config.option(WAYS, choices=WAYS, what="way", every=True)
     """comma-separated from {choices}, or all (default: all)"""
     rung: str = config.option("coordinate-descent", choices=WHOLE_STEP)
