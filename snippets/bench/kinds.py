@@ -13,10 +13,6 @@ ROW = {
 }
 
 BENCH = declare(Kind("bench", "snippets.bench/1", ROW, variant="mode", timing="latency_ms"))
-# The model zoo: benchmark rows over the catalog's models (snippets.zoo), their family, library
-# and input in the settings. Declared here, beside the rows it shares, until the zoo's package
-# declares its own.
-ZOO = declare(Kind("zoo", "snippets.zoo/1", ROW, variant="mode", timing="latency_ms"))
 # One configuration timed alone in a process of its own, by CUDA events around back-to-back
 # calls (bench.independent): the benchmark's harness held to a timer that shares nothing with it
 # but the model and the settings.

@@ -12,10 +12,10 @@ from typing import Any
 import torch
 
 from snippets.core import cli, config, measure, results, rows
-from snippets.generate import DTYPES, command, model, tables
+from snippets.generate import DTYPES, command, kinds, model, tables
 
 PROG = "python -m snippets.generate.hf"
-KIND = "generate-hf"
+KIND = kinds.HF.name
 VARIANTS = ("hf dynamic cache", "hf static cache", "hf static cache, compiled",
             "decoder eager", "decoder reduce-overhead")
 

@@ -80,7 +80,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
     t, production = topics, topics.production  # each kind as the topic that records it names it
     return {
         t.bench.BENCH.name: bench_tables.table,
-        t.bench.ZOO.name: bench_tables.table,  # the benchmark's rows over the zoo's catalog
+        t.zoo.ZOO.name: bench_tables.table,  # the benchmark's rows over the zoo's catalog
         independent.KIND: independent.alone_table,
         t.explain.GRAPH_BREAKS.name: explain_tables.costs,
         t.explain.FASTPATH.name: explain_tables.fastpath_latency,

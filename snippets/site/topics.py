@@ -21,9 +21,10 @@ from snippets.scale import kinds as scale
 from snippets.site import buildtime
 from snippets.speed import kinds as speed
 from snippets.train import kinds as train
+from snippets.zoo import kinds as zoo
 
 # The packages whose kinds are gathered, by the name each is imported under above.
 PACKAGES = (bench, cpu, debug, diagnose, dynamic, explain, generate, production, scale, speed,
-            train)
+            train, zoo)
 SITE_KIND = buildtime.KIND  # the site's own: a build's time
 KINDS = results.KINDS  # every kind, now that all are declared

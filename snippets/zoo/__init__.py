@@ -17,9 +17,9 @@ from typing import Any
 from snippets import bench
 from snippets.bench.rows import new_row
 from snippets.core import config, models, results, rows
-from snippets.zoo import catalog
+from snippets.zoo import catalog, kinds
 
-KIND = "zoo"
+KIND = kinds.ZOO.name
 NAMES = tuple(e.name for e in catalog.ZOO)
 # The whole catalog on CUDA in bf16 at batch 1 and 32; on a CPU the CPU set, fp32, batch 1, each
 # round a second or more per model on two cores.
