@@ -167,7 +167,7 @@ def test_the_named_large_sizes_are_llama_s_shapes_built_in_bf16_without_a_copy()
     (["--tokens", "1"], "--tokens"),
     (["--tokens", "0"], "--tokens"),
     (["--tokens", "60"], "cannot hold"),  # the CPU's cache of 64 after a prompt of 16
-    (["--weights", "dense,int4"], "unknown weights 'int4'"),
+    (["--weights", "dense,int2"], "unknown weights 'int2'"),
     (["--ways", "step,fast"], "unknown way 'fast'"),
     (["--rung", "eager"], "--rung"),
     (["--device", "cpu"], "--output"),
