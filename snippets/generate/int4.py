@@ -29,16 +29,18 @@ class Int4Linear(nn.Module):
         g = w.reshape(n, k // group, group)
         low, high = g.amin(-1, keepdim=True), g.amax(-1, keepdim=True)
         scales = (high - low).clamp(min=1e-6) / 15
-        q = ((g - low) / scales).round().clamp(0, 15).to(torch.int32).reshape(n, k)
+        q = ((g - low) / scales).round().clamp(0, 15)
+        q = q.to(torch.int32).reshape(n, k)
         # tinygemm reads a weight back as (q - 8) * scale + zero
         zeros = low + 8 * scales
         sz = torch.cat([scales, zeros], dim=-1).transpose(0, 1).contiguous()
         tiles = next(t for t in (8, 4, 2) if k % (16 * t) == 0)
+        aten = torch.ops.aten
         if dev.type == "cpu":
-            packed = torch.ops.aten._convert_weight_to_int4pack_for_cpu(q, tiles)
+            packed = aten._convert_weight_to_int4pack_for_cpu(q, tiles)
         else:  # two 4-bit values per byte, as the CUDA packer takes them
             pairs = (q[:, ::2] << 4 | q[:, 1::2]).to(torch.uint8)
-            packed = torch.ops.aten._convert_weight_to_int4pack(pairs, tiles)
+            packed = aten._convert_weight_to_int4pack(pairs, tiles)
         self.register_buffer("weight", packed)
         self.register_buffer("scales_and_zeros", sz.to(linear.weight.dtype))
         self.group, self.out_features, self.on_cpu = group, n, dev.type == "cpu"
