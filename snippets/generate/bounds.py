@@ -22,3 +22,8 @@ def decode_bytes(s: Shape, batch: int, position: int, itemsize: int) -> int:
     and the cache up to the position (the static cache's masked tail is read too, but need
     not be). The bound a decode step is read against, at the measured copy bandwidth."""
     return s.matmul_params * itemsize + s.cache_bytes(batch, position + 1, itemsize)
+
+
+def copy_share(moved: float, us: float, copy_gbps: float) -> float:
+    """``moved`` bytes read in ``us`` microseconds, as a % of the copy bandwidth (GB/s)."""
+    return 100 * moved / (us * 1e-6) / (copy_gbps * 1e9)

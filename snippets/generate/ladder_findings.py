@@ -7,7 +7,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from snippets.generate import model
+from snippets.generate import bounds, model
 from snippets.generate.findings import TIMED
 
 
@@ -53,7 +53,8 @@ def ladder(doc: dict[str, Any]) -> Ladder | None:
         top["rung"], top["step_ms"]["median"], top["speedup"], 100 * top["of_copy_bw"], floor,
         top["of_copy_bw"] >= 0.5, prof.get("kernels_per_call"),
         100 * prof["idle_fraction"] if "idle_fraction" in prof else None,
-        100 * top["bytes_per_step"] / (busy * 1e-6) / copy if busy else None,
+        bounds.copy_share(top["bytes_per_step"], busy, doc["ceilings"]["copy_gbps"])
+        if busy else None,
         {r["rung"]: r["speedup_prev"] for r in timed if r.get("speedup_prev") is not None},
         {r["rung"]: r["compile_s"] for r in timed if r.get("compile_s") is not None},
         {r["rung"]: r["step_ms"]["median"] for r in timed}, *_graph_split(timed),

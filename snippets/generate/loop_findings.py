@@ -10,6 +10,7 @@ from typing import Any
 
 from snippets.core import measure, rows
 from snippets.core.findings import Verdict, verdict
+from snippets.generate import bounds
 
 INT8 = ("int8", "int8-head", "torchao", "torchao-unwrapped")
 
@@ -105,8 +106,8 @@ def remainder(row: dict[str, Any], copy_gbps: float) -> Remainder | None:
         return None
     step_us, moved = 1e3 * row["latency_ms"]["median"], row["bytes_per_step"]
 
-    def share(us: float) -> float:  # bytes over µs is MB/s; copy_gbps is GB/s
-        return 100 * moved / us / 1e3 / copy_gbps
+    def share(us: float) -> float:
+        return bounds.copy_share(moved, us, copy_gbps)
 
     triton = classes.get("triton", 0.0)
     library = [k for k in p.get("top", []) if not k["name"].startswith("triton_")]
