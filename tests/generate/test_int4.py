@@ -6,6 +6,8 @@ sum over groups of half the group's scale times the group's input magnitudes."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 import torch
 from torch import nn
@@ -63,7 +65,8 @@ def test_the_loop_s_int4_weights_quantize_the_tiny_decoder_and_compile():
 def test_on_a_gpu_the_packed_layer_agrees_within_the_bound_in_bf16():
     lin, x = _linear(), torch.randn(4, 256)
     ref = x @ lin.weight.T
-    q = int4.Int4Linear(lin.cuda().to(torch.bfloat16), group=32)
+    # a copy: Module.cuda() moves in place, and the bound below reads the CPU weights
+    q = int4.Int4Linear(copy.deepcopy(lin).cuda().to(torch.bfloat16), group=32)
     y = q(x.cuda().to(torch.bfloat16)).float().cpu()
     # the bound of the bf16 weights, plus bf16's rounding of the inputs and the result (2^-6)
     bound = _bound(lin, x, 32) + 2 ** -6 * (x.abs() @ lin.weight.abs().T + ref.abs())
