@@ -3,6 +3,8 @@ row was timed (CPU time stolen by the hypervisor, the GPU's SM clock)."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import platform
 import statistics
@@ -87,6 +89,21 @@ def inductor_cache() -> dict[str, Any]:
     graphs = folder / "fxgraph"
     count = sum(1 for p in graphs.rglob("*") if p.is_file()) if graphs.is_dir() else 0
     return {"dir": str(folder), "fx_graphs_before": count}
+
+
+def tuned_configs() -> dict[str, dict[str, Any]]:
+    """The block sizes Inductor's autotuning chose for each Triton kernel in its cache so far,
+    by the name of the ``.best_config`` file it writes beside the kernel (a hash of the kernel's
+    source, so the same kernel has the same name in every run). Its timing fields are left out."""
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+    found = {}
+    for path in sorted(Path(cache_dir()).rglob("*.best_config")):
+        with contextlib.suppress(OSError, ValueError):
+            config = json.loads(path.read_text())
+            found[path.stem] = {k: v for k, v in config.items()
+                                if k not in ("time_taken_ms", "triton_cache_hash")}
+    return found
 
 
 def nvidia_smi(*ids: str | int | None) -> dict[str, str]:

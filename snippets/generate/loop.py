@@ -9,7 +9,7 @@ from typing import Any
 
 import torch
 
-from snippets.core import cli, measure, results, roofline, rows
+from snippets.core import cli, machine, measure, results, roofline, rows
 from snippets.core import profile as profiler
 from snippets.core.counters import cudagraph_skips, graphs_compiled
 from snippets.generate import command, int4, int8, kinds, ladder, own_code, tables
@@ -167,6 +167,7 @@ def run(cfg: LoopConfig, *, commit: str | None = None,
         prompt = prompt.to(dev)
         eager = M.generate(base, prompt, cfg.tokens).cpu().tolist()
         torch._dynamo.reset()  # nothing compiled before serves one of the weights
+        seen = set(machine.tuned_configs())
         for name in cfg.weights:
             progress(f"{cfg.size} bs={cfg.batch}: {name}")
             try:
@@ -210,6 +211,11 @@ def run(cfg: LoopConfig, *, commit: str | None = None,
                     tokens_checked(row, eager, exact=dtype == torch.float32 and name == "dense")
                 doc["rows"].append(row)
                 on_row(doc)
+            # The block sizes autotuning chose at these weights' first calls: coordinate descent
+            # times them on the spot, so two fresh processes may choose differently.
+            tuned = machine.tuned_configs()
+            doc.setdefault("tuned", {})[name] = {k: v for k, v in tuned.items() if k not in seen}
+            seen.update(tuned)
         progress(f"{cfg.size} bs={cfg.batch}: timing {len(calls)} calls together")
         before = graphs_compiled()
         try:

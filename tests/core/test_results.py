@@ -204,3 +204,14 @@ def test_cpu_flags_say_which_bf16_a_cpu_has_in_hardware():
     assert amx["amx_tile"] and machine.bf16_in_hardware(amx)
     avx2 = machine.cpu_capability(frozenset({"avx2"}))
     assert avx2["avx512_bf16"] is False and not machine.bf16_in_hardware(avx2)
+
+
+def test_tuned_configs_reads_each_best_config_by_its_kernel_s_name_without_timings(
+        tmp_path, monkeypatch):
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    (tmp_path / "ab").mkdir()
+    (tmp_path / "ab" / "k1.best_config").write_text(
+        '{"XBLOCK": 2, "num_warps": 8, "found_by_coordesc": true, "time_taken_ms": 3}')
+    (tmp_path / "ab" / "k2.best_config").write_text("not json")  # one torn file is skipped
+    assert machine.tuned_configs() == {
+        "k1": {"XBLOCK": 2, "num_warps": 8, "found_by_coordesc": True}}

@@ -34,6 +34,8 @@ def _by(doc):
 
 def test_every_weights_is_timed_three_ways_in_order(recorded):
     assert recorded["complete"] and recorded["compiles_while_timed"] == 0
+    # each weights that compiled has its autotuned kernels' choices (empty where none were)
+    assert set(recorded["tuned"]) == {"dense", "int8"}
     assert [(r["weights"], r["way"]) for r in recorded["rows"] if r["weights"] != "torchao"] == [
         (w, way) for w in ("dense", "int8") for way in loop_config.WAYS]
     for r in recorded["rows"]:
@@ -191,6 +193,9 @@ def test_on_a_gpu_each_step_is_one_cuda_graph_and_the_loops_compile_nothing_more
         assert by[w, "naive"]["tokens"] == by[w, "loop"]["tokens"]
         assert by[w, "step"]["host_us"] > 0 and by[w, "step"]["profile"]["kernels_per_call"] > 0
     assert doc["compiles_while_timed"] == 0
+    # new kernels only: a warm cache may hold every kernel, so no count is asserted
+    assert set(doc["tuned"]) == {"dense", "int8"}
+    assert all(c.get("num_warps") for t in doc["tuned"].values() for c in t.values())
 
 
 def test_the_remainder_splits_a_profiled_step_into_gaps_library_and_inductor_kernels():
