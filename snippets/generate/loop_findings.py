@@ -43,6 +43,7 @@ class Cell:
     vs_step: float | None  # a loop's speed as a share of its own step's
     vs_loop: float | None  # the naive loop's speed as a share of the gpt-fast loop's
     prefill_share: float | None  # % of the gpt-fast loop's time the prompt took
+    first_diff: int | None = None  # the first token that differs from eager's (None: none)
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,8 @@ class Published:
     int8_tokens_per_s: float
     int8_gbps: float
     peak_gbps: float  # the bandwidth the project took as its device's peak
+    int4_tokens_per_s: float
+    int4_group: int  # inputs per scale and offset
 
     @property
     def share(self) -> float:
@@ -139,11 +142,16 @@ class Published:
     def int8_ratio(self) -> float:
         return self.int8_tokens_per_s / self.tokens_per_s
 
+    @property
+    def int4_ratio(self) -> float:
+        return self.int4_tokens_per_s / self.tokens_per_s
+
 
 # gpt-fast's README: the benchmark table (batch 1, a 5-token prompt, one A100-80GB limited to
-# 330 W) and its note that this GPU's peak bandwidth "seems" about 1,700 GB/s.
+# 330 W) and its note that this GPU's peak bandwidth "seems" about 1,700 GB/s; its int4 row
+# ("4-bit (G=32)") groups 32 inputs.
 GPT_FAST = Published("https://github.com/pytorch-labs/gpt-fast#benchmarks", "Llama-2-7B",
-                     "A100-80GB at 330 W", 104.9, 1397.31, 155.58, 1069.20, 1700.0)
+                     "A100-80GB at 330 W", 104.9, 1397.31, 155.58, 1069.20, 1700.0, 196.80, 32)
 
 
 @dataclass(frozen=True)
@@ -173,6 +181,11 @@ class Loop:
         return min(found, key=lambda c: c.ms, default=None)
 
     @property
+    def int4(self) -> Cell | None:
+        """The int4 layer's gpt-fast loop, where the run timed it."""
+        return self.at("int4", "loop")
+
+    @property
     def int8(self) -> Cell | None:
         """The fastest int8 weights' gpt-fast loop: the int8 recipe that wins, where one does."""
         return self.fastest("loop", INT8)
@@ -189,7 +202,8 @@ def _cell(r: dict[str, Any]) -> Cell:
     return Cell(r["weights"], r["way"], r["latency_ms"]["median"], r["tokens_per_s"],
                 100 * r["of_copy_bw"], r.get("speedup"),
                 verdict(r["speedup"], r.get("speedup_iqr") or 0.0) if r.get("speedup") else None,
-                r.get("vs_step"), r.get("vs_loop"), None if share is None else 100 * share)
+                r.get("vs_step"), r.get("vs_loop"), None if share is None else 100 * share,
+                r.get("first_diff"))
 
 
 def cause(ratio: Verdict, host: float | None, busy: float | None, layer_host: float | None,
@@ -246,3 +260,48 @@ def of(doc: dict[str, Any]) -> Loop:
                                     for r in doc["rows"] if r["way"] == "step"))),
                 tuple(r["weights"] for r in doc["rows"]
                       if r["way"] == "naive" and r.get("first_diff") is not None))
+
+
+@dataclass(frozen=True)
+class Retuned:
+    """One weights' step compiled by the same code in two fresh processes, each tuning its
+    kernels' block sizes itself: how far the step moved, and how many choices differed."""
+
+    weights: str
+    fast_ms: float  # the faster process's step
+    slow_ms: float
+    kernels: int  # Triton kernels autotuning chose for in both processes
+    differ: int  # of them, those given different block sizes or warps
+    top: str | None  # the slower process's longest kernel
+    top_fast_us: float | None  # its µs per step in the faster process
+    top_slow_us: float | None
+
+    @property
+    def spread(self) -> float:
+        """The slower step's time over the faster's."""
+        return self.slow_ms / self.fast_ms
+
+
+def retuned(a: dict[str, Any], b: dict[str, Any] | None) -> Retuned | None:
+    """Two runs' step of the one weights both timed and recorded choices for; None where either
+    run lacks them (a run before the choices were recorded, or a faulted step)."""
+    if b is None:
+        return None
+    steps = [{r["weights"]: r for r in d["rows"] if r["way"] == "step" and rows.timed(r)}
+             for d in (a, b)]
+    both = [w for w in steps[0] if w in steps[1] and all(w in d.get("tuned", {}) for d in (a, b))]
+    if not both:
+        return None
+    w = both[0]
+    (fast, ft), (slow, st) = sorted(((steps[i][w], (a, b)[i]["tuned"][w]) for i in (0, 1)),
+                                    key=lambda p: p[0]["latency_ms"]["median"])
+    common = set(ft) & set(st)
+    top = ((slow.get("profile") or {}).get("top") or [None])[0]
+
+    def us(row: dict[str, Any]) -> float | None:
+        kernels = (row.get("profile") or {}).get("top") or []
+        return next((k["us_per_call"] for k in kernels if top and k["name"] == top["name"]),
+                    None)
+
+    return Retuned(w, fast["latency_ms"]["median"], slow["latency_ms"]["median"], len(common),
+                   sum(ft[k] != st[k] for k in common), top and top["name"], us(fast), us(slow))

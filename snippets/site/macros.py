@@ -104,6 +104,10 @@ SOURCES: dict[str, Source] = {
     "generate-loop-7b": Source(loop_findings.of, ("generate-loop-7b",)),
     "generate-loop-unwrap": Source(loop_findings.of, ("generate-loop-unwrap",)),
     "generate-loop-7b-torchao": Source(loop_findings.of, ("generate-loop-7b-torchao",)),
+    "generate-loop-7b-int4": Source(loop_findings.of, ("generate-loop-7b-int4",)),
+    # The int8 step in two fresh processes, each tuning its own kernels: recorded only, on a GPU.
+    "generate-loop-7b-int8-fresh": Source(loop_findings.retuned, (
+        "generate-loop-7b-int8-fresh-1", "generate-loop-7b-int8-fresh-2")),
     # The decode recipe's one figure per batch size: every run that timed it beside eager.
     "generate-figures": Source(generate_findings.figures, (
         "generate", "generate-max-autotune", "generate-max-autotune-gemm", "generate-ladder")),
@@ -143,7 +147,9 @@ def findings(name: str, device: str) -> Placed | None:
     found = [pages.document(kind, device) for kind in src.kinds]
     if found[0] is None:
         return None
-    stamp = "; ".join(stamps.stamp(doc, "recorded") for doc in found if doc is not None)
+    # runs stamped alike (two processes of one command) read as one stamp
+    stamp = "; ".join(dict.fromkeys(stamps.stamp(doc, "recorded") for doc in found
+                                    if doc is not None))
     return Placed(src.of(*found), stamp, found[0]["provenance"]["device"],
                   tuple(doc["provenance"] for doc in found if doc is not None))
 

@@ -79,6 +79,11 @@ RECORDED_BY = {
     "generate-loop-unwrap": ("torchao unwrapped", "cli/#python-m-snippetsgenerate"),
     "generate-loop-7b-torchao": ("7 B torchao int8 comparison",
                                  "cli/#python-m-snippetsgenerate"),
+    "generate-loop-7b-int4": ("7 B int4 generation loop", "cli/#python-m-snippetsgenerate"),
+    "generate-loop-7b-int8-fresh-1": ("7 B int8 step, first fresh process",
+                                      "cli/#python-m-snippetsgenerate"),
+    "generate-loop-7b-int8-fresh-2": ("7 B int8 step, second fresh process",
+                                      "cli/#python-m-snippetsgenerate"),
     "zoo": ("model-zoo", "cli/#python-m-snippetszoo"),
     "cpu": ("CPU-alternatives", "cli/#python-m-snippetscpu"),
 }
