@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from snippets.generate import ladder
+from snippets.generate import weight_bytes
 from snippets.generate import model as M
 from snippets.generate.model import prefill
 
@@ -55,4 +55,4 @@ def generate_naive(model, prompt, n, step, first=prefill):
 def loop_bytes(model: M.Decoder, batch: int, prompt: int, n: int) -> int:
     """The least ``n`` tokens must read: the weights once per forward (the prompt's and ``n - 1``
     steps') and the cache up to each forward's last position."""
-    return sum(ladder.step_bytes(model, batch, p) for p in range(prompt - 1, prompt + n - 1))
+    return sum(weight_bytes.step_bytes(model, batch, p) for p in range(prompt - 1, prompt + n - 1))

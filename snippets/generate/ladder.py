@@ -12,10 +12,10 @@ import torch._dynamo.config
 import torch._inductor.config
 from torch._dynamo.utils import counters
 
-from snippets.core import backends, cli, columns, config, cudagraph, measure, render, results
+from snippets.core import backends, cli, config, cudagraph, measure, results
 from snippets.core import rows
 from snippets.core import profile as profiler
-from snippets.generate import command, int8, kinds
+from snippets.generate import command, int8, kinds, tables, weight_bytes
 from snippets.generate.int8 import Unsupported
 from snippets.generate import model as M
 from snippets.core import roofline
@@ -142,30 +142,6 @@ def graph_step(model, token, pos, step=M.decode_step):
 # rung running the rung below's kernels. As an option Inductor sets it for this compile only.
 
 
-def tensor_bytes(t: torch.Tensor) -> int:
-    """The bytes a tensor holds; a tensor subclass (torchao's int8 weight) counted by the plain
-    tensors inside it (its int8 data and its scales)."""
-    if type(t) in (torch.Tensor, torch.nn.Parameter) or not hasattr(t, "__tensor_flatten__"):
-        return t.numel() * t.element_size()
-    names, _ = t.__tensor_flatten__()
-    return sum(tensor_bytes(getattr(t, n)) for n in names)
-
-
-def held_bytes(model: M.Decoder) -> int:
-    """The weights a step multiplies by, counted as they are held: int8 for a quantized model.
-    They are what its state dict holds: the parameters, and the buffers an int8 layer keeps its
-    weight and scales in, but not the cache, the rotary table or the mask (their buffers are not
-    persistent). The embedding table is only indexed, not read whole, so it is left out."""
-    return sum(tensor_bytes(t) for n, t in model.state_dict(keep_vars=True).items()
-               if not n.startswith("tok_embeddings"))
-
-
-def step_bytes(model: M.Decoder, batch: int, position: int) -> int:
-    """``bounds.decode_bytes`` with the weights counted as they are held (``held_bytes``)."""
-    itemsize = model.tok_embeddings.weight.element_size()
-    return held_bytes(model) + model.shape.cache_bytes(batch, position + 1, itemsize)
-
-
 @dataclass
 class Built:
     model: M.Decoder
@@ -219,7 +195,7 @@ def build(rung: Rung, base: M.Decoder, prompt: torch.Tensor, pos: torch.Tensor, 
             row["cudagraph_skips"] = counters["inductor"]["cudagraph_skips"] - skips
         row["compile_s"] = seconds if rung.mode is not None else None  # eager compiles nothing
     row["tokens"] = M.generate(m, prompt, steps, step=step).cpu().tolist()
-    row["bytes_per_step"] = step_bytes(m, prompt.size(0), int(pos))
+    row["bytes_per_step"] = weight_bytes.step_bytes(m, prompt.size(0), int(pos))
     return Built(m, step, token, pos)
 
 
@@ -322,25 +298,8 @@ def run(cfg: LadderConfig, *, commit: str | None = None,
     return doc
 
 
-def table(doc: dict[str, Any]) -> str:
-    """The ladder's key columns: each rung's step time, its speedup over eager in the same
-    rounds, its rate and its share of the copy bandwidth, its compile time, its status."""
-    # A step decodes one token per sequence: per token only at batch 1.
-    batch = doc["provenance"]["settings"].get("batch", 1)
-    return columns.markdown(doc["rows"], (columns.field("Rung", "rung"),), (
-        columns.timing("ms per token" if batch == 1 else "ms per step",
-                       lambda r: r.get("step_ms")),
-        columns.Column("× eager", lambda r: r if r.get("speedup") is not None else None,
-                       render.speedup, notes=(columns.SPEEDUP,)),
-        columns.number("Tokens/s", lambda r: r.get("tokens_per_s"), ",.0f"),
-        columns.number("% of bandwidth", lambda r: r["of_copy_bw"] and 100 * r["of_copy_bw"],
-                       ".1f"),
-        columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"),
-        columns.status()))
-
-
 TOOL = command.Tool(PROG, KIND, DESCRIPTION, LadderConfig, DEFAULTS, run,
-                    cli.Printer(markdown=table), output_required=True)
+                    cli.Printer(markdown=tables.ladder_table), output_required=True)
 main, parser = TOOL.main, TOOL.parser
 
 

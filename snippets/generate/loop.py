@@ -12,7 +12,7 @@ import torch
 from snippets.core import cli, machine, measure, results, roofline, rows
 from snippets.core import profile as profiler
 from snippets.core.counters import cudagraph_skips, graphs_compiled
-from snippets.generate import command, int4, int8, kinds, ladder, own_code, tables
+from snippets.generate import command, int4, int8, kinds, ladder, own_code, tables, weight_bytes
 from snippets.generate.decode_loop import generate, generate_naive, loop_bytes
 from snippets.generate.loop_config import DEFAULTS, WAYS, LoopConfig
 from snippets.generate import model as M
@@ -88,7 +88,7 @@ def first_call(way: str, made: Made, cfg: LoopConfig, prompt: torch.Tensor,
     # (torch/_inductor/cudagraph_utils.py): 0 says the step ran as one CUDA graph
     row["cudagraph_skips"] = cudagraph_skips() - skips
     if way == "step":
-        row["bytes_per_step"] = ladder.step_bytes(m, cfg.batch, cfg.prompt)
+        row["bytes_per_step"] = weight_bytes.step_bytes(m, cfg.batch, cfg.prompt)
     else:
         row["prefill_compile_s"] = made.prefill_compile_s
         row["tokens"] = out.cpu().tolist()
@@ -188,7 +188,7 @@ def run(cfg: LoopConfig, *, commit: str | None = None,
             for way in (w for w in WAYS if w in cfg.ways):  # the loop's tokens before naive's
                 progress(f"{cfg.size} bs={cfg.batch}: {name}, {way}")
                 row = new_row(cfg, name, way)
-                row["weight_bytes"] = ladder.held_bytes(made[name].model)
+                row["weight_bytes"] = weight_bytes.held_bytes(made[name].model)
                 try:
                     if failed:
                         row["status"], row["message"] = failed

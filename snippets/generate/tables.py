@@ -209,3 +209,20 @@ def loop_kernels(doc: dict[str, Any]) -> str:
     dtype = doc["provenance"]["settings"]["dtype"]
     return "\n\n".join(f"`{_label(r, dtype)}`:\n\n" + profile_table({"rows": [r]})
                        for r in doc["rows"] if r["way"] == "step" and r.get("profile"))
+
+
+def ladder_table(doc: dict[str, Any]) -> str:
+    """The ladder's key columns: each rung's step time, its speedup over eager in the same
+    rounds, its rate and its share of the copy bandwidth, its compile time, its status."""
+    # A step decodes one token per sequence: per token only at batch 1.
+    batch = doc["provenance"]["settings"].get("batch", 1)
+    return columns.markdown(doc["rows"], (columns.field("Rung", "rung"),), (
+        columns.timing("ms per token" if batch == 1 else "ms per step",
+                       lambda r: r.get("step_ms")),
+        columns.Column("× eager", lambda r: r if r.get("speedup") is not None else None,
+                       render.speedup, notes=(columns.SPEEDUP,)),
+        columns.number("Tokens/s", lambda r: r.get("tokens_per_s"), ",.0f"),
+        columns.number("% of bandwidth", lambda r: r["of_copy_bw"] and 100 * r["of_copy_bw"],
+                       ".1f"),
+        columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"),
+        columns.status()))

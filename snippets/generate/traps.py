@@ -78,7 +78,6 @@ class TrapsConfig:
                 "backends": backends.DEFAULT[config.device_type(self.device)].as_dict()}
 
 
-# --8<-- [start:growing]
 class GrowingCache(nn.Module):
     """Keys and values that grow by one position per token: a new shape
     every step."""
@@ -93,7 +92,6 @@ class GrowingCache(nn.Module):
         self.k = torch.cat([self.k, k], dim=2)
         self.v = torch.cat([self.v, v], dim=2)
         return self.k, self.v
-# --8<-- [end:growing]
 
 
 class GrowingAttention(M.Attention):
@@ -205,7 +203,6 @@ def item_sync(cfg, base, prompt, eager_tokens, dev) -> list[dict[str, Any]]:
     step = torch.compile(M.decode_step, backend=cfg.backend, fullgraph=True, dynamic=False)
     positions = [torch.tensor([cfg.prompt + i], device=dev) for i in range(cfg.steps - 1)]
 
-    # --8<-- [start:item]
     def sampled_in_python(token):
         out = []
         for pos in positions:
@@ -221,7 +218,6 @@ def item_sync(cfg, base, prompt, eager_tokens, dev) -> list[dict[str, Any]]:
             token = step(b, token, pos)  # stays on the device
             out.append(token)
         return out
-    # --8<-- [end:item]
 
     first_a, first_b = M.prefill(a, prompt), M.prefill(b, prompt)
     trap, fix = new_row(cfg, "item-sync", ".item() per token"), new_row(cfg, "item-sync",
@@ -245,7 +241,6 @@ def bucket(length: int, buckets: tuple[int, ...]) -> int:
     return next(b for b in sorted(buckets) if b >= length)
 
 
-# --8<-- [start:padded]
 def prefill_padded(model, prompt, last):
     """Prefill of a prompt padded at its end; its first token read at
     ``last`` (a tensor, so no length becomes a constant of the graph)."""
@@ -259,7 +254,6 @@ def pad(prompt, buckets):
     n = prompt.size(1)
     last = torch.tensor([n - 1], device=prompt.device)
     return F.pad(prompt, (0, bucket(n, buckets) - n)), last
-# --8<-- [end:padded]
 
 
 def prompt_lengths(cfg, base, dev) -> list[dict[str, Any]]:

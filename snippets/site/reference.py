@@ -97,7 +97,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
         t.speed.FREEZING.name: speed_tables.freezing_report,
         t.generate.GENERATE.name: generate_tables.report,
         t.generate.HF.name: generate_tables.hf_table,
-        ladder.KIND: ladder.table,
+        ladder.KIND: generate_tables.ladder_table,
         traps.KIND: traps.table,
         loop.KIND: generate_tables.loop_table,
         t.diagnose.DIAGNOSE.name: diagnose_report.summary,

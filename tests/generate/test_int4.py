@@ -12,7 +12,7 @@ import pytest
 import torch
 from torch import nn
 
-from snippets.generate import int4, ladder, loop
+from snippets.generate import int4, loop, weight_bytes
 from snippets.generate import model as M
 
 
@@ -35,7 +35,7 @@ def test_the_fp32_layer_agrees_with_its_source_within_the_rounding_bound():
     y, ref = q(x), x @ lin.weight.T
     assert y.shape == ref.shape and y.dtype == torch.float32
     assert bool(((y - ref).abs() <= _bound(lin, x, 32) * (1 + 1e-4) + 1e-5).all())
-    assert ladder.held_bytes(q) < lin.weight.numel() * 4 / 4  # a quarter of fp32, and less
+    assert weight_bytes.held_bytes(q) < lin.weight.numel() * 4 / 4  # a quarter of fp32, and less
 
 
 def test_the_swap_keeps_the_head_and_every_layer_tinygemm_does_not_take():
@@ -53,7 +53,7 @@ def test_the_loop_s_int4_weights_quantize_the_tiny_decoder_and_compile():
     base = M.build("tiny", torch.device("cpu"), torch.float32)
     m = loop.weigh("int4", base)
     assert any(isinstance(layer, int4.Int4Linear) for layer in m.modules())
-    assert ladder.held_bytes(m) < ladder.held_bytes(base)
+    assert weight_bytes.held_bytes(m) < weight_bytes.held_bytes(base)
     layer = next(x for x in m.modules() if isinstance(x, int4.Int4Linear))
     x = torch.randn(2, 1, 64)
     compiled = torch.compile(layer, fullgraph=True)

@@ -12,7 +12,7 @@ import pytest
 import torch
 from torch import nn
 
-from snippets.generate import int8, ladder
+from snippets.generate import int8, weight_bytes
 from snippets.generate import model as M
 
 
@@ -59,7 +59,7 @@ def test_the_bf16_layer_agrees_with_its_bf16_source_within_the_rounding_bound():
 def test_quantize_swaps_every_linear_but_the_head_and_counts_what_it_holds():
     m = M.build("tiny", "cpu", torch.float32)
     s = m.shape
-    dense = ladder.held_bytes(m)
+    dense = weight_bytes.held_bytes(m)
     int8.quantize(m)
     assert isinstance(m.output, nn.Linear) and not isinstance(m.output, int8.Int8Linear)
     layer = m.layers[0]
@@ -69,7 +69,7 @@ def test_quantize_swaps_every_linear_but_the_head_and_counts_what_it_holds():
     kv = s.kv_heads * s.head_dim
     outs = (s.dim + 2 * kv) + s.dim + 2 * s.ffn + s.dim
     swapped = s.layers * (s.dim * (s.dim + 2 * kv) + s.dim * s.dim + 3 * s.dim * s.ffn)
-    assert ladder.held_bytes(m) == dense - 3 * swapped + 4 * s.layers * outs
+    assert weight_bytes.held_bytes(m) == dense - 3 * swapped + 4 * s.layers * outs
     whole = int8.quantize(M.build("tiny", "cpu", torch.float32), keep=())
     assert isinstance(whole.output, int8.Int8Linear)
 

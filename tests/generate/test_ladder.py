@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from snippets.core import results
-from snippets.generate import bounds, ladder, ladder_findings, tables
+from snippets.generate import bounds, ladder, ladder_findings, tables, weight_bytes
 from snippets.generate import model as M
 from tests.cli_run import assert_one_line_error, run
 
@@ -78,7 +78,7 @@ def test_the_ladder_finding_reads_the_profile_and_each_rung_over_the_one_below(r
 def test_a_quantized_weight_is_counted_by_the_tensors_it_holds():
     m = M.build("tiny", "cpu", torch.float32)
     m.setup_cache(1, 32)
-    assert ladder.step_bytes(m, 1, 10) == bounds.decode_bytes(m.shape, 1, 10, 4)
+    assert weight_bytes.step_bytes(m, 1, 10) == bounds.decode_bytes(m.shape, 1, 10, 4)
     assert ladder.first_diff(torch.tensor([[1, 2, 3]]), torch.tensor([[1, 2, 4]])) == 2
     assert ladder.first_diff(torch.tensor([[1, 2]]), torch.tensor([[1, 2]])) is None
 
