@@ -226,3 +226,15 @@ def ladder_table(doc: dict[str, Any]) -> str:
                        ".1f"),
         columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"),
         columns.status()))
+
+
+def traps_table(doc: dict[str, Any]) -> str:
+    """Each trap beside its fix: compiles, compile seconds, the time per token where timed and
+    the fix's speedup over the trap in the same rounds."""
+    return columns.markdown(doc["rows"], (columns.field("Trap", "trap"),
+                                          columns.field("Variant", "variant")), (
+        columns.number("Compiles", lambda r: r.get("compiles"), "d"),
+        columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"),
+        columns.timing("ms per token", lambda r: r.get("step_ms")),
+        columns.number("× the trap", lambda r: r.get("speedup"), ".2f", notes=(columns.RATIO,)),
+        columns.status()))

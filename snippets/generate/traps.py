@@ -11,11 +11,10 @@ from typing import Any
 import torch
 import torch._inductor.config
 import torch.nn.functional as F
-from torch import nn
 
-from snippets.core import backends, cli, columns, config, measure, results, rows
+from snippets.core import backends, cli, config, measure, results, rows
 from snippets.core.counters import graphs_compiled
-from snippets.generate import command, kinds
+from snippets.generate import command, growing, kinds, tables
 from snippets.generate import model as M
 from snippets.generate.ladder import DTYPES
 from snippets.generate.loop import per_step
@@ -78,49 +77,6 @@ class TrapsConfig:
                 "backends": backends.DEFAULT[config.device_type(self.device)].as_dict()}
 
 
-class GrowingCache(nn.Module):
-    """Keys and values that grow by one position per token: a new shape
-    every step."""
-
-    def __init__(self, like: M.KVCache) -> None:
-        super().__init__()
-        b, h, _, d = like.k.shape
-        empty = like.k.new_zeros(b, h, 0, d)
-        self.k, self.v = empty, empty.clone()
-
-    def update(self, pos, k, v):
-        self.k = torch.cat([self.k, k], dim=2)
-        self.v = torch.cat([self.v, v], dim=2)
-        return self.k, self.v
-
-
-class GrowingAttention(M.Attention):
-    """``model.Attention`` over a growing cache: the mask cut to the positions the cache holds."""
-
-    def forward(self, x, table, mask, pos):
-        b, t, _ = x.shape
-        kv = self.kv_heads * self.head_dim
-        q, k, v = self.wqkv(x).split([self.heads * self.head_dim, kv, kv], dim=-1)
-        q = M.rotate(q.view(b, t, self.heads, self.head_dim), table).transpose(1, 2)
-        k = M.rotate(k.view(b, t, self.kv_heads, self.head_dim), table).transpose(1, 2)
-        v = v.view(b, t, self.kv_heads, self.head_dim).transpose(1, 2)
-        k, v = self.cache.update(pos, k, v)
-        group = self.heads // self.kv_heads
-        k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
-        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask[..., :k.size(2)])
-        return self.wo(y.transpose(1, 2).reshape(b, t, -1))
-
-
-def growing(base: M.Decoder) -> M.Decoder:
-    """A copy of ``base`` whose layers keep a growing cache (the same weights; each attention
-    module's class swapped for the one above, which differs only in its mask)."""
-    m = copy.deepcopy(base)
-    for layer in m.layers:
-        layer.attention.__class__ = GrowingAttention
-        layer.attention.cache = GrowingCache(layer.attention.cache)
-    return m
-
-
 def new_row(cfg: TrapsConfig, trap: str, variant: str) -> dict[str, Any]:
     return {"model": cfg.size, "trap": trap, "variant": variant, "status": "ok", "message": "",
             "compiles": None, "recompiles": None, "compile_s": None, "compiled_at": [],
@@ -157,7 +113,7 @@ def growing_cache(cfg, base, prompt, eager_tokens, dev) -> list[dict[str, Any]]:
     timed against the static cache's."""
     trap, fix = new_row(cfg, "growing-cache", "torch.cat"), new_row(cfg, "growing-cache",
                                                                     "static cache")
-    g, s = growing(base), copy.deepcopy(base)
+    g, s = growing.growing(base), copy.deepcopy(base)
     step = torch.compile(M.decode_step, backend=cfg.backend, fullgraph=True)
     static = torch.compile(M.decode_step, backend=cfg.backend, fullgraph=True, dynamic=False)
 
@@ -326,20 +282,8 @@ def run(cfg: TrapsConfig, *, commit: str | None = None,
     return doc
 
 
-def table(doc: dict[str, Any]) -> str:
-    """Each trap beside its fix: compiles, compile seconds, the time per token where timed and
-    the fix's speedup over the trap in the same rounds."""
-    return columns.markdown(doc["rows"], (columns.field("Trap", "trap"),
-                                          columns.field("Variant", "variant")), (
-        columns.number("Compiles", lambda r: r.get("compiles"), "d"),
-        columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"),
-        columns.timing("ms per token", lambda r: r.get("step_ms")),
-        columns.number("× the trap", lambda r: r.get("speedup"), ".2f", notes=(columns.RATIO,)),
-        columns.status()))
-
-
 TOOL = command.Tool(PROG, KIND, DESCRIPTION, TrapsConfig, DEFAULTS, run,
-                    cli.Printer(markdown=table), output_required=True)
+                    cli.Printer(markdown=tables.traps_table), output_required=True)
 main, parser = TOOL.main, TOOL.parser
 
 

@@ -36,7 +36,7 @@ from snippets.explain import fastpath as explain_fastpath
 from snippets.explain import findings as explain_findings
 from snippets.generate import findings as generate_findings
 from snippets.generate import hf_findings, ladder_findings, traps
-from snippets.generate import loop_findings
+from snippets.generate import loop_findings, retune_findings
 from snippets.production import findings as production_findings
 from snippets.production import serving_findings
 from snippets.scale import findings as scale_findings
@@ -105,8 +105,7 @@ SOURCES: dict[str, Source] = {
     "generate-loop-unwrap": Source(loop_findings.of, ("generate-loop-unwrap",)),
     "generate-loop-7b-torchao": Source(loop_findings.of, ("generate-loop-7b-torchao",)),
     "generate-loop-7b-int4": Source(loop_findings.of, ("generate-loop-7b-int4",)),
-    # The int8 step in two fresh processes, each tuning its own kernels: recorded only, on a GPU.
-    "generate-loop-7b-int8-fresh": Source(loop_findings.retuned, (
+    "generate-loop-7b-int8-fresh": Source(retune_findings.retuned, (  # two fresh processes
         "generate-loop-7b-int8-fresh-1", "generate-loop-7b-int8-fresh-2")),
     # The decode recipe's one figure per batch size: every run that timed it beside eager.
     "generate-figures": Source(generate_findings.figures, (

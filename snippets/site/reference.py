@@ -98,7 +98,7 @@ def renderers() -> dict[str, Callable[[dict], str]]:
         t.generate.GENERATE.name: generate_tables.report,
         t.generate.HF.name: generate_tables.hf_table,
         ladder.KIND: generate_tables.ladder_table,
-        traps.KIND: traps.table,
+        traps.KIND: generate_tables.traps_table,
         loop.KIND: generate_tables.loop_table,
         t.diagnose.DIAGNOSE.name: diagnose_report.summary,
         t.cpu.CPU.name: cpu_tables.table,

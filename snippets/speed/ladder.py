@@ -10,11 +10,10 @@ least (``bytes``), and a profile (``profile``) of the fastest rung and of any ru
 than the one below it, and that one.
 
 The rungs share one process, as the benchmark's modes do, so each is compiled with its own
-options (freezing among them, so that two rungs that differ only in freezing are two compiled
-entries), and freezing, which Dynamo reads only from Inductor's global switch (see ``frozen``),
-is also switched on around each of a frozen rung's calls: Dynamo keeps one compiled entry per
-rung, and none is compiled again while the ladder is timed. ``python -m snippets.speed
---ladder`` runs it, and so does ``python -m snippets.bench --ladder``.
+options (freezing among them: two rungs that differ only in freezing are two compiled entries).
+Freezing, which Dynamo reads only from Inductor's global switch (see ``frozen``), is also on
+around each of a frozen rung's calls, so no rung is compiled again while the ladder is timed.
+``python -m snippets.speed --ladder`` runs it.
 """
 
 from __future__ import annotations
@@ -27,18 +26,14 @@ from typing import Any
 
 import torch
 import torch._dynamo.config
-import torch._inductor
 from torch import nn
 
 import snippets.speed.autotune as autotuning  # the module; ``autotune`` is a flag below
-from snippets.core import roofline
-from snippets.speed import settings
-from snippets import bench
 from snippets.bench.rows import new_row
-from snippets.core import backends, cudagraph, examples, measure, models
+from snippets.core import backends, cudagraph, examples, measure, models, roofline
+from snippets.speed import settings
 from snippets.core import profile as profiler
-from snippets.core.rows import fault, or_none
-from snippets.core.rows import finish as finish_row
+from snippets.core.rows import fault, finish as finish_row, or_none
 from snippets.explain.fastpath import fastpath
 
 
