@@ -114,6 +114,9 @@ def ladder(device_type: str) -> list[Rung]:
             Rung("eager-graphed", by_hand=True)]
 
 
+# Coordinate descent is a compile option, not a global patch: Dynamo reuses a compiled entry whose
+# backend compares equal, and Inductor's compares by its options (torch/__init__.py,
+# _TorchCompileInductorWrapper.__eq__), so a patch would leave the rung on the rung below's kernels.
 # --8<-- [start:rungs]
 def step_of(rung, model, step=M.decode_step):
     """A rung's decode step: ``step(model, token, pos)`` to the next token."""
@@ -136,11 +139,6 @@ def graph_step(model, token, pos, step=M.decode_step):
     return lambda m, token, pos: graphed((token, pos))
 
 
-# Coordinate descent is a compile option, not a global patch around the call: Dynamo reuses a
-# compiled entry whose backend compares equal, and an Inductor backend compares by its options
-# (torch/__init__.py, _TorchCompileInductorWrapper.__eq__), so a global patch would leave the
-# rung running the rung below's kernels. As an option Inductor sets it for this compile only.
-
 
 @dataclass
 class Built:
@@ -151,12 +149,6 @@ class Built:
 
     def __call__(self) -> torch.Tensor:
         return self.step(self.model, self.token, self.pos)
-
-
-def first_diff(a: torch.Tensor, b: torch.Tensor) -> int | None:
-    """The first step at which two ``(batch, steps)`` token tensors differ, or None."""
-    differs = (a.cpu() != b.cpu()).any(0).nonzero()
-    return int(differs[0]) if len(differs) else None
 
 
 def new_row(cfg: LadderConfig, rung: Rung) -> dict[str, Any]:
@@ -247,7 +239,7 @@ def run(cfg: LadderConfig, *, commit: str | None = None,
                 if dev.type == "cuda":
                     torch.cuda.empty_cache()
             if row["tokens"]:
-                row["first_diff"] = first_diff(torch.tensor(row["tokens"]), eager_tokens)
+                row["first_diff"] = M.first_diff(torch.tensor(row["tokens"]), eager_tokens)
                 if row["first_diff"] is not None and dtype == torch.float32 and not rung.int8:
                     row["status"] = rows.Status.MISMATCH.value
             doc["rows"].append(row)

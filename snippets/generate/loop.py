@@ -139,7 +139,7 @@ def tokens_checked(row: dict[str, Any], ref: list, exact: bool) -> None:
     """A loop's tokens against ``ref`` (eager's, or the gpt-fast loop's for the naive one):
     where they part, and a mismatch where they must not (``exact``)."""
     if row["tokens"] and ref:
-        row["first_diff"] = ladder.first_diff(torch.tensor(row["tokens"]), torch.tensor(ref))
+        row["first_diff"] = M.first_diff(torch.tensor(row["tokens"]), torch.tensor(ref))
         if row["first_diff"] is not None and exact:
             row["status"] = rows.Status.MISMATCH.value
             row["message"] = f"tokens differ from step {row['first_diff']}"

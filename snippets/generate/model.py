@@ -287,3 +287,9 @@ def logit_gap(model: Decoder, prompt: torch.Tensor, tokens: torch.Tensor, at: in
     logits = model(seq, torch.arange(seq.size(1), device=seq.device))[:, -1].float()
     top = logits.topk(2, dim=-1).values
     return float((top[:, 0] - top[:, 1]).min())
+
+
+def first_diff(a: torch.Tensor, b: torch.Tensor) -> int | None:
+    """The first step at which two ``(batch, steps)`` token tensors differ, or None."""
+    differs = (a.cpu() != b.cpu()).any(0).nonzero()
+    return int(differs[0]) if len(differs) else None

@@ -79,8 +79,8 @@ def test_a_quantized_weight_is_counted_by_the_tensors_it_holds():
     m = M.build("tiny", "cpu", torch.float32)
     m.setup_cache(1, 32)
     assert weight_bytes.step_bytes(m, 1, 10) == bounds.decode_bytes(m.shape, 1, 10, 4)
-    assert ladder.first_diff(torch.tensor([[1, 2, 3]]), torch.tensor([[1, 2, 4]])) == 2
-    assert ladder.first_diff(torch.tensor([[1, 2]]), torch.tensor([[1, 2]])) is None
+    assert M.first_diff(torch.tensor([[1, 2, 3]]), torch.tensor([[1, 2, 4]])) == 2
+    assert M.first_diff(torch.tensor([[1, 2]]), torch.tensor([[1, 2]])) is None
 
 
 @pytest.mark.parametrize("argv, expect", [
