@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from snippets.bench.findings import CUDA_GRAPH_MODES
-from snippets.core import folders, render, results, stamps
+from snippets.core import folders, results
 from snippets.core.findings import Span
 
 Key = tuple[str, int, str]
@@ -87,46 +87,20 @@ def load_runs(folder: Path, names: list[str]) -> list[tuple[str, dict[str, Any]]
     return out
 
 
-def _rows(doc: dict[str, Any]) -> dict[Key, dict[str, Any]]:
+def by_key(doc: dict[str, Any]) -> dict[Key, dict[str, Any]]:
     return {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}
 
 
-def _per_run(runs: list[tuple[str, dict[str, Any]]], keys: list[Key]) -> str:
-    """Every run's speedup for every compiled configuration: the evidence behind the summary."""
-    tables = [_rows(doc) for _, doc in runs]
-    head = ("Model · batch · mode", *(label for label, _ in runs))
-    return render.markdown_table(head, (
-        [" · ".join(map(str, key)),
-         *(render.num(t.get(key, {}).get("speedup"), ".2f") for t in tables)] for key in keys))
-
-
-def speedup_spread(runs: list[tuple[str, dict[str, Any]]]) -> str:
-    """One line per compiled configuration: the lowest, median and highest speedup over all
-    runs and highest over lowest; every run's own value in a block that opens."""
-    tables = [_rows(doc) for _, doc in runs]
-    keys = [k for k in tables[0] if k[2] != "eager"] if tables else []
-    head = ("Model · batch · mode", "Runs", "Lowest", "Median", "Highest", "Highest/lowest")
-    body = []
-    for key in keys:
-        present = _speedups(tables, key)
-        spread = f"{present[-1] / present[0]:.2f}" if len(present) > 1 else "–"
-        body.append([" · ".join(map(str, key)), len(present),
-                     *(f"{v:.2f}x" for v in (present[0], statistics.median(present),
-                                             present[-1])), spread])
-    return (render.markdown_table(head, body) + "\n\n"
-            + render.details("The speedup in every run", _per_run(runs, keys)))
-
-
-def _speedups(tables: list[dict[Key, dict[str, Any]]], key: Key) -> list[float]:
+def speedups(tables: list[dict[Key, dict[str, Any]]], key: Key) -> list[float]:
     return sorted(v for t in tables if (v := t.get(key, {}).get("speedup")))
 
 
 def figures(runs: Runs) -> tuple[Figure, ...]:
     """Every compiled configuration's figure, in the order the first run lists them."""
-    tables = [_rows(doc) for _, doc in runs]
+    tables = [by_key(doc) for _, doc in runs]
     out = []
     for key in (k for k in tables[0] if k[2] != "eager") if tables else ():
-        present = _speedups(tables, key)
+        present = speedups(tables, key)
         if present:
             out.append(Figure(*key, len(present), statistics.median(present),
                               Span(present[0], present[-1])))
@@ -136,22 +110,17 @@ def figures(runs: Runs) -> tuple[Figure, ...]:
 def widest(runs: Runs) -> tuple[Widest, ...]:
     """Per mode, in the order the runs list them, the configuration whose speedup moved most
     from run to run (none for a mode no configuration of which ran twice)."""
-    tables = [_rows(doc) for _, doc in runs]
+    tables = [by_key(doc) for _, doc in runs]
     out: dict[str, Widest] = {}
     for key in (k for k in tables[0] if k[2] != "eager") if tables else ():
-        present = _speedups(tables, key)
+        present = speedups(tables, key)
         if len(present) > 1 and present[-1] / present[0] > getattr(out.get(key[2]), "ratio", 0):
             out[key[2]] = Widest(key[2], present[-1] / present[0], key[0], key[1],
                                  Span(present[0], present[-1]))
     return tuple(out.values())
 
 
-def _pct(row: dict[str, Any]) -> str:
-    lat = row.get("latency_ms")
-    return f"{100 * lat['iqr'] / lat['median']:.1f}" if lat else "–"
-
-
-def _corr_value(row: dict[str, Any]) -> float | None:
+def correlation(row: dict[str, Any]) -> float | None:
     """Pearson correlation of a row's samples with the host canary of the same rounds: near 1,
     the row's latency moved with the host CPU's speed. None where the run kept no canary
     sample per round (the gated runs kept only its median and best)."""
@@ -162,56 +131,21 @@ def _corr_value(row: dict[str, Any]) -> float | None:
     return statistics.correlation(samples, canary)
 
 
-def _corr(row: dict[str, Any]) -> str:
-    return render.num(_corr_value(row), ".2f")
-
-
 def correlations(runs: Runs) -> tuple[Correlation, ...]:
     """Eager's correlation with the canary per model, over the runs that kept both: the range
     the prose may lean on."""
     by_model: dict[str, list[float]] = {}
     for _, doc in runs:
         for row in doc["rows"]:
-            if row["mode"] == "eager" and (c := _corr_value(row)) is not None:
+            if row["mode"] == "eager" and (c := correlation(row)) is not None:
                 by_model.setdefault(row["model"], []).append(c)
     return tuple(Correlation(model, Span.of(v)) for model, v in by_model.items())
-
-
-def host_evidence(runs: list[tuple[str, dict[str, Any]]]) -> str:
-    """Per run and model group: the spread of eager and of a CUDA-graph replay, beside how slow
-    the host ran and whether eager moved with it; what else the machine reported (hypervisor
-    steal, the GPU's SM clock) and the default mode in a block that opens."""
-    key_head = ("Run · model · batch", "Eager IQR %", "reduce-overhead IQR %",
-                "Host canary median/best", "Corr. eager ~ canary")
-    full_head = ("Run · model · batch", "default IQR %", "CPU steal %", "SM clock MHz",
-                 "Corr. default ~ canary")
-    key, full = [], []
-    for label, doc in runs:
-        rows = _rows(doc)
-        for (model, bs, mode), eager in rows.items():
-            if mode != "eager":
-                continue
-            name = f"{label} · {model} · {bs}"
-            steal = eager.get("cpu_steal_pct")
-            clock = eager.get("sm_clock_mhz") or {}
-            canary = eager.get("host_canary_us") or {}
-            slow = (f"{canary['median'] / canary['best']:.2f}"
-                    if canary.get("best") else "not recorded")
-            key.append([name, _pct(eager), _pct(rows.get((model, bs, "reduce-overhead"), {})),
-                        slow, _corr(eager)])
-            full.append([name, _pct(rows.get((model, bs, "default"), {})),
-                         render.num(steal, ".2f"),
-                         f"{clock['min']}–{clock['max']}" if clock else "–",
-                         _corr(rows.get((model, bs, "default"), {}))])
-    return (render.markdown_table(key_head, key) + "\n\n"
-            + render.details("The default mode, hypervisor steal and the SM clock",
-                             render.markdown_table(full_head, full)))
 
 
 SLOW = 1.5  # a sample this many times its variant's fastest is a slow one (a spell ~doubles)
 
 
-def _round_states(rows: dict[Key, dict[str, Any]], modes: list[str], model: str,
+def round_states(rows: dict[Key, dict[str, Any]], modes: list[str], model: str,
                   batch_size: int) -> list[str]:
     """Each round's host state, from every variant the host sets the pace of (not the CUDA-graph
     replays): "slow spell" where all of them ran slow, "normal" where none did, "partly slow"
@@ -224,29 +158,6 @@ def _round_states(rows: dict[Key, dict[str, Any]], modes: list[str], model: str,
         slow = [s[i] > SLOW * min(s) for s in host]
         states.append("slow spell" if all(slow) else "partly slow" if any(slow) else "normal")
     return states
-
-
-def spells(doc: dict[str, Any], model: str, batch_size: int) -> str:
-    """The samples of one group, round by round, summarised as stretches of rounds in one host
-    state: a spell shows as a stretch where every variant without CUDA graphs slows down
-    together and the replay does not."""
-    rows = _rows(doc)
-    modes = [m for (mm, b, m) in rows if mm == model and b == batch_size]
-    states = _round_states(rows, modes, model, batch_size)
-    stretches, start = [], 0
-    for i in range(1, len(states) + 1):
-        if i == len(states) or states[i] != states[start]:
-            stretches.append((start, i - 1, states[start]))
-            start = i
-    body = []
-    for first, last, state in stretches:
-        where = f"{first + 1}" if first == last else f"{first + 1}–{last + 1}"
-        cells = [f"{where} · {state}"]
-        for mode in modes:
-            part = rows[(model, batch_size, mode)]["latency_ms"]["samples"][first:last + 1]
-            cells.append(f"{statistics.median(part):.3g} ms")
-        body.append(cells)
-    return render.markdown_table(("Rounds · host state", *modes), body)
 
 
 # ---- which runs ---------------------------------------------------------------------------------
@@ -262,18 +173,6 @@ def recorded_gpu_runs(results_dir: Path) -> list[tuple[str, dict[str, Any]]]:
     extra = sorted(folder.glob("noise/*.json"), key=lambda p: results.load(p)["provenance"]["date"])
     names = ["bench.json", "bench-repeat.json", *(str(p.relative_to(folder)) for p in extra)]
     return load_runs(folder, names)
-
-
-def runs_stamp(runs: list[tuple[str, dict[str, Any]]]) -> str:
-    """One stamp for a block drawn from several runs: the device, the dates and the commits."""
-    prov = runs[0][1]["provenance"]
-    dates = sorted(d["provenance"]["date"][:10] for _, d in runs)
-    when = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
-    commits = list(dict.fromkeys(stamps.short_commit(d["provenance"]["commit"])
-                                 for _, d in runs))
-    return (f"recorded: {prov['device']} · torch {prov['torch']} · "
-            f"{render.count(len(runs), 'run')}, {when} · "
-            f"{'commit' if len(commits) == 1 else 'commits'} {', '.join(commits)}")
 
 
 def host_runs(runs: Runs) -> Runs:
@@ -295,23 +194,3 @@ def of(runs: Runs) -> Stability:
     """The findings of the recorded runs of the default matrix (two at least)."""
     return Stability(len(runs), figures(runs), widest(runs), correlations(host_runs(runs)),
                      noisiest(runs))
-
-
-def evidence(which: str, runs: Runs) -> tuple[str, Runs]:
-    """One evidence block of the benchmark page, "spread", "host", "spells" or "claims": its
-    Markdown and the runs it was drawn from (for its stamp)."""
-    if which == "spread":
-        return speedup_spread(runs), runs
-    if which == "host":
-        shown = host_runs(runs)
-        return host_evidence(shown), shown
-    if which == "claims":
-        from snippets.bench import claims  # the tutorial's claims, held to every run
-
-        return claims.verdicts_over_runs(runs), runs
-    if which != "spells":
-        raise ValueError(f"evidence {which!r}: expected spread, host, spells or claims")
-    # The noisiest eager group of all runs, round by round; the page names it from ``of``.
-    group = noisiest(runs)
-    doc = dict(runs)[group.label]
-    return spells(doc, group.model, group.batch), [(group.label, doc)]

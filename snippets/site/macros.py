@@ -166,13 +166,13 @@ def cudnn_fresh(folder: str = "cudnn-benchmark") -> Any:
 def bench_runs() -> Placed | None:
     """The findings of every recorded GPU run of the default matrix (``bench.stability``), with
     the runs' one stamp; None where fewer than two are recorded."""
-    from snippets.bench import stability
+    from snippets.bench import stability, stability_tables
     from snippets.site.build import current
 
     runs = stability.recorded_gpu_runs(current().results_dir)
     if len(runs) < 2:
         return None
-    return Placed(stability.of(runs), stability.runs_stamp(runs),
+    return Placed(stability.of(runs), stability_tables.runs_stamp(runs),
                   runs[0][1]["provenance"]["device"], tuple(d["provenance"] for _, d in runs))
 
 

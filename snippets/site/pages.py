@@ -169,13 +169,13 @@ def with_plot(draw: Callable[[dict], str],
 
 def evidence(which: str, *, build: Build | None = None) -> str:
     """One block of the benchmark page's noise evidence: "spread", "host" or "spells"."""
-    from snippets.bench import stability
+    from snippets.bench import stability, stability_tables
 
     runs = stability.recorded_gpu_runs((build or current()).results_dir)
     if len(runs) < 2:
         return no_run_yet("bench", "cuda")
-    body, used = stability.evidence(which, runs)
-    return section(body, stability.runs_stamp(used))
+    body, used = stability_tables.evidence(which, runs)
+    return section(body, stability_tables.runs_stamp(used))
 
 
 def repeated(kind: str, render: Callable[[dict, dict], str], device: str = "cuda", *,

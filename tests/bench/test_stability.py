@@ -10,6 +10,7 @@ from pathlib import Path
 
 from snippets import bench
 from snippets.bench import crosscheck_findings, crosscheck_tables, findings, stability
+from snippets.bench import stability_tables
 from snippets.core import results
 from snippets.core.findings import Span, Verdict
 from snippets.site import pages
@@ -23,7 +24,7 @@ H200 = ROOT / "docs/results/nvidia-h200_torch-2.11.0"
 def test_speedup_spread_lists_every_compiled_configuration_of_every_run():
     runs = stability.recorded_gpu_runs(ROOT / "docs" / "results")
     assert len(runs) >= 2 and runs[0][0] == "bench"
-    text = stability.speedup_spread(runs)
+    text = stability_tables.speedup_spread(runs)
     rows = table_rows(text)
     compiled = [r for r in runs[0][1]["rows"] if r["mode"] != "eager"]
     assert [r[0] for r in rows] == [f"{r['model']} · {r['batch_size']} · {r['mode']}"
@@ -36,7 +37,7 @@ def test_speedup_spread_lists_every_compiled_configuration_of_every_run():
 def test_spells_account_for_every_round_once():
     doc = results.load(H200 / "bench.json")
     row = doc["rows"][0]
-    table = table_rows(stability.spells(doc, row["model"], row["batch_size"]))
+    table = table_rows(stability_tables.spells(doc, row["model"], row["batch_size"]))
     covered = []
     for cells in table:
         where = cells[0].split(" · ")[0]
@@ -74,15 +75,15 @@ def test_the_h200_run_is_host_bound_in_eager_and_every_mode_pays():
 
 def test_runs_stamp_names_one_date_once_and_commits_at_one_length():
     runs = stability.recorded_gpu_runs(ROOT / "docs" / "results")
-    one = stability.runs_stamp(runs[:1])
+    one = stability_tables.runs_stamp(runs[:1])
     assert " · 1 run, " in one and " to " not in one and " · commit " in one
-    commits = stability.runs_stamp(runs).rpartition("commits ")[2].split(", ")
+    commits = stability_tables.runs_stamp(runs).rpartition("commits ")[2].split(", ")
     assert all(len(c) <= 12 for c in commits)
 
 
 def test_host_evidence_is_stamped_with_the_runs_it_shows():
     runs = stability.recorded_gpu_runs(ROOT / "docs" / "results")
-    body, used = stability.evidence("host", runs)
+    body, used = stability_tables.evidence("host", runs)
     shown = {cells[0].split(" · ")[0] for cells in table_rows(body)}
     assert shown == {label for label, _ in used}
 
@@ -91,7 +92,7 @@ def test_spells_label_a_round_by_every_host_bound_variant():
     rows = {("m", 1, "eager"): {"latency_ms": {"samples": [1, 2, 2, 1]}},
             ("m", 1, "default"): {"latency_ms": {"samples": [1, 1, 2, 1]}},
             ("m", 1, "reduce-overhead"): {"latency_ms": {"samples": [1, 1, 1, 1]}}}
-    states = stability._round_states(rows, ["eager", "default", "reduce-overhead"], "m", 1)
+    states = stability.round_states(rows, ["eager", "default", "reduce-overhead"], "m", 1)
     assert states == ["normal", "partly slow", "slow spell", "normal"]
 
 
@@ -156,7 +157,7 @@ def test_widest_range_of_each_mode_is_its_highest_over_its_lowest():
                if (r["model"], r["batch_size"], r["mode"]) == (w.model, w.batch, w.mode)
                and (v := r.get("speedup"))]
         assert w.speedup == Span.of(got) and w.ratio == max(got) / min(got)
-    spread = {cells[0]: cells[-1] for cells in table_rows(stability.speedup_spread(runs))}
+    spread = {cells[0]: cells[-1] for cells in table_rows(stability_tables.speedup_spread(runs))}
     assert all(float(v) <= max(w.ratio for w in found.widest) + 0.005 for v in spread.values())
 
 
@@ -194,5 +195,5 @@ def test_each_configuration_s_one_figure_is_the_median_over_the_runs_and_their_r
         assert (f.runs, f.speedup) == (len(got), Span.of(got))
         assert f.median == statistics.median(got)
     # The spread table's Median column shows the same figures.
-    spread = {cells[0]: cells[3] for cells in table_rows(stability.speedup_spread(runs))}
+    spread = {cells[0]: cells[3] for cells in table_rows(stability_tables.speedup_spread(runs))}
     assert all(spread[f"{f.model} · {f.batch} · {f.mode}"] == f"{f.median:.2f}x" for f in found)
