@@ -1,8 +1,8 @@
 """How far recorded runs of the same benchmark agree, and what the machine did while they ran.
 
-Pure, over recorded results documents: the benchmark and noise pages show its tables, from the
-files themselves, of which numbers repeat from run to run and which move with the host CPU, and
-place the findings of ``of(runs)`` (a frozen ``Stability``) in sentences of their own.
+Pure, over recorded results documents: which numbers repeat from run to run and which move with
+the host CPU. The benchmark and noise pages place the findings of ``of(runs)`` (a frozen
+``Stability``) in sentences of their own, and ``stability_tables`` draws the evidence.
 """
 
 from __future__ import annotations

@@ -181,11 +181,6 @@ class Loop:
         return min(found, key=lambda c: c.ms, default=None)
 
     @property
-    def int4(self) -> Cell | None:
-        """The int4 layer's gpt-fast loop, where the run timed it."""
-        return self.at("int4", "loop")
-
-    @property
     def int8(self) -> Cell | None:
         """The fastest int8 weights' gpt-fast loop: the int8 recipe that wins, where one does."""
         return self.fastest("loop", INT8)
