@@ -10,10 +10,10 @@ from dataclasses import replace
 
 from snippets import bench
 from snippets.bench import kinds, tables
-from snippets.core import backends, cli, config, flags
+from snippets.core import backends, cli, config, flags, recording
 
 PROG = "python -m snippets.bench"
-PRINT = cli.Printer.of_rows(tables.markdown_table, rich=tables.rich_table,
+PRINT = recording.Printer.of_rows(tables.markdown_table, rich=tables.rich_table,
                             compare_markdown=tables.compare_markdown,
                             compare_rich=tables.compare_table)
 
@@ -57,7 +57,7 @@ def config_from_args(argv: list[str] | None) -> tuple[bench.BenchConfig, object]
 
 def main(argv: list[str] | None = None) -> int:
     cfg, args = config_from_args(argv)
-    return cli.record_run(PROG, args, kinds.BENCH.name, cfg, bench.document, PRINT)
+    return recording.record_run(PROG, args, kinds.BENCH.name, cfg, bench.document, PRINT)
 
 
 if __name__ == "__main__":

@@ -4,11 +4,11 @@ a table out."""
 from __future__ import annotations
 
 from snippets import cpu
-from snippets.core import cli, flags
+from snippets.core import cli, flags, recording
 from snippets.cpu import tables
 
 PROG = "python -m snippets.cpu"
-PRINT = cli.Printer(markdown=tables.table)
+PRINT = recording.Printer(markdown=tables.table)
 
 
 def parser() -> cli.Parser:
@@ -22,7 +22,7 @@ def parser() -> cli.Parser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     cfg = flags.build(PROG, cpu.CpuConfig, args)
-    return cli.record_run(PROG, args, cpu.KIND, cfg, cpu.document, PRINT)
+    return recording.record_run(PROG, args, cpu.KIND, cfg, cpu.document, PRINT)
 
 
 if __name__ == "__main__":

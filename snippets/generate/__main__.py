@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from snippets import generate
-from snippets.core import cli
+from snippets.core import recording
 from snippets.generate import command, tables
 
 PROG = "python -m snippets.generate"
@@ -27,7 +27,7 @@ TOOL = command.Tool(
     "A decoder's prefill and decode, eager against torch.compile's modes, against the device's "
     "measured bandwidth and matmul rate.",
     generate.GenerateConfig, generate.DEFAULTS, generate.produce,
-    cli.Printer(markdown=tables.report, rich=_Rich))
+    recording.Printer(markdown=tables.report, rich=_Rich))
 main, parser = TOOL.main, TOOL.parser
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from snippets.core import cli, config, flags
+from snippets.core import cli, config, flags, recording
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Tool:
     cls: type
     defaults: dict[str, dict[str, Any]]
     run: Callable[..., dict]
-    show: cli.Printer
+    show: recording.Printer
     output_required: bool = False
     needs: Callable[[], str | None] = lambda: None
 
@@ -59,4 +59,4 @@ class Tool:
             return self.run(cfg, commit=commit, progress=say, on_row=on_row)
 
         args.append = False  # a run of its own: these files are not joined
-        return cli.record(self.prog, args, self.kind, produce, self.show)
+        return recording.record(self.prog, args, self.kind, produce, self.show)

@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from snippets.core import cli, config, measure, results, rows
+from snippets.core import config, measure, recording, results, rows
 from snippets.generate import DTYPES, command, kinds, model, tables
 
 PROG = "python -m snippets.generate.hf"
@@ -203,7 +203,7 @@ TOOL = command.Tool(
     PROG, KIND,
     "transformers' Llama generate, dynamic and static cache, eager and compiled, beside this "
     "package's decoder of the same shape.",
-    HFConfig, DEFAULTS, produce, cli.Printer(markdown=tables.hf_table), needs=_needs)
+    HFConfig, DEFAULTS, produce, recording.Printer(markdown=tables.hf_table), needs=_needs)
 main, parser = TOOL.main, TOOL.parser
 
 

@@ -12,7 +12,7 @@ import torch._dynamo.config
 import torch._inductor.config
 from torch._dynamo.utils import counters
 
-from snippets.core import backends, cli, config, cudagraph, measure, results
+from snippets.core import backends, config, cudagraph, measure, recording, results
 from snippets.core import rows
 from snippets.core import profile as profiler
 from snippets.generate import command, int8, kinds, tables, weight_bytes
@@ -291,7 +291,7 @@ def run(cfg: LadderConfig, *, commit: str | None = None,
 
 
 TOOL = command.Tool(PROG, KIND, DESCRIPTION, LadderConfig, DEFAULTS, run,
-                    cli.Printer(markdown=tables.ladder_table), output_required=True)
+                    recording.Printer(markdown=tables.ladder_table), output_required=True)
 main, parser = TOOL.main, TOOL.parser
 
 

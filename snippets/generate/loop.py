@@ -9,7 +9,7 @@ from typing import Any
 
 import torch
 
-from snippets.core import cli, machine, measure, results, roofline, rows
+from snippets.core import machine, measure, recording, results, roofline, rows
 from snippets.core import profile as profiler
 from snippets.core.counters import cudagraph_skips, graphs_compiled
 from snippets.generate import command, int4, int8, kinds, ladder, own_code, tables, weight_bytes
@@ -247,7 +247,7 @@ def run(cfg: LoopConfig, *, commit: str | None = None,
 
 
 TOOL = command.Tool(PROG, KIND, DESCRIPTION, LoopConfig, DEFAULTS, run,
-                    cli.Printer(markdown=tables.loop_table), output_required=True)
+                    recording.Printer(markdown=tables.loop_table), output_required=True)
 main, parser = TOOL.main, TOOL.parser
 
 

@@ -12,7 +12,7 @@ import torch
 import torch._inductor.config
 import torch.nn.functional as F
 
-from snippets.core import backends, cli, config, measure, results, rows
+from snippets.core import backends, config, measure, recording, results, rows
 from snippets.core.counters import graphs_compiled
 from snippets.generate import command, growing, kinds, tables
 from snippets.generate import model as M
@@ -283,7 +283,7 @@ def run(cfg: TrapsConfig, *, commit: str | None = None,
 
 
 TOOL = command.Tool(PROG, KIND, DESCRIPTION, TrapsConfig, DEFAULTS, run,
-                    cli.Printer(markdown=tables.traps_table), output_required=True)
+                    recording.Printer(markdown=tables.traps_table), output_required=True)
 main, parser = TOOL.main, TOOL.parser
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import torch
 
 from snippets import production
-from snippets.core import cli, config, flags, models, process, results
+from snippets.core import cli, config, flags, models, process, recording, results
 from snippets.production import hazards, modes, startup, stream, tables
 
 PROG = "python -m snippets.production"
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         production.check_joinable(old, results.provenance(here, {}))
 
     # the first of several commands starts the file
-    previous = cli.appending_to(PROG, args.output, args.append, kind, joinable)
+    previous = recording.appending_to(PROG, args.output, args.append, kind, joinable)
     if production.eager_requested(os.environ):  # read once, here: each child reads it too
         print(f"{production.EAGER_ENV} is set: every compiled path runs eager", file=sys.stderr)
     doc: dict = {}
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         print(message, file=sys.stderr)
 
     def show() -> None:
-        cli.Printer(markdown=tables.report)(doc, args.format)
+        recording.Printer(markdown=tables.report)(doc, args.format)
 
     def stopped() -> int:
         interrupt.settle()

@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from snippets.core import cli, config, flags, process, results
+from snippets.core import cli, config, flags, process, recording, results
 from snippets.production import apis, kinds, tables
 
 PROG = "python -m snippets.production.regions"
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.output is None:
         cli.fail(PROG, "--output FILE is required")
-    return cli.record_run(PROG, args, KIND, cfg, document, cli.Printer(markdown=tables.regions))
+    return recording.record_run(PROG, args, KIND, cfg, document, recording.Printer(markdown=tables.regions))
 
 
 if __name__ == "__main__":

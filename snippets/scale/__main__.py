@@ -10,7 +10,7 @@ import torch.distributed as dist
 from rich.table import Table
 
 from snippets import scale
-from snippets.core import cli, columns, flags, stamps
+from snippets.core import cli, columns, flags, recording, stamps
 from snippets.scale import compare, tables
 
 PROG = "python -m snippets.scale"
@@ -64,14 +64,14 @@ def _rich(doc: dict) -> Table:
 
 
 # The comparison is text in a terminal too: a list of step times, no table to draw.
-PRINT = cli.Printer.of_rows(tables.markdown_table, rich=_rich, compare_markdown=compare.compare)
+PRINT = recording.Printer.of_rows(tables.markdown_table, rich=_rich, compare_markdown=compare.compare)
 
 
 def main(argv: list[str] | None = None) -> int:
     cfg, args = config_from_args(argv)
-    return cli.record_run(
+    return recording.record_run(
         PROG, args, scale.KIND, cfg, scale.document, PRINT, with_old=True,
-        joinable=cli.joinable_by(scale.check_joinable, cfg.device, cfg.settings()))
+        joinable=recording.joinable_by(scale.check_joinable, cfg.device, cfg.settings()))
 
 
 if __name__ == "__main__":

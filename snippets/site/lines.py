@@ -5,7 +5,8 @@ text or tables) is held to a share of it (``MAX_RENDERING_SHARE``). A module's k
 its name, as the house style names modules by what they hold:
 
 - **site**: everything under ``snippets/site/`` (the build, its checks, the page macros);
-- **CLI**: ``__main__.py``, ``core/cli.py``, ``core/flags.py``, ``core/config.py``;
+- **CLI**: ``__main__.py``, ``core/cli.py``, ``core/recording.py``, ``core/flags.py``,
+  ``core/config.py``;
 - **rendering**: ``tables.py``, ``plots.py``, ``report.py``, ``render.py``, ``columns.py``, and,
   inside any other module, a top-level function that draws a table (it calls one of ``DRAWS``)
   or returns a sentence (a string of six words or more);
@@ -41,7 +42,7 @@ MAX_RENDERING_SHARE = 0.15
 RENDERING = {"tables.py", "plots.py", "report.py", "render.py", "columns.py"}
 FINDINGS = {"findings.py", "claims.py", "evidence.py", "goals.py", "where.py", "stability.py",
             "payoff.py"}
-CLI = {"__main__.py", "core/cli.py", "core/flags.py", "core/config.py"}
+CLI = {"__main__.py", "core/cli.py", "core/recording.py", "core/flags.py", "core/config.py"}
 # Calls that draw a table: a function that makes one is rendering wherever it stands.
 DRAWS = {"markdown_table", "rich_table", "markdown", "terminal"}
 SENTENCE = 6  # words in one string: a sentence, not a label

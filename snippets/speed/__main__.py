@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from snippets.speed import runs as speed
-from snippets.core import cli, flags, results
+from snippets.core import cli, flags, recording, results
 from snippets.speed import freezing, settings, tables
 
 PROG = "python -m snippets.speed"
@@ -67,15 +67,15 @@ def _report(doc: dict) -> str:
         results.kind_of(doc).name, tables.ladder_report)(doc)
 
 
-PRINT = cli.Printer(markdown=_report)
+PRINT = recording.Printer(markdown=_report)
 
 
 def main(argv: list[str] | None = None) -> int:
     cfg, args = config_from_args(argv)
     b = cfg.bench_config()
-    joinable = cli.joinable_by(speed.check_joinable, b.device, {**b.settings(), **cfg.settings()})
+    joinable = recording.joinable_by(speed.check_joinable, b.device, {**b.settings(), **cfg.settings()})
     kind = {"settings": settings.KIND, "freezing": freezing.KIND}.get(cfg.run, speed.LADDER_KIND)
-    return cli.record_run(PROG, args, kind, cfg, speed.document, PRINT, joinable=joinable,
+    return recording.record_run(PROG, args, kind, cfg, speed.document, PRINT, joinable=joinable,
                           join=speed.join, show_joined=True)
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 
 from snippets import train
-from snippets.core import cli, flags
+from snippets.core import cli, flags, recording
 from snippets.train import compare, tables
 
 PROG = "python -m snippets.train"
-PRINT = cli.Printer.of_rows(tables.markdown_table, rich=compare.rich_table,
+PRINT = recording.Printer.of_rows(tables.markdown_table, rich=compare.rich_table,
                             compare_markdown=compare.compare_markdown,
                             compare_rich=compare.compare_table)
 
@@ -34,9 +34,9 @@ def config_from_args(argv: list[str] | None) -> tuple[train.TrainConfig, object]
 
 def main(argv: list[str] | None = None) -> int:
     cfg, args = config_from_args(argv)
-    return cli.record_run(
+    return recording.record_run(
         PROG, args, train.KIND, cfg, train.document, PRINT, join=train.join,
-        joinable=cli.joinable_by(train.check_joinable, cfg.device, cfg.settings()))
+        joinable=recording.joinable_by(train.check_joinable, cfg.device, cfg.settings()))
 
 
 if __name__ == "__main__":

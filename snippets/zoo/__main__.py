@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from snippets import zoo
 from snippets.bench.__main__ import PRINT
-from snippets.core import cli, flags
+from snippets.core import cli, flags, recording
 
 PROG = "python -m snippets.zoo"
 
@@ -24,8 +24,8 @@ def main(argv: list[str] | None = None) -> int:
         cli.fail(PROG, "no zoo model is in both --models and --families")
     cli.check_append(PROG, args.append, args.output)
     run = cfg.bench().resolve()  # the settings the file records: an appended run must match them
-    return cli.record_run(PROG, args, zoo.KIND, cfg, zoo.document, PRINT, join=zoo.join,
-                          joinable=cli.joinable_by(zoo.check_joinable, run.device,
+    return recording.record_run(PROG, args, zoo.KIND, cfg, zoo.document, PRINT, join=zoo.join,
+                          joinable=recording.joinable_by(zoo.check_joinable, run.device,
                                                    run.settings()))
 
 
