@@ -152,6 +152,16 @@ def relative_error(output: Any, ref: list[torch.Tensor]) -> float:
     return worst
 
 
+def loss_gap(losses: list[float | None], reference: list[float | None]) -> float:
+    """The largest difference between two loss curves, as a fraction of the reference's first
+    loss (the scale of the problem: a difference relative to each step's own loss would blow
+    up as the loss falls towards zero). Infinite where either loss was not finite (None)."""
+    pairs = list(zip(losses, reference, strict=False))
+    if not pairs or any(a is None or b is None for a, b in pairs):
+        return math.inf
+    return max(abs(a - b) for a, b in pairs) / abs(reference[0]) if reference[0] else math.inf
+
+
 def has_image(example: Example) -> bool:
     """Whether a floating-point input is 4-D (an image batch, which channels_last would lay out)."""
     return any(t.is_floating_point() and t.dim() == 4 for t in tensors(example))

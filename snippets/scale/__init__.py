@@ -16,7 +16,7 @@ from snippets.scale import gather, kinds, launch, scaling
 from snippets.scale import models as scale_models
 from snippets.scale.job import Job
 from snippets.scale.wrap import DDP_BUCKET_MB, STRATEGIES, VARIANTS, compiled_autograd_missing
-from snippets.train import DTYPES, LR, SEED, TOLERANCE, group
+from snippets.train import DTYPES, FIRST_STEPS, LR, SEED, TOLERANCE
 
 KIND = kinds.SCALE.name
 
@@ -127,7 +127,7 @@ class ScaleConfig:
             "dtype": "bf16 autocast" if self.dtype == "bf16" else self.dtype,
             "autocast": self.dtype if DTYPES.get(self.dtype or "") else None,
             "weights": "fp32", "optimizer": f"AdamW(lr={self.lr:g})", "loss": "cross_entropy",
-            "seed": self.seed, "steps": self.steps, "first_steps": group.FIRST_STEPS,
+            "seed": self.seed, "steps": self.steps, "first_steps": FIRST_STEPS,
             "rounds": self.rounds, "warmup": self.warmup, "profile_steps": self.profile_steps,
             "timeout_s": self.timeout_s,
             "tolerance": TOLERANCE.get(self.dtype or ""), "tf32": b.tf32,

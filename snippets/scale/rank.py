@@ -16,11 +16,10 @@ import torch
 import torch.distributed as dist
 from torch import nn
 
-from snippets.core import backends, cli, measure, models, profile
+from snippets.core import backends, cli, measure, models, profile, rows
 from snippets.scale import wrap
 from snippets.scale.models import factory
-from snippets.train import DTYPES, group
-from snippets.train.step import optimizer_for
+from snippets.train import DTYPES, FIRST_STEPS, optimizer_for
 
 PROG = "python -m snippets.scale.rank"
 
@@ -107,7 +106,7 @@ def train(args: Any, rank: int, local_rank: int, world: int, rec: dict[str, Any]
     for i in range(args.steps):
         with measure.Stopwatch(device) as watch:
             loss = step(x, y)
-        if i < group.FIRST_STEPS:
+        if i < FIRST_STEPS:
             rec["first_steps_s"].append(watch.seconds)
             rec["compile_s"] = sum(rec["first_steps_s"])
         value = loss.item()
@@ -137,8 +136,8 @@ def fault(exc: BaseException) -> tuple[str, str]:
     if isinstance(exc, wrap.NoBlocks):
         return "unsupported", str(exc)
     if isinstance(exc, torch._dynamo.exc.Unsupported):
-        return "unsupported", group.fault(exc)[1]
-    return group.fault(exc)
+        return "unsupported", rows.fault(exc)[1]
+    return rows.fault(exc)
 
 
 def run(args: Any, rank: int, local_rank: int, world: int) -> dict[str, Any]:

@@ -9,14 +9,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from snippets.core.examples import loss_gap
 from snippets.core.rows import median
-from snippets.train import group
 
 
 def _gap(row: dict[str, Any], ref: dict[str, Any] | None) -> float | None:
     if not ref or not ref.get("losses") or not row.get("losses"):
         return None
-    gap = group.loss_gap(row["losses"], ref["losses"])
+    gap = loss_gap(row["losses"], ref["losses"])
     return gap if math.isfinite(gap) else None
 
 

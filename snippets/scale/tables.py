@@ -10,7 +10,6 @@ from typing import Any
 from snippets.core import columns, render
 from snippets.core import rows as core_rows
 from snippets.scale.wrap import VARIANTS
-from snippets.train.tables import profile_of
 
 Row = dict[str, Any]
 
@@ -124,9 +123,9 @@ def table(doc: dict[str, Any]) -> str:
 # ---- where a step's time goes ------------------------------------------------------------------
 
 def profile(row: Row) -> dict[str, Any] | None:
-    """The training page's ``profile_of``, where the profiler saw anything at all."""
-    p = profile_of(row)
-    return p if p and p.get("span_us_per_call") else None
+    """A row's profile, where the profiler ran, did not fail and saw anything at all."""
+    p = (row or {}).get("profile")
+    return p if p and "error" not in p and p.get("span_us_per_call") else None
 
 
 def _nccl_share(p: dict[str, Any]) -> float | None:

@@ -7,7 +7,7 @@ import functools
 import torch
 from torch import nn
 
-from snippets.train.step import train_step
+from snippets.train import train_step
 
 STRATEGIES = ("single", "ddp", "fsdp2")  # single: one process, no wrapper (the reference)
 VARIANTS = ("eager", "compiled", "per-block", "per-block-inplace", "compiled-autograd")

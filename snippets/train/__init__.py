@@ -13,13 +13,16 @@ from typing import Any
 import torch
 import torch._inductor.config
 
-from snippets.core import backends, config, machine, measure, models, profile, results, runs
+from snippets.core import (backends, config, examples, machine, measure, models, profile,
+                           results, rows, runs)
 from snippets.train import classifiers, group, kinds
-from snippets.train.step import VARIANTS
+# The public names the scale runs build on: the step, its optimizer and the first steps timed apart.
+from snippets.train.group import FIRST_STEPS  # noqa: F401
+from snippets.train.step import VARIANTS, optimizer_for, train_step  # noqa: F401
 
 KIND = kinds.TRAIN.name
 DTYPES = {"bf16": torch.bfloat16, "fp32": None}  # bf16: autocast over fp32 weights
-# The largest loss gap (``group.loss_gap``: the largest difference from eager's loss over the
+# The largest loss gap (``examples.loss_gap``: the largest difference from eager's loss over the
 # first steps, as a fraction of eager's first loss) that still counts as learning the same.
 # fp32: compiled kernels sum in another order than eager's, a relative 1e-7 per operation, which
 # a few optimizer steps leave orders of magnitude below 1e-3; any real difference in what is
@@ -119,7 +122,7 @@ def measure_group(cfg: TrainConfig, name: str, factory: models.Factory, bs: int,
     tol, reference = TOLERANCE[cfg.dtype], g.rows["eager"]["losses"]
     for variant, row in g.rows.items():
         if variant in g.steps:
-            gap = group.loss_gap(row["losses"], reference)
+            gap = examples.loss_gap(row["losses"], reference)
             row["loss_gap"] = gap if math.isfinite(gap) else None
             if gap > tol:
                 row["status"] = "mismatch"
@@ -132,21 +135,21 @@ def measure_group(cfg: TrainConfig, name: str, factory: models.Factory, bs: int,
             g.steps, device, rounds=cfg.rounds, sample_ms=cfg.sample_ms, warmup=cfg.warmup,
             warm_rounds=cfg.warm_rounds, after_round=mon.sample, gate=gate)
     except Exception as exc:  # one variant failed while timed: every row of the group says so
-        status, message = group.fault(exc)
+        status, message = rows.fault(exc)
         for variant, row in g.rows.items():
             timed_out = variant in g.steps  # a row that faulted earlier keeps its own fault
             yield {**row, "status": status, "message": message} if timed_out else row
         return
     evidence = {**mon.summary(), "host_canary_us": statistics.median(gate.canary_us)}
-    rows = list(group.timed_rows(g, timed, evidence, flops, peak))
+    finished = list(group.timed_rows(g, timed, evidence, flops, peak))
     if cfg.profile_steps:  # after the timing, which the profiler would slow
         progress(f"{name} bs={bs}: profiling {cfg.profile_steps} steps of each variant")
-        for row in rows:
+        for row in finished:
             if row["variant"] in g.steps:
                 row["profile"] = profile.profile_or_error(
                     g.steps[row["variant"]], device, cfg.profile_steps,
-                    lambda exc: group.fault(exc)[1])
-    yield from rows
+                    lambda exc: rows.fault(exc)[1])
+    yield from finished
 
 
 def warm_up(device: torch.device) -> None:
@@ -175,7 +178,7 @@ def run(cfg: TrainConfig, peak: float | None = None,
                 except models.SpecError:
                     raise
                 except Exception as exc:  # eager itself failed (an OOM at a large batch, say)
-                    status, message = group.fault(exc)
+                    status, message = rows.fault(exc)
                     for variant in cfg.variants:
                         yield group.new_row(name, bs, variant, status=status, message=message)
                 finally:

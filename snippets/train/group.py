@@ -19,11 +19,6 @@ FIRST_STEPS = 3  # timed one by one: the first compiles; the compiled optimizer 
 #                  at the second, once its state exists; the third shows the steady state begin
 
 
-def fault(exc: BaseException) -> tuple[str, str]:
-    """(status, one-line message) for an exception raised by one variant."""
-    return rows.fault(exc)
-
-
 def new_row(model: str, bs: int, variant: str, **fields: Any) -> dict[str, Any]:
     row = {"model": model, "batch_size": bs, "variant": variant, "status": "ok", "message": "",
            "compile_s": None, "first_steps_s": [], "step_ms": None, "speedup": None,
@@ -127,7 +122,7 @@ def first_steps(g: Group, variant: str, steps: int, lr: float) -> dict[str, Any]
     except Exception as exc:
         if variant == "eager":
             raise  # without eager's steps there is nothing to compare with: the group's fault
-        status, message = fault(exc)
+        status, message = rows.fault(exc)
         return new_row(g.name, g.bs, variant, status=status, message=message)
     graphs, breaks = _compiled()
     new_breaks = breaks - breaks_before
@@ -137,16 +132,6 @@ def first_steps(g: Group, variant: str, steps: int, lr: float) -> dict[str, Any]
                    losses=losses, graph_count=graphs - graphs_before,
                    graph_breaks=sum(new_breaks.values()),
                    break_reasons=list(dict.fromkeys(first_line(r) for r in new_breaks)))
-
-
-def loss_gap(losses: list[float | None], reference: list[float | None]) -> float:
-    """The largest difference between two loss curves, as a fraction of the reference's first
-    loss (the scale of the problem: a difference relative to each step's own loss would blow
-    up as the loss falls towards zero). Infinite where either loss was not finite (None)."""
-    pairs = list(zip(losses, reference, strict=False))
-    if not pairs or any(a is None or b is None for a, b in pairs):
-        return math.inf
-    return max(abs(a - b) for a, b in pairs) / abs(reference[0]) if reference[0] else math.inf
 
 
 def timed_rows(g: Group, timed: measure.Timed, evidence: dict[str, Any], flops: int | None,

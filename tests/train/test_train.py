@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from snippets import train
-from snippets.core import backends, results, stamps
+from snippets.core import backends, examples, results, stamps
 from snippets.train import classifiers, group, step
 
 from .conftest import QUICK
@@ -45,7 +45,7 @@ def test_every_compiled_variant_learns_as_eager_does_on_the_cpu(cpu_train_run):
         assert len(row["losses"]) == 5
         if variant != "eager":
             assert row["loss_gap"] <= train.TOLERANCE["fp32"]
-            assert row["loss_gap"] == group.loss_gap(row["losses"], eager)
+            assert row["loss_gap"] == examples.loss_gap(row["losses"], eager)
 
 
 def test_graphs_and_breaks_of_each_variant(cpu_train_run):
@@ -90,9 +90,9 @@ def test_a_bad_row_is_refused(cpu_train_run, row, problem):
 
 
 def test_loss_gap():
-    assert group.loss_gap([2.0, 1.5], [2.0, 1.0]) == pytest.approx(0.25)  # of the first loss
-    assert group.loss_gap([2.0, None], [2.0, 1.0]) == math.inf  # a loss that was not finite
-    assert group.loss_gap([], []) == math.inf
+    assert examples.loss_gap([2.0, 1.5], [2.0, 1.0]) == pytest.approx(0.25)  # of the first loss
+    assert examples.loss_gap([2.0, None], [2.0, 1.0]) == math.inf  # a loss that was not finite
+    assert examples.loss_gap([], []) == math.inf
 
 
 def test_a_fault_is_recorded_in_its_row_and_the_run_goes_on(tmp_path, capsys):
