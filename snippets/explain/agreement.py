@@ -77,11 +77,12 @@ def logged_lines(child: subprocess.Popen[str], names: list[str],
                  module: str = corpus.__name__) -> dict[str, set[int]]:
     """The lines the child's ``graph_breaks`` log names for each case."""
     text = torch_logs.finish(child)
-    source = importlib.import_module(module).__file__
+    cases = _cases_of(module)
     out: dict[str, set[int]] = {}
     for block in torch_logs.artifact_lines(text, "graph_breaks", keep=_MARK).split(_MARK)[1:]:
         name, _, rest = block.partition("\n")
-        out[name.strip()] = _lines_of(rest, source)
+        name = name.strip()  # a case's lines are in the file that defines it
+        out[name] = _lines_of(rest, cases[name].fn.__code__.co_filename)
     missing = set(names) - set(out)
     if missing:
         raise RuntimeError(f"the logging child stopped before {sorted(missing)}:\n{text[-2000:]}")
@@ -131,7 +132,8 @@ def produce(*, module: str = corpus.__name__, commit: str | None = None) -> dict
     for case in cases:
         mine, theirs = answers[case.name]
         doc["rows"].append({
-            "case": case.name, "source": case.source, "logged": sorted(truth[case.name]),
+            "case": case.name, "file": os.path.basename(case.fn.__code__.co_filename),
+            "source": case.source, "logged": sorted(truth[case.name]),
             "explain": sorted(mine), "torch_explain": None if theirs is None else sorted(theirs),
             "agrees": mine == truth[case.name],
             "torch_agrees": theirs == truth[case.name]})

@@ -24,7 +24,7 @@ MODELS = declare(Kind("explain-models", "snippets.explain-models/1",
 TRANSFORMER_GRAPH = declare(Kind("transformer-graph", "snippets.transformer-graph/1", {
     "fastpath": (bool,), "graph_count": (int,), "graph_break_count": (int,), "ops": (dict,)},
     measured=False))
-AGREEMENT = declare(Kind("explain-agreement", "snippets.explain-agreement/1", {
-    "case": (str,), "source": (str,), "logged": (list,), "explain": (list,),
+AGREEMENT = declare(Kind("explain-agreement", "snippets.explain-agreement/2", {
+    "case": (str,), "file": (str,), "source": (str,), "logged": (list,), "explain": (list,),
     "torch_explain": (list, type(None)), "agrees": (bool,), "torch_agrees": (bool,)},
     measured=False))

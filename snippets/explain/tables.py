@@ -130,7 +130,7 @@ def _lines(lines: list[int] | None, agrees: bool) -> str:
 
 
 def agreement(doc: dict[str, Any]) -> str:
-    """Per case the lines of ``corpus.py`` each explainer names (✓ where they are the logged
+    """Per case the lines of its file each explainer names (✓ where they are the logged
     ones), then where each case comes from; the page places the counts (``findings.agreement``)."""
     n = len(doc["rows"])
     return "\n\n".join([
@@ -139,11 +139,11 @@ def agreement(doc: dict[str, Any]) -> str:
 
 
 def agreement_lines(doc: dict[str, Any]) -> str:
-    head = ("Case", "Logged", "snippets", "torch")
+    head = ("Case", "File", "Logged", "snippets", "torch")
     return render.markdown_table(head, (
-        (f"`{r['case']}`", ", ".join(map(str, r["logged"])) or "none",
+        (f"`{r['case']}`", f"`{r['file']}`", ", ".join(map(str, r["logged"])) or "none",
          _lines(r["explain"], r["agrees"]), _lines(r["torch_explain"], r["torch_agrees"]))
-        for r in doc["rows"]), left=1)
+        for r in doc["rows"]), left=2)
 
 
 def agreement_sources(doc: dict[str, Any]) -> str:
