@@ -10,14 +10,9 @@ watches for recompiles and ``tables`` draws the page's tables.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-import torch
-import torch.nn.functional as F
-from torch import nn
-
+# torch, F, nn, Callable and Any are imported in the shown sections below, so that each runs alone
 from snippets.core import measure
 from snippets.core.counters import graphs_compiled
 from snippets.dynamic import kinds
@@ -27,7 +22,6 @@ KIND = kinds.SHAPES.name
 # distinct shapes, more than the default recompile limit of 8, and one batch of 1.
 SCHEDULE = ((4, 32), (4, 32), (8, 32), (2, 32), (8, 48), (4, 64), (16, 17), (1, 40), (3, 100),
             (8, 128), (5, 77), (6, 96), (4, 32), (8, 48))
-BUCKETS = {"batch": (4, 16), "seq": (32, 64, 128)}  # pad up to the next of these
 
 
 @dataclass(frozen=True)
@@ -55,6 +49,11 @@ SIZES: dict[str, Size] = {
 
 
 # --8<-- [start:model]
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
 class TinyEncoder(nn.Module):
     """Pre-norm causal self-attention and an MLP: small, so a compile takes
     seconds. Causal, so padding at the end of a sequence leaves the real
@@ -91,6 +90,16 @@ def recompile_limit() -> int:
 
 
 # --8<-- [start:strategies]
+from collections.abc import Callable
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+BUCKETS = {"batch": (4, 16), "seq": (32, 64, 128)}  # pad up to the next of these
+
+
 def mark_both(x: torch.Tensor) -> torch.Tensor:
     # An error if the traced code forces either size to a constant; a size
     # of 1 still gets a graph of its own, without an error.

@@ -8,15 +8,9 @@ import subprocess
 import sys
 from typing import Any
 
-import torch
-from torch import nn
-
+# torch and nn are imported in the shown sections below, so that each runs alone
 from snippets.core import process
 
-# Three calls: a shape, a second one, a third. The second is where the default stance compiles
-# again (a size changed, so Dynamo marks it dynamic), and the third where a dynamic graph is
-# reused.
-SCHEDULE = ((4, 16), (8, 16), (16, 16))
 STANCES = ("default", "eager_on_recompile", "eager_then_compile")
 # What each API is, by where the installed torch keeps it.
 APIS = {
@@ -54,12 +48,22 @@ def small() -> nn.Module:
 
 
 # --8<-- [start:stances]
-def under_stance(stance: str, model: nn.Module, counter: Counter,
+import torch
+from torch import nn
+
+# Three calls: a shape, a second one, a third. The second is where the
+# default stance compiles again (a size changed, so Dynamo marks it dynamic),
+# and the third where a dynamic graph is reused.
+SCHEDULE = ((4, 16), (8, 16), (16, 16))
+
+
+def under_stance(stance: str, model: nn.Module, backend,
                  warm_up: bool = False) -> list[bool]:
-    """Call ``model`` compiled on every shape of ``SCHEDULE`` under ``stance``
-    (with ``warm_up``, the first call under the default stance, as a service
-    warms up before it takes traffic); whether each answer matched eager's."""
-    compiled = torch.compile(model, backend=counter)
+    """Call ``model`` compiled with ``backend`` (one that counts its graphs,
+    say) on every shape of ``SCHEDULE`` under ``stance`` (with ``warm_up``,
+    the first call under the default stance, as a service warms up before it
+    takes traffic); whether each answer matched eager's."""
+    compiled = torch.compile(model, backend=backend)
     matched = []
     with torch.no_grad():
         for i, shape in enumerate(SCHEDULE):
@@ -111,6 +115,10 @@ def disabled() -> dict[str, Any]:
 
 
 # --8<-- [start:region]
+import torch
+from torch import nn
+
+
 class Block(nn.Module):
     def __init__(self) -> None:
         super().__init__()

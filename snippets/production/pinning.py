@@ -3,13 +3,15 @@ elsewhere."""
 
 from __future__ import annotations
 
-import json
 from importlib import metadata
-from pathlib import Path
 
 import torch
 
 from snippets.core import machine
+
+# --8<-- [start:pin]
+import json
+from pathlib import Path
 
 FIELDS = ("torch", "triton", "device")
 
@@ -18,26 +20,10 @@ class StampMismatch(ValueError):
     """A pinned file made under another torch, Triton or device; the message is one line."""
 
 
-def _triton() -> str | None:
-    for dist in ("triton", "pytorch-triton"):
-        try:
-            return metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            continue
-    return None
-
-
-def current(device: torch.device) -> dict[str, str | None]:
-    """This process's stamp for ``device``."""
-    return {"torch": torch.__version__, "triton": _triton(),
-            "device": machine.device_name(device)}
-
-
 def stamp_path(path: Path) -> Path:
     return Path(path).with_name(Path(path).name + ".stamp.json")
 
 
-# --8<-- [start:pin]
 def write(path: Path, data: bytes | None, stamp: dict) -> None:
     """Store ``data`` (or a file already at ``path``) with its stamp."""
     if data is not None:
@@ -57,6 +43,21 @@ def check(path: Path, stamp: dict) -> None:
         raise StampMismatch(f"{path} was made under " + ", ".join(differ)
                             + ": compile it again here")
 # --8<-- [end:pin]
+
+
+def _triton() -> str | None:
+    for dist in ("triton", "pytorch-triton"):
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+def current(device: torch.device) -> dict[str, str | None]:
+    """This process's stamp for ``device``."""
+    return {"torch": torch.__version__, "triton": _triton(),
+            "device": machine.device_name(device)}
 
 
 def read(path: Path, stamp: dict) -> bytes:

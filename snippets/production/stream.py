@@ -12,19 +12,42 @@ from typing import Any
 
 import torch
 import torch._inductor.config
-import torch.nn.functional as F
 
 from snippets import production
 from snippets.core import backends, config, counters, measure, results
-from snippets.dynamic import TinyEncoder, bucket
+from snippets.dynamic import TinyEncoder
 from snippets.production import kinds
 
 KIND = kinds.STREAM.name
 BATCHES = (1, 2, 3, 4, 6, 8)  # batch sizes a request may have
 SEQ = (8, 128)  # sequence lengths, inclusive
-# Pad up to these: 3 x 2 = 6 compiled shapes, under Dynamo's default recompile limit of 8
-# (torch._dynamo.config.recompile_limit), which would otherwise send later shapes to eager.
+
+
+# --8<-- [start:buckets]
+import torch
+import torch.nn.functional as F
+
+# Pad up to these: 3 x 2 = 6 compiled shapes, under Dynamo's default
+# recompile limit of 8, which would otherwise send later shapes to eager.
 BUCKETS = {"batch": (1, 4, 8), "seq": (64, 128)}
+
+
+def bucket(size: int, buckets: tuple[int, ...]) -> int:
+    """The first bucket that holds ``size``, or ``size`` above them all."""
+    return next((b for b in buckets if b >= size), size)
+
+
+def pad_to_bucket(x: torch.Tensor, buckets=BUCKETS) -> torch.Tensor:
+    """Zeros at the end of each sequence and extra rows, up to the next
+    bucket: a handful of shapes, each compiled once at warm-up. The model is
+    causal, so the real positions' outputs are unchanged."""
+    b, s, _ = x.shape
+    extra_s = bucket(s, buckets["seq"]) - s
+    extra_b = bucket(b, buckets["batch"]) - b
+    return F.pad(x, (0, 0, 0, extra_s, 0, extra_b))
+# --8<-- [end:buckets]
+
+
 Shape = tuple[int, int]
 
 
@@ -59,18 +82,6 @@ def request_stream(n: int, seed: int = 0, traffic: Traffic = SIZES["small"]) -> 
     """``n`` (batch, length) pairs, the same for every strategy and every run with this seed."""
     rng = random.Random(seed)
     return [(rng.choice(traffic.batches), rng.randint(*traffic.seq)) for _ in range(n)]
-
-
-# --8<-- [start:buckets]
-def pad_to_bucket(x: torch.Tensor, buckets=BUCKETS) -> torch.Tensor:
-    """Zeros at the end of each sequence and extra rows, up to the next
-    bucket: a handful of shapes, each compiled once at warm-up. The model is
-    causal, so the real positions' outputs are unchanged."""
-    b, s, _ = x.shape
-    extra_s = bucket(s, buckets["seq"]) - s
-    extra_b = bucket(b, buckets["batch"]) - b
-    return F.pad(x, (0, 0, 0, extra_s, 0, extra_b))
-# --8<-- [end:buckets]
 
 
 def bucket_shapes(traffic: Traffic = SIZES["small"]) -> list[Shape]:

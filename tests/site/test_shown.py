@@ -33,8 +33,6 @@ MARK = re.compile(r"--8<-- \[(start|end):(\w+)\]")
 
 # Sections that still read names from the rest of their module. Only shrinks (see the module's docstring).
 NOT_YET = frozenset({
-    "snippets/dynamic/__init__.py:model",
-    "snippets/dynamic/__init__.py:strategies",
     "snippets/explain/__init__.py:explain",
     "snippets/explain/breaks.py:container_broken",
     "snippets/explain/breaks.py:item_broken",
@@ -52,11 +50,7 @@ NOT_YET = frozenset({
     "snippets/generate/decode_loop.py:naive",
     "snippets/generate/model.py:compile",
     "snippets/generate/model.py:steps",
-    "snippets/production/apis.py:region",
-    "snippets/production/apis.py:stances",
     "snippets/production/paths.py:regional",
-    "snippets/production/pinning.py:pin",
-    "snippets/production/stream.py:buckets",
     "snippets/scale/wrap.py:fsdp2",
     "snippets/scale/wrap.py:prepare",
     "snippets/speed/autotune.py:replays",
