@@ -37,6 +37,9 @@ class Block(nn.Module):
 
 
 # --8<-- [start:item_broken]
+from snippets.explain.breaks import Block
+
+
 class ItemBranch(Block):
     def middle(self, h):
         # .item() copies a value to Python: the trace stops here.
@@ -47,6 +50,11 @@ class ItemBranch(Block):
 
 
 # --8<-- [start:item_where]
+import torch
+
+from snippets.explain.breaks import Block
+
+
 class WhereBranch(Block):
     def middle(self, h):
         # Both sides are computed and selected on the device: no value ever
@@ -56,6 +64,11 @@ class WhereBranch(Block):
 
 
 # --8<-- [start:item_cond]
+import torch
+
+from snippets.explain.breaks import Block
+
+
 class CondBranch(Block):
     def middle(self, h):
         # torch.cond traces both branches into the graph and runs only the one
@@ -65,6 +78,9 @@ class CondBranch(Block):
 
 
 # --8<-- [start:print_broken]
+from snippets.explain.breaks import Block
+
+
 class PrintInForward(Block):
     def middle(self, h):
         # A side effect Dynamo cannot put in a graph.
@@ -74,6 +90,9 @@ class PrintInForward(Block):
 
 
 # --8<-- [start:print_guarded]
+from snippets.explain.breaks import Block
+
+
 class PrintGuarded(Block):
     # A constant to Dynamo: the branch below is dropped at trace time.
     debug = False
@@ -86,6 +105,11 @@ class PrintGuarded(Block):
 
 
 # --8<-- [start:numpy_broken]
+import numpy as np
+
+from snippets.explain.breaks import Block
+
+
 class NumpyClip(Block):
     def middle(self, h):
         # The 99th percentile computed in NumPy, brought back as a number.
@@ -95,6 +119,11 @@ class NumpyClip(Block):
 
 
 # --8<-- [start:numpy_torch]
+import torch
+
+from snippets.explain.breaks import Block
+
+
 class TorchClip(Block):
     def middle(self, h):
         flat = h.flatten()
@@ -107,6 +136,12 @@ class TorchClip(Block):
 
 
 # --8<-- [start:numpy_array]
+import numpy as np
+import torch
+
+from snippets.explain.breaks import Block
+
+
 class NumpyArrayClip(Block):
     def middle(self, h):
         # Dynamo translates the NumPy call into torch ops; only a Python number
@@ -128,6 +163,11 @@ def vendor_calibrate(a):
 
 
 # --8<-- [start:vendor_broken]
+import torch
+
+from snippets.explain.breaks import Block, vendor_calibrate
+
+
 class VendorOp(Block):
     def middle(self, h):
         out = vendor_calibrate(h.detach().cpu().numpy())
@@ -136,6 +176,11 @@ class VendorOp(Block):
 
 
 # --8<-- [start:vendor_disabled]
+import torch
+
+from snippets.explain.breaks import Block, vendor_calibrate
+
+
 # One explicit break around the call, not a failed trace inside it.
 @torch.compiler.disable
 def calibrate_eagerly(h: torch.Tensor) -> torch.Tensor:
@@ -169,6 +214,11 @@ class VendorCustomOp(Block):
 
 
 # --8<-- [start:container_broken]
+import torch.nn.functional as F
+
+from snippets.explain.breaks import Block
+
+
 class SumParts(Block):
     def forward(self, x, parts):
         h = F.gelu(self.up(x))

@@ -6,14 +6,16 @@ N tokens must read. ``python -m snippets.generate.loop`` times both beside the s
 
 from __future__ import annotations
 
-import torch
-
 from snippets.generate import weight_bytes
 from snippets.generate import model as M
-from snippets.generate.model import prefill
 
 
 # --8<-- [start:loop]
+import torch
+
+from snippets.generate.model import prefill
+
+
 def decode_n_tokens(model, token, pos, n, step):
     """``n`` tokens after ``token``, as gpt-fast's loop runs: the position
     a tensor on the device, moved in place, and each token sampled inside
@@ -37,6 +39,11 @@ def generate(model, prompt, n, step, first=prefill):
 
 
 # --8<-- [start:naive]
+import torch
+
+from snippets.generate.model import prefill
+
+
 def generate_naive(model, prompt, n, step, first=prefill):
     """The same tokens, the loop as often first written: a position made
     in Python each step, each token read back to the host and sent again.

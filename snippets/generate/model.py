@@ -241,15 +241,17 @@ def weight_bytes(model: nn.Module) -> int:
 
 
 # --8<-- [start:steps]
-def prefill(model: Decoder, prompt: torch.Tensor) -> torch.Tensor:
+import torch
+
+
+def prefill(model, prompt: torch.Tensor) -> torch.Tensor:
     """The whole prompt at once; the first new token, ``(batch, 1)``."""
     pos = torch.arange(prompt.size(1), device=prompt.device)
     logits = model(prompt, pos)
     return logits[:, -1:].argmax(-1)
 
 
-def decode_step(model: Decoder, token: torch.Tensor,
-                pos: torch.Tensor) -> torch.Tensor:
+def decode_step(model, token: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
     """One token per sequence at ``pos``: the next greedy token, sampled
     inside the step, so a compiled step never hands logits to Python."""
     return model(token, pos)[:, -1:].argmax(-1)
@@ -258,6 +260,11 @@ def decode_step(model: Decoder, token: torch.Tensor,
 
 
 # --8<-- [start:compile]
+import torch
+
+from snippets.generate.model import decode_step
+
+
 def compile_step(step=decode_step):
     """A step compiled as gpt-fast compiles its decode step: whole, CUDA
     graphs replaying it, one static graph per batch size."""

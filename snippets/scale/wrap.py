@@ -63,6 +63,8 @@ def wrap_fsdp2(model, mesh):
     what no block holds (the stem, the head)."""
     from torch.distributed.fsdp import fully_shard
 
+    from snippets.scale.wrap import blocks  # each block, found by its type
+
     for parent, name in blocks(model):
         fully_shard(getattr(parent, name), mesh=mesh)
     fully_shard(model, mesh=mesh)
@@ -71,6 +73,11 @@ def wrap_fsdp2(model, mesh):
 
 
 # --8<-- [start:prepare]
+import torch
+
+from snippets.scale.wrap import DDP_BUCKET_MB, blocks, wrap_ddp, wrap_fsdp2
+
+
 def prepare(model, strategy, variant, device, mesh=None,
             bucket_cap_mb=DDP_BUCKET_MB):
     """The model wrapped for ``strategy`` and compiled as ``variant``."""

@@ -56,6 +56,10 @@ class Rung:
 
 
 # --8<-- [start:rungs]
+from snippets.core import examples
+from snippets.speed.ladder import Rung
+
+
 def rungs_for(device, x, autotune, encoder=False, graph_timed=False,
               descent=False, by_hand=False):
     """Each rung keeps what the one below did and adds one thing."""

@@ -34,27 +34,9 @@ MARK = re.compile(r"--8<-- \[(start|end):(\w+)\]")
 # Sections that still read names from the rest of their module. Only shrinks (see the module's docstring).
 NOT_YET = frozenset({
     "snippets/explain/__init__.py:explain",
-    "snippets/explain/breaks.py:container_broken",
-    "snippets/explain/breaks.py:item_broken",
-    "snippets/explain/breaks.py:item_cond",
-    "snippets/explain/breaks.py:item_where",
-    "snippets/explain/breaks.py:numpy_array",
-    "snippets/explain/breaks.py:numpy_broken",
-    "snippets/explain/breaks.py:numpy_torch",
-    "snippets/explain/breaks.py:print_broken",
-    "snippets/explain/breaks.py:print_guarded",
-    "snippets/explain/breaks.py:vendor_broken",
     "snippets/explain/breaks.py:vendor_custom_op",
-    "snippets/explain/breaks.py:vendor_disabled",
-    "snippets/generate/decode_loop.py:loop",
-    "snippets/generate/decode_loop.py:naive",
-    "snippets/generate/model.py:compile",
-    "snippets/generate/model.py:steps",
     "snippets/production/paths.py:regional",
-    "snippets/scale/wrap.py:fsdp2",
-    "snippets/scale/wrap.py:prepare",
     "snippets/speed/autotune.py:replays",
-    "snippets/speed/ladder.py:rungs",
 })
 
 
