@@ -52,7 +52,8 @@ def _where(filename: str, lineno: int | None, name: str) -> str:
     return f"{torch_logs.clean_path(filename)}:{lineno} in {name}"
 
 
-def _ops(gm: torch.fx.GraphModule) -> tuple[str, ...]:
+def graph_ops(gm: torch.fx.GraphModule) -> tuple[str, ...]:
+    """The operations a graph calls, by name, in order."""
     def name(node: torch.fx.Node) -> str:
         target = node.target
         return target if isinstance(target, str) else getattr(target, "__name__", str(target))
@@ -61,7 +62,7 @@ def _ops(gm: torch.fx.GraphModule) -> tuple[str, ...]:
                  if n.op in ("call_function", "call_method", "call_module"))
 
 
-def _reasons(logged: list[records.Record]) -> tuple[BreakReason, ...]:
+def reasons_of(logged: list[records.Record]) -> tuple[BreakReason, ...]:
     """One reason per line of user code, in the order Dynamo first broke there."""
     by_line: dict[tuple[str, int], list[records.Record]] = {}
     for record in logged:
@@ -87,6 +88,13 @@ def _reasons(logged: list[records.Record]) -> tuple[BreakReason, ...]:
 
 
 # --8<-- [start:explain]
+from collections.abc import Callable
+
+import torch
+
+from snippets.explain import Explanation, graph_ops, reasons_of, records
+
+
 def explain(fn: Callable[..., object], *args: object,
             **kwargs: object) -> Explanation:
     """Run ``fn(*args, **kwargs)`` under Dynamo with a backend that only
@@ -111,8 +119,8 @@ def explain(fn: Callable[..., object], *args: object,
             torch.compile(fn, backend=count_graphs)(*args, **kwargs)
     finally:
         torch._dynamo.reset()
-    found = _reasons(logged)
-    ops = tuple(_ops(g) for g in graphs)
+    found = reasons_of(logged)
+    ops = tuple(graph_ops(g) for g in graphs)
     return Explanation(len(graphs), len(found), found, ops)
 # --8<-- [end:explain]
 

@@ -88,6 +88,13 @@ def _layer_lists(model: nn.Module) -> list[nn.Module]:
 
 
 # --8<-- [start:regional]
+import inspect
+
+import torch
+from torch import nn
+
+from snippets.production.paths import blocks
+
 # Every block.compile() compiles Module._call_impl, so all blocks
 # share its recompile budget (8): past 8 different blocks, the rest
 # run eager. torch 2.14's isolate_recompiles=True gives each its own.

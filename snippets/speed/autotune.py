@@ -132,7 +132,7 @@ def _kernel_ms(rec: dict[str, Any], timings: dict[Any, float],
                profiled_time: Callable[..., dict[Any, float]]) -> dict[str, float]:
     """The profiler's time of the candidates ``rec`` reports, from Inductor's re-timing hook."""
     names = {e["name"] for k in ("library", "template") if (e := rec[k])}
-    with _gpu_timer(lambda _: _profiled):
+    with gpu_timer(lambda _: _profiled):
         if inspect.signature(profiled_time).parameters:  # it takes the candidates to re-time
             kernel = profiled_time([c for c in timings if c.name in names])
         else:  # an older Inductor re-times every candidate
@@ -148,7 +148,7 @@ def _profiled(candidate: Callable[[], Any], **_: Any) -> float:
 
 
 @contextlib.contextmanager
-def _gpu_timer(wrap: Callable[[Callable[..., float]], Callable[..., float]]) -> Iterator[None]:
+def gpu_timer(wrap: Callable[[Callable[..., float]], Callable[..., float]]) -> Iterator[None]:
     """Inductor's GPU timer, through which every candidate's time goes, replaced by
     ``wrap(timer)`` inside the block and left as it was found after (nested swaps included)."""
     from torch._inductor.runtime.benchmarking import benchmarker
@@ -171,6 +171,13 @@ def _savers(select_algorithm: Any) -> list[Any]:
 
 
 # --8<-- [start:replays]
+import contextlib
+
+import torch
+
+from snippets.speed.autotune import gpu_timer, side_stream
+
+
 def capture(fn):
     """``fn`` captured in a CUDA graph on the current stream, as the
     graph's replay."""
@@ -206,6 +213,6 @@ def graph_timed(capture=capture):
     # torch 2.11 binds a Triton candidate to the stream current when
     # it is built, and no graph is captured on the default stream:
     # so autotuning runs, and captures, on a stream of its own.
-    with _gpu_timer(replays), side_stream():  # replays(timer), then back
+    with gpu_timer(replays), side_stream():  # replays(timer), then back
         yield failed
 # --8<-- [end:replays]
