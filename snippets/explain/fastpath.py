@@ -140,3 +140,8 @@ def produce(cfg: FastpathConfig = FastpathConfig(), *, commit: str | None = None
 def produce_on(device: str) -> Callable[..., dict[str, Any]]:
     """The page's run on one device type, as ``pages.show`` takes it."""
     return functools.partial(produce, FastpathConfig(device=device))
+
+
+def has_encoder(model: torch.nn.Module) -> bool:
+    """Whether ``model`` has encoder layers, whose fast path the ladder climbs without."""
+    return any(isinstance(m, torch.nn.TransformerEncoderLayer) for m in model.modules())

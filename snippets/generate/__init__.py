@@ -11,7 +11,7 @@ from typing import Any
 import torch
 
 from snippets.core import backends, config, machine, measure, results, rows
-from snippets.generate import bounds, kinds, model
+from snippets.generate import bounds, kinds, model, weight_bytes
 from snippets.core import roofline
 
 KIND = kinds.GENERATE.name
@@ -158,7 +158,7 @@ def one_batch(cfg: GenerateConfig, m: model.Decoder, batch: int,
                            generator=torch.Generator().manual_seed(batch)).to(dev)
     with torch.no_grad():
         ref = model.generate(m, prompt, cfg.steps)
-    held = model.weight_bytes(m) + s.cache_bytes(batch, cfg.cache, itemsize)
+    held = weight_bytes.parameter_bytes(m) + s.cache_bytes(batch, cfg.cache, itemsize)
     for phase in cfg.phases:
         step = model.prefill if phase == "prefill" else model.decode_step
         calls, made = {}, {}
@@ -212,7 +212,7 @@ def produce(cfg: GenerateConfig, *, commit: str | None = None,
         prov["ceilings"] = ceilings
         doc = results.new_document(KIND, prov)
         m = model.build(cfg.size, dev, DTYPES[cfg.dtype])
-        prov["settings"]["weight_bytes"] = model.weight_bytes(m)
+        prov["settings"]["weight_bytes"] = weight_bytes.parameter_bytes(m)
 
         def add(row: dict[str, Any]) -> None:
             doc["rows"].append(row)

@@ -236,10 +236,6 @@ def sibling(model: Decoder) -> Decoder:
     return copy.deepcopy(model, memo={id(p): p for p in model.parameters()})
 
 
-def weight_bytes(model: nn.Module) -> int:
-    return sum(p.numel() * p.element_size() for p in model.parameters())
-
-
 # --8<-- [start:steps]
 import torch
 
@@ -256,7 +252,6 @@ def decode_step(model, token: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
     inside the step, so a compiled step never hands logits to Python."""
     return model(token, pos)[:, -1:].argmax(-1)
 # --8<-- [end:steps]
-
 
 
 # --8<-- [start:compile]

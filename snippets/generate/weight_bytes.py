@@ -31,3 +31,8 @@ def step_bytes(model: M.Decoder, batch: int, position: int) -> int:
     """``bounds.decode_bytes`` with the weights counted as they are held (``held_bytes``)."""
     itemsize = model.tok_embeddings.weight.element_size()
     return held_bytes(model) + model.shape.cache_bytes(batch, position + 1, itemsize)
+
+
+def parameter_bytes(model: torch.nn.Module) -> int:
+    """Bytes of the model's parameters alone (its caches, held as buffers, apart)."""
+    return sum(p.numel() * p.element_size() for p in model.parameters())

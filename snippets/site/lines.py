@@ -46,6 +46,7 @@ CLI = {"__main__.py", "core/cli.py", "core/recording.py", "core/flags.py", "core
 # Calls that draw a table: a function that makes one is rendering wherever it stands.
 DRAWS = {"markdown_table", "rich_table", "markdown", "terminal"}
 SENTENCE = 6  # words in one string: a sentence, not a label
+MAX_MODULE_LINES = 300  # a module longer than this holds two things: split it
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -71,14 +72,25 @@ def _words(n: ast.AST) -> int:
     return 0
 
 
+def _attribute_docstrings(tree: ast.AST) -> set[int]:
+    """The strings right after an annotated field of a class: PEP 257's attribute docstrings,
+    which a config's flags read as their help (``core.flags.docstrings``)."""
+    return {id(after.value) for n in ast.walk(tree) if isinstance(n, ast.ClassDef)
+            for field, after in zip(n.body, n.body[1:], strict=False)
+            if isinstance(field, ast.AnnAssign) and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str)}
+
+
 def prose_words(text: str) -> int:
-    """The words of a module's strings of ``SENTENCE`` words or more, docstrings of modules,
-    classes and functions left out (an f-string counts once, with each placeholder a word)."""
+    """The words of a module's strings of ``SENTENCE`` words or more, docstrings left out: of
+    modules, classes and functions, and a config field's attribute docstring (an f-string counts
+    once, with each placeholder a word)."""
     tree = ast.parse(text)
     skip = {id(n.body[0].value) for n in ast.walk(tree)
             if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
             and n.body and isinstance(n.body[0], ast.Expr)
             and isinstance(n.body[0].value, ast.Constant)}
+    skip |= _attribute_docstrings(tree)
     skip |= {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
     return sum(w for n in ast.walk(tree) if isinstance(n, ast.Constant | ast.JoinedStr)
                and id(n) not in skip and (w := _words(n)) >= SENTENCE)

@@ -30,7 +30,7 @@ from torch import nn
 from snippets.speed import kinds, ladder, settings
 from snippets.bench.rows import new_row
 from snippets.core import examples, measure, models
-from snippets.explain.fastpath import fastpath
+from snippets.explain.fastpath import fastpath, has_encoder
 
 # options={"freezing": True} alone; the same with torch._inductor.config.freezing = True around
 WAYS = ("option", "switch")
@@ -114,7 +114,7 @@ def check(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     model, x = model.to(device, torch_dtype).eval(), examples.place(x, device, torch_dtype)
     # The ladder's own freezing rung (its mode, layout and fast path: an encoder without it,
     # whose fused op would hold the weights out of Inductor's reach), freezing on or off.
-    rung = next(r for r in ladder.rungs_for(device, x, False, ladder.has_encoder(model))
+    rung = next(r for r in ladder.rungs_for(device, x, False, has_encoder(model))
                 if r.key == "freezing")
     ways = {point: dataclasses.replace(rung, freezing=point != "off") for point in POINTS}
 

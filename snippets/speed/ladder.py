@@ -10,10 +10,9 @@ least (``bytes``), and a profile (``profile``) of the fastest rung and of any ru
 than the one below it, and that one.
 
 The rungs share one process, as the benchmark's modes do, so each is compiled with its own
-options (freezing among them: two rungs that differ only in freezing are two compiled entries).
-Freezing, which Dynamo reads only from Inductor's global switch (see ``frozen``), is also on
-around each of a frozen rung's calls, so no rung is compiled again while the ladder is timed.
-``python -m snippets.speed --ladder`` runs it.
+options (two rungs that differ only in freezing are two compiled entries). Freezing, which Dynamo
+reads only from Inductor's global switch (see ``frozen``), is also on around each of a frozen
+rung's calls, so no rung compiles again while it is timed. ``python -m snippets.speed --ladder``.
 """
 
 from __future__ import annotations
@@ -34,7 +33,7 @@ from snippets.core import backends, cudagraph, examples, measure, models, roofli
 from snippets.speed import settings
 from snippets.core import profile as profiler
 from snippets.core.rows import fault, finish as finish_row, or_none
-from snippets.explain.fastpath import fastpath
+from snippets.explain.fastpath import fastpath, has_encoder
 
 
 @dataclass(frozen=True)
@@ -56,13 +55,12 @@ class Rung:
 
 
 # --8<-- [start:rungs]
-from snippets.core import examples
-from snippets.speed.ladder import Rung
-
-
 def rungs_for(device, x, autotune, encoder=False, graph_timed=False,
               descent=False, by_hand=False):
     """Each rung keeps what the one below did and adds one thing."""
+    from snippets.core import examples
+    from snippets.speed.ladder import Rung
+
     cuda, image = device.type == "cuda", examples.has_image(x)
     replay = "reduce-overhead" if cuda else "default"  # no CUDA graphs on CPUs
     rungs = [Rung("eager", None), Rung("compile", "default")]
@@ -96,11 +94,6 @@ def rungs_for(device, x, autotune, encoder=False, graph_timed=False,
                           by_hand=True))
     return rungs
 # --8<-- [end:rungs]
-
-
-def has_encoder(model: nn.Module) -> bool:
-    """Whether ``model`` has encoder layers, whose fast path the ladder climbs without."""
-    return any(isinstance(m, nn.TransformerEncoderLayer) for m in model.modules())
 
 
 KEYS = ("eager", "compile", "channels-last", "cuda-graphs", "no-fast-path", "freezing",

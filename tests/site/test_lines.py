@@ -61,3 +61,20 @@ def f(x):
     raise ValueError(f"the value {x} is not one this tool takes")
 '''
     assert prose_words(text) == 9  # the f-string: eight words and one placeholder
+
+
+def test_a_config_fields_attribute_docstring_is_a_docstring_not_prose():
+    from snippets.site.lines import prose_words
+
+    text = '''class Config:
+    rounds: int = 10
+    """interleaved timing rounds, each one sample of every variant"""
+    note = "a plain string of six words here"
+'''
+    assert prose_words(text) == 7  # the plain string only
+
+
+def test_no_module_is_over_300_lines():
+    long = {str(path): n for path, text in lines._tree()
+            if (n := len(text.splitlines())) > lines.MAX_MODULE_LINES}
+    assert not long, long
