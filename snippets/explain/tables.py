@@ -130,20 +130,22 @@ def _lines(lines: list[int] | None, agrees: bool) -> str:
 
 
 def agreement(doc: dict[str, Any]) -> str:
-    """Per case the lines of its file each explainer names (✓ where they are the logged
-    ones), then where each case comes from; the page places the counts (``findings.agreement``)."""
-    n = len(doc["rows"])
+    """Per file of cases, the lines of that file each explainer names (✓ where they are the
+    logged ones), then where each case comes from; the page places the counts
+    (``findings.agreement``)."""
+    files = list(dict.fromkeys(r["file"] for r in doc["rows"]))  # in the rows' order
     return "\n\n".join([
-        render.details(f"The {n} cases, line by line", agreement_lines(doc)),
+        *(render.details(f"The {sum(r['file'] == f for r in doc['rows'])} cases in {f}, line "
+                         "by line", agreement_lines(doc, f)) for f in files),
         render.details("Where each case comes from", agreement_sources(doc))])
 
 
-def agreement_lines(doc: dict[str, Any]) -> str:
-    head = ("Case", "File", "Logged", "snippets", "torch")
+def agreement_lines(doc: dict[str, Any], file: str) -> str:
+    head = ("Case", "Logged", "snippets", "torch")
     return render.markdown_table(head, (
-        (f"`{r['case']}`", f"`{r['file']}`", ", ".join(map(str, r["logged"])) or "none",
+        (f"`{r['case']}`", ", ".join(map(str, r["logged"])) or "none",
          _lines(r["explain"], r["agrees"]), _lines(r["torch_explain"], r["torch_agrees"]))
-        for r in doc["rows"]), left=2)
+        for r in doc["rows"] if r["file"] == file), left=1)
 
 
 def agreement_sources(doc: dict[str, Any]) -> str:
