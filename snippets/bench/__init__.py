@@ -272,7 +272,7 @@ def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:
 
 def crosscheck_on(device: str) -> Callable[..., dict[str, Any]]:
     """The noise page's cross-check: the page's run timed again by two other timers; on a CPU
-    the transformer alone, to keep a fresh build short."""
+    the transformer alone, to keep the produce step short."""
     return produce_on(device, crosscheck=True,
                       **({"models": ("transformer",)} if device == "cpu" else {}))
 

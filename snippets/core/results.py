@@ -48,7 +48,7 @@ class Kind:
     row_fields: Mapping[str, tuple[type, ...]] = field(default_factory=dict)
     variant: str | None = None  # None: its rows are not of variants (a log, a count)
     timing: str | None = None  # None: no one timing per row (or none at all)
-    measured: bool = True  # False: a value computed at build time (counts, logs), not timed
+    measured: bool = True  # False: counts or logs (a live section records them), not timed
 
 
 # Every kind declared so far: each topic declares its own when its package's ``kinds`` module is

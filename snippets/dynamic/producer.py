@@ -1,6 +1,6 @@
 """The dynamic-shapes run: each strategy's schedule in an empty Inductor cache, then the
 steady-state timings at one shape, as one results document (``produce``); ``counts_doc`` is the
-Dynamo-only count of compiles per strategy that every build can afford."""
+Dynamo-only count of compiles per strategy, cheap enough to record on any CPU."""
 
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ def produce(cfg: DynamicConfig = DynamicConfig(), *, commit: str | None = None,
 
 
 def counts_doc(*, commit: str | None = None) -> dict[str, Any]:
-    """Compiles per strategy with Dynamo alone (no kernels): cheap enough for every build."""
+    """Compiles per strategy with Dynamo alone (no kernels): seconds on any CPU."""
     limit = recompile_limit()
     doc = results.new_document(
         kinds.COUNTS.name, results.provenance(torch.device("cpu"), {}, commit=commit),

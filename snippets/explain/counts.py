@@ -1,5 +1,5 @@
 """Graphs and breaks of the page's examples and of the benchmark models: tracing only, no compiler
-runs, so the page computes them at every build on any machine."""
+runs, so any CPU records them in seconds (``python -m snippets.site.produce``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The graph-breaks page's results kinds, declared once: timed breaks and the counts and logs
-computed at every build."""
+"""The graph-breaks page's results kinds, declared once: timed breaks, and the counts and logs
+that ``python -m snippets.site.produce`` records on any CPU in seconds."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ GRAPH_BREAKS = declare(Kind("graph-breaks", "snippets.graph-breaks/1", {
 FASTPATH = declare(Kind("transformer-fastpath", "snippets.fastpath/1", {
     "batch_size": (int,), "variant": (str,), "compile_s": NUM, "rel_err": NUM,
     "latency_ms": (dict,), "speedup": NUM}, variant="variant", timing="latency_ms"))
-# Computed at every build, on any machine, in seconds: counts and logs, nothing timed.
+# Recorded on any CPU in seconds, by the produce step: counts and logs, nothing timed.
 CAUSES = declare(Kind("explain-causes", "snippets.explain-causes/1",
                       {"cause": (str,), "variant": (str,), "kind": (str,), **_EXPLAINED},
                       variant="variant", measured=False))

@@ -1,5 +1,5 @@
 """The two switches that make graph breaks visible: the ``graph_breaks`` log, and ``fullgraph=True``
-turning a break into an error. Both run Dynamo only, so the page executes them at every build."""
+turning a break into an error. Both run Dynamo only, so any CPU records them in seconds."""
 
 from __future__ import annotations
 

@@ -8,8 +8,8 @@ which convolution runs: with the switch on, Inductor hands each one to oneDNN wi
 packed once (``mkldnn::`` operators); with the option alone, the plain convolution is called.
 A small convolutional model compiled both ways (the option alone, the option with the switch)
 on a CPU: which operators the profiler saw, and
-whether both compute eager's answer. Kernels of a small model only, so the page runs it at
-every build, on any machine with oneDNN.
+whether both compute eager's answer. Kernels of a small model only, so any machine with oneDNN
+records it in seconds (``python -m snippets.site.produce``).
 
 ``check`` is the recorded run (``python -m snippets.speed --freezing``): on the guide's models,
 no freezing, the option alone, and the option with the switch, each compiled as the ladder's
