@@ -11,33 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-# --8<-- [start:Block]
 import torch
-import torch.nn.functional as F
-from torch import nn
 
-WIDTH = 256  # a block costs microseconds, so the cost of a break shows
-
-
-class Block(nn.Module):
-    """Up-projection, GELU, down-projection; subclasses put their cause in
-    ``middle``."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.up = nn.Linear(WIDTH, 4 * WIDTH)
-        self.down = nn.Linear(4 * WIDTH, WIDTH)
-
-    def middle(self, h: torch.Tensor) -> torch.Tensor:
-        return h
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.down(self.middle(F.gelu(self.up(x))))
-# --8<-- [end:Block]
+# The block and the vendor routine: breaks.WIDTH, breaks.Block, as the examples use them.
+from snippets.explain.block import WIDTH, Block, vendor_calibrate  # noqa: F401
 
 
 # --8<-- [start:item_broken]
-from snippets.explain.breaks import Block
+from snippets.explain.block import Block
 
 
 class ItemBranch(Block):
@@ -52,7 +33,7 @@ class ItemBranch(Block):
 # --8<-- [start:item_where]
 import torch
 
-from snippets.explain.breaks import Block
+from snippets.explain.block import Block
 
 
 class WhereBranch(Block):
@@ -66,7 +47,7 @@ class WhereBranch(Block):
 # --8<-- [start:item_cond]
 import torch
 
-from snippets.explain.breaks import Block
+from snippets.explain.block import Block
 
 
 class CondBranch(Block):
@@ -78,7 +59,7 @@ class CondBranch(Block):
 
 
 # --8<-- [start:print_broken]
-from snippets.explain.breaks import Block
+from snippets.explain.block import Block
 
 
 class PrintInForward(Block):
@@ -90,7 +71,7 @@ class PrintInForward(Block):
 
 
 # --8<-- [start:print_guarded]
-from snippets.explain.breaks import Block
+from snippets.explain.block import Block
 
 
 class PrintGuarded(Block):
@@ -107,7 +88,7 @@ class PrintGuarded(Block):
 # --8<-- [start:numpy_broken]
 import numpy as np
 
-from snippets.explain.breaks import Block
+from snippets.explain.block import Block
 
 
 class NumpyClip(Block):
@@ -121,7 +102,7 @@ class NumpyClip(Block):
 # --8<-- [start:numpy_torch]
 import torch
 
-from snippets.explain.breaks import Block
+from snippets.explain.block import Block
 
 
 class TorchClip(Block):
@@ -139,7 +120,7 @@ class TorchClip(Block):
 import numpy as np
 import torch
 
-from snippets.explain.breaks import Block
+from snippets.explain.block import Block
 
 
 class NumpyArrayClip(Block):
@@ -151,21 +132,12 @@ class NumpyArrayClip(Block):
 # --8<-- [end:numpy_array]
 
 
-# --8<-- [start:vendor]
-KNOTS_X, KNOTS_Y = (-3.0, 0.0, 3.0), (0.0, 0.5, 1.0)
-
-
-def vendor_calibrate(a):
-    """Stands for any routine Dynamo cannot see into (a C extension, say)."""
-    import numpy as np
-    return np.interp(a, KNOTS_X, KNOTS_Y).astype(a.dtype)
-# --8<-- [end:vendor]
 
 
 # --8<-- [start:vendor_broken]
 import torch
 
-from snippets.explain.breaks import Block, vendor_calibrate
+from snippets.explain.block import Block, vendor_calibrate
 
 
 class VendorOp(Block):
@@ -178,7 +150,7 @@ class VendorOp(Block):
 # --8<-- [start:vendor_disabled]
 import torch
 
-from snippets.explain.breaks import Block, vendor_calibrate
+from snippets.explain.block import Block, vendor_calibrate
 
 
 # One explicit break around the call, not a failed trace inside it.
@@ -195,6 +167,11 @@ class VendorDisabled(Block):
 
 
 # --8<-- [start:vendor_custom_op]
+import torch
+
+from snippets.explain.block import Block, vendor_calibrate
+
+
 @torch.library.custom_op("snippets::calibrate", mutates_args=())
 def calibrate(h: torch.Tensor) -> torch.Tensor:
     out = vendor_calibrate(h.detach().cpu().numpy())
@@ -216,7 +193,7 @@ class VendorCustomOp(Block):
 # --8<-- [start:container_broken]
 import torch.nn.functional as F
 
-from snippets.explain.breaks import Block
+from snippets.explain.block import Block
 
 
 class SumParts(Block):
