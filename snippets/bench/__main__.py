@@ -14,8 +14,8 @@ from snippets.core import backends, cli, config, flags, recording
 
 PROG = "python -m snippets.bench"
 PRINT = recording.Printer.of_rows(tables.markdown_table, rich=tables.rich_table,
-                            compare_markdown=tables.compare_markdown,
-                            compare_rich=tables.compare_table)
+                                  compare_markdown=tables.compare_markdown,
+                                  compare_rich=tables.compare_table)
 
 
 def parser() -> cli.Parser:

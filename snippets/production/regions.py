@@ -112,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.output is None:
         cli.fail(PROG, "--output FILE is required")
-    return recording.record_run(PROG, args, KIND, cfg, document, recording.Printer(markdown=tables.regions))
+    return recording.record_run(PROG, args, KIND, cfg, document,
+                                recording.Printer(markdown=tables.regions))
 
 
 if __name__ == "__main__":

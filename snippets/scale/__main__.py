@@ -64,7 +64,8 @@ def _rich(doc: dict) -> Table:
 
 
 # The comparison is text in a terminal too: a list of step times, no table to draw.
-PRINT = recording.Printer.of_rows(tables.markdown_table, rich=_rich, compare_markdown=compare.compare)
+PRINT = recording.Printer.of_rows(tables.markdown_table, rich=_rich,
+                                  compare_markdown=compare.compare)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -73,10 +73,11 @@ PRINT = recording.Printer(markdown=_report)
 def main(argv: list[str] | None = None) -> int:
     cfg, args = config_from_args(argv)
     b = cfg.bench_config()
-    joinable = recording.joinable_by(speed.check_joinable, b.device, {**b.settings(), **cfg.settings()})
+    joinable = recording.joinable_by(speed.check_joinable, b.device,
+                                     {**b.settings(), **cfg.settings()})
     kind = {"settings": settings.KIND, "freezing": freezing.KIND}.get(cfg.run, speed.LADDER_KIND)
     return recording.record_run(PROG, args, kind, cfg, speed.document, PRINT, joinable=joinable,
-                          join=speed.join, show_joined=True)
+                                join=speed.join, show_joined=True)
 
 
 if __name__ == "__main__":

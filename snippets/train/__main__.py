@@ -9,8 +9,8 @@ from snippets.train import compare, tables
 
 PROG = "python -m snippets.train"
 PRINT = recording.Printer.of_rows(tables.markdown_table, rich=compare.rich_table,
-                            compare_markdown=compare.compare_markdown,
-                            compare_rich=compare.compare_table)
+                                  compare_markdown=compare.compare_markdown,
+                                  compare_rich=compare.compare_table)
 
 
 def parser() -> cli.Parser:

@@ -25,8 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     cli.check_append(PROG, args.append, args.output)
     run = cfg.bench().resolve()  # the settings the file records: an appended run must match them
     return recording.record_run(PROG, args, zoo.KIND, cfg, zoo.document, PRINT, join=zoo.join,
-                          joinable=recording.joinable_by(zoo.check_joinable, run.device,
-                                                   run.settings()))
+                                joinable=recording.joinable_by(zoo.check_joinable, run.device,
+                                                               run.settings()))
 
 
 if __name__ == "__main__":
