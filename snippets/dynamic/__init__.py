@@ -97,7 +97,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-BUCKETS = {"batch": (4, 16), "seq": (32, 64, 128)}  # pad up to the next of these
+# Pad each size up to the next of these.
+BUCKETS = {"batch": (4, 16), "seq": (32, 64, 128)}
 
 
 def mark_both(x: torch.Tensor) -> torch.Tensor:

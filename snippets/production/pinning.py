@@ -17,7 +17,8 @@ FIELDS = ("torch", "triton", "device")
 
 
 class StampMismatch(ValueError):
-    """A pinned file made under another torch, Triton or device; the message is one line."""
+    """A pinned file made under another torch, Triton or device; the message
+    is one line."""
 
 
 def stamp_path(path: Path) -> Path:
