@@ -116,12 +116,13 @@ for block in (breaks.ItemBranch(), breaks.WhereBranch()):
 
 # %%
 from snippets import dynamic
+from snippets.dynamic import producer
 from snippets.dynamic import tables as dynamic_tables
 
 # dynamic=False reaches the recompile limit on purpose; the table's last
 # column counts what Dynamo's warning about it would say.
 logging.getLogger("torch._dynamo").setLevel(logging.ERROR)
-display(Markdown(dynamic_tables.counts(dynamic.counts_doc())))
+display(Markdown(dynamic_tables.counts(producer.counts_doc())))
 
 # %% [markdown]
 # With Inductor, a call that compiles stalls its caller. Three shapes, the last one repeated,

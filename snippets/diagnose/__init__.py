@@ -18,9 +18,10 @@ from snippets.diagnose import findings, kinds, shapes
 from snippets.diagnose.findings import ModeRun, Phase, Section, Status, Strategy
 # The settings, re-exported: a diagnosis is diagnose.DiagnoseConfig(...) wherever it is made.
 from snippets.diagnose.settings import (  # noqa: F401
-    DEFAULTS, DEVICE_MODES, PRECISIONS, STRATEGIES, DiagnoseConfig, parse_shapes, ran_at)
+    DEFAULTS, DEVICE_MODES, PRECISIONS, DiagnoseConfig, parse_shapes, ran_at)
 
 KIND = kinds.DIAGNOSE.name
+STRATEGIES = shapes.STRATEGIES
 # A phase's part is started only with at least this much of the budget left (seconds, on the
 # 2-core CPU this guide's CPU runs use): a Dynamo-only pass over the schedule takes a few seconds,
 # a small model's Inductor compile ten to thirty.

@@ -10,7 +10,6 @@ import torch
 
 from snippets import dynamic
 from snippets.core import backends, config
-from snippets.diagnose import shapes
 
 # The modes tried per device type: CUDA graphs only where there is CUDA; max-autotune benchmarks
 # kernel choices for minutes, beyond any default budget.
@@ -26,7 +25,6 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "matmul_precision": backends.DEFAULT["cpu"].matmul_precision},
 }
 PRECISIONS = ("highest", "high", "medium")  # torch.set_float32_matmul_precision's values
-STRATEGIES = shapes.STRATEGIES
 
 
 def ran_at(doc: dict[str, Any]) -> str:

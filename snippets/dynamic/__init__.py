@@ -211,9 +211,3 @@ def summarize(strategy: str, calls: list[dict[str, Any]], limit: int) -> dict[st
             "eager_after_limit": new_shape_uncompiled,
             "errors": sorted({c["error"] for c in calls if c["error"]}),
             "all_correct": all(c["correct"] for c in calls if not c["error"]), "calls": calls}
-
-
-# The producer, re-exported: dynamic.produce(...) and dynamic.DynamicConfig(...) wherever a run is
-# made. Imported last, as it builds on the model and the schedule above.
-from snippets.dynamic.producer import (  # noqa: E402, F401
-    DynamicConfig, counts_doc, produce, produce_on, steady_state)

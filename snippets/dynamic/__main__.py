@@ -5,16 +5,15 @@ from __future__ import annotations
 import json
 import sys
 
-from snippets import dynamic
 from snippets.core import cli, flags, process, results, stamps
-from snippets.dynamic import tables
+from snippets.dynamic import producer, tables
 
 PROG = "python -m snippets.dynamic"
 
 
 def parser() -> cli.Parser:
     p = cli.Parser(prog=PROG, description="Recompiles and their stalls as input shapes change.")
-    flags.declare(p, dynamic.DynamicConfig, skip=("rounds",))
+    flags.declare(p, producer.DynamicConfig, skip=("rounds",))
     cli.add_output(p)
     return p
 
@@ -33,7 +32,7 @@ def _print(doc: dict, fmt: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    cfg = flags.build(PROG, dynamic.DynamicConfig, args)
+    cfg = flags.build(PROG, producer.DynamicConfig, args)
     cli.check_output(PROG, args.output)
     doc: dict = {}
 
@@ -54,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with interrupt.installed():
             doc["complete"] = False
-            save(dynamic.produce(cfg, commit=cli.commit_from_env(), on_row=save))
+            save(producer.produce(cfg, commit=cli.commit_from_env(), on_row=save))
     except KeyboardInterrupt:
         pass  # every finished row is already on disk: show them and stop, below
     if interrupt.seen:

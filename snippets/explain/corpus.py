@@ -8,12 +8,9 @@ the only thing that differs between Dynamo's log and the explainer is what each 
 written after Dynamo's tests), so their lines are real lines of a file Dynamo's records can name.
 
 Those lines are what the page's table of agreement shows, so an edit above a case moves every
-line number below it on the page: ``Case`` and the cited paths live in ``cases``, and the header
-above the first case keeps its length (the first case's decorator at line 53), so that the page's
-numbers change only where a case does. The cases written after Dynamo's tests live in
-``corpus_dynamo``, imported at the end of this file so that they follow these in ``CASES``;
-when it took the imports only its cases used, these lines took their place, so that this
-header kept its length.
+line number below it on the page: ``Case``, the registry and the cited paths live in ``cases``, so
+that the page's numbers change only where a case does. The cases written after Dynamo's tests are
+in ``corpus_dynamo``, imported at the end of this file so that they follow these in ``CASES``.
 """
 
 from __future__ import annotations
@@ -21,31 +18,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import warnings
-from collections.abc import Callable
-from typing import Any
 
 import torch
 
 from snippets.explain import cases
-from snippets.explain.cases import Case
-
-# Every case of this file, in the order the page's table lists them; ``case`` registers one
-# under its function's name, with the file of pytorch/pytorch and the section it is written
-# after.
-CASES: list[Case] = []
-
-
-def _ones() -> tuple[Any, ...]:
-    """The arguments of most cases: one 3x3 tensor of ones."""
-    return (torch.ones(3, 3),)
-
-
-def case(path: str, section: str, args: Callable[[], tuple[Any, ...]] = _ones):
-    """Register the function it decorates as a case written after ``section`` of ``path``."""
-    def register(fn: Callable[..., object]) -> Callable[..., object]:
-        CASES.append(Case(fn.__name__, path, section, fn, args))
-        return fn
-    return register
+from snippets.explain.cases import CASES, Case, case  # noqa: F401 (CASES: corpus.CASES)
 
 
 # ---- docs: common graph breaks ----------------------------------------------------------------

@@ -1,5 +1,5 @@
 """The corpus's cases written after PyTorch's Dynamo tests (``test/dynamo/*.py``), registered
-with ``corpus.case`` after the cases written after its documentation. Their lines are what the
+with ``cases.case`` after the cases written after its documentation. Their lines are what the
 page's table of agreement shows for them: an edit above a case moves the numbers of every case
 below it."""
 
@@ -13,7 +13,7 @@ import torch
 from torch import nn
 
 from snippets.explain import cases
-from snippets.explain.corpus import case
+from snippets.explain.cases import case
 
 
 # ---- tests: test/dynamo/test_error_messages.py ------------------------------------------------

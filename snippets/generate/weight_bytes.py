@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import torch
 
-from snippets.generate import model as M
+from snippets.generate.model import Decoder
 
 
 def tensor_bytes(t: torch.Tensor) -> int:
@@ -18,7 +18,7 @@ def tensor_bytes(t: torch.Tensor) -> int:
     return sum(tensor_bytes(getattr(t, n)) for n in names)
 
 
-def held_bytes(model: M.Decoder) -> int:
+def held_bytes(model: Decoder) -> int:
     """The weights a step multiplies by, counted as they are held: int8 for a quantized model.
     They are what its state dict holds: the parameters, and the buffers an int8 layer keeps its
     weight and scales in, but not the cache, the rotary table or the mask (their buffers are not
@@ -27,7 +27,7 @@ def held_bytes(model: M.Decoder) -> int:
                if not n.startswith("tok_embeddings"))
 
 
-def step_bytes(model: M.Decoder, batch: int, position: int) -> int:
+def step_bytes(model: Decoder, batch: int, position: int) -> int:
     """``bounds.decode_bytes`` with the weights counted as they are held (``held_bytes``)."""
     itemsize = model.tok_embeddings.weight.element_size()
     return held_bytes(model) + model.shape.cache_bytes(batch, position + 1, itemsize)

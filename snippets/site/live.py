@@ -17,8 +17,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from snippets import debug, dynamic
-from snippets.dynamic import recompiles
+from snippets import debug
+from snippets.dynamic import producer, recompiles
 from snippets.explain import agreement, counts, fastpath, logs
 from snippets.production import apis
 from snippets.site import cache
@@ -35,7 +35,7 @@ SECTIONS: dict[str, Callable[[], Any]] = {
     "debug-profile": debug.profile_events,
     "debug-registry": debug.registry_rows,
     # dynamic-shapes.md: Dynamic shapes and recompilation
-    "dynamic-counts": dynamic.counts_doc,
+    "dynamic-counts": producer.counts_doc,
     "recompiles-log": recompiles.recompile_log,
     "fail-on-recompile": recompiles.stance_demo,
     # graph-breaks.md: Finding graph breaks

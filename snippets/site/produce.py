@@ -18,6 +18,7 @@ from pathlib import Path
 from snippets import bench, dynamic, train
 from snippets.core import cli, config, folders, results
 from snippets.debug import minifier
+from snippets.dynamic import producer
 from snippets.explain import costs, fastpath
 from snippets.site import cache, live
 from snippets.site.build import ROOT, Build
@@ -30,7 +31,7 @@ RESULTS: dict[str, tuple[tuple[str, ...], Callable[[str], Callable[..., dict]]]]
     "bench": (("cuda", "cpu"), bench.produce_on),
     "bench-channels-last": (("cuda",), bench.channels_last_on),
     "bench-crosscheck": (("cuda", "cpu"), bench.crosscheck_on),
-    dynamic.KIND: (("cuda", "cpu"), dynamic.produce_on),
+    dynamic.KIND: (("cuda", "cpu"), producer.produce_on),
     costs.KIND: (("cuda", "cpu"), costs.produce_on),
     fastpath.KIND: (("cuda", "cpu"), fastpath.produce_on),
     # The minifier's injected bug is in Inductor's C++ backend: a CPU run only.

@@ -7,7 +7,7 @@ import torch
 
 from snippets import dynamic
 from snippets.core import results
-from snippets.dynamic import findings, recompiles, tables
+from snippets.dynamic import findings, producer, recompiles, tables
 from tests.markdown import table_rows
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
@@ -120,16 +120,16 @@ def test_markdown_tables_render_a_document():
 
 
 def test_counts_doc_is_a_valid_document_with_a_row_per_strategy():
-    doc = dynamic.counts_doc()
+    doc = producer.counts_doc()
     assert results.validate(doc, kind="dynamic-counts") and doc["complete"]
     assert [r["strategy"] for r in doc["rows"]] == list(dynamic.STRATEGIES)
     assert f"= {dynamic.recompile_limit()} on this torch" in tables.counts(doc)
 
 
 def _inductor_run(device: str) -> dict:
-    cfg = dynamic.DynamicConfig(device=device, strategies=("dynamic=True", "pad to buckets"),
+    cfg = producer.DynamicConfig(device=device, strategies=("dynamic=True", "pad to buckets"),
                                 rounds=2, sample_ms=1.0)
-    doc = dynamic.produce(cfg)
+    doc = producer.produce(cfg)
     assert results.validate(doc, kind="dynamic-shapes") and doc["complete"]
     for row in doc["rows"]:
         assert row["all_correct"] and not row["errors"], row["strategy"]
@@ -167,10 +167,10 @@ def test_steady_findings_compare_each_kernel_and_say_when_the_spread_decides():
 
 
 def test_sizes_name_the_encoder_and_the_timed_shape():
-    small, large = dynamic.DynamicConfig(), dynamic.DynamicConfig(size="large")
+    small, large = producer.DynamicConfig(), producer.DynamicConfig(size="large")
     assert (small.dims.width, small.dims.heads, small.dims.steady) == (64, 4, (8, 64))
     assert (large.dims.width, large.dims.heads, large.dims.steady) == (1024, 16, (8, 512))
-    settings = dynamic.DynamicConfig(device="cpu", size="large").resolve().settings()
+    settings = producer.DynamicConfig(device="cpu", size="large").resolve().settings()
     assert (settings["size"], settings["width"], settings["heads"], settings["steady_shape"]) == (
         "large", 1024, 16, [8, 512])
     # The large size's reason: 24 x width^2 FLOPs a token, 4096 tokens, about 103 GFLOP a call.
@@ -182,16 +182,16 @@ def test_an_unknown_size_is_refused():
     from snippets.core import config
 
     with pytest.raises(config.ConfigError, match="invalid choice: 'huge'"):
-        dynamic.DynamicConfig(size="huge")
+        producer.DynamicConfig(size="huge")
 
 
 def test_a_large_run_counts_compiles_and_times_its_own_shape(monkeypatch):
     # The large size shrunk to stay quick: what is checked is that the size reaches the model,
     # the schedule's inputs and the steady shape, and that the counts and results still hold.
     monkeypatch.setitem(dynamic.SIZES, "large", dynamic.Size(32, 2, (2, 24)))
-    cfg = dynamic.DynamicConfig(device="cpu", backend="eager", size="large",
+    cfg = producer.DynamicConfig(device="cpu", backend="eager", size="large",
                                 strategies=("default", "dynamic=True"), rounds=2, sample_ms=1.0)
-    doc = dynamic.produce(cfg)
+    doc = producer.produce(cfg)
     assert results.validate(doc, kind="dynamic-shapes") and doc["complete"]
     assert [r["strategy"] for r in doc["rows"]] == ["default", "dynamic=True"]
     for row in doc["rows"]:
