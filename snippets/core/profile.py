@@ -186,3 +186,9 @@ def profile_or_error(fn: Callable[[], object], device: torch.device, calls: int,
         return profile(fn, device, calls)
     except Exception as exc:
         return {"error": fault(exc)}
+
+
+def profile_of(row: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A row's profile, where the profiler ran and did not fail (``profile_or_error``)."""
+    p = (row or {}).get("profile")
+    return p if p and "error" not in p else None

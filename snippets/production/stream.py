@@ -27,15 +27,11 @@ SEQ = (8, 128)  # sequence lengths, inclusive
 import torch
 import torch.nn.functional as F
 
+from snippets.dynamic import bucket  # the next bucket up
+
 # Pad up to these: 3 x 2 = 6 compiled shapes, under Dynamo's default
 # recompile limit of 8, which would otherwise send later shapes to eager.
 BUCKETS = {"batch": (1, 4, 8), "seq": (64, 128)}
-
-
-def bucket(size: int, buckets: tuple[int, ...]) -> int:
-    """The first bucket that holds ``size``, or ``size`` above them all."""
-    return next((b for b in buckets if b >= size), size)
-
 
 def pad_to_bucket(x: torch.Tensor, buckets=BUCKETS) -> torch.Tensor:
     """Zeros at the end of each sequence and extra rows, up to the next

@@ -9,6 +9,7 @@ from typing import Any
 
 from snippets.core import columns, render
 from snippets.core import rows as core_rows
+from snippets.core.profile import profile_of
 from snippets.scale.wrap import VARIANTS
 
 Row = dict[str, Any]
@@ -124,8 +125,8 @@ def table(doc: dict[str, Any]) -> str:
 
 def profile(row: Row) -> dict[str, Any] | None:
     """A row's profile, where the profiler ran, did not fail and saw anything at all."""
-    p = (row or {}).get("profile")
-    return p if p and "error" not in p and p.get("span_us_per_call") else None
+    p = profile_of(row)
+    return p if p and p.get("span_us_per_call") else None
 
 
 def _nccl_share(p: dict[str, Any]) -> float | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from snippets.core import render
+from snippets.core.profile import profile_of
 from snippets.train import repeat
 from snippets.train.tables import (
     LEARNS,
@@ -14,7 +15,6 @@ from snippets.train.tables import (
     by_key,
     groups,
     labels,
-    profile_of,
     results,
     row_key,
     row_label,

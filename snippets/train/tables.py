@@ -32,12 +32,6 @@ def placed(found: list[dict[str, Any]]) -> list[typed.InRun]:
     return typed.in_runs(found, lambda r: r["variant"] == "eager")
 
 
-def profile_of(row: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A row's profile, where the profiler ran and did not fail."""
-    p = (row or {}).get("profile")
-    return p if p and "error" not in p else None
-
-
 def by_key(doc: dict[str, Any]) -> dict[Key, dict[str, Any]]:
     """Each row by model, batch size and variant; of a group's eager rows (one per command that
     added rows to it) the first."""

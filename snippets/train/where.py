@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from snippets.core import rows as typed
-from snippets.train.tables import LEARNS, Key, by_key, groups, profile_of, row_key, step_median
+from snippets.core.profile import profile_of
+from snippets.train.tables import LEARNS, Key, by_key, groups, row_key, step_median
 
 
 class Source(str, enum.Enum):
