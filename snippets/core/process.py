@@ -163,8 +163,20 @@ class Interrupt:
         stays ignored, as Python itself leaves it."""
         previous = {sig: signal.signal(sig, self._handle) for sig in self.SIGNALS
                     if signal.getsignal(sig) is not signal.SIG_IGN}
+        hook, sys.unraisablehook = sys.unraisablehook, self._unraisable(sys.unraisablehook)
         try:
             yield self
         finally:
+            sys.unraisablehook = hook
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+
+    def _unraisable(self, hook: Callable[[Any], object]) -> Callable[[Any], object]:
+        """A signal that lands in a ``__del__`` or a garbage collector's callback raises where
+        Python cannot propagate it: it prints "Exception ignored" with a traceback and goes on.
+        The stop is not lost (``check()`` raises at the next step), so that print is noise."""
+        def unraisable(info: Any) -> object:
+            if self.seen and issubclass(info.exc_type, KeyboardInterrupt):
+                return None
+            return hook(info)
+        return unraisable

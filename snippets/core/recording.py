@@ -63,9 +63,10 @@ def run_rows(prog: str, produce: Callable[..., dict], show: Callable[[dict], Non
     status = err.status("starting") if err.is_terminal else None
 
     def save(current: dict) -> None:
-        doc.clear()
-        doc.update(current)  # kept here too: an interrupted run still shows its finished rows
         write(current)
+        # kept here too: an interrupted run still shows its finished rows. One update, so a
+        # signal landing in it leaves the old rows or the new ones, never an emptied dict.
+        doc.update(current)
 
     def stopped() -> int:
         interrupt.settle()

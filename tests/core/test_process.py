@@ -28,6 +28,23 @@ def test_sigint_and_sigterm_both_stop_a_run_and_say_which_in_the_exit_code(sig):
         signal.signal(sig, outer)
 
 
+def test_a_stop_that_lands_in_a_finalizer_prints_no_traceback(capsys):
+    # A signal handled inside a __del__ raises where Python cannot propagate it: Python prints
+    # "Exception ignored ..." with a traceback and goes on. The stop itself is kept (check()).
+    class Finalized:
+        def __del__(self):
+            interrupt._handle(signal.SIGTERM, None)
+
+    interrupt = process.Interrupt()
+    with interrupt.installed():
+        Finalized()
+        assert interrupt.seen
+        with pytest.raises(KeyboardInterrupt):
+            interrupt.check()
+    interrupt.settle()
+    assert "Traceback" not in capsys.readouterr().err
+
+
 def test_a_signal_the_process_was_started_ignoring_stays_ignored():
     outer = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
