@@ -9,7 +9,7 @@ space.
     {% set gpu = findings("bench", "cuda") %}
     {% if gpu %}eager takes {{ gpu.growth[0].time_ratio | fmt(".2f") }} times as long ...{% endif %}
 
-Functions a page may call: ``findings(name, device)`` (``SOURCES`` lists the names),
+Functions a page may call: ``findings(name, device)`` (the topics' records name them),
 ``no_run_yet(kind, device)`` and the others ``define_env`` names. Filters: ``fmt`` (a format
 spec, "–" for None) and ``span`` (a ``Span`` as "a to b", one number where the two are equal
 once formatted).
@@ -22,106 +22,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from snippets import diagnose, dynamic
-from snippets.bench import crosscheck_findings, graphs, payoff
-from snippets.bench import findings as bench_findings
-from snippets.cpu import findings as cpu_findings
+from snippets.bench import payoff
 from snippets.core import render, stamps
 from snippets.core.findings import Span
-from snippets.debug import findings as debug_findings
-from snippets.debug import minifier
-from snippets.dynamic import findings as dynamic_findings
-from snippets.explain import costs as explain_costs
-from snippets.explain import fastpath as explain_fastpath
 from snippets.explain import findings as explain_findings
-from snippets.generate import findings as generate_findings
-from snippets.generate import hf_findings, ladder_findings, traps
-from snippets.generate import loop_findings, retune_findings
-from snippets.production import findings as production_findings
-from snippets.production import serving_findings
-from snippets.scale import findings as scale_findings
-from snippets.site import pages
-from snippets.speed import findings as speed_findings
+from snippets.site import pages, topics
 from snippets.speed import freezing_findings
-from snippets.speed import graphs as speed_graphs
-from snippets.train import findings as train_findings
-from snippets.zoo import findings as zoo_findings
-from snippets.zoo import kernels as zoo_kernels
 
-
-@dataclass(frozen=True)
-class Source:
-    """Where a page's findings come from: ``of`` takes the newest document of each of ``kinds``
-    on the device (None for a kind with no run, except the first, without which there are no
-    findings)."""
-
-    of: Callable[..., Any]
-    kinds: tuple[str, ...]
-
-
-# The name a page asks for -> its source. One line per topic.
-SOURCES: dict[str, Source] = {
-    "bench": Source(bench_findings.of, ("bench",)),
-    "bench-crosscheck": Source(crosscheck_findings.of, ("bench-crosscheck",)),
-    # The CUDA graphs without Inductor beside reduce-overhead: recorded only, on a GPU.
-    "bench-graphs": Source(graphs.of, ("bench-graphs",)),
-    # The graph-breaks run's small blocks, as the page on when compile does not pay reads them.
-    "graph-breaks-tiny": Source(payoff.tiny, ("graph-breaks",)),
-    # The same blocks under CUDA graphs (mode="reduce-overhead"): recorded only, on a GPU.
-    "graph-breaks-tiny-graphs": Source(payoff.tiny, ("graph-breaks-reduce-overhead",)),
-    "debug-minifier": Source(debug_findings.minified, (minifier.KIND,)),
-    "dynamic-steady": Source(dynamic_findings.steady, (dynamic.KIND,)),
-    "dynamic-steady-large": Source(dynamic_findings.steady, ("dynamic-shapes-large",)),
-    "speed": Source(speed_findings.of, ("bench-ladder",)),
-    "speed-graphs": Source(speed_graphs.of, ("bench-ladder",)),
-    "speed-freezing": Source(freezing_findings.of_freezing, ("speed-freezing",)),
-    "train": Source(train_findings.of, ("train", "train-repeat")),
-    "production-startup": Source(production_findings.startup, ("production-startup",)),
-    "production-stream": Source(serving_findings.stream, ("production-stream",)),
-    "production-stream-large": Source(serving_findings.stream, ("production-stream-large",)),
-    "production-stream-large-graphs": Source(serving_findings.stream,
-                                             ("production-stream-large-reduce-overhead",)),
-    "production-modes": Source(serving_findings.modes, ("production-modes",)),
-    "production-hazards": Source(serving_findings.hazards, ("production-hazards",)),
-    # The scale page also reads the training run's one-GPU steps.
-    "scale": Source(scale_findings.of, ("scale",)),
-    "scale-one-gpu": Source(scale_findings.one_gpu, ("train",)),
-    "zoo": Source(zoo_findings.of, ("zoo",)),
-    # The zoo's models with the graph variants, and wav2vec2's profiled ladder: GPU, recorded.
-    "zoo-graphs": Source(graphs.of, ("zoo-graphs",)),
-    "zoo-kernels": Source(zoo_kernels.of, ("zoo-wav2vec2-ladder",)),
-    "cpu": Source(cpu_findings.of, ("cpu",)),
-    "generate": Source(generate_findings.of, ("generate",)),
-    "generate-ladder": Source(ladder_findings.ladder, ("generate-ladder",)),
-    "generate-ladder-int8": Source(ladder_findings.ladder, ("generate-ladder-int8",)),
-    "generate-ladder-8": Source(ladder_findings.ladder, ("generate-ladder-8",)),
-    "generate-max-autotune": Source(generate_findings.of, ("generate-max-autotune",)),
-    traps.KIND: Source(generate_findings.traps, (traps.KIND,)),
-    "generate-hf": Source(hf_findings.of, ("generate-hf",)),
-    # The 7 B decoder: its ladder, and its loops and int8 weights (one file per command).
-    "generate-ladder-7b": Source(ladder_findings.ladder, ("generate-ladder-7b",)),
-    "generate-loop": Source(loop_findings.of, ("generate-loop",)),
-    "generate-loop-7b": Source(loop_findings.of, ("generate-loop-7b",)),
-    "generate-loop-unwrap": Source(loop_findings.of, ("generate-loop-unwrap",)),
-    "generate-loop-7b-torchao": Source(loop_findings.of, ("generate-loop-7b-torchao",)),
-    "generate-loop-7b-int4": Source(loop_findings.of, ("generate-loop-7b-int4",)),
-    "generate-loop-7b-int8-fresh": Source(retune_findings.retuned, (  # two fresh processes
-        "generate-loop-7b-int8-fresh-1", "generate-loop-7b-int8-fresh-2")),
-    # The decode recipe's one figure per batch size: every run that timed it beside eager.
-    "generate-figures": Source(generate_findings.figures, (
-        "generate", "generate-max-autotune", "generate-max-autotune-gemm", "generate-ladder")),
-    # max-autotune beside reduce-overhead in the same rounds: one file per command.
-    "generate-autotuned": Source(generate_findings.against, (
-        "generate-max-autotune", "generate-max-autotune-gemm", "generate-max-autotune-prefill",
-        "generate-max-autotune-prefill-8", "generate-max-autotune-prefill-32")),
-    # The products' share of that: one command timed max-autotune-gemm beside both.
-    "generate-autotune-split": Source(generate_findings.split, ("generate-max-autotune-gemm",)),
-    # The precision a recorded diagnosis of the transformer ran at: its page's words depend on it.
-    "diagnose-transformer": Source(diagnose.ran_at, ("diagnose-transformer",)),
-    "explain-costs": Source(explain_findings.costs, (explain_costs.KIND,)),
-    "explain-costs-large": Source(explain_findings.costs, ("graph-breaks-large",)),
-    "explain-fastpath": Source(explain_findings.fastpath, (explain_fastpath.KIND,)),
-}
+# The name a page asks for -> its findings, as each topic's record names them.
+SOURCES = topics.FINDINGS
 
 
 @dataclass(frozen=True)
@@ -141,7 +50,7 @@ def findings(name: str, device: str) -> Placed | None:
     """The findings ``name`` computes from the documents a page shows on ``device``; None where
     the first of its kinds has no run. The stamp is the documents' stamps, joined."""
     if name not in SOURCES:
-        raise KeyError(f"no findings {name!r}: add it to snippets.site.macros.SOURCES")
+        raise KeyError(f"no findings {name!r}: add it to its topic's record (<topic>/topic.py)")
     src = SOURCES[name]
     found = [pages.document(kind, device) for kind in src.kinds]
     if found[0] is None:

@@ -13,7 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from snippets.core import results
-from snippets.site import topics  # every kind a file here is of, declared
+from snippets.bench.kinds import BENCH
+from snippets.explain.kinds import FASTPATH, GRAPH_BREAKS
+from snippets.site import topics  # noqa: F401  every kind a file here is of, declared
+from snippets.speed.kinds import FREEZING, SETTINGS
+from snippets.train.kinds import TRAIN
 
 # The names the migrations are recorded under in the files (from when this module sat in the
 # core): fixed, as every name a file records is.
@@ -21,11 +25,9 @@ NAME = "snippets.core.migrate/1"
 
 # Schema names a kind's files were first recorded under, and the kind's name where the file
 # carries none (the benchmark's first files said only their schema).
-RENAMED = {(topics.explain.GRAPH_BREAKS.name, "snippets.explain/1"),
-           (topics.explain.FASTPATH.name, "snippets.explain/1")}
+RENAMED = {(GRAPH_BREAKS.name, "snippets.explain/1"), (FASTPATH.name, "snippets.explain/1")}
 # The kinds whose runs count Inductor's cache as they start (``core.runs.document``).
-COUNTS_CACHE = tuple(k.name for k in (topics.bench.BENCH, topics.speed.SETTINGS,
-                                      topics.speed.FREEZING, topics.train.TRAIN))
+COUNTS_CACHE = tuple(k.name for k in (BENCH, SETTINGS, FREEZING, TRAIN))
 # Library calls whose kernel time Inductor's re-timing read from the profiler before the ladder
 # swapped the timer for every call (``speed.autotune``): those without an out= variant.
 PROFILED_BY_INDUCTOR = ("convolution",)
@@ -88,7 +90,7 @@ def cache_uncounted(doc: dict[str, Any]) -> bool:
 def graph_pool_unmeasured(doc: dict[str, Any]) -> bool:
     """A training row from before the CUDA graphs' pool was measured: pool None, shared with
     none, as a row whose variant replays no graph says it."""
-    if doc.get("kind") != topics.train.TRAIN.name:
+    if doc.get("kind") != TRAIN.name:
         return False
     changed = False
     for row in doc["rows"]:

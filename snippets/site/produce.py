@@ -12,37 +12,22 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
-from snippets import bench, dynamic, train
 from snippets.core import cli, config, folders, results
-from snippets.debug import minifier
-from snippets.dynamic import producer
-from snippets.explain import costs, fastpath
-from snippets.site import cache, live
+from snippets.site import cache, live, topics
 from snippets.site.build import ROOT, Build
 
 PROG = "python -m snippets.site.produce"
 
-# The results sections the pages show: kind -> (the device types a page shows it for, the
-# page's producer on one of them). A kind's file is written where the run's provenance says.
-RESULTS: dict[str, tuple[tuple[str, ...], Callable[[str], Callable[..., dict]]]] = {
-    "bench": (("cuda", "cpu"), bench.produce_on),
-    "bench-channels-last": (("cuda",), bench.channels_last_on),
-    "bench-crosscheck": (("cuda", "cpu"), bench.crosscheck_on),
-    dynamic.KIND: (("cuda", "cpu"), producer.produce_on),
-    costs.KIND: (("cuda", "cpu"), costs.produce_on),
-    fastpath.KIND: (("cuda", "cpu"), fastpath.produce_on),
-    # The minifier's injected bug is in Inductor's C++ backend: a CPU run only.
-    minifier.KIND: (("cpu",), lambda device: minifier.produce),
-    # Training on a GPU is recorded command by command (``python -m snippets.train --append``).
-    "train": (("cpu",), train.produce_on),
-}
+# The results sections the pages show: kind -> the device types a page shows it for and its
+# producer there, as each topic's record names them. A kind's file is written where the run's
+# provenance says.
+RESULTS = topics.PRODUCERS
 
 
 def results_for(device: str) -> list[str]:
-    return [kind for kind, (devices, _) in RESULTS.items() if device in devices]
+    return [kind for kind, p in RESULTS.items() if device in p.devices]
 
 
 def sections_for(device: str) -> list[str]:
@@ -54,7 +39,7 @@ def sections_for(device: str) -> list[str]:
 
 def produce_results(kind: str, device: str, results_dir: Path, commit: str | None) -> Path:
     """Run ``kind``'s producer on ``device`` and write its document; return the file's path."""
-    doc = RESULTS[kind][1](device)(commit=commit)
+    doc = RESULTS[kind].on(device)(commit=commit)
     if results.device_type_of(doc) != device:  # a CPU number never stands for a GPU one
         raise ValueError(f"{kind}: produced on {results.device_type_of(doc)}, asked for {device}")
     path = results_dir / folders.run_folder(doc["provenance"]) / f"{kind}.json"

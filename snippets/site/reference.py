@@ -62,47 +62,9 @@ def _run_title(prov: dict[str, Any]) -> str:
 
 def renderers() -> dict[str, Callable[[dict], str]]:
     """How the Results page draws each kind of results file: the tables its own page shows."""
-    from snippets.bench import independent
-    from snippets.bench import tables as bench_tables
-    from snippets.cpu import tables as cpu_tables
-    from snippets.debug import tables as debug_tables
-    from snippets.diagnose import report as diagnose_report
-    from snippets.dynamic import tables as dynamic_tables
-    from snippets.explain import tables as explain_tables
-    from snippets.generate import ladder, loop, traps
-    from snippets.generate import tables as generate_tables
-    from snippets.production import tables as production_tables
-    from snippets.scale import tables as scale_tables
     from snippets.site import buildtime
-    from snippets.speed import tables as speed_tables
-    from snippets.train import tables as train_tables
 
-    t, production = topics, topics.production  # each kind as the topic that records it names it
-    return {
-        t.bench.BENCH.name: bench_tables.table,
-        t.zoo.ZOO.name: bench_tables.table,  # the benchmark's rows over the zoo's catalog
-        independent.KIND: independent.alone_table,
-        t.explain.GRAPH_BREAKS.name: explain_tables.costs,
-        t.explain.FASTPATH.name: explain_tables.fastpath_latency,
-        t.dynamic.SHAPES.name: lambda d: (dynamic_tables.stalls(d) + "\n\n"
-                                          + dynamic_tables.steady(d)),
-        buildtime.KIND: buildtime.markdown,
-        t.debug.MINIFIER.name: debug_tables.minifier,
-        **dict.fromkeys((k.name for k in (production.STARTUP, production.STREAM, production.MODES,
-                                          production.HAZARDS, production.REGIONS)),
-                        production_tables.report),
-        t.train.TRAIN.name: train_tables.table,
-        t.scale.SCALE.name: scale_tables.table,
-        t.speed.SETTINGS.name: speed_tables.settings_report,
-        t.speed.FREEZING.name: speed_tables.freezing_report,
-        t.generate.GENERATE.name: generate_tables.report,
-        t.generate.HF.name: generate_tables.hf_table,
-        ladder.KIND: generate_tables.ladder_table,
-        traps.KIND: generate_tables.traps_table,
-        loop.KIND: generate_tables.loop_table,
-        t.diagnose.DIAGNOSE.name: diagnose_report.summary,
-        t.cpu.CPU.name: cpu_tables.table,
-    }
+    return {**topics.TABLES, buildtime.KIND: buildtime.markdown}
 
 
 def _date(doc: dict[str, Any]) -> str:

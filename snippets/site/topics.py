@@ -1,30 +1,33 @@
-"""Every results kind the site reads, gathered from the topics that declare them.
+"""Every topic's record (``snippets.core.topic``), gathered: the results kinds the site reads,
+what the produce step runs, the findings the pages ask for, and the Results page's tables.
 
-Each topic declares its own kinds, once, in its package's ``kinds`` module
-(``snippets.core.results.declare``); the core lists none. Importing this module imports them
-all, so that whatever reads any committed file (the pages, the Results page, the site check,
-``snippets.site.migrate``) finds its kind.
+Each topic writes its record once, in its package's ``topic`` module; the core lists none.
+Importing this module declares every kind, so that whatever reads any committed file (the pages,
+the Results page, the site check, ``snippets.site.migrate``) finds its kind.
 """
 
 from __future__ import annotations
 
-from snippets.bench import kinds as bench
+from snippets.bench import topic as bench
 from snippets.core import results
-from snippets.cpu import kinds as cpu
-from snippets.debug import kinds as debug
-from snippets.diagnose import kinds as diagnose
-from snippets.dynamic import kinds as dynamic
-from snippets.explain import kinds as explain
-from snippets.generate import kinds as generate
-from snippets.production import kinds as production
-from snippets.scale import kinds as scale
+from snippets.core.topic import gather
+from snippets.cpu import topic as cpu
+from snippets.debug import topic as debug
+from snippets.diagnose import topic as diagnose
+from snippets.dynamic import topic as dynamic
+from snippets.explain import topic as explain
+from snippets.generate import topic as generate
+from snippets.production import topic as production
+from snippets.scale import topic as scale
 from snippets.site import buildtime
-from snippets.speed import kinds as speed
-from snippets.train import kinds as train
-from snippets.zoo import kinds as zoo
+from snippets.speed import topic as speed
+from snippets.train import topic as train
+from snippets.zoo import topic as zoo
 
-# The packages whose kinds are gathered, by the name each is imported under above.
-PACKAGES = (bench, cpu, debug, diagnose, dynamic, explain, generate, production, scale, speed,
-            train, zoo)
+TOPICS = tuple(m.TOPIC for m in (bench, cpu, debug, diagnose, dynamic, explain, generate,
+                                 production, scale, speed, train, zoo))
 SITE_KIND = buildtime.KIND  # the site's own: a build's time
 KINDS = results.KINDS  # every kind, now that all are declared
+PRODUCERS = gather(TOPICS, "producers")  # results kind -> what the produce step runs
+FINDINGS = gather(TOPICS, "findings")  # the name a page asks for -> its findings
+TABLES = gather(TOPICS, "tables")  # results kind -> how the Results page draws its files

@@ -12,6 +12,7 @@ import torch
 
 from snippets import dynamic
 from snippets.core import folders
+from snippets.core.topic import Producer
 from snippets.debug import minifier
 from snippets.explain import costs, fastpath
 from snippets.site import build, live, produce
@@ -29,8 +30,7 @@ def test_every_section_a_page_shows_has_its_producer_on_that_device():
         for kind, device in re.findall(r'pages\.show\(("[^"]+"|\w+\.KIND), [^\n]*?'
                                        r'(?:device="(\w+)")?\)\)\n', page.read_text()):
             shown.add((KINDS.get(kind, kind.strip('"')), device or "cuda"))
-    made = {(kind, device) for kind, (devices, _) in produce.RESULTS.items()
-            for device in devices}
+    made = {(kind, device) for kind, p in produce.RESULTS.items() for device in p.devices}
     assert shown == made
 
 
@@ -45,7 +45,7 @@ def here(tmp_path: Path, monkeypatch) -> build.Build:
 def test_a_run_is_written_to_its_run_folder(here: build.Build, cpu_bench_run: Path, monkeypatch):
     doc = json.loads(cpu_bench_run.read_text())
     asked = []
-    monkeypatch.setattr(produce, "RESULTS", {"bench": (("cpu", "cuda"), lambda device: (
+    monkeypatch.setattr(produce, "RESULTS", {"bench": Producer(("cpu", "cuda"), lambda device: (
         lambda *, commit: asked.append((device, commit)) or doc))})
     path = produce.produce_results("bench", "cpu", here.results_dir, "abc123")
     assert asked == [("cpu", "abc123")]
