@@ -75,7 +75,7 @@ DEVICE_HELP = "auto (CUDA if present), cpu, cuda, cuda:N"
 FORMATS = ("table", "markdown", "json")
 
 
-# --append's help where the file must hold a run of this one's settings (train, scale).
+# --append's help where the file must hold a run of this one's settings (train, scale, speed, zoo).
 APPEND_SAME_SETTINGS = ("add this run's rows to the --output file, which must hold a run of the "
                         "same settings on the same device (a run split over commands)")
 

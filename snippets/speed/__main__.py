@@ -39,9 +39,7 @@ def parser() -> cli.Parser:
                    help="--ladder: run each mode under the settings a --settings results file "
                         "chose for it, and record that choice")
     cli.add_output(p, ("markdown", "json"))
-    p.add_argument("--append", action="store_true",
-                   help="add this run's rows to --output, a file of the same run, device and "
-                        "torch, keeping every row it already holds")
+    p.add_argument("--append", action="store_true", help=cli.APPEND_SAME_SETTINGS)
     return p
 
 
