@@ -10,9 +10,8 @@ space.
     {% if gpu %}eager takes {{ gpu.growth[0].time_ratio | fmt(".2f") }} times as long ...{% endif %}
 
 Functions a page may call: ``findings(name, device)`` (``SOURCES`` lists the names),
-``no_run_yet(kind, device)`` and the others ``define_env`` names. Filters: ``fmt`` (a format
-spec, "–" for None) and ``span`` (a ``Span`` as "a to b", one number where the two are equal
-once formatted).
+``no_run_yet(kind, device)`` and the others ``define_env`` names. Filters: ``fmt`` (a format spec,
+"–" for None), ``span`` (a ``Span`` as "a to b", one number where both are equal once formatted).
 """
 
 from __future__ import annotations
@@ -35,8 +34,7 @@ from snippets.explain import costs as explain_costs
 from snippets.explain import fastpath as explain_fastpath
 from snippets.explain import findings as explain_findings
 from snippets.generate import findings as generate_findings
-from snippets.generate import hf_findings, ladder_findings, traps
-from snippets.generate import loop_findings, retune_findings
+from snippets.generate import hf_findings, ladder_findings, loop_findings, retune_findings, traps
 from snippets.production import findings as production_findings
 from snippets.production import serving_findings
 from snippets.scale import findings as scale_findings
@@ -107,6 +105,8 @@ SOURCES: dict[str, Source] = {
     "generate-loop-7b-int4": Source(loop_findings.of, ("generate-loop-7b-int4",)),
     "generate-loop-7b-int8-fresh": Source(retune_findings.retuned, (  # two fresh processes
         "generate-loop-7b-int8-fresh-1", "generate-loop-7b-int8-fresh-2")),
+    "generate-advice": Source(ladder_findings.advice, ("generate-ladder", "generate-ladder-7b",
+                              "generate-loop", "generate-loop-7b", "generate-loop-7b-int4")),
     # The decode recipe's one figure per batch size: every run that timed it beside eager.
     "generate-figures": Source(generate_findings.figures, (
         "generate", "generate-max-autotune", "generate-max-autotune-gemm", "generate-ladder")),
