@@ -16,6 +16,7 @@ from typing import Any
 
 from snippets.core import columns, render
 from snippets.core import rows as typed
+from snippets.core.findings import Span
 
 HAND, BACKEND, COMPILED = "eager-graphed", "cudagraphs-backend", "reduce-overhead"
 ORDER = ("eager", HAND, BACKEND, COMPILED)
@@ -119,6 +120,38 @@ class Graphs:
     @property
     def neither(self) -> list[Split]:
         return where(list(self.splits), Verdict.NEITHER)
+
+    @property
+    def count(self) -> int:
+        return len(self.splits)
+
+    @property
+    def graph_count(self) -> int:
+        return len(self.graph_enough)
+
+    @property
+    def graph_models(self) -> tuple[str, ...]:
+        """The models where the graph alone was enough, in run order."""
+        return tuple(dict.fromkeys(s.model for s in self.graph_enough))
+
+    @property
+    def inductor_models(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(s.model for s in self.compile_pays))
+
+    @property
+    def on_top(self) -> Span | None:
+        """Where compile paid on top: reduce-overhead over the hand capture, lowest to highest."""
+        pays = self.compile_pays
+        return Span.of([s.on_top for s in pays]) if pays else None
+
+    # the benchmark's two models at batch 1, which its page explains by name
+    @property
+    def transformer(self) -> Split | None:
+        return self.at("transformer", 1)
+
+    @property
+    def resnet50(self) -> Split | None:
+        return self.at("resnet50", 1)
 
     def by_model(self, verdict: str) -> list[tuple[str, list[Split]]]:
         """The splits of one verdict (``"graph"``, ``"inductor"``) grouped by model, in run order."""

@@ -54,9 +54,11 @@ class Generation:
     tokens: Tokens
     first_diff: int | None  # the earliest step any compiled variant left eager's tokens
     widest_gap: float | None  # the largest lead eager's best logit had where tokens parted
-
-    def at(self, phase: str, batch: int) -> Best | None:
-        return next((b for b in self.best if (b.phase, b.batch) == (phase, batch)), None)
+    # the batch sizes the page states: the smallest and the largest of the default run
+    decode_1: Best | None = None
+    decode_32: Best | None = None
+    prefill_1: Best | None = None
+    prefill_32: Best | None = None
 
 
 def _best(rows: list[dict[str, Any]], copy_gbps: float) -> Best | None:
@@ -92,6 +94,7 @@ def of(doc: dict[str, Any]) -> Generation:
     for r in doc["rows"]:
         groups.setdefault((r["phase"], r["batch_size"]), []).append(r)
     best = tuple(b for rows in groups.values() if (b := _best(rows, ceil["copy_gbps"])))
+    at = {(b.phase, b.batch): b for b in best}
     compiled = [r for r in doc["rows"] if r["variant"] != "eager" and r["status"] in TIMED]
     diffs = [r for r in compiled if r.get("first_diff") is not None]
     tokens = (Tokens.SAME if not diffs else
@@ -100,7 +103,8 @@ def of(doc: dict[str, Any]) -> Generation:
         s["size"], s["params"] / 1e9, read_per_token(doc) / 1e9, ceil["copy_gbps"],
         ceil["matmul_tflops"], best, Span.of([r["compile_s"] for r in compiled]), tokens,
         min((r["first_diff"] for r in diffs), default=None),
-        max((r["logit_gap"] for r in diffs), default=None))
+        max((r["logit_gap"] for r in diffs), default=None), at.get(("decode", 1)),
+        at.get(("decode", 32)), at.get(("prefill", 1)), at.get(("prefill", 32)))
 
 
 @dataclass(frozen=True)
@@ -116,34 +120,24 @@ class Against:
     spread: float  # IQR of the paired per-round ratios
     verdict: Verdict
 
+    @property
+    def band(self) -> float:
+        """Half the spread: the ratio give or take this holds half the rounds (``Verdict``)."""
+        return self.spread / 2
+
 
 @dataclass(frozen=True)
 class Pairs:
     """Every phase and batch size where both variants were timed, over several runs' files."""
 
     pairs: tuple[Against, ...]
-
-    def count(self, kind: Verdict | str) -> int:
-        return sum(p.verdict is Verdict(kind) for p in self.pairs)
-
-    def _of(self, kind: Verdict | str | None) -> list[Against]:
-        return [p for p in self.pairs if kind is None or p.verdict is Verdict(kind)]
-
-    @property
-    def ratios(self) -> Span:
-        return Span.of([p.ratio for p in self.pairs])
-
-    def ratios_of(self, kind: Verdict | str) -> Span | None:
-        """The ratios of the pairs with verdict ``kind``; None where there are none."""
-        found = [p.ratio for p in self._of(kind)]
-        return Span.of(found) if found else None
-
-    def batches(self, phase: str, kind: Verdict | str | None = None) -> tuple[int, ...]:
-        """The batch sizes of ``phase`` that were paired (with verdict ``kind``), in order."""
-        return tuple(sorted({p.batch for p in self._of(kind) if p.phase == phase}))
-
-    def at(self, phase: str, batch: int) -> Against | None:
-        return next((p for p in self.pairs if (p.phase, p.batch) == (phase, batch)), None)
+    paired: int = 0  # how many
+    slower: int = 0  # pairings where the variant was slower
+    slower_ratios: Span | None = None  # their ratios
+    decode_slower: tuple[int, ...] = ()  # the batch sizes, per phase, where it was slower
+    prefill_slower: tuple[int, ...] = ()
+    gain: Against | None = None  # the first decode pairing where it paid
+    decode_1: Against | None = None
 
 
 def against(*docs: dict[str, Any] | None, variant: str = "max-autotune",
@@ -161,7 +155,14 @@ def against(*docs: dict[str, Any] | None, variant: str = "max-autotune",
                                     measure.Measurement.from_dict(row["latency_ms"]))
             found.append(Against(phase, batch, variant, baseline, ratio.value, ratio.iqr,
                                  verdict(ratio.value, ratio.iqr)))
-    return Pairs(tuple(found))
+    slow = [p for p in found if p.verdict is Verdict.SLOWER]
+    decode = sorted((p for p in found if p.phase == "decode"), key=lambda p: p.batch)
+    return Pairs(tuple(found), len(found), len(slow),
+                 Span.of([p.ratio for p in slow]) if slow else None,
+                 *(tuple(sorted({p.batch for p in slow if p.phase == phase}))
+                   for phase in ("decode", "prefill")),
+                 next((p for p in decode if p.verdict is Verdict.PAYS), None),
+                 next((p for p in decode if p.batch == 1), None))
 
 
 @dataclass(frozen=True)
@@ -172,10 +173,6 @@ class Split:
 
     products: Against
     rest: float
-
-    @property
-    def phase(self) -> str:
-        return self.products.phase
 
     @property
     def batch(self) -> int:
@@ -229,7 +226,14 @@ FIXES = {"growing-cache": ("torch.cat", "static cache"),
          "prompt-lengths": ("dynamic=False", "pad to buckets")}
 
 
-def traps(doc: dict[str, Any]) -> dict[str, Trap]:
+@dataclass(frozen=True)
+class Traps:
+    growing_cache: Trap | None
+    item_sync: Trap | None
+    prompt_lengths: Trap | None
+
+
+def traps(doc: dict[str, Any]) -> Traps:
     by = {(r["trap"], r["variant"]): r for r in doc["rows"]}
     out = {}
     for trap, (bad, good) in FIXES.items():
@@ -240,7 +244,7 @@ def traps(doc: dict[str, Any]) -> dict[str, Trap]:
         out[trap] = Trap(trap, b.get("compiles"), b.get("compile_s"), g.get("compiles"),
                          g.get("compile_s"), fast,
                          verdict(fast, g.get("speedup_iqr") or 0.0) if fast else None)
-    return out
+    return Traps(*(out.get(t) for t in FIXES))
 
 
 # The guide's decode recipe (the whole step, reduce-overhead, fullgraph, one static graph per
@@ -263,11 +267,14 @@ class Figure:
     runs: int
     median: float
     speedup: Span
+    key: str = ""  # the configuration, as ``headline`` names it (macros.figure_key)
 
 
 @dataclass(frozen=True)
 class Figures:
     figures: tuple[Figure, ...]
+    batch_1: Figure | None = None  # the 1b decoder's, as the pages state them
+    batch_32: Figure | None = None
 
     def at(self, batch: int, size: str = "1b") -> Figure | None:
         return next((f for f in self.figures if (f.size, f.batch) == (size, batch)), None)
@@ -277,11 +284,15 @@ def figures(*docs: dict[str, Any] | None) -> Figures:
     """Every decode recipe row of ``docs`` (generate and ladder documents; None for a kind with
     no run), one figure per model size and batch size."""
     found: dict[tuple[str, int], list[float]] = {}
-    for doc in (d for d in docs if d is not None):
+    docs = tuple(d for d in docs if d is not None)
+    device = docs[0]["provenance"].get("device") if docs else None
+    for doc in docs:
         size = doc["provenance"]["settings"]["size"]
         for r in doc["rows"]:
             if (r["status"] in TIMED and r.get("phase", "decode") == "decode" and r.get("speedup")
                     and any(r.get(k) == v for k, v in RECIPE_ROW)):
                 found.setdefault((size, r["batch_size"]), []).append(r["speedup"])
-    return Figures(tuple(Figure(size, batch, len(v), statistics.median(v), Span.of(v))
-                         for (size, batch), v in sorted(found.items())))
+    made = {k: Figure(k[0], k[1], len(v), statistics.median(v), Span.of(v),
+                      f"{device} · decoder {k[0]} · batch {k[1]} · decode, reduce-overhead")
+            for k, v in sorted(found.items())}
+    return Figures(tuple(made.values()), made.get(("1b", 1)), made.get(("1b", 32)))

@@ -95,9 +95,6 @@ class Remainder:
         """Whether the kernels hold the step: under a tenth of it has no kernel running."""
         return self.outside_us < 0.1 * self.step_us
 
-    def kernel_us(self, name: str) -> float | None:
-        return next((us for n, us in self.top if n == name), None)
-
 
 def remainder(row: dict[str, Any], copy_gbps: float) -> Remainder | None:
     """A profiled step row's ``Remainder``; None where the row has no GPU profile."""
@@ -165,25 +162,20 @@ class Loop:
     torchao: Torchao | None
     unwrapped: Pair | None  # torchao unwrapped before the compile, over torchao as is (step)
     head: Pair | None  # the int8 layer with the head int8 too, over the head kept (loop)
-    remainders: tuple[Remainder, ...] = ()  # per profiled step
     naive_parted: tuple[str, ...] = ()  # weights whose naive loop's tokens left the loop's
+    # the cells the page names: the run's dtype three ways, the other weights' loops and steps
+    step: Cell | None = None
+    loop: Cell | None = None
+    naive: Cell | None = None
+    int8_loop: Cell | None = None
+    torchao_loop: Cell | None = None
+    int4_step: Cell | None = None
+    int4_loop: Cell | None = None
+    int8_best: Cell | None = None  # the fastest int8 weights' loop, where it paid
+    # where the profiled steps fall short of the copy bandwidth
+    dense_remainder: Remainder | None = None
+    int8_remainder: Remainder | None = None
     gpt_fast = GPT_FAST  # not a field: the same published figures for every run
-
-    def remainder(self, weights: str) -> Remainder | None:
-        return next((r for r in self.remainders if r.weights == weights), None)
-
-    def at(self, weights: str, way: str = "step") -> Cell | None:
-        return next((c for c in self.cells if (c.weights, c.way) == (weights, way)), None)
-
-    def fastest(self, way: str = "step", among: tuple[str, ...] | None = None) -> Cell | None:
-        """The fastest timed row of ``way``, of the weights ``among`` (all where None)."""
-        found = [c for c in self.cells if c.way == way and (among is None or c.weights in among)]
-        return min(found, key=lambda c: c.ms, default=None)
-
-    @property
-    def int8(self) -> Cell | None:
-        """The fastest int8 weights' gpt-fast loop: the int8 recipe that wins, where one does."""
-        return self.fastest("loop", INT8)
 
 
 def _measurement(row: dict[str, Any] | None) -> measure.Measurement | None:
@@ -246,12 +238,19 @@ def pair(doc: dict[str, Any], weights: str, baseline: str, ways: tuple[str, ...]
 
 
 def of(doc: dict[str, Any]) -> Loop:
-    s = doc["provenance"]["settings"]
+    s, copy = doc["provenance"]["settings"], doc["ceilings"]["copy_gbps"]
     cells = tuple(_cell(r) for r in doc["rows"] if rows.timed(r))
-    return Loop(s["size"], s["batch"], s["tokens"], s["dtype"], doc["ceilings"]["copy_gbps"],
-                cells, torchao(doc), pair(doc, "torchao-unwrapped", "torchao", ("step", "loop")),
+    at = {(c.weights, c.way): c for c in cells}
+    best = min((c for c in cells if c.way == "loop" and c.weights in INT8), key=lambda c: c.ms,
+               default=None)
+    rests = {r["weights"]: remainder(r, copy) for r in doc["rows"] if r["way"] == "step"}
+    return Loop(s["size"], s["batch"], s["tokens"], s["dtype"], copy, cells, torchao(doc),
+                pair(doc, "torchao-unwrapped", "torchao", ("step", "loop")),
                 pair(doc, "int8-head", "int8", ("loop", "step")),
-                tuple(filter(None, (remainder(r, doc["ceilings"]["copy_gbps"])
-                                    for r in doc["rows"] if r["way"] == "step"))),
                 tuple(r["weights"] for r in doc["rows"]
-                      if r["way"] == "naive" and r.get("first_diff") is not None))
+                      if r["way"] == "naive" and r.get("first_diff") is not None),
+                *(at.get(k) for k in (("dense", "step"), ("dense", "loop"), ("dense", "naive"),
+                                      ("int8", "loop"), ("torchao", "loop"), ("int4", "step"),
+                                      ("int4", "loop"))),
+                best if best and best.verdict is Verdict.PAYS else None,
+                rests.get("dense"), rests.get("int8"))

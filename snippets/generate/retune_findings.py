@@ -28,6 +28,11 @@ class Retuned:
         """The slower step's time over the faster's."""
         return self.slow_ms / self.fast_ms
 
+    @property
+    def top_head(self) -> str | None:
+        """The longest kernel's name cut short: its head says what it fuses."""
+        return self.top and self.top[:40]
+
 
 def retuned(a: dict[str, Any], b: dict[str, Any] | None) -> Retuned | None:
     """Two runs' step of the one weights both timed and recorded choices for; None where either

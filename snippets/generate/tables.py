@@ -238,3 +238,12 @@ def traps_table(doc: dict[str, Any]) -> str:
         columns.timing("ms per token", lambda r: r.get("step_ms")),
         columns.number("× the trap", lambda r: r.get("speedup"), ".2f", notes=(columns.RATIO,)),
         columns.status()))
+
+
+def split_table(doc: dict[str, Any]) -> str:
+    """max-autotune's loss split in two per batch size: the products autotuned alone against
+    reduce-overhead, and the rest of the mode against those products (``findings.split``)."""
+    return columns.markdown(findings.split(doc).splits, (
+        columns.Column("Batch", lambda s: s.batch, left=True),), (
+        columns.number("Products × reduce-overhead", lambda s: s.products.ratio, ".2f"),
+        columns.number("Rest × products", lambda s: s.rest, ".2f")), joined=False)

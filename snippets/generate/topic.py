@@ -24,6 +24,10 @@ TOPIC = Topic("generate", (kinds.GENERATE, kinds.HF, kinds.LADDER, kinds.LOOP, k
     "generate-loop-7b-int4": Findings(loop_findings.of, ("generate-loop-7b-int4",)),
     "generate-loop-7b-int8-fresh": Findings(retune_findings.retuned, (  # two fresh processes
         "generate-loop-7b-int8-fresh-1", "generate-loop-7b-int8-fresh-2")),
+    # What the recap box leads with: both sizes' ladders and loops, read together.
+    "generate-advice": Findings(ladder_findings.advice, (
+        "generate-ladder", "generate-ladder-7b", "generate-loop", "generate-loop-7b",
+        "generate-loop-7b-int4")),
     # The decode recipe's one figure per batch size: every run that timed it beside eager.
     "generate-figures": Findings(findings.figures, (
         "generate", "generate-max-autotune", "generate-max-autotune-gemm", "generate-ladder")),

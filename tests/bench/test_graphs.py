@@ -34,6 +34,18 @@ def test_each_model_and_batch_splits_into_the_graph_and_what_inductor_adds():
     assert found.by_model("graph") == [("enc", [enc])] and found.by_model("inductor") == [
         ("cnn", [cnn])]
     assert found.backend_behind  # 3.2x under the hand capture's 4.0x; enc has no backend row
+    assert (found.count, found.graph_count) == (2, 1)
+    assert found.graph_models == ("enc",) and found.inductor_models == ("cnn",)
+    assert (found.on_top.low, found.on_top.high) == (2.0, 2.0)
+    assert found.transformer is found.resnet50 is None  # the benchmark's models did not run
+
+
+def test_the_benchmark_s_two_models_are_read_at_batch_1():
+    doc = _doc(_row("resnet50", 1, "eager", 4.0), _row("resnet50", 1, "eager-graphed", 2.0, 2.0),
+               _row("resnet50", 1, "reduce-overhead", 1.0, 4.0),
+               _row("transformer", 8, "eager", 1.0))
+    found = graphs.of(doc)
+    assert found.resnet50.on_top == 2.0 and found.transformer is None  # batch 8 only
 
 
 def test_where_neither_graph_beats_eager_the_split_says_neither():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 import torch
 
@@ -9,6 +11,7 @@ from snippets import generate
 from snippets.core import results
 from snippets.generate import __main__ as cli_main
 from snippets.generate import bounds, findings, model, tables
+from snippets.site import macros
 
 
 def _tiny(batch=2, length=32):
@@ -61,6 +64,10 @@ def test_a_cpu_run_times_both_phases_and_its_compiled_tokens_match_eager(tmp_pat
     assert decode["bytes"] == bounds.decode_bytes(model.SIZES["tiny"], 1, 8, 4)
     assert doc["provenance"]["ceilings"]["copy_gbps"] > 0
     assert tables.phase_table(doc, "decode").count("\n| 1 · ") == 2
+    found = findings.of(doc)  # batch 1 only: the page's batch 32 has no row
+    assert (found.decode_1.phase, found.decode_1.batch, found.decode_1.variant) == (
+        "decode", 1, "default")
+    assert found.prefill_1.phase == "prefill" and found.decode_32 is found.prefill_32 is None
 
 
 @pytest.mark.parametrize("argv, flag", [
@@ -119,20 +126,23 @@ def _timed(phase, batch, variant, samples):
 def test_one_variant_against_another_is_paired_by_round_within_each_file_only():
     slower = {"rows": [_timed("decode", 8, "reduce-overhead", [1.0, 1.0, 1.0]),
                        _timed("decode", 8, "max-autotune", [1.25, 1.25, 1.25]),
-                       _timed("decode", 32, "max-autotune", [2.0, 2.0, 2.0])]}
+                       _timed("decode", 32, "max-autotune", [2.0, 2.0, 2.0]),
+                       _timed("decode", 1, "reduce-overhead", [1.0, 1.0, 1.0, 1.0]),
+                       _timed("decode", 1, "max-autotune", [0.5, 0.5, 0.4, 0.4])]}
     tied = {"rows": [_timed("prefill", 1, "reduce-overhead", [1.0, 2.0, 1.0]),
                      _timed("prefill", 1, "max-autotune", [1.0, 2.0, 1.0])]}
     found = findings.against(slower, None, tied)
-    assert [(p.phase, p.batch) for p in found.pairs] == [("decode", 8), ("prefill", 1)]
-    assert found.pairs[0].ratio == pytest.approx(0.8)
-    assert found.count("slower") == 1 and found.count(findings.Verdict.WITHIN_NOISE) == 1
-    assert found.ratios.low == pytest.approx(0.8) and found.ratios.high == pytest.approx(1.0)
     # decode at 32 had no reduce-overhead row beside it: not a paired batch
-    assert found.batches("decode") == (8,) and found.batches("prefill") == (1,)
-    assert found.batches("prefill", "slower") == () and found.batches("decode", "slower") == (8,)
-    assert found.ratios_of("slower").high == pytest.approx(0.8)
-    assert found.at("prefill", 1).verdict is findings.Verdict.WITHIN_NOISE
-    assert found.at("decode", 32) is None
+    assert [(p.phase, p.batch) for p in found.pairs] == [
+        ("decode", 8), ("decode", 1), ("prefill", 1)]
+    assert found.pairs[0].ratio == pytest.approx(0.8) and found.paired == 3
+    assert found.slower == 1 and found.slower_ratios.high == pytest.approx(0.8)
+    assert found.decode_slower == (8,) and found.prefill_slower == ()
+    one = found.decode_1  # per round 2, 2, 2.5, 2.5: a gain beyond its spread
+    assert one.batch == 1 and one.verdict is findings.Verdict.PAYS and found.gain is one
+    assert one.band == pytest.approx(one.spread / 2) and one.band > 0
+    assert found.pairs[2].verdict is findings.Verdict.WITHIN_NOISE
+    assert findings.against(tied).gain is None and findings.against(tied).slower_ratios is None
 
 
 def test_the_products_alone_split_max_autotune_s_loss_in_two():
@@ -142,8 +152,9 @@ def test_the_products_alone_split_max_autotune_s_loss_in_two():
                     _timed("decode", 32, "reduce-overhead", [2.0, 2.0, 2.0]),
                     _timed("decode", 32, "max-autotune", [2.5, 2.5, 2.5])]}
     found = findings.split(doc)
+    assert tables.split_table(doc).count("\n| ") == 1  # one row: batch 8
     # batch 32 had no products-only row: not split
-    assert [(s.phase, s.batch) for s in found.splits] == [("decode", 8)]
+    assert [(s.products.phase, s.batch) for s in found.splits] == [("decode", 8)]
     (s,) = found.splits
     assert s.products.ratio == pytest.approx(1 / 1.1)
     assert s.rest == pytest.approx(1.1 / 1.5) and s.rest_loses_more and found.rest_loses_more
@@ -151,7 +162,7 @@ def test_the_products_alone_split_max_autotune_s_loss_in_two():
 
 
 def _recipe_doc(size, rows):
-    return {"provenance": {"settings": {"size": size}}, "rows": rows}
+    return {"provenance": {"settings": {"size": size}, "device": "GPU"}, "rows": rows}
 
 
 def test_the_decode_figure_is_the_median_of_every_run_of_the_recipe():
@@ -178,6 +189,9 @@ def test_the_decode_figure_is_the_median_of_every_run_of_the_recipe():
     assert (one.runs, one.median, one.speedup.low, one.speedup.high) == (3, 13.5, 13.0, 17.0)
     assert (many.runs, many.median) == (1, 12.0)
     assert found.at(8) is None and found.at(1, size="small") is None
+    assert found.batch_1 is one and found.batch_32 is many
+    # the key is the one every page's headline names this configuration by
+    assert one.key == macros.figure_key(SimpleNamespace(device="GPU"), one)
 
 
 def test_the_recorded_decode_figures_cover_every_recorded_run_of_the_recipe():

@@ -64,15 +64,56 @@ def test_the_ladder_finding_reads_the_profile_and_each_rung_over_the_one_below(r
     top = next(r for r in recorded["rows"] if r["rung"] == found.best)
     busy = top["bytes_per_step"] / (prof["busy_us_per_call"] * 1e-6)
     assert found.busy_share == pytest.approx(100 * busy / recorded["ceilings"]["copy_gbps"] / 1e9)
-    assert "eager" not in found.over_prev and "gqa" in found.compile_s
-    assert found.over_prev["gqa"] == next(r for r in recorded["rows"]
-                                          if r["rung"] == "gqa")["speedup_prev"]
+    by = {r["rung"]: r for r in recorded["rows"]}
+    assert found.gqa == by["gqa"]["speedup_prev"] and found.gqa_compile_s == by["gqa"]["compile_s"]
+    assert found.tuning == by["coordinate-descent"]["speedup_prev"]
+    assert found.tuning_loses == (found.tuning < 1)
     lines = tables.profile_table(recorded).splitlines()
     assert len(lines) == 2 + len(prof["top"])
     # each kernel's share is of the busy time, not of the span with its gaps
     first = prof["top"][0]
     assert lines[2].split("|")[4].strip() == format(
         100 * first["us_per_call"] / prof["busy_us_per_call"], ".0f")
+
+
+def _rung(name, ms, prev):
+    return {"rung": name, "status": "ok", "step_ms": {"median": ms}, "speedup": 10 / ms,
+            "of_copy_bw": 0.4, "bytes_per_step": 1e9, "speedup_prev": prev, "compile_s": 5.0}
+
+
+def _ladder(tuning, size):
+    return {"ceilings": {"copy_gbps": 4000.0}, "provenance": {"settings": {"size": size}},
+            "rows": [_rung("gqa", 1.0, 3.0), _rung("coordinate-descent", 1 / tuning, tuning)]}
+
+
+def _cell(weights, way, speedup, iqr=0.0):
+    return {"weights": weights, "way": way, "status": "ok", "tokens_per_s": 100.0,
+            "latency_ms": {"median": 1.0, "iqr": 0.0, "samples": [1.0]}, "of_copy_bw": 0.5,
+            "speedup": speedup, "speedup_iqr": iqr, "vs_loop": 0.8 if way == "naive" else None}
+
+
+def _loops(size, *rows):
+    return {"provenance": {"settings": {"size": size, "batch": 1, "tokens": 8, "dtype": "bf16"}},
+            "ceilings": {"copy_gbps": 4000.0}, "rows": list(rows)}
+
+
+def test_the_recap_leads_with_int4_where_it_paid_else_with_timing_the_tuning():
+    lad, lad7 = _ladder(1.2, "1b"), _ladder(0.9, "7b")
+    one, seven = ladder_findings.ladder(lad), ladder_findings.ladder(lad7)
+    assert seven.tuning_loses and not one.tuning_loses and one.tuning == 1.2
+    assert one.gqa_compile_s == 5.0 and one.int8 is None and one.int8_ms is None
+    lo7 = _loops("7b", _cell("dense", "naive", None), _cell("int8", "loop", 1.12, 0.02),
+                 _cell("int8", "naive", 1.05))
+    int4 = _loops("7b", _cell("int4", "loop", 1.36), _cell("int8", "loop", 1.1))
+    lost = _loops("7b", _cell("int4", "loop", 0.9))
+    found = ladder_findings.advice(lad, lad7, None, lo7, int4)
+    assert found.lead is ladder_findings.Lead.INT4 and found.size == "7b"
+    assert found.int8.speedup == 1.12 and found.naive.vs_loop == 0.8
+    assert ladder_findings.advice(lad, lad7, None, lo7, lost).lead is ladder_findings.Lead.RETIME
+    assert ladder_findings.advice(lad, None, None, lo7, None).lead is ladder_findings.Lead.TUNE
+    # no 7 B loop: the 1 B one's, whose int8 did not pay
+    one = ladder_findings.advice(lad, None, _loops("1b", _cell("int8", "loop", 0.9)), None, None)
+    assert one.size == "1b" and one.int8 is None and one.naive is None
 
 
 def test_a_quantized_weight_is_counted_by_the_tensors_it_holds():

@@ -78,12 +78,14 @@ def test_torchao_missing_is_one_row_that_says_how_to_install_it(recorded):
 def test_the_findings_and_tables_read_the_run(recorded):
     found = loop_findings.of(recorded)
     assert (found.size, found.batch, found.tokens) == ("tiny", 1, 6)
-    assert found.at("int8", "loop").speedup == _by(recorded)["int8", "loop"]["speedup"]
-    assert found.int8.weights == "int8" and found.torchao is None  # torchao was not timed
-    assert found.unwrapped is None and found.head is None
+    by = _by(recorded)
+    assert found.int8_loop.speedup == by["int8", "loop"]["speedup"]
+    assert (found.step.way, found.loop.way, found.naive.way) == ("step", "loop", "naive")
+    assert found.naive.vs_loop == by["dense", "naive"]["vs_loop"]
+    assert found.torchao is None and found.torchao_loop is None  # torchao was not timed
+    assert found.int4_loop is None and found.unwrapped is None and found.head is None
     assert found.naive_parted == ()  # on the CPU in fp32 the naive loop gives the loop's tokens
-    assert found.remainders == ()  # no GPU profile on the CPU
-    assert found.fastest("step").ms == min(c.ms for c in found.cells if c.way == "step")
+    assert found.dense_remainder is None  # no GPU profile on the CPU
     assert tables.loop_table(recorded).count("\n| ") == len(recorded["rows"])
     assert tables.loop_detail_table(recorded).count("\n| ") == len(recorded["rows"])
 
@@ -208,6 +210,6 @@ def test_the_remainder_splits_a_profiled_step_into_gaps_library_and_inductor_ker
     assert (r.share, r.outside_us, r.library_us, r.inductor_us) == (50.0, 400.0, 400.0, 3200.0)
     assert r.busy_share == pytest.approx(100 * 2 / 3.6)
     assert r.inductor_share == pytest.approx(62.5) and r.library_top == "cudnn_sdpa_flash"
-    assert r.kernel_us("triton_red_fused_mm_0") == 2000.0 and r.kernel_us("other") is None
+    assert r.top == (("triton_red_fused_mm_0", 2000.0), ("cudnn_sdpa_flash", 400.0))
     assert not r.in_kernels  # 400 µs of 4,000 with no kernel running: a tenth, not under it
     assert loop_findings.remainder(_step("dense", [4.0]), 4000.0) is None  # no profile

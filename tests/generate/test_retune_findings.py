@@ -18,6 +18,7 @@ def test_the_slower_process_s_longest_kernel_and_the_differing_choices_are_count
     r = retune_findings.retuned(b, a)  # either order: the faster is found by its time
     assert (r.weights, r.fast_ms, r.slow_ms, r.kernels, r.differ) == ("int8", 4.5, 6.0, 2, 1)
     assert (r.top, r.top_fast_us, r.top_slow_us) == ("triton_red_k", 1600.0, 2800.0)
+    assert r.top_head == "triton_red_k"  # under 40 characters: whole
     assert abs(r.spread - 6.0 / 4.5) < 1e-12
 
 

@@ -10,7 +10,7 @@ import torch
 
 from snippets.core import results
 from snippets.generate import model as M
-from snippets.generate import traps
+from snippets.generate import findings, traps
 from tests.cli_run import assert_one_line_error, run
 
 
@@ -37,6 +37,18 @@ def test_a_growing_cache_compiles_again_until_its_length_is_dynamic(recorded):
     assert static["compiles"] == 1 and static["step_ms"]["samples"]
     assert static["speedup"] is not None
     assert grown["compiles_while_timed"] == static["compiles_while_timed"] == 0
+
+
+def test_the_findings_set_each_trap_beside_its_fix(recorded):
+    by, doc = recorded
+    found = findings.traps(doc)
+    grown = by["growing-cache", "torch.cat"]
+    assert (found.growing_cache.compiles, found.growing_cache.compile_s) == (
+        grown["compiles"], grown["compile_s"])
+    assert found.growing_cache.speedup == by["growing-cache", "static cache"]["speedup"]
+    assert found.prompt_lengths.fix_compiles == by["prompt-lengths", "pad to buckets"]["compiles"]
+    assert found.item_sync.trap == "item-sync"
+    assert findings.traps({"rows": doc["rows"][:1]}).growing_cache is None  # its fix is missing
 
 
 def test_padding_to_buckets_compiles_at_most_once_per_bucket(recorded):
