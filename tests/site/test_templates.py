@@ -9,10 +9,8 @@ from snippets.site import templates
 BUDGET = {
     "benchmark.md": 4,
     "cpu.md": 33,
-    "cuda-graphs.md": 8,
     "debugging.md": 2,
     "dynamic-shapes.md": 5,
-    "generation.md": 64,
     "graph-breaks.md": 11,
     "includes/bench.md": 51,
     "includes/debug.md": 1,
