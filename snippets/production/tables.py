@@ -50,11 +50,14 @@ def startup_detail(doc: dict[str, Any]) -> str:
 
 
 def stream(doc: dict[str, Any]) -> str:
-    """Each strategy's replay of the request stream: compiles during it, its tail, warm-up."""
-    head = ("Strategy", "Compiles in stream", "p50 ms", "p99 ms", "Max ms", "Warm-up s",
-            "Status")
+    """Each strategy's replay of the request stream: compiles during it, its tail (and the
+    tail over the median, which the stream's goal bounds), warm-up."""
+    head = ("Strategy", "Compiles in stream", "p50 ms", "p99 ms", "p99/p50", "Max ms",
+            "Warm-up s", "Status")
     rows = [(r["strategy"], render.num(r["compiles"], "d"), render.ms(r["p50_ms"]),
-             render.ms(r["p99_ms"]), render.ms(r["max_ms"]), render.num(r["warmup_s"], ".1f"),
+             render.ms(r["p99_ms"]), render.num(r["p99_ms"] / r["p50_ms"] if r["p50_ms"]
+                                                and r["p99_ms"] is not None else None, ".2f"),
+             render.ms(r["max_ms"]), render.num(r["warmup_s"], ".1f"),
              r["status"] + (f": {r['message']}" if r["message"] else ""))
             for r in doc["rows"]]
     return render.markdown_table(head, rows, left_last=True)
@@ -78,6 +81,18 @@ def modes(doc: dict[str, Any]) -> str:
         columns.number("Compile s, warm", lambda p: p.row["compile_warm_s"], ".1f"),
         columns.words("Status", lambda p: p.row["status"]
                       + (f": {p.row['message']}" if p.row["message"] else ""))))
+
+
+def mode_pairs(doc: dict[str, Any]) -> str:
+    """Each max-autotune mode against the mode it adds tuning to, per model and batch: its speed
+    over that mode's by medians and by speedups, the verdict, both compile times."""
+    head = ("Model · batch", "Mode · against", "By medians", "By speedups", "Verdict",
+            "Compile s, both")
+    return render.markdown_table(head, [
+        (f"{p.model} · {p.batch}", f"`{p.tuned}` · `{p.base}`", render.num(p.by_median, ".2f"),
+         render.num(p.by_speedup, ".2f"), p.rank.value,
+         f"{render.num(p.tuned_compile_s, '.0f')} · {render.num(p.base_compile_s, '.0f')}")
+        for p in serving_findings.modes(doc).pairs], align="llrrlr")
 
 
 def hazards(doc: dict[str, Any]) -> str:
