@@ -8,7 +8,16 @@ from typing import Any
 
 from snippets.core import columns, render
 from snippets.core import rows as typed
-from snippets.production import kinds, paths, runs, serving_findings
+from snippets.production import findings, kinds, paths, runs, serving_findings
+
+
+def _ordered(doc: dict[str, Any]) -> list[tuple[tuple[str, str], runs.PathRuns]]:
+    """Each (model, path) of a start-up file, its paths in the page's order: a path added by a
+    later command still sits with its model's."""
+    summary = runs.paths(doc)
+    models, order = list(dict.fromkeys(m for m, _ in summary)), list(runs.LABELS)
+    return sorted(summary.items(), key=lambda kv: (
+        models.index(kv[0][0]), order.index(kv[0][1]) if kv[0][1] in order else 99))
 
 
 def startup(doc: dict[str, Any]) -> str:
@@ -16,11 +25,7 @@ def startup(doc: dict[str, Any]) -> str:
     head = ("Model · start-up path", "First answer s", "Steady s", "ms per call", "Runs",
             "Status")
     rows = []
-    summary = runs.paths(doc)
-    models = list(dict.fromkeys(m for m, _ in summary))
-    order = list(runs.LABELS)  # a path added by a later command still sits with its model's
-    for (model, path), s in sorted(summary.items(), key=lambda kv: (
-            models.index(kv[0][0]), order.index(kv[0][1]) if kv[0][1] in order else 99)):
+    for (model, path), s in _ordered(doc):
         first = render.num(s.first_s, ".1f")
         if path in paths.BUILDS:
             first = f"built in {render.num(s.build_s, '.1f')}"
@@ -47,6 +52,61 @@ def startup_detail(doc: dict[str, Any]) -> str:
              f"{r.get('fx_cache_hits', '–')}/{r.get('fx_cache_misses', '–')}",
              render.num(r["rel_err"], ".1e")) for r in ordered]
     return render.details("Every run", render.markdown_table(head, rows))
+
+
+def startup_paths(doc: dict[str, Any]) -> str:
+    """Each path against eager (lateness, calls to catch up), its graph-cache misses, its runs'
+    spread where the median hides it, its failed runs and the commit it has been ok from."""
+    found = findings.startup(doc)
+    against = {(m.model, a.path): a for m in found.models for a in m.against}
+    spread = {(s.model, s.label): s.ratio for s in found.spreads}
+    partly = {(f.model, f.label): f for f in found.partly_failed}
+    head = ("Model · path", "vs eager s", "Catches up after", "Graph misses", "Runs differ",
+            "Failed runs", "Ok from")
+    rows = []
+    for (model, path), s in _ordered(doc):
+        if path in paths.BUILDS:
+            continue
+        a, f = against.get((model, path)), partly.get((model, s.label))
+        rows.append((
+            f"{model} · {s.label}", render.num(a and a.late, "+.1f"),
+            "–" if a is None else render.num(a.calls, ",.0f") if a.calls else a.catch_up.value,
+            render.num(s.misses, "g"), render.num(spread.get((model, s.label)), ".1f"),
+            f"{s.runs - s.good}/{s.runs}" if s.good < s.runs else "–",
+            "–" if f is None else f.first_good if f.fixed else "now and then"))
+    return render.markdown_table(head, rows)
+
+
+def _part(seconds: float | None, of: float | None, load: float | None) -> str:
+    """Seconds of a load, with the load of the runs that timed them where that is not all."""
+    return render.num(seconds, ".1f") + (f" of {of:.1f}" if seconds is not None and of != load
+                                         else "")
+
+
+def startup_loads(doc: dict[str, Any]) -> str:
+    """Each load of a package or a precompiled function: seconds from import to ready, and of
+    them Inductor's check of the CPU and the import of Dynamo and Inductor."""
+    head = ("Model · path", "Load s", "CPU check s", "Compiler import s")
+    checked = {True: "ran", False: "none", None: "–"}
+    return render.markdown_table(head, [
+        (f"{model} · {s.label}", render.num(s.load_s, ".1f"),
+         _part(s.isa_s, s.isa_of_s, s.load_s) if s.isa_s is not None
+         else checked[s.isa_checked], _part(s.stack_s, s.stack_of_s, s.load_s))
+        for (model, path), s in _ordered(doc) if "-load" in path and s.load_s is not None])
+
+
+def startup_goal(doc: dict[str, Any]) -> str:
+    """Per model, the fastest portable path against the start-up goal: its lateness over eager
+    and its per-call time over the best just-in-time path's."""
+    head = ("Model", "Fastest portable path", "vs eager s", "Per call vs best JIT", "Goal")
+    return render.markdown_table(head, [
+        (g.model, g.label, render.num(g.late, "+.1f"), render.num(g.slower, "+.0%"),
+         g.goal.value) for m in findings.startup(doc).models if (g := m.portable)], left=2)
+
+
+def startup_readings(doc: dict[str, Any]) -> str:
+    """The readings of a start-up file: each path against eager, each load, the goal."""
+    return "\n\n".join((startup_paths(doc), startup_loads(doc), startup_goal(doc)))
 
 
 def stream(doc: dict[str, Any]) -> str:
