@@ -217,7 +217,8 @@ def startup(doc: dict[str, Any]) -> Startup:
     loads = [s.load_s for s in got]
     alike = len(loads) > 1 and max(loads) <= ALIKE * min(loads)
     return Startup(
-        tuple(models), not any(s.good for s in summary.values()), tuple(spreads), tuple(partly_failed(doc)),
+        tuple(models), not any(s.good for s in summary.values()), tuple(spreads),
+        tuple(partly_failed(doc)),
         Span.of(loads) if alike else None,
         all(s.isa_s is not None and s.isa_s > s.isa_of_s / 2 for s in got),
         bool(doc["rows"]) and all(r.get("host_canary_us") is None for r in doc["rows"]),
