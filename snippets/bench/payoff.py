@@ -40,24 +40,17 @@ class SlowerToPay:
 
 
 @dataclass(frozen=True)
-class Block:
-    """One small block of the graph-breaks run, by its cause and how it was written."""
-
-    cause: str
-    variant: str
-
-
-@dataclass(frozen=True)
 class TinyWork:
     """The graph-breaks page's small blocks: how many ran slower compiled than eager, how long
-    eager took on them, and the blocks that did not run slower."""
+    eager took on them, and the blocks that did not run slower (as the table labels them,
+    "cause: variant")."""
 
     blocks: int
     slower: int
     eager_ms: Span
-    faster: tuple[Block, ...]
+    faster: tuple[str, ...]
     mode: str = "default"  # the compile mode the blocks ran under: a verdict holds for it only
-    failed: tuple[Block, ...] = ()  # blocks whose compiled side failed (CUDA graph capture, say)
+    failed: tuple[str, ...] = ()  # blocks whose compiled side failed (CUDA graph capture, say)
 
 
 def break_even_calls(compile_s: float, eager_ms: float, compiled_ms: float) -> float | None:
@@ -102,9 +95,9 @@ def first_two(results_dir: Path) -> tuple[dict[str, Any], dict[str, Any]] | None
 
 
 def cold_warm_markdown(cold: dict[str, Any], warm: dict[str, Any]) -> str:
-    """The table of the two processes (``slower_to_pay`` says which rows need more calls in the
-    second). The runs predate the count of Inductor's cache (their cache state is unknown), so
-    the columns name the process, not the cache."""
+    """The table of the two processes, and one of the rows that need more calls in the second
+    (``slower_to_pay``). The runs predate the count of Inductor's cache (their cache state is
+    unknown), so the columns name the process, not the cache."""
     cold_rows, warm_rows = rows_by_key(cold), rows_by_key(warm)
     head = ("Model · batch · mode", "Compile s, first process", "Compile s, next process",
             "Calls to break even, first", "Calls to break even, next")
@@ -115,7 +108,13 @@ def cold_warm_markdown(cold: dict[str, Any], warm: dict[str, Any]) -> str:
         body.append([" · ".join(map(str, key)), f"{row['compile_s']:.1f}",
                      render.num((warm_rows.get(key) or {}).get("compile_s"), ".1f"),
                      _calls(cold_rows, key), _calls(warm_rows, key)])
-    return render.markdown_table(head, body)
+    slower = slower_to_pay(cold, warm)
+    return render.markdown_table(head, body) + ("\n\n" + render.markdown_table(
+        ("Model · batch · mode", "Saved ms, first", "Saved ms, next", "Eager ms, first",
+         "Eager ms, next"),
+        [(f"{f.model} · {f.batch} · {f.mode}", f"{f.saved_first:.3f}", f"{f.saved_next:.3f}",
+          f"{f.eager_first:.3g} ({f.status_first})", f"{f.eager_next:.3g} ({f.status_next})")
+         for f in slower]) if slower else "")
 
 
 def _eager_ms(rows: Rows, key: tuple[str, int, str]) -> tuple[float, str]:
@@ -149,10 +148,13 @@ def tiny(doc: dict[str, Any]) -> TinyWork:
     timed = [r for r in doc["rows"] if r["speedup"] is not None]
     return TinyWork(len(timed), sum(r["speedup"] < 1 for r in timed),
                     Span.of([r["eager_ms"]["median"] for r in doc["rows"]]),
-                    tuple(Block(r["cause"], r["variant"]) for r in timed if r["speedup"] >= 1),
+                    tuple(_block(r) for r in timed if r["speedup"] >= 1),
                     doc["provenance"]["settings"].get("mode", "default"),
-                    tuple(Block(r["cause"], r["variant"]) for r in doc["rows"]
-                          if r["speedup"] is None))
+                    tuple(_block(r) for r in doc["rows"] if r["speedup"] is None))
+
+
+def _block(row: dict[str, Any]) -> str:
+    return f"{row['cause']}: {row['variant']}"
 
 
 def tiny_work(doc: dict[str, Any]) -> str:
@@ -160,7 +162,7 @@ def tiny_work(doc: dict[str, Any]) -> str:
     show)."""
     head = ("Block: written as", "Eager ms", "Compiled ms", "Speedup")
     return render.markdown_table(head, [
-        (f"{r['cause']}: {r['variant']}", render.ms(r["eager_ms"]["median"]),
+        (_block(r), render.ms(r["eager_ms"]["median"]),
          *((render.ms(r["compiled_ms"]["median"]), f"{r['speedup']:.2f}x")
            if r["compiled_ms"] is not None else ("–", r.get("status", "error"))))
         for r in doc["rows"]])

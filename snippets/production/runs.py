@@ -124,9 +124,7 @@ class PartlyFailed:
     label: str
     bad: int
     runs: int
-    why: tuple[str, ...]
     fixed: bool
-    last_bad: str
     first_good: str
 
 
@@ -146,6 +144,5 @@ def partly_failed(doc: dict[str, Any]) -> list[PartlyFailed]:
         bad = [r for r, good in zip(rows, ok, strict=True) if not good]
         since = ok.index(True)
         out.append(PartlyFailed(model, LABELS.get(path, path), len(bad), len(rows),
-                                tuple(sorted({failure(r) for r in bad})), all(ok[since:]),
-                                commit(bad[-1]), commit(rows[since])))
+                                all(ok[since:]), commit(rows[since])))
     return out

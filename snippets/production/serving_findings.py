@@ -28,35 +28,21 @@ class Slower(str, enum.Enum):
 
 
 @dataclass(frozen=True)
-class Tail:
-    """A strategy that compiled nothing in the stream: its p99 over its p50, against the goal."""
-
-    strategy: str
-    ratio: float
-    within: bool
-
-
-@dataclass(frozen=True)
-class Median:
-    strategy: str
-    p50_ms: float
-
-
-@dataclass(frozen=True)
 class Stream:
-    """``calm`` has the shortest slowest request; ``clean`` compiled nothing during the stream;
-    ``eager_tail`` is eager's own p99 over p50 (the stream's mix of sizes); each compiled
-    strategy's median request beside eager's, and which are slower (None without eager)."""
+    """``calm`` has the shortest slowest request; ``clean`` compiled nothing during the stream,
+    and of those ``within`` and ``above`` have a p99 over p50 within the goal and above it;
+    ``eager_tail`` is eager's own p99 over p50 (the stream's mix of sizes); which compiled
+    strategies' median request is slower than eager's (None without eager)."""
 
     done: bool
     calm: str | None = None
     calm_max_ms: float | None = None
     clean: tuple[str, ...] = ()
-    tails: tuple[Tail, ...] = ()
+    within: tuple[str, ...] = ()
+    above: tuple[str, ...] = ()
     goal: float = STREAM_GOAL
     eager_tail: float | None = None
     eager_p50: float | None = None
-    compiled: tuple[Median, ...] = ()
     slower: tuple[str, ...] = ()
     verdict: Slower | None = None
     fastest: str | None = None  # the lowest median request, eager included: what the stream
@@ -74,14 +60,13 @@ def stream(doc: dict[str, Any]) -> Stream:
     slower = [r["strategy"] for r in compiled if eager and r["p50_ms"] > eager["p50_ms"]]
     verdict = (None if eager is None or not compiled else Slower.ALL
                if len(slower) == len(compiled) else Slower.NONE if not slower else Slower.SOME)
+    within = {r["strategy"]: r["p99_ms"] <= STREAM_GOAL * r["p50_ms"] for r in clean
+              if r["p50_ms"]}
     return Stream(
         True, calm["strategy"], calm["max_ms"], tuple(r["strategy"] for r in clean),
-        tuple(Tail(r["strategy"], r["p99_ms"] / r["p50_ms"],
-                   r["p99_ms"] <= STREAM_GOAL * r["p50_ms"]) for r in clean if r["p50_ms"]),
+        tuple(s for s, ok in within.items() if ok), tuple(s for s, ok in within.items() if not ok),
         eager_tail=eager["p99_ms"] / eager["p50_ms"] if eager else None,
-        eager_p50=eager["p50_ms"] if eager else None,
-        compiled=tuple(Median(r["strategy"], r["p50_ms"]) for r in compiled) if eager else (),
-        slower=tuple(slower), verdict=verdict,
+        eager_p50=eager["p50_ms"] if eager else None, slower=tuple(slower), verdict=verdict,
         fastest=min((r for r in done if r["p50_ms"]), key=lambda r: r["p50_ms"],
                     default={"strategy": None})["strategy"])
 
@@ -95,9 +80,6 @@ MODE_ORDER = ("default", "reduce-overhead", "max-autotune-no-cudagraphs", "max-a
 # Each max-autotune mode against the mode it adds tuning to (both of the second pair replay
 # CUDA graphs).
 TUNED = (("max-autotune-no-cudagraphs", "default"), ("max-autotune", "reduce-overhead"))
-# max-autotune benchmarks candidate kernels for each matrix product and convolution it owns, which
-# takes minutes; a compile under this many times its base mode's did no such search.
-UNTUNED = 1.5
 # A mode's own eager run this many times faster or slower than the eager row's is named: its
 # speedup is over that eager, not the one in the table.
 EAGER_APART = 1.2
@@ -114,11 +96,12 @@ class Rank(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Pair:
-    """``tuned`` against ``base``: its speed over base's by medians (as timed) and by speedups
-    (each over its own eager, which cancels a host slower in one process; None without
-    speedups), the compile times with an empty cache, and ``untuned`` where it compiled about
-    as fast as base."""
+    """``tuned`` against ``base`` in one model and batch: its speed over base's by medians (as
+    timed) and by speedups (each over its own eager, which cancels a host slower in one
+    process; None without speedups), and the compile times with an empty cache."""
 
+    model: str
+    batch: int
     tuned: str
     base: str
     rank: Rank
@@ -126,33 +109,17 @@ class Pair:
     by_speedup: float | None
     tuned_compile_s: float | None
     base_compile_s: float | None
-    untuned: bool
-
-
-@dataclass(frozen=True)
-class OwnEager:
-    """A mode whose eager run (beside it, in its processes) was far from the eager row's."""
-
-    mode: str
-    own_ms: float
-    ref_ms: float
-    speedup: float
-    slower: bool  # its eager was slower than the eager row's
-
-
-@dataclass(frozen=True)
-class Group:
-    model: str
-    batch: int
-    fastest: str
-    speedup: float
-    pairs: tuple[Pair, ...]
-    own_eager: tuple[OwnEager, ...]
 
 
 @dataclass(frozen=True)
 class Modes:
-    groups: tuple[Group, ...]
+    """Each tuned mode against its base; per model and batch (labelled "model · batch N:
+    `mode`"), the fastest mode and the modes whose own eager run was far from the eager
+    row's."""
+
+    pairs: tuple[Pair, ...]
+    fastest: tuple[str, ...]
+    apart: tuple[str, ...]
     split: bool  # some pair cannot be ranked
     absent: tuple[str, ...]  # modes the file does not hold yet
 
@@ -166,9 +133,8 @@ def rank(mode: dict[str, Any], base: dict[str, Any]) -> Pair:
     verdict = (Rank.PAYS if all(r > 1 + PAYS for r in both) else
                Rank.SLOWER if all(r < 1 - PAYS for r in both) else
                Rank.SPLIT if max(both) > 1 + PAYS and min(both) < 1 - PAYS else Rank.NO_GAIN)
-    t, d = mode["compile_empty_s"], base["compile_empty_s"]
-    return Pair(mode["mode"], base["mode"], verdict, by_median, by_speedup, t, d,
-                t is not None and d is not None and t < UNTUNED * d)
+    return Pair(mode["model"], mode["batch_size"], mode["mode"], base["mode"], verdict,
+                by_median, by_speedup, mode["compile_empty_s"], base["compile_empty_s"])
 
 
 def own_eager_ms(doc: dict[str, Any], row: dict[str, Any]) -> float | None:
@@ -183,17 +149,14 @@ def own_eager_ms(doc: dict[str, Any], row: dict[str, Any]) -> float | None:
     return typed.median(typed.own_baseline(doc["rows"], row, lambda r: r["mode"] == "eager"))
 
 
-def _own_eager(doc: dict[str, Any], rows: dict[str, dict[str, Any]]) -> list[OwnEager]:
+def _apart(doc: dict[str, Any], rows: dict[str, dict[str, Any]]) -> list[str]:
     eager = rows.get("eager")
     if not eager:
         return []
-    ref, out = eager["latency_ms"]["median"], []
-    for mode, r in rows.items():
-        own = own_eager_ms(doc, r)
-        if mode == "eager" or own is None or 1 / EAGER_APART < own / ref < EAGER_APART:
-            continue
-        out.append(OwnEager(mode, own, ref, r["speedup"], own > ref))
-    return out
+    ref = eager["latency_ms"]["median"]
+    return [mode for mode, r in rows.items() if mode != "eager"
+            and (own := own_eager_ms(doc, r)) is not None
+            and not 1 / EAGER_APART < own / ref < EAGER_APART]
 
 
 def modes(doc: dict[str, Any]) -> Modes:
@@ -207,43 +170,38 @@ def modes(doc: dict[str, Any]) -> Modes:
             # own mode in the table, and that mode's row records its median.
             if r["mode"] != "eager" or "eager" not in modes_of:
                 modes_of[r["mode"]] = r
-    out = []
+    pairs, fastest, apart = [], [], []
     for (model, bs), rows in groups.items():
         compiled = [r for m, r in rows.items() if m != "eager"]
         if not compiled:
             continue
-        best = min(compiled, key=lambda r: r["latency_ms"]["median"])
-        pairs = tuple(rank(rows[t], rows[b]) for t, b in TUNED if t in rows and b in rows)
-        out.append(Group(model, bs, best["mode"], best["speedup"], pairs,
-                         tuple(_own_eager(doc, rows))))
+        label = f"{model} · batch {bs}: "
+        fastest.append(label + f"`{min(compiled, key=typed.median)['mode']}`")
+        pairs += [rank(rows[t], rows[b]) for t, b in TUNED if t in rows and b in rows]
+        apart += [label + f"`{mode}`" for mode in _apart(doc, rows)]
     seen = {r["mode"] for r in doc["rows"]}
-    return Modes(tuple(out), any(p.rank is Rank.SPLIT for g in out for p in g.pairs),
+    return Modes(tuple(pairs), tuple(fastest), tuple(apart),
+                 any(p.rank is Rank.SPLIT for p in pairs),
                  tuple(m for m in MODE_ORDER if m not in seen))
 
 
 # ---- CUDA-graph hazards ------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Skips:
-    outcome: Outcome
-    cases: tuple[str, ...]
-
-
-@dataclass(frozen=True)
 class Hazards:
-    """Which variants kept the first answer past the next replay, and which lost it; what each
-    skip case did (outcomes in a fixed order); the MB each mode keeps reserved between calls."""
+    """Which variants kept the first answer past the next replay, and which lost it; the skip
+    cases by what each did; the MB ``default`` and ``reduce-overhead`` keep reserved between
+    calls (None where not measured)."""
 
     kept: tuple[str, ...]
     lost: tuple[str, ...]
     step_marks_lost: bool
-    skips: tuple[Skips, ...]
-    held: dict[str, float]
-
-    @property
-    def recorded_anyway(self) -> bool:
-        """Some skip case was recorded and replayed, and answered as eager did."""
-        return any(s.outcome is Outcome.NOT_SKIPPED for s in self.skips)
+    skipped: tuple[str, ...]
+    not_skipped: tuple[str, ...]  # recorded and replayed anyway, and answered as eager did
+    wrong: tuple[str, ...]
+    failed: tuple[str, ...]
+    held_default_mb: float | None
+    held_graphs_mb: float | None
 
 
 def _hazard(row: dict[str, Any]) -> Hazard | None:
@@ -260,9 +218,9 @@ def hazards(doc: dict[str, Any]) -> Hazards:
     kept = tuple(r["variant"] for r in replay if r["outcome"] == Outcome.CORRECT)
     lost = tuple(r["variant"] for r in replay if r["outcome"] != Outcome.CORRECT)
     skips = [r for h, r in rows if h is Hazard.SKIPPED]
+    held = {r["variant"]: r["held_mb"] for _, r in rows if r.get("held_mb") is not None}
     return Hazards(
         kept, lost, STEP_MARKS in lost,
-        tuple(Skips(o, cases) for o in (Outcome.SKIPPED, Outcome.NOT_SKIPPED, Outcome.WRONG,
-                                      Outcome.ERROR)
-              if (cases := tuple(r["variant"] for r in skips if r["outcome"] == o))),
-        {r["variant"]: r["held_mb"] for _, r in rows if r.get("held_mb") is not None})
+        *(tuple(r["variant"] for r in skips if r["outcome"] == o)
+          for o in (Outcome.SKIPPED, Outcome.NOT_SKIPPED, Outcome.WRONG, Outcome.ERROR)),
+        held.get("default"), held.get("reduce-overhead"))

@@ -8,7 +8,16 @@ from typing import Any
 
 from snippets.core import columns, render
 from snippets.core import rows as typed
-from snippets.production import kinds, paths, runs, serving_findings
+from snippets.production import findings, kinds, paths, runs, serving_findings
+
+
+def _ordered(doc: dict[str, Any]) -> list[tuple[tuple[str, str], runs.PathRuns]]:
+    """Each (model, path) of a start-up file, its paths in the page's order: a path added by a
+    later command still sits with its model's."""
+    summary = runs.paths(doc)
+    models, order = list(dict.fromkeys(m for m, _ in summary)), list(runs.LABELS)
+    return sorted(summary.items(), key=lambda kv: (
+        models.index(kv[0][0]), order.index(kv[0][1]) if kv[0][1] in order else 99))
 
 
 def startup(doc: dict[str, Any]) -> str:
@@ -16,11 +25,7 @@ def startup(doc: dict[str, Any]) -> str:
     head = ("Model · start-up path", "First answer s", "Steady s", "ms per call", "Runs",
             "Status")
     rows = []
-    summary = runs.paths(doc)
-    models = list(dict.fromkeys(m for m, _ in summary))
-    order = list(runs.LABELS)  # a path added by a later command still sits with its model's
-    for (model, path), s in sorted(summary.items(), key=lambda kv: (
-            models.index(kv[0][0]), order.index(kv[0][1]) if kv[0][1] in order else 99)):
+    for (model, path), s in _ordered(doc):
         first = render.num(s.first_s, ".1f")
         if path in paths.BUILDS:
             first = f"built in {render.num(s.build_s, '.1f')}"
@@ -49,12 +54,70 @@ def startup_detail(doc: dict[str, Any]) -> str:
     return render.details("Every run", render.markdown_table(head, rows))
 
 
+def startup_paths(doc: dict[str, Any]) -> str:
+    """Each path against eager (lateness, calls to catch up), its graph-cache misses, its runs'
+    spread where the median hides it, its failed runs and the commit it has been ok from."""
+    found = findings.startup(doc)
+    against = {(m.model, a.path): a for m in found.models for a in m.against}
+    spread = {(s.model, s.label): s.ratio for s in found.spreads}
+    partly = {(f.model, f.label): f for f in found.partly_failed}
+    head = ("Model · path", "vs eager s", "Catches up after", "Graph misses", "Runs differ",
+            "Failed runs", "Ok from")
+    rows = []
+    for (model, path), s in _ordered(doc):
+        if path in paths.BUILDS:
+            continue
+        a, f = against.get((model, path)), partly.get((model, s.label))
+        rows.append((
+            f"{model} · {s.label}", render.num(a and a.late, "+.1f"),
+            "–" if a is None else render.num(a.calls, ",.0f") if a.calls else a.catch_up.value,
+            render.num(s.misses, "g"), render.num(spread.get((model, s.label)), ".1f"),
+            f"{s.runs - s.good}/{s.runs}" if s.good < s.runs else "–",
+            "–" if f is None else f.first_good if f.fixed else "now and then"))
+    return render.markdown_table(head, rows)
+
+
+def _part(seconds: float | None, of: float | None, load: float | None) -> str:
+    """Seconds of a load, with the load of the runs that timed them where that is not all."""
+    return render.num(seconds, ".1f") + (f" of {of:.1f}" if seconds is not None and of != load
+                                         else "")
+
+
+def startup_loads(doc: dict[str, Any]) -> str:
+    """Each load of a package or a precompiled function: seconds from import to ready, and of
+    them Inductor's check of the CPU and the import of Dynamo and Inductor."""
+    head = ("Model · path", "Load s", "CPU check s", "Compiler import s")
+    checked = {True: "ran", False: "none", None: "–"}
+    return render.markdown_table(head, [
+        (f"{model} · {s.label}", render.num(s.load_s, ".1f"),
+         _part(s.isa_s, s.isa_of_s, s.load_s) if s.isa_s is not None
+         else checked[s.isa_checked], _part(s.stack_s, s.stack_of_s, s.load_s))
+        for (model, path), s in _ordered(doc) if "-load" in path and s.load_s is not None])
+
+
+def startup_goal(doc: dict[str, Any]) -> str:
+    """Per model, the fastest portable path against the start-up goal: its lateness over eager
+    and its per-call time over the best just-in-time path's."""
+    head = ("Model", "Fastest portable path", "vs eager s", "Per call vs best JIT", "Goal")
+    return render.markdown_table(head, [
+        (g.model, g.label, render.num(g.late, "+.1f"), render.num(g.slower, "+.0%"),
+         g.goal.value) for m in findings.startup(doc).models if (g := m.portable)], left=2)
+
+
+def startup_readings(doc: dict[str, Any]) -> str:
+    """The readings of a start-up file: each path against eager, each load, the goal."""
+    return "\n\n".join((startup_paths(doc), startup_loads(doc), startup_goal(doc)))
+
+
 def stream(doc: dict[str, Any]) -> str:
-    """Each strategy's replay of the request stream: compiles during it, its tail, warm-up."""
-    head = ("Strategy", "Compiles in stream", "p50 ms", "p99 ms", "Max ms", "Warm-up s",
-            "Status")
+    """Each strategy's replay of the request stream: compiles during it, its tail (and the
+    tail over the median, which the stream's goal bounds), warm-up."""
+    head = ("Strategy", "Compiles in stream", "p50 ms", "p99 ms", "p99/p50", "Max ms",
+            "Warm-up s", "Status")
     rows = [(r["strategy"], render.num(r["compiles"], "d"), render.ms(r["p50_ms"]),
-             render.ms(r["p99_ms"]), render.ms(r["max_ms"]), render.num(r["warmup_s"], ".1f"),
+             render.ms(r["p99_ms"]), render.num(r["p99_ms"] / r["p50_ms"] if r["p50_ms"]
+                                                and r["p99_ms"] is not None else None, ".2f"),
+             render.ms(r["max_ms"]), render.num(r["warmup_s"], ".1f"),
              r["status"] + (f": {r['message']}" if r["message"] else ""))
             for r in doc["rows"]]
     return render.markdown_table(head, rows, left_last=True)
@@ -78,6 +141,18 @@ def modes(doc: dict[str, Any]) -> str:
         columns.number("Compile s, warm", lambda p: p.row["compile_warm_s"], ".1f"),
         columns.words("Status", lambda p: p.row["status"]
                       + (f": {p.row['message']}" if p.row["message"] else ""))))
+
+
+def mode_pairs(doc: dict[str, Any]) -> str:
+    """Each max-autotune mode against the mode it adds tuning to, per model and batch: its speed
+    over that mode's by medians and by speedups, the verdict, both compile times."""
+    head = ("Model · batch", "Mode · against", "By medians", "By speedups", "Verdict",
+            "Compile s, both")
+    return render.markdown_table(head, [
+        (f"{p.model} · {p.batch}", f"`{p.tuned}` · `{p.base}`", render.num(p.by_median, ".2f"),
+         render.num(p.by_speedup, ".2f"), p.rank.value,
+         f"{render.num(p.tuned_compile_s, '.0f')} · {render.num(p.base_compile_s, '.0f')}")
+        for p in serving_findings.modes(doc).pairs], align="llrrlr")
 
 
 def hazards(doc: dict[str, Any]) -> str:

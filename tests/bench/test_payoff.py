@@ -48,6 +48,9 @@ def test_a_row_slower_to_pay_in_the_next_process_is_found():
               and int(r[4].replace(",", "")) > int(r[3].replace(",", ""))]
     found = payoff.slower_to_pay(cold, warm)
     assert [f"{f.model} · {f.batch} · {f.mode}" for f in found] == slower
+    # a second table under the first, one row for each of them
+    assert [len(t.splitlines()) for t in text.split("\n\n")[1:]] == ([len(found) + 2] if found
+                                                                      else [])
     c = {(r["model"], r["batch_size"], r["mode"]): r for r in cold["rows"]}
     for f in found:
         eager = c[(f.model, f.batch, "eager")]
@@ -63,6 +66,8 @@ def test_tiny_work_counts_every_block_once():
     assert (found.blocks, found.slower) == (len(doc["rows"]),
                                             sum(r["speedup"] < 1 for r in doc["rows"]))
     assert found.blocks == found.slower + len(found.faster)
+    assert found.faster == tuple(f"{r['cause']}: {r['variant']}" for r in doc["rows"]
+                                 if r["speedup"] >= 1)
     assert found.eager_ms.low == min(r["eager_ms"]["median"] for r in doc["rows"])
     assert len(table_rows(payoff.tiny_work(doc))) == len(doc["rows"])
     # the mode the blocks ran under, which the page's verdict is limited to

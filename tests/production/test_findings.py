@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from snippets.production import findings, serving_findings, tables
-from snippets.production.findings import CatchUp, Goal, Graphs, Pace
+from snippets.production import findings, runs, serving_findings, tables
+from snippets.production.findings import CatchUp, Goal
 from snippets.production.hazards import STEP_MARKS, Hazard, Outcome
 from snippets.production.serving_findings import Rank, Slower
 
@@ -31,14 +31,12 @@ def _model(doc):
 def test_the_start_up_goal_takes_the_fastest_portable_path_against_the_best_jit_one():
     reached = _model(_paths(eager=(3.0, 2.0), compile_warm=(9.0, 1.0), artifacts=(4.5, 1.04),
                             aot_load=(6.0, 1.0))).portable
-    assert (reached.path, reached.goal, reached.pace) == ("artifacts", Goal.REACHED, Pace.SLOWER)
+    assert (reached.model, reached.path, reached.goal) == ("m", "artifacts", Goal.REACHED)
     assert reached.late == pytest.approx(1.5) and reached.slower == pytest.approx(0.04)
     slow = _model(_paths(eager=(3.0, 2.0), compile_warm=(9.0, 1.0), artifacts=(4.5, 1.2)))
     assert slow.portable.goal is Goal.MISSED and slow.portable.slower == pytest.approx(0.2)
     fast = _model(_paths(eager=(3.0, 2.0), compile_warm=(9.0, 1.0), artifacts=(4.5, 0.9)))
-    assert fast.portable.pace is Pace.FASTER and fast.portable.slower == pytest.approx(-0.1)
-    same = _model(_paths(eager=(3.0, 2.0), compile_warm=(9.0, 1.0), artifacts=(4.5, 1.001)))
-    assert same.portable.pace is Pace.SAME
+    assert fast.portable.slower == pytest.approx(-0.1)
     assert _model(_paths(eager=(3.0, 2.0), compile_warm=(9, 1))).portable is None
 
 
@@ -58,15 +56,15 @@ def test_regional_compile_counts_its_graphs_a_spread_and_a_missing_canary():
                     _run("m", "compile-empty", 0, 5.0), _run("m", "compile-empty", 1, 50.0),
                     _run("m", "regional", 0, 6.0, misses=4), _run("m", "aot-load", 0, 5.0, 0)]}
     found = findings.startup(doc)
-    regional = found.models[0].regional
-    assert (regional.graphs, regional.misses, regional.whole_misses, regional.differ) == (
-        Graphs.COUNTED, 4, 1, True)
-    assert regional.late == pytest.approx(-0.5)  # 6.0 against the median of 6.0 and 7.0
+    assert (found.regional_differ, found.regional_uncounted) == (("m",), ())
     [spread] = found.spreads
-    assert (spread.label, spread.runs, spread.ratio) == ("compile, empty cache", (5.0, 50.0), 10.0)
+    assert (spread.label, spread.ratio) == ("compile, empty cache", 10.0)  # 5 and 50 ms a call
     assert found.models[0].package.load.load_s == 3.0 and found.canary_missing
     doc["rows"][0]["host_canary_us"] = 50.0
-    assert not findings.startup(doc).canary_missing
+    doc["rows"][4]["fx_cache_misses"] = 0  # no miss: the count says nothing
+    found = findings.startup(doc)
+    assert not found.canary_missing
+    assert (found.regional_differ, found.regional_uncounted) == ((), ("m",))
 
 
 def test_failures_before_a_fix_are_told_apart_from_a_path_that_fails_now_and_then():
@@ -79,13 +77,14 @@ def test_failures_before_a_fix_are_told_apart_from_a_path_that_fails_now_and_the
     fixed = {"provenance": {"parts": parts},
              "rows": [run(0, "error", "1"), run(0, "error", "2"), run(1, "ok", "3")]}
     [f] = findings.startup(fixed).partly_failed
-    assert (f.fixed, f.bad, f.runs, f.last_bad, f.first_good) == (
-        True, 2, 3, "a" * 12, "b" * 12)
-    assert f.why == ("error: crashed with SIGSEGV",)  # the frame after ", File" is left out
+    assert (f.fixed, f.bad, f.runs, f.first_good) == (True, 2, 3, "b" * 12)
+    # the failures the table gives leave out the frame after ", File"
+    assert runs.paths(fixed)[("m", "aot-load")].short == ("error: crashed with SIGSEGV",)
     flaky = {"provenance": {"parts": parts},
              "rows": [run(0, "ok", "1"), run(0, "error", "2"), run(1, "ok", "3")]}
     [f] = findings.startup(flaky).partly_failed
-    assert (f.fixed, f.bad, f.runs) == (False, 1, 3)
+    assert (f.fixed, f.bad, f.runs) == (False, 1, 3) and not findings.startup(flaky).empty
+    assert findings.startup({"rows": [run(0, "error", "1")]}).empty  # no run finished
 
 
 def test_a_precompiled_function_is_beaten_by_each_path_that_answers_sooner_and_runs_no_slower():
@@ -94,6 +93,10 @@ def test_a_precompiled_function_is_beaten_by_each_path_that_answers_sooner_and_r
     # judged by the warm load, its best: eager (sooner, as fast) and compile-warm (sooner,
     # faster) beat it; the artifacts answer sooner but run slower
     assert [s.path for s in m.precompiled.beaten_by] == ["eager", "compile-warm"]
+    found = findings.startup(_paths(eager=(3.0, 5.0), compile_warm=(4.0, 4.0),
+                                    precompile_load=(9.0, 5.0)))
+    assert found.precompiled_beaten_by == ("m · eager", "m · compile, warm local cache")
+    assert found.precompiled_idle == ("m",)  # eager is one of them: it bought nothing
     alone = _model(_paths(eager=(3.0, 5.0), precompile_load=(2.0, 4.0)))
     assert alone.precompiled.beaten_by == ()
     # a per-call median above the function's, over runs whose range holds it, is no slower
@@ -112,9 +115,8 @@ def test_a_package_load_is_split_into_the_cpu_check_and_the_rest():
                     _run("n", "eager", 0, 10.0, 0), load("n", "aot-load", 12.5, 8.5)]}
     found = findings.startup(doc)
     p = found.models[0].package
-    assert (p.load.load_s, p.load.isa_s, p.check_timed_apart) == (10.0, 8.0, False)
+    assert (p.load.load_s, p.load.isa_s, p.load.isa_of_s) == (10.0, 8.0, 10.0)
     assert (p.warm.load_s, p.warm.isa_s) == (1.0, 0.1)
-    assert (p.trusted.load_s, p.trusted.isa_s, p.trusted.first_s) == (4.0, 3.0, 6.0)
     assert (found.loads.low, found.loads.high, found.loads_mostly_check) == (10.0, 10.5, True)
     assert found.models[1].package.warm is None
 
@@ -126,14 +128,17 @@ def test_a_precompiled_function_is_read_like_a_package_and_kept_apart_from_it():
                      "isa_checked": True},
                     {**_run("m", "precompile-load-warm", 0, 5.0, 0), "ready_s": 4.0}]}
     m = _model(doc)
-    assert m.package is None and m.precompiled.build_s == 30.0
+    assert m.package is None
     assert (m.precompiled.load.load_s, m.precompiled.load.isa_checked) == (12.0, True)
     assert (m.precompiled.warm.load_s, m.precompiled.warm.isa_checked) == (2.0, None)
     assert m.precompiled.warm_load is findings.WarmLoad.MOSTLY_FOLDER  # 2 s of 12 s
-    assert m.precompiled.trusted is None
     assert "precompile-load" in [a.path for a in m.against]
     assert m.portable.path == "precompile-load"  # the file's only portable path
     assert "built in 30.0" in tables.startup(doc)
+    # The readings' tables, each its head, its rule and a row per path, load or model: the
+    # paths without the build, the two loads, the one model's goal.
+    assert [len(t.splitlines()) for t in tables.startup_readings(doc).split("\n\n")] == [
+        6, 4, 3]
 
 
 def test_the_start_up_table_shows_each_path_once_with_its_runs():
@@ -154,12 +159,13 @@ def test_the_stream_sets_each_tail_against_the_goal_and_each_median_against_eage
                     _stream_row("warm-up", 0, 1.0, 1.4)]}
     found = serving_findings.stream(doc)
     assert (found.calm, found.clean) == ("warm-up", ("warm-up",))
-    [tail] = found.tails
-    assert (tail.strategy, tail.ratio, tail.within) == ("warm-up", 1.4, True)
+    assert (found.within, found.above) == (("warm-up",), ())
     assert found.eager_tail == 2.0 and found.verdict is Slower.NONE
     doc["rows"][2]["p50_ms"] = 1.2  # a calm tail is not a speedup: the median says so
     found = serving_findings.stream(doc)
     assert found.verdict is Slower.SOME and found.slower == ("warm-up",)
+    doc["rows"][2]["p99_ms"] = 2.0  # 2.0 over 1.2: above the goal of 1.5
+    assert (found := serving_findings.stream(doc)).above == ("warm-up",) and not found.within
     assert not serving_findings.stream({"rows": []}).done
 
 
@@ -197,9 +203,9 @@ def test_the_hazards_say_which_fix_kept_the_answer_by_their_keys():
     found = serving_findings.hazards(doc)
     assert found.kept == (".clone()",) and found.lost == ("as written", STEP_MARKS)
     assert found.step_marks_lost
-    assert [(s.outcome, s.cases) for s in found.skips] == [
-        (Outcome.SKIPPED, ("input mutation",)), (Outcome.NOT_SKIPPED, ("CPU tensor",))]
-    assert found.recorded_anyway and found.held == {"default": 2.0, "reduce-overhead": 50.0}
+    assert (found.skipped, found.not_skipped, found.wrong, found.failed) == (
+        ("input mutation",), ("CPU tensor",), (), ())
+    assert (found.held_default_mb, found.held_graphs_mb) == (2.0, 50.0)
     assert "holds 50 MB" in tables.hazards(doc)
 
 
@@ -212,22 +218,22 @@ def test_two_modes_are_ranked_only_where_medians_and_speedups_agree():
     agree = serving_findings.modes({"rows": [
         _mode("eager", 4.0, None), _mode("reduce-overhead", 0.5, 8.0),
         _mode("max-autotune", 0.4, 10.0, compile_s=100.0)]})
-    [group] = agree.groups
-    assert (group.fastest, group.speedup) == ("max-autotune", 10.0)
-    [pair] = group.pairs
-    assert (pair.tuned, pair.base, pair.rank) == ("max-autotune", "reduce-overhead", Rank.PAYS)
+    assert agree.fastest == ("m · batch 1: `max-autotune`",)
+    [pair] = agree.pairs
+    assert (pair.model, pair.batch, pair.tuned, pair.base, pair.rank) == (
+        "m", 1, "max-autotune", "reduce-overhead", Rank.PAYS)
     assert pair.by_median == pytest.approx(1.25) and pair.by_speedup == pytest.approx(1.25)
-    assert not pair.untuned and not agree.split
+    assert (pair.tuned_compile_s, pair.base_compile_s) == (100.0, 10.0)
+    assert not agree.split and agree.apart == ()
     assert agree.absent == ("default", "max-autotune-no-cudagraphs")
-    # max-autotune beside a slower eager: slower by medians, faster by speedups.
-    split = serving_findings.modes({"rows": [
-        _mode("eager", 4.0, None), _mode("reduce-overhead", 0.5, 8.0),
-        _mode("max-autotune", 0.6, 9.0)]})
-    [group] = split.groups
-    assert group.pairs[0].rank is Rank.SPLIT and group.pairs[0].untuned and split.split
-    [own] = group.own_eager
-    assert (own.mode, own.ref_ms, own.speedup, own.slower) == ("max-autotune", 4.0, 9.0, True)
-    assert own.own_ms == pytest.approx(5.4)
+    # max-autotune beside a slower eager (0.6 ms at 9x: 5.4 ms, against the eager row's 4.0):
+    # slower by medians, faster by speedups.
+    doc = {"rows": [_mode("eager", 4.0, None), _mode("reduce-overhead", 0.5, 8.0),
+                    _mode("max-autotune", 0.6, 9.0)]}
+    split = serving_findings.modes(doc)
+    assert split.pairs[0].rank is Rank.SPLIT and split.split
+    assert split.apart == ("m · batch 1: `max-autotune`",)
+    assert len(tables.mode_pairs(doc).splitlines()) == 3  # its head, its rule, the one pair
 
 
 @pytest.mark.parametrize(("warm_ready", "verdict"), [
@@ -238,6 +244,10 @@ def test_a_warm_load_is_judged_against_the_load_on_an_empty_folder(warm_ready, v
                     {**_run("m", "precompile-load", 0, 5.0, 0), "ready_s": 14.0},  # 12 s
                     {**_run("m", "precompile-load-warm", 0, 5.0, 0), "ready_s": warm_ready}]}
     assert _model(doc).precompiled.warm_load is verdict
+    found = findings.startup(doc)
+    assert (found.warm_mostly_folder, found.warm_alike) == (
+        ("m",) if verdict is findings.WarmLoad.MOSTLY_FOLDER else (),
+        ("m",) if verdict is findings.WarmLoad.ALIKE else ())
 
 
 def test_a_per_call_time_inside_eager_s_own_spread_counts_no_catch_up():
