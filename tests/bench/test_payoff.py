@@ -8,6 +8,7 @@ import pytest
 
 from snippets.bench import payoff
 from snippets.core import results
+from snippets.explain import kinds as explain_kinds  # noqa: F401  the graph-breaks files it reads
 from tests.markdown import table_rows
 
 ROOT = Path(__file__).resolve().parents[2]
