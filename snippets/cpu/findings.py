@@ -7,7 +7,7 @@ from __future__ import annotations
 import enum
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from snippets import cpu
@@ -120,6 +120,30 @@ class Cpu:
     crowded: int = 0  # timed rows left out of every finding: others took over CROWDED
     rows: int = 0
     crowded_at: float = CROWDED
+    # What the page places, each read once (``_placed``); at ``batch``, the first batch timed,
+    # where a reading names one. Speedups are over eager fp32, a step's over the step below.
+    batch: int | None = None
+    compile_x: Span | None = None
+    eager_bf16_x: Span | None = None
+    frozen_bf16_x: Span | None = None  # compile-freezing-bf16's
+    freezing_paid: tuple[str, ...] = ()  # the models on which freezing paid over compile
+    freezing_unpaid: tuple[str, ...] = ()
+    bf16_step: Span | None = None  # autocast over fp32 freezing
+    bf16_paid: tuple[str, ...] = ()
+    bf16_unpaid: tuple[str, ...] = ()
+    bf16_errors: Span | None = None  # compile-freezing-bf16's, over every batch
+    # at batch 1: the recipe the page advises (in bf16 where the CPU has its instructions), ...
+    recipe_first_s: Span | None = None
+    onnxruntime_first_s: Span | None = None
+    openvino_first_s: Span | None = None
+    recipe_x: Span | None = None  # ... and the fastest recipe (``recipe``) over eager, on:
+    recipe_models: tuple[str, ...] = ()
+    openvino_ran_at: tuple[str, ...] = ()  # the precisions OpenVINO's default chose
+    gaps: dict[str, int] = field(default_factory=dict)  # standings per gap: level, behind, ahead
+    # where a runtime ran ahead of compile's best by more than LEVEL: the page shows profiles
+    behind: tuple[tuple[Group, Standing], ...] = ()
+    # the transformer's top operator at batch 8, frozen in bf16 (the page explains aten::bmm)
+    encoder_bf16_top: str | None = None
 
     def group(self, model: str, batch: int) -> Group | None:
         return next((g for g in self.groups if (g.model, g.batch) == (model, batch)), None)
@@ -133,15 +157,7 @@ class Cpu:
 
     def speedups(self, variant: str, batch: int) -> Span | None:
         """The range of ``variant``'s speedup over eager fp32 across the models at ``batch``."""
-        found = [g.timed[variant].speedup for g in self.at(batch)
-                 if variant in g.timed and g.timed[variant].speedup is not None]
-        return Span.of(found) if found else None
-
-    def counted(self, variant: str, batch: int) -> tuple[str, ...]:
-        """The models at ``batch`` whose ``variant`` has a speedup over eager (both timed
-        alone): what ``speedups`` ranges over."""
-        return tuple(g.model for g in self.at(batch)
-                     if variant in g.timed and g.timed[variant].speedup is not None)
+        return _span(self.at(batch), variant, "speedup")
 
     def step(self, frm: str, to: str, batch: int) -> Span | None:
         """The range of one recipe step's ratio across the models at ``batch``."""
@@ -156,25 +172,7 @@ class Cpu:
 
     def first_s(self, variant: str, batch: int = 1) -> Span | None:
         """The range of ``variant``'s seconds to its first answer across the models."""
-        found = [g.timed[variant].first_s for g in self.at(batch)
-                 if variant in g.timed and g.timed[variant].first_s is not None]
-        return Span.of(found) if found else None
-
-    def standings(self) -> tuple[tuple[Group, Standing], ...]:
-        """Every (group, standing): compile against the fastest runtime, at each precision."""
-        return tuple((g, s) for g in self.groups for s in g.standings)
-
-    def gaps(self) -> dict[str, int]:
-        """How many standings had each gap (``level``, ``behind``, ``ahead``)."""
-        out = dict.fromkeys((g.value for g in Gap), 0)
-        for _, s in self.standings():
-            out[s.gap.value] += 1
-        return out
-
-    def behind(self) -> tuple[tuple[Group, Standing], ...]:
-        """Every (group, standing) where a runtime ran ahead of compile's best by more than
-        ``LEVEL``: where the page shows the profiles."""
-        return tuple((g, s) for g, s in self.standings() if s.gap is Gap.BEHIND)
+        return _span(self.at(batch), variant, "first_s")
 
     @property
     def recipe(self) -> str | None:
@@ -190,14 +188,13 @@ class Cpu:
 
     def errors(self, variant: str) -> Span | None:
         """The range of ``variant``'s error against eager fp32 across the groups."""
-        found = [g.timed[variant].rel_err for g in self.groups
-                 if variant in g.timed and g.timed[variant].rel_err is not None]
-        return Span.of(found) if found else None
+        return _span(self.groups, variant, "rel_err")
 
-    def ran_at(self, variant: str) -> tuple[str, ...]:
-        """The precisions ``variant`` ran at (OpenVINO's default: the one it chose)."""
-        return tuple(dict.fromkeys(g.timed[variant].precision for g in self.groups
-                                   if variant in g.timed))
+
+def _span(groups: tuple[Group, ...], variant: str | None, what: str) -> Span | None:
+    found = [getattr(g.timed[variant], what) for g in groups if variant in g.timed]
+    found = [v for v in found if v is not None]
+    return Span.of(found) if found else None
 
 
 def spread(a: Any, b: Any, ratio: float) -> float:
@@ -254,9 +251,32 @@ def of(doc: dict[str, Any]) -> Cpu:
     cap = prov.get("cpu_capability") or {}
     shares = [s for r in doc["rows"] if (s := others_share(r, prov)) is not None]
     crowded = sum(1 for g in groups for m in g.failed.values() if m.startswith("crowded"))
-    return Cpu(tuple(groups), cap, machine.bf16_in_hardware(cap) if cap else None,
-               others=Span.of(shares) if shares else None, crowded=crowded,
-               rows=len(doc["rows"]))
+    f = Cpu(tuple(groups), cap, machine.bf16_in_hardware(cap) if cap else None,
+            others=Span.of(shares) if shares else None, crowded=crowded, rows=len(doc["rows"]))
+    return replace(f, **_placed(f))
+
+
+def _placed(f: Cpu) -> dict[str, Any]:
+    b = f.batches[0] if f.groups else None
+    freezing, bf16 = ("compile", "compile-freezing"), ("compile-freezing", "compile-freezing-bf16")
+    standings = [(g, s) for g in f.groups for s in g.standings]
+    top = f.group("transformer", 8)
+    top = top.get("compile-freezing-bf16") if top else None
+    return dict(
+        batch=b, compile_x=f.speedups("compile", b), eager_bf16_x=f.speedups("eager-bf16", b),
+        frozen_bf16_x=f.speedups("compile-freezing-bf16", b),
+        freezing_paid=f.paid(*freezing, b), freezing_unpaid=f.paid(*freezing, b, False),
+        bf16_step=f.step(*bf16, b), bf16_paid=f.paid(*bf16, b),
+        bf16_unpaid=f.paid(*bf16, b, False), bf16_errors=f.errors("compile-freezing-bf16"),
+        recipe_first_s=f.first_s(bf16[1] if f.bf16_hardware else bf16[0]),
+        onnxruntime_first_s=f.first_s("onnxruntime"), openvino_first_s=f.first_s("openvino"),
+        recipe_x=f.speedups(f.recipe, 1), recipe_models=tuple(
+            g.model for g in f.at(1) if g.get(f.recipe) and g.timed[f.recipe].speedup),
+        openvino_ran_at=tuple(dict.fromkeys(t.precision for g in f.groups
+                                            if (t := g.get("openvino")))),
+        gaps={gap.value: sum(s.gap is gap for _, s in standings) for gap in Gap},
+        behind=tuple((g, s) for g, s in standings if s.gap is Gap.BEHIND),
+        encoder_bf16_top=top.top if top else None)
 
 
 def top_operator(profile: dict[str, Any] | None) -> str | None:

@@ -134,7 +134,7 @@ def profiles(doc: dict[str, Any]) -> str:
     f = findings.of(doc)
     by = {(r["model"], r["batch_size"], r["variant"]): r for r in doc["rows"]}
     chosen = []
-    for g, s in f.behind():
+    for g, s in f.behind:
         for v in (s.compiled, s.runtime):
             r = by[(g.model, g.batch, v)]
             chosen.append({**r, "label": f"{_label(g)} · {SHORT[v]}"})
@@ -144,3 +144,12 @@ def profiles(doc: dict[str, Any]) -> str:
     return "\n\n".join(x for x in (
         render.profile_table(labelled, "Model · batch · variant"),
         render.top_kernels(labelled), "\n".join(failed)) if x)
+
+
+def behind(doc: dict[str, Any]) -> str:
+    """Each group and precision where a runtime ran ahead of compile's best recipe by more
+    than ``findings.LEVEL``: the two variants and compile's median over the runtime's."""
+    body = [[_label(g), s.precision, *s.labels, f"{s.ratio:.2f}"]
+            for g, s in findings.of(doc).behind]
+    return render.markdown_table(["Model · batch", "Precision", "Compile's best", "Runtime",
+                                  "Compile ÷ runtime"], body, left=4)

@@ -51,6 +51,10 @@ def test_each_step_of_the_recipe_is_read_against_the_one_below_it():
     f = findings.of(_doc(_resnet()))
     assert f.paid("compile", "compile-freezing", 1) == ("resnet50",)
     assert f.paid("eager", "compile", 1, pays=False) == ("resnet50",)
+    assert (f.batch, f.compile_x, f.bf16_step) == (1, findings.Span(1.0, 1.0),
+                                                   findings.Span(2.0, 2.0))
+    assert (f.freezing_paid, f.freezing_unpaid, f.bf16_paid, f.bf16_unpaid) == (
+        ("resnet50",), (), ("resnet50",), ())
 
 
 def test_compile_stands_against_the_fastest_runtime_at_its_own_precision():
@@ -61,8 +65,8 @@ def test_compile_stands_against_the_fastest_runtime_at_its_own_precision():
     assert (bf16.compiled, bf16.runtime, bf16.ratio, bf16.gap) == (
         "compile-freezing-bf16", "openvino", 1.5, Gap.BEHIND)
     f = findings.of(_doc(_resnet()))
-    assert [(b.model, s.precision) for b, s in f.behind()] == [("resnet50", "bf16")]
-    assert f.gaps() == {"ahead": 0, "level": 1, "behind": 1}
+    assert [(b.model, s.precision) for b, s in f.behind] == [("resnet50", "bf16")]
+    assert f.gaps == {"ahead": 0, "level": 1, "behind": 1}
 
 
 def test_openvino_that_chose_fp32_stands_with_the_fp32_runtimes():
@@ -77,10 +81,12 @@ def test_spans_over_models_and_first_answers():
                         _row("bert_base", 1, "compile-freezing-bf16", 30.0, first_s=50.0)]
     f = findings.of(_doc(rows))
     assert f.speedups("compile-freezing-bf16", 1) == findings.Span(3.0, 100 / 30)
-    assert f.counted("compile-freezing-bf16", 1) == ("resnet50", "bert_base")
+    assert f.recipe_models == ("resnet50", "bert_base") and f.recipe_x == f.speedups(
+        "compile-freezing-bf16", 1)
     assert f.first_s("compile-freezing-bf16") == findings.Span(40.0, 50.0)
     assert f.recipe == "compile-freezing-bf16" and f.bf16_hardware is True
-    assert f.ran_at("openvino") == ("bf16",) and f.errors("compile-freezing-bf16").high == 1e-6
+    assert f.openvino_ran_at == ("bf16",) and f.bf16_errors.high == 1e-6
+    assert f.recipe_first_s == findings.Span(40.0, 50.0) and f.openvino_first_s.low == 7.0
 
 
 def test_a_row_that_did_not_run_is_kept_with_its_reason_and_a_table_shows_its_status():
@@ -129,3 +135,8 @@ def test_profiles_are_drawn_only_where_a_runtime_ran_ahead_by_more_than_the_leve
     out = tables.profiles(_doc(rows))
     assert "resnet50 · 1 · + freezing, bf16" in out and "resnet50 · 1 · OpenVINO default" in out
     assert "OpenVINO f32" not in out  # level at fp32: no profile needed
+    assert len(tables.behind(_doc(rows)).splitlines()) == 3  # its heads and one row
+    encoder = [{**r, "model": "transformer"} for r in _resnet(8)]
+    assert findings.of(_doc(rows + encoder)).encoder_bf16_top is None
+    assert findings.of(_doc([{**r, "profile": profile} for r in encoder])).encoder_bf16_top == (
+        "Conv")
