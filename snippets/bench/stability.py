@@ -64,6 +64,7 @@ class Figure:
     runs: int
     median: float
     speedup: Span  # lowest and highest over the runs
+    key: str = ""  # the configuration, as ``headline`` names it (macros.figure_key)
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,13 @@ class Stability:
     widest: tuple[Widest, ...]
     correlations: tuple[Correlation, ...]  # over the runs the host table shows
     noisiest: Noisiest
+    # the figures the home page's table states (``STATED``)
+    transformer_1_ro: Figure | None = None
+    resnet50_1_ro: Figure | None = None
+    transformer_32_ro: Figure | None = None
+    resnet50_32_ro: Figure | None = None
+    transformer_32_default: Figure | None = None
+    resnet50_32_default: Figure | None = None
 
 
 def load_runs(folder: Path, names: list[str]) -> list[tuple[str, dict[str, Any]]]:
@@ -98,12 +106,14 @@ def speedups(tables: list[dict[Key, dict[str, Any]]], key: Key) -> list[float]:
 def figures(runs: Runs) -> tuple[Figure, ...]:
     """Every compiled configuration's figure, in the order the first run lists them."""
     tables = [by_key(doc) for _, doc in runs]
+    device = runs[0][1]["provenance"].get("device") if runs else None
     out = []
     for key in (k for k in tables[0] if k[2] != "eager") if tables else ():
         present = speedups(tables, key)
         if present:
             out.append(Figure(*key, len(present), statistics.median(present),
-                              Span(present[0], present[-1])))
+                              Span(present[0], present[-1]),
+                              f"{device} · {key[0]} · batch {key[1]} · {key[2]}"))
     return tuple(out)
 
 
@@ -192,5 +202,16 @@ def noisiest(runs: Runs) -> Noisiest:
 
 def of(runs: Runs) -> Stability:
     """The findings of the recorded runs of the default matrix (two at least)."""
-    return Stability(len(runs), figures(runs), widest(runs), correlations(host_runs(runs)),
-                     noisiest(runs))
+    found = figures(runs)
+    by = {(f.model, f.batch, f.mode): f for f in found}
+    return Stability(len(runs), found, widest(runs), correlations(host_runs(runs)),
+                     noisiest(runs), **{name: by.get(k) for name, k in STATED.items()})
+
+
+# The Stability fields the home page places, each one configuration's figure.
+STATED = {"transformer_1_ro": ("transformer", 1, "reduce-overhead"),
+          "resnet50_1_ro": ("resnet50", 1, "reduce-overhead"),
+          "transformer_32_ro": ("transformer", 32, "reduce-overhead"),
+          "resnet50_32_ro": ("resnet50", 32, "reduce-overhead"),
+          "transformer_32_default": ("transformer", 32, "default"),
+          "resnet50_32_default": ("resnet50", 32, "default")}

@@ -114,20 +114,30 @@ def runs_stamp(runs: list[tuple[str, dict[str, Any]]]) -> str:
 
 
 def evidence(which: str, runs: Runs) -> tuple[str, Runs]:
-    """One evidence block of the benchmark page, "spread", "host", "spells" or "claims": its
-    Markdown and the runs it was drawn from (for its stamp)."""
+    """One evidence block of the benchmark page, "spread", "host", "spells" or "claims", or the
+    home page's "figures": its Markdown and the runs it was drawn from (for its stamp)."""
     if which == "spread":
         return speedup_spread(runs), runs
     if which == "host":
         shown = stability.host_runs(runs)
         return host_evidence(shown), shown
+    if which == "figures":
+        return figures(runs), runs
     if which == "claims":
         from snippets.bench import claims  # the tutorial's claims, held to every run
 
         return claims.verdicts_over_runs(runs), runs
     if which != "spells":
-        raise ValueError(f"evidence {which!r}: expected spread, host, spells or claims")
+        raise ValueError(f"evidence {which!r}: expected spread, host, spells, figures or claims")
     # The noisiest eager group of all runs, round by round; the page names it from ``of``.
     group = stability.noisiest(runs)
     doc = dict(runs)[group.label]
     return spells(doc, group.model, group.batch), [(group.label, doc)]
+
+
+def figures(runs: Runs) -> str:
+    """Each configuration's one figure: the median speedup over the runs, lowest to highest."""
+    return render.markdown_table(("Model · batch · mode", "Median", "Lowest to highest"), (
+        [f"{f.model} · {f.batch} · {f.mode}", f"{f.median:.2f}x",
+         render.span((f.speedup.low, f.speedup.high), ".2f", "x")]
+        for f in stability.figures(runs)))

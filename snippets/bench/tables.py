@@ -237,3 +237,13 @@ def compare_table(doc: dict[str, Any], other: dict[str, Any]) -> Table:
 
 def _by_key(doc: dict[str, Any]) -> dict[Key, dict[str, Any]]:
     return {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}
+
+
+def ranges(doc: dict[str, Any]) -> str:
+    """Each model's speedup over eager in each mode, lowest to highest over the batch sizes, on
+    the rows that computed eager's answer (``findings.ranges``)."""
+    f = findings.of(doc)
+    modes = list(dict.fromkeys(r.mode for r in f.ranges))
+    return render.markdown_table(["Model", *modes], (
+        [m, *(render.span((r.speedup.low, r.speedup.high), ".2f", "x")
+              if (r := f.range_of(m, mode)) else "–" for mode in modes)] for m in f.models))

@@ -101,6 +101,10 @@ class Zoo:
     trends: tuple[Trend, ...]
     claims: tuple[ClaimCheck, ...]
     missing: tuple[tuple[str, int], ...]  # (model, batch) the run asked for and has no rows of
+    # what the home page places: the whole zoo's cells it names, the models slower somewhere
+    ro_1: Cell | None = None  # reduce-overhead at batch 1
+    default_32: Cell | None = None
+    slower_models: int = 0
 
     def family(self, name: str) -> Family | None:
         return next((f for f in self.families if f.name == name), None)
@@ -233,6 +237,8 @@ def of(doc: dict[str, Any]) -> Zoo:
     sizes = sorted({*settings.get("batch_sizes", ()), *whole.get("batch_sizes", ())})
     missing = tuple((m, b) for m in wanted for b in sizes if (m, b) not in seen)
     span, median = _compile(rows)
+    cells, found = _cells(rows, modes, batches), outliers(rows)
     return Zoo(len(models), sum(_passed(rows, m) for m in models), modes, batches, families,
-               _cells(rows, modes, batches), span, median, outliers(rows),
-               tuple(_trend(rows, m) for m in modes), _claims(rows), missing)
+               cells, span, median, found, tuple(_trend(rows, m) for m in modes), _claims(rows),
+               missing, cells.get(("reduce-overhead", 1)), cells.get(("default", 32)),
+               len({o.model for o in found if o.verdict is Verdict.SLOWER}))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from snippets import bench
 from snippets.bench import crosscheck_findings, crosscheck_tables, findings, stability
-from snippets.bench import stability_tables
+from snippets.bench import stability_tables, tables
 from snippets.core import results
 from snippets.core.findings import Span, Verdict
 from snippets.site import pages
@@ -106,6 +106,7 @@ def test_a_mode_range_spans_the_batch_sizes_of_its_model():
     doc["rows"] = [r for r in doc["rows"] if r["batch_size"] == 1]
     one = findings.of(doc).range_of("resnet50", "reduce-overhead").speedup
     assert one.low == one.high and findings.of(doc).batches == (1,)
+    assert len(table_rows(tables.ranges(doc))) == len(findings.of(doc).models)
 
 
 def test_crosscheck_gap_is_open_only_without_the_held_column():
@@ -197,3 +198,9 @@ def test_each_configuration_s_one_figure_is_the_median_over_the_runs_and_their_r
     # The spread table's Median column shows the same figures.
     spread = {cells[0]: cells[3] for cells in table_rows(stability_tables.speedup_spread(runs))}
     assert all(spread[f"{f.model} · {f.batch} · {f.mode}"] == f"{f.median:.2f}x" for f in found)
+    assert len(table_rows(stability_tables.figures(runs))) == len(found)
+    stated = stability.of(runs)
+    for name, (model, batch, mode) in stability.STATED.items():
+        f = getattr(stated, name)
+        assert (f.model, f.batch, f.mode) == (model, batch, mode)
+        assert f.key == f"{runs[0][1]['provenance']['device']} · {model} · batch {batch} · {mode}"

@@ -51,6 +51,7 @@ def test_a_family_holds_the_geometric_mean_and_range_of_its_models():
     assert z.passed == z.family("encoder").passed == 2
     assert z.cell("reduce-overhead", 32).geomean == pytest.approx(3.0)
     assert z.compile_median == 10.0 and z.missing == ()
+    assert (z.ro_1, z.default_32) == (z.cell("reduce-overhead", 1), z.cell("default", 32))
 
 
 def test_a_model_with_a_failed_row_has_not_passed_and_its_row_is_an_outlier():
@@ -76,6 +77,7 @@ def test_the_cause_of_a_row_that_did_not_pay_is_its_evidence(fields, gains, caus
     z = findings.of(_doc(_model("m", "other", gains, **fields)))
     first = z.outliers[0]
     assert first.cause is cause
+    assert z.slower_models == (1 if first.verdict is Verdict.SLOWER else 0)
     assert first.verdict in (Verdict.SLOWER, Verdict.WITHIN_NOISE)
 
 
