@@ -38,11 +38,9 @@ class Timed:
     variant: str
     precision: str  # as it ran: fp32, bf16 (OpenVINO's default says which it chose)
     median: float
-    iqr_ratio: float
     first_s: float | None
     rel_err: float | None
     speedup: float | None  # eager fp32's median over this one's; None where eager is missing
-    verdict: Verdict | None
     top: str | None = None  # the operator (kernel) its profile found most time in
 
 
@@ -92,17 +90,6 @@ class Group:
 
     def get(self, variant: str) -> Timed | None:
         return self.timed.get(variant)
-
-    @property
-    def best(self) -> Timed | None:
-        """The fastest variant of all."""
-        return min(self.timed.values(), key=lambda t: t.median, default=None)
-
-    @property
-    def best_torch(self) -> Timed | None:
-        """The fastest PyTorch variant (eager or compiled, any precision)."""
-        mine = [t for t in self.timed.values() if cpu.BY_KEY[t.variant].runtime == "torch"]
-        return min(mine, key=lambda t: t.median) if mine else None
 
     def standing(self, precision: str) -> Standing | None:
         return next((s for s in self.standings if s.precision == precision), None)
@@ -217,10 +204,8 @@ def _group(model: str, batch: int, found: list[Any], prov: dict[str, Any]) -> Gr
     eager = kept.get(cpu.BASELINE)
     for key, r in kept.items():
         ratio = eager.median / r.median if eager else None
-        timed[key] = Timed(key, r.get("precision") or "fp32", r.median, r.time.iqr_ratio,
-                           r.get("first_s"), r.get("rel_err"), ratio,
-                           core.verdict(ratio, spread(eager.time, r.time, ratio)) if eager
-                           else None, top_operator(r.get("profile")))
+        timed[key] = Timed(key, r.get("precision") or "fp32", r.median, r.get("first_s"),
+                           r.get("rel_err"), ratio, top_operator(r.get("profile")))
     by = kept
     steps = []
     for frm, to in STEPS:
