@@ -279,8 +279,7 @@ def run(cfg: LadderConfig, *, commit: str | None = None,
                 # eager's own model (its cache set up again): ``base`` is timed nowhere
                 row["logit_gap"] = M.logit_gap(base, prompt, eager_tokens, row["first_diff"])
         on_row(doc)
-        # The fastest compiled rung, as the ladder's finding reads it: on a loaded CPU eager can
-        # be the fastest, and its profile would then describe no rung the page reports.
+        # The fastest compiled rung, the one the finding reports (a loaded CPU's eager can win)
         best = min((r for r in doc["rows"] if rows.timed(r, "step_ms")),
                    key=lambda r: (r["rung"] == "eager", r["step_ms"]["median"]), default=None)
         if cfg.profile and best is not None:
