@@ -75,10 +75,12 @@ class Check:
     """What the page reads from one freezing check."""
 
     freezing: Freezings
+    fastpath_off: bool  # some model ran with the encoder's fast path off, as the ladder's rung
 
 
 def of_freezing(doc: dict[str, Any]) -> Check:
-    return Check(freezing(doc))
+    found = freezing(doc)
+    return Check(found, any(not f.fastpath for f in found.checks))
 
 
 class Prepacked(str, enum.Enum):
