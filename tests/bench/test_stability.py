@@ -137,6 +137,7 @@ def test_a_cpu_crosscheck_has_no_cuda_graph_rows():
     doc = results.load(ROOT / "docs/results/cpu-intel-xeon_torch-2.14.1/bench-crosscheck.json")
     found = crosscheck_findings.of(doc)
     assert found.graphs is None and found.others.rows == len(doc["rows"])
+    assert len(table_rows(crosscheck_tables.groups(doc))) == 1  # every row in one group
     assert found.others.thread_counts == tuple(sorted({
         r["crosscheck"]["harness_threads"] for r in doc["rows"]}))
 
@@ -197,3 +198,11 @@ def test_each_configuration_s_one_figure_is_the_median_over_the_runs_and_their_r
     # The spread table's Median column shows the same figures.
     spread = {cells[0]: cells[3] for cells in table_rows(stability_tables.speedup_spread(runs))}
     assert all(spread[f"{f.model} · {f.batch} · {f.mode}"] == f"{f.median:.2f}x" for f in found)
+
+
+def test_the_widest_and_correlation_tables_hold_a_row_per_mode_and_per_model():
+    runs = stability.recorded_gpu_runs(ROOT / "docs" / "results")
+    assert len(table_rows(stability_tables.widest(runs))) == len(stability.widest(runs))
+    shown = stability.host_runs(runs)
+    assert len(table_rows(stability_tables.correlations(shown))) == len(
+        stability.correlations(shown))
