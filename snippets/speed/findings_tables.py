@@ -11,7 +11,7 @@ from snippets.core import render
 from snippets.core.findings import Span
 from snippets.speed import choices, findings, goals
 from snippets.speed.autotune_findings import autotuned as _autotuned
-from snippets.speed.evidence import Kernel, Profile
+from snippets.speed.evidence import Kernel
 
 
 def _span(s: Span | None, spec: str) -> str:
@@ -75,17 +75,6 @@ def _slower(f: findings.Ladders) -> str:
           both(s, "idle_pct", ".0f")) for s in f.slower), left=1) if f.slower else ""
 
 
-def _longest(f: findings.Ladders) -> str:
-    def one(p: Profile | None) -> tuple[str, str]:
-        k = p.longest if p else None
-        return (_code(k.name), render.num(k.us_per_call, ".1f")) if k else ("–", "–")
-
-    rows = [(f"{s.model} · {s.batch} · `{s.mode}`", *one(s.mine), *one(s.theirs))
-            for s in f.slower if s.mine]
-    return render.markdown_table(("Ladder · rung", "Longest kernel", "µs a call",
-                                  "Below's longest", "µs a call"), rows, left=1) if rows else ""
-
-
 def _compiles(f: findings.Ladders) -> str:
     return render.markdown_table(("Ladder", "First rung", "Compile s", "Later rungs s"), (
         (f"{c.model} · {c.batch}", _code(c.mode), f"{c.first_s:.1f}", _span(c.later_s, ".1f"))
@@ -99,7 +88,6 @@ def ladder_findings(doc: dict[str, Any]) -> str:
     f = findings.ladders(doc)
     return _titled([("", _ladders(f)), ("Profile of the fastest rung", _profiles(f)),
                     ("Slower than the rung below", _slower(f)),
-                    ("Their longest kernels", _longest(f)),
                     ("First compiles", _compiles(f))])
 
 
