@@ -119,12 +119,15 @@ def autotuned(doc: dict[str, Any]) -> str:
     f = _autotuned(doc)
     rungs = render.markdown_table(
         ("Ladder · rung", "× below", "Below", "Products µs", "Other µs", "Chosen µs at tuning",
-         "Library µs at tuning"),
+         "Library µs at tuning", "Failed in capture"),
         ((f"{t.model} · {t.batch} · `{t.mode}`", f"{t.ratio:.2f}", _code(t.below),
           _pair(t.split.matmul_us, t.split.matmul_below_us, ".1f") if t.split else "–",
           _pair(t.split.rest_us, t.split.rest_below_us, ".1f") if t.split else "–",
           render.num(t.choices and t.choices.chosen_us, ".1f"),
-          render.num(t.choices and t.choices.library_us, ".1f")) for t in f.rungs), left=1)
+          render.num(t.choices and t.choices.library_us, ".1f"),
+          # a graph-timed rung's candidates that failed in CUDA-graph capture, and the first error
+          f"{t.choices.uncaptured}: {t.choices.uncaptured_first}"
+          if t.choices and t.choices.uncaptured else "–") for t in f.rungs), left=1)
     replayed = render.markdown_table(
         ("Ladder", "Below", "Library kept: replays", "timer", "× below: replays", "timer"),
         ((f"{p.model} · {p.batch}", _code(p.below), f"{p.graph.library} of {p.graph.ops}",
