@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from snippets.core import columns
+from snippets.bench import crosscheck_findings
+from snippets.core import columns, render
+from snippets.core.findings import Span
 
 
 def crosscheck(doc: dict[str, Any]) -> str:
@@ -34,6 +36,29 @@ def crosscheck(doc: dict[str, Any]) -> str:
         columns.ms("Wall", lambda r: r["crosscheck"]["wall_ms"]["median"])))
 
 
+def _ends(s: Span | None) -> str:
+    """Both ends of a ratio's span, always written ("0.998 to 1.004"), as a cross-check reads."""
+    return f"{s.low:.3f} to {s.high:.3f}" if s else "–"
+
+
+def groups(doc: dict[str, Any]) -> str:
+    """Per group of rows (the CUDA-graph rows, the others): each timer's median over the
+    harness's, lowest to highest, and the calls a Timer's block and a harness's sample held."""
+    found = crosscheck_findings.of(doc)
+    named = (("CUDA-graph rows", found.graphs),
+             ("Other rows" if found.graphs else "Every row", found.others))
+    return render.markdown_table(
+        ("Rows", "Count", "Noisy", "Wall ÷ harness", "Timer ÷ harness", "Held ÷ harness",
+         "Timer's block, calls", "Harness's sample, calls", "Threads", "+ threads ÷ harness"),
+        ((name, str(g.rows), str(g.noisy), _ends(g.wall), _ends(g.timer), _ends(g.held),
+          render.span((g.timer_calls.low, g.timer_calls.high), "d") if g.timer_calls else "–",
+          render.span((g.harness_calls.low, g.harness_calls.high), "d")
+          if g.harness_calls else "–",
+          "/".join(map(str, g.thread_counts)) or "–", _ends(g.threads))
+         for name, g in named if g is not None), left=1)
+
+
 def report(doc: dict[str, Any]) -> str:
-    """The page's table of a cross-check run (its findings are ``crosscheck_findings.of``)."""
-    return crosscheck(doc)
+    """The page's tables of a cross-check run: every row, then each group's ratios to the
+    harness (``crosscheck_findings.of``)."""
+    return crosscheck(doc) + "\n\n" + groups(doc)

@@ -101,6 +101,20 @@ def spells(doc: dict[str, Any], model: str, batch_size: int) -> str:
     return render.markdown_table(("Rounds · host state", *modes), body)
 
 
+def widest(runs: Runs) -> str:
+    """Per mode, the configuration whose speedup moved most from run to run."""
+    return render.markdown_table(("Mode", "Highest/lowest", "Widest for", "Lowest", "Highest"), (
+        (f"`{w.mode}`", f"{w.ratio:.2f}", f"{w.model} · {w.batch}", f"{w.speedup.low:.2f}x",
+         f"{w.speedup.high:.2f}x") for w in stability.widest(runs)), left=1)
+
+
+def correlations(runs: Runs) -> str:
+    """Eager's correlation with the host canary per model, lowest to highest over the runs."""
+    return render.markdown_table(("Model", "Correlation"), (
+        (c.model, render.span((c.corr.low, c.corr.high), ".2f"))
+        for c in stability.correlations(runs)))
+
+
 def runs_stamp(runs: list[tuple[str, dict[str, Any]]]) -> str:
     """One stamp for a block drawn from several runs: the device, the dates and the commits."""
     prov = runs[0][1]["provenance"]
@@ -114,13 +128,16 @@ def runs_stamp(runs: list[tuple[str, dict[str, Any]]]) -> str:
 
 
 def evidence(which: str, runs: Runs) -> tuple[str, Runs]:
-    """One evidence block of the benchmark page, "spread", "host", "spells" or "claims", or the
-    home page's "figures": its Markdown and the runs it was drawn from (for its stamp)."""
+    """One evidence block of the benchmark page, "spread", "widest", "host", "correlations",
+    "spells" or "claims", or the home page's "figures": its Markdown and the runs it was drawn
+    from (for its stamp)."""
     if which == "spread":
         return speedup_spread(runs), runs
-    if which == "host":
+    if which == "widest":
+        return widest(runs), runs
+    if which in ("host", "correlations"):
         shown = stability.host_runs(runs)
-        return host_evidence(shown), shown
+        return (host_evidence if which == "host" else correlations)(shown), shown
     if which == "figures":
         return figures(runs), runs
     if which == "claims":
@@ -128,7 +145,8 @@ def evidence(which: str, runs: Runs) -> tuple[str, Runs]:
 
         return claims.verdicts_over_runs(runs), runs
     if which != "spells":
-        raise ValueError(f"evidence {which!r}: expected spread, host, spells, figures or claims")
+        raise ValueError(f"evidence {which!r}: expected spread, widest, host, correlations, "
+                         "spells, figures or claims")
     # The noisiest eager group of all runs, round by round; the page names it from ``of``.
     group = stability.noisiest(runs)
     doc = dict(runs)[group.label]

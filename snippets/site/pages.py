@@ -168,7 +168,7 @@ def with_plot(draw: Callable[[dict], str],
 # ---- sections drawn from several recorded runs ------------------------------------------------
 
 def evidence(which: str, *, build: Build | None = None) -> str:
-    """One block of the benchmark page's noise evidence: "spread", "host" or "spells"."""
+    """One block of the benchmark page's noise evidence (``stability_tables.evidence``)."""
     from snippets.bench import stability, stability_tables
 
     runs = stability.recorded_gpu_runs((build or current()).results_dir)

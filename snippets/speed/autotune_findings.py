@@ -82,13 +82,11 @@ class Descent:
 @dataclass(frozen=True)
 class Autotuned:
     rungs: tuple[Tuned, ...]
-    noise: float  # the mark a rung must fall below, as a fraction under 1
+    count: int
+    slower: int  # rungs slower than the rung below by more than the noise mark
+    noise_pct: float
     replayed: tuple[Replayed, ...]
     descent: tuple[Descent, ...]
-
-    @property
-    def slower(self) -> tuple[Tuned, ...]:
-        return tuple(t for t in self.rungs if t.ratio < 1 - self.noise)
 
 
 def autotuned(doc: dict[str, Any]) -> Autotuned:
@@ -111,4 +109,5 @@ def autotuned(doc: dict[str, Any]) -> Autotuned:
                 tuple(t for t in rungs if (t.model, t.batch) == (d["model"], d["batch_size"])))
         for d in doc["rows"] if (d.get("rung") or {}).get("key") == "coordinate-descent"
         and d.get("speedup_prev") and d["status"] in typed.TIMED)
-    return Autotuned(rungs, NOISE, tuple(replayed), descent)
+    return Autotuned(rungs, len(rungs), sum(t.ratio < 1 - NOISE for t in rungs), 100 * NOISE,
+                     tuple(replayed), descent)

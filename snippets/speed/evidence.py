@@ -5,8 +5,8 @@ autotuned one, what autotuning measured, from ``snippets.speed.choices``), rows 
 from another command's rounds, and a first compile that takes longer than the ones after it.
 
 Each function takes a results document (and a row of it) and returns a frozen finding, or None
-where the evidence is not there; ``snippets.speed.findings`` gathers them and the page's prose
-(``docs/includes/speed.md``) places them. Nothing here measures or composes a sentence.
+where the evidence is not there; ``snippets.speed.findings`` gathers them and
+``snippets.speed.findings_tables`` draws them. Nothing here measures or composes a sentence.
 """
 
 from __future__ import annotations

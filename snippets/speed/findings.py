@@ -1,5 +1,5 @@
 """What a speed run says, as data: the numbers and verdicts the prose of "How fast can it go"
-reads (``docs/includes/speed.md`` places them).
+reads (``findings_tables`` draws them, ``docs/includes/speed-ladders.md`` places them).
 
 ``of(doc)`` gathers what the page reads from a ``bench-ladder`` document. Of its parts,
 ``ladders(doc)`` returns a ladder run's ceilings, each ladder's fastest rung, best step and
@@ -87,6 +87,10 @@ class Ladders:
     first_compiles: tuple[FirstCompile, ...]
     cache_empty: bool
     shared_code: bool  # the rungs shared one compiled entry: Dynamo was reset between them
+    noise_pct: float  # the mark a best step must beat the rung below by to buy, in %
+    fastpath: bool  # some ladder's fastest rung is eager on the encoder's fused fast path
+    prepacked: bool  # some frozen rung's profile shows oneDNN's prepacked operators
+    unpacked: bool  # some frozen rung's profile shows plain convolutions, nothing prepacked
 
 
 
@@ -170,7 +174,10 @@ def ladders(doc: dict[str, Any]) -> Ladders:
         slower=evidence.slower_steps(doc), rows=len(doc["rows"]),
         failed=sum(r["status"] in typed.FAILED for r in doc["rows"]),
         first_compiles=evidence.first_compiles(doc), cache_empty=evidence.cache_was_empty(doc),
-        shared_code=bool(rungs) and not any("key" in r["rung"] for r in rungs))
+        shared_code=bool(rungs) and not any("key" in r["rung"] for r in rungs),
+        noise_pct=100 * NOISE, fastpath=any(x.eager and x.eager.fastpath for x in found),
+        prepacked=any(x.frozen and x.frozen.packed is evidence.Packed.PREPACKED for x in found),
+        unpacked=any(x.frozen and x.frozen.packed is evidence.Packed.PLAIN for x in found))
 
 
 # ---- try first -----------------------------------------------------------------------------------

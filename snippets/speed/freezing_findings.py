@@ -1,6 +1,6 @@
-"""What a freezing check says, as data: each way of asking for freezing against none, per
-model and batch size, with what each CUDA-graph replay copied first, and which way had oneDNN
-prepack the convolutions. Pure."""
+"""What a freezing check says, as data: per model and batch size, what a CUDA-graph replay
+copies without freezing beside the input and weights, whether the encoder's fast path was off,
+and which way of asking had oneDNN prepack the convolutions. Pure."""
 
 from __future__ import annotations
 
@@ -8,31 +8,15 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from snippets.core import rows as typed
-from snippets.speed import freezing as freezing_check
-
-@dataclass(frozen=True)
-class Way:
-    """One way of asking for freezing against no freezing: its status, its speedup (None where
-    it did not time) and, on a GPU, what each replay copied first."""
-
-    point: str
-    words: str  # the point as the table names it
-    status: str
-    speedup: float | None
-    copied: int | None
-    copied_mib: float | None
-
 
 @dataclass(frozen=True)
 class Frozen:
-    """One model and batch of the freezing check: each way, what a replay copies without
-    freezing, and the input and weights to set it beside."""
+    """One model and batch of the freezing check (its table gives each way): what a replay
+    copies without freezing, and the input and weights to set it beside."""
 
     model: str
     batch: int
     fastpath: bool
-    ways: tuple[Way, ...]
     copied: int | None
     copied_mib: float | None
     input_mib: float | None
@@ -55,17 +39,9 @@ def freezing(doc: dict[str, Any]) -> Freezings:
     for model, bs in dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]):
         rows = {r.get("point"): r for r in doc["rows"]
                 if (r["model"], r["batch_size"]) == (model, bs)}
-        ways = []
-        for point in freezing_check.POINTS[1:]:
-            r = rows.get(point)
-            timed = r is not None and r["status"] in typed.TIMED and r.get("speedup")
-            copied = _copy(r) if timed else (None, None)
-            ways.append(Way(point, freezing_check.POINT_WORDS[point],
-                            r["status"] if r else "not run", r["speedup"] if timed else None,
-                            *copied))
         first = next(iter(rows.values()))
         copied = _copy(rows.get("off"))
-        out.append(Frozen(model, bs, first.get("fastpath", True), tuple(ways), *copied,
+        out.append(Frozen(model, bs, first.get("fastpath", True), *copied,
                           first.get("input_mb"), first.get("weights_mb")))
     return Freezings(tuple(out))
 
@@ -75,10 +51,12 @@ class Check:
     """What the page reads from one freezing check."""
 
     freezing: Freezings
+    fastpath_off: bool  # some model ran with the encoder's fast path off, as the ladder's rung
 
 
 def of_freezing(doc: dict[str, Any]) -> Check:
-    return Check(freezing(doc))
+    found = freezing(doc)
+    return Check(found, any(not f.fastpath for f in found.checks))
 
 
 class Prepacked(str, enum.Enum):

@@ -65,6 +65,18 @@ class Fresh:
         found = {p.better for p in self.of_mode(mode)}
         return found.pop() if len(found) == 1 and Better.MIXED not in found else None
 
+    @property
+    def replay(self) -> Better | None:
+        """The setting the ``reduce-overhead`` replay, which waits on the GPU, favoured in every
+        pair."""
+        return self.better_in_every_pair("reduce-overhead")
+
+    @property
+    def every_mode(self) -> Better | None:
+        """The setting every mode favoured in every pair; None where any mode did not."""
+        found = {self.better_in_every_pair(m) for m in ("eager", "default", "reduce-overhead")}
+        return found.pop() if len(found) == 1 else None
+
 
 def recorded(results_dir: Path, folder: str = FOLDER) -> list[dict[str, Any]]:
     """The GPU documents of a switch's ``folder`` (a key of ``SWITCHES``), in the order they

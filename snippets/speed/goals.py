@@ -3,7 +3,7 @@ each: met or missed, by how much, and the profile and roofline evidence of why.
 
 The goals are recorded, not asserted: each is judged from the fastest rung of its ladder that
 computed eager's answer, and every figure of a verdict is computed from the results file. The
-page's prose (``docs/includes/speed.md``) places them.
+page places them (``findings_tables``).
 """
 
 from __future__ import annotations

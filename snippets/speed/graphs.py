@@ -9,6 +9,7 @@ nothing here measures or composes text.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from snippets.bench import graphs
@@ -27,8 +28,24 @@ def splits(doc: dict[str, Any]) -> list[graphs.Split]:
             for s in graphs.split({"rows": rows}, (HAND, "", GRAPHS))]
 
 
-def of(doc: dict[str, Any]) -> graphs.Graphs:
-    return graphs.Graphs(tuple(splits(doc)))
+@dataclass(frozen=True)
+class Graphs:
+    """The splits, and the ladders (model and its batch sizes, as the page names them) where
+    the graph alone was enough (``enough_on``) and where Inductor paid on top (``pays_on``)."""
+
+    splits: tuple[graphs.Split, ...]
+    enough_on: tuple[str, ...]
+    pays_on: tuple[str, ...]
+
+
+def _on(found: graphs.Graphs, verdict: str) -> tuple[str, ...]:
+    return tuple(f"{m} (batch {', '.join(str(s.batch) for s in ss)})"
+                 for m, ss in found.by_model(verdict))
+
+
+def of(doc: dict[str, Any]) -> Graphs:
+    found = graphs.Graphs(tuple(splits(doc)))
+    return Graphs(found.splits, _on(found, "graph"), _on(found, "inductor"))
 
 
 def table(doc: dict[str, Any]) -> str:

@@ -138,6 +138,7 @@ def test_a_cpu_crosscheck_has_no_cuda_graph_rows():
     doc = results.load(ROOT / "docs/results/cpu-intel-xeon_torch-2.14.1/bench-crosscheck.json")
     found = crosscheck_findings.of(doc)
     assert found.graphs is None and found.others.rows == len(doc["rows"])
+    assert len(table_rows(crosscheck_tables.groups(doc))) == 1  # every row in one group
     assert found.others.thread_counts == tuple(sorted({
         r["crosscheck"]["harness_threads"] for r in doc["rows"]}))
 
@@ -204,3 +205,11 @@ def test_each_configuration_s_one_figure_is_the_median_over_the_runs_and_their_r
         f = getattr(stated, name)
         assert (f.model, f.batch, f.mode) == (model, batch, mode)
         assert f.key == f"{runs[0][1]['provenance']['device']} · {model} · batch {batch} · {mode}"
+
+
+def test_the_widest_and_correlation_tables_hold_a_row_per_mode_and_per_model():
+    runs = stability.recorded_gpu_runs(ROOT / "docs" / "results")
+    assert len(table_rows(stability_tables.widest(runs))) == len(stability.widest(runs))
+    shown = stability.host_runs(runs)
+    assert len(table_rows(stability_tables.correlations(shown))) == len(
+        stability.correlations(shown))

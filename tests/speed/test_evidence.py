@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from snippets.speed import autotune_findings, evidence, findings, tables
+from snippets.speed import autotune_findings, evidence, findings, findings_tables, tables
 from snippets.speed.evidence import Packed, Profiled
 from snippets.speed.findings import Step
 from tests import markdown
@@ -51,7 +51,9 @@ def test_an_eager_fast_path_is_named_with_what_the_compiled_rungs_returned() -> 
                 profile=_profile(evidence.FASTPATH_OP, 0.9, 6.0)),
             row("transformer", 1, "compile", (11.0, 11.0, 11.0), speedup=10 / 11,
                 speedup_prev=10 / 11, prev_rung="eager", compile_s=1.0, rel_err=0.0)]
-    ladder = findings.ladders(doc("bench", rows, **CPU)).ladders[0]
+    found = findings.ladders(doc("bench", rows, **CPU))
+    assert found.fastpath and not found.unpacked and found.noise_pct == 100 * findings.NOISE
+    ladder = found.ladders[0]
     assert ladder.mode == "eager" and ladder.speedup is None
     e = ladder.eager
     assert e.fastpath and e.bit_exact and e.top.name == evidence.FASTPATH_OP
@@ -63,10 +65,12 @@ def test_a_frozen_rung_shows_whether_it_called_plain_convolutions() -> None:
     frozen = {"mode": "default", "channels_last": True, "freezing": True, "key": "freezing"}
     plain = _ladder((8.0, 8.0, 8.0), rung=frozen,
                     profile=_profile("aten::convolution", 0.8, 53.0))
+    assert findings.ladders(plain).unpacked and not findings.ladders(plain).fastpath
     found = findings.ladders(plain).ladders[0].frozen
     assert found.packed is Packed.PLAIN and math.isclose(found.kernel.share_pct, 80.0)
     packed = _ladder((8.0, 8.0, 8.0), rung=frozen,
                      profile=_profile("mkldnn::_convolution_pointwise", 0.8, 53.0))
+    assert findings.ladders(packed).prepacked and not findings.ladders(packed).unpacked
     found = findings.ladders(packed).ladders[0].frozen
     assert found.packed is Packed.PREPACKED
     assert found.kernel.name == "mkldnn::_convolution_pointwise"
@@ -149,7 +153,7 @@ def test_autotuned_rungs_are_read_with_their_kernel_split_and_both_ways_of_timin
         _tuned("max-autotune", 0.87, 0, profile=split(400.0, 200.0),
                below_profile=split(340.0, 170.0)),
         _tuned("graph-timed-autotune", 0.95, 3)], **CPU))
-    assert (len(found.slower), len(found.rungs)) == (1, 2)
+    assert (found.slower, found.count, len(found.rungs)) == (1, 2, 2)
     assert found.rungs[0].split == autotune_findings.Split(400.0, 200.0, 340.0, 170.0)
     assert found.rungs[1].split is None
     (p,) = found.replayed
@@ -179,3 +183,13 @@ def test_what_to_try_first_ranks_steps_by_what_they_paid():
                                              freezing_switch=True)]}
     assert [(p.mode, p.gmean, p.ladders) for p in findings.paid(d).paid] == [
         ("compile", 2.0, 1), ("+ freezing", 0.9, 1)]
+
+
+def test_the_findings_tables_hold_a_row_per_ladder_slower_step_and_autotuned_rung() -> None:
+    slow = _ladder((12.5, 12.5, 12.5))  # one ladder, one slower step, one long first compile
+    assert len(markdown.all_rows(findings_tables.ladder_findings(slow))) == 3
+    assert len(markdown.all_rows(findings_tables.try_first(slow))) == 2  # compile, channels_last
+    tuned = doc("bench", [_tuned("max-autotune", 0.87, 0), _tuned("graph-timed-autotune", 0.95, 3)],
+                **CPU)
+    # two rungs, their two rows of autotuning's measurements, one ladder tuned both ways
+    assert len(markdown.all_rows(findings_tables.autotuned(tuned))) == 5

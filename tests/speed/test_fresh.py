@@ -45,3 +45,15 @@ def test_the_table_names_the_setting_that_won_more_pairs():
     shown = [row[-1] for row in table_rows(fresh.table(fresh.Fresh(
         (point(0), point(3), point(2)), 8)))]
     assert shown == ["on in 4 of 4", "off in 3 of 4", "neither (2 of 4 each)"]
+
+
+def test_the_replay_and_every_mode_name_the_setting_every_pair_favoured():
+    def point(mode: str, better: fresh.Better) -> fresh.Point:
+        return fresh.Point("m", 1, mode, (1.0,), (2.0,), 1, better)
+
+    on = fresh.Fresh(tuple(point(m, fresh.Better.ON)
+                           for m in ("eager", "default", "reduce-overhead")), 2)
+    assert (on.replay, on.every_mode) == (fresh.Better.ON, fresh.Better.ON)
+    split = fresh.Fresh((point("eager", fresh.Better.OFF), point("default", fresh.Better.ON),
+                         point("reduce-overhead", fresh.Better.OFF)), 2)
+    assert (split.replay, split.every_mode) == (fresh.Better.OFF, None)

@@ -28,4 +28,5 @@ def test_each_block_with_a_hand_rung_is_split_against_its_own_eager_row():
     r, t = found.splits
     assert r.on_top == 2.0 and r.verdict == Verdict.INDUCTOR and r.backend is None
     assert t.verdict == Verdict.GRAPH and round(t.on_top, 2) == 1.05
+    assert (found.enough_on, found.pays_on) == (("transformer (batch 1)",), ("resnet50 (batch 1)",))
     assert "cudagraphs backend" not in graphs.table(doc)

@@ -1,0 +1,149 @@
+"""The findings of "How fast can it go" as tables, one row per ladder, step or goal: what the
+page's prose used to say ladder by ladder. The page says what the columns mean; the cells are
+the findings' numbers (``snippets.speed.findings``, ``goals``, ``autotune_findings``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from snippets.core import render
+from snippets.core.findings import Span
+from snippets.speed import choices, findings, goals
+from snippets.speed.autotune_findings import autotuned as _autotuned
+from snippets.speed.evidence import Kernel
+
+
+def _span(s: Span | None, spec: str) -> str:
+    """A span as ``low–high``, or one value where both read the same."""
+    if s is None:
+        return "–"
+    lo, hi = format(s.low, spec), format(s.high, spec)
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
+def _code(name: str | None) -> str:
+    return f"`{name}`" if name else "–"
+
+
+def _pair(mine: float | None, theirs: float | None, spec: str) -> str:
+    return f"{render.num(mine, spec)} / {render.num(theirs, spec)}"
+
+
+def _titled(parts: list[tuple[str, str]]) -> str:
+    return "\n\n".join(f"**{t}**\n\n{b}" if t else b for t, b in parts if b)
+
+
+def _ladders(f: findings.Ladders) -> str:
+    return render.markdown_table(
+        ("Ladder", "Fastest", "× eager", "Best step", "× below", "Over", "Buys", "IQR %",
+         "% of roofline", "Floor ms", "Bound"),
+        ((f"{x.model} · {x.batch}", _code(x.mode), render.num(x.speedup, ".2f"),
+          _code(x.step and x.step.mode), render.num(x.step and x.step.speedup, ".2f"),
+          _code(x.step and x.step.below),
+          ("yes" if x.step.verdict is findings.Step.BUYS else "no") if x.step else "–",
+          " / ".join(f"{v:.1f}" for v in x.step.spreads) if x.step and x.step.spreads else "–",
+          render.num(x.roof and x.roof.of_roofline_pct, ".0f"),
+          render.num(x.roof and x.roof.bound_ms, ".3g"), x.roof.bound if x.roof else "–")
+         for x in f.ladders), left=2)
+
+
+def _profiles(f: findings.Ladders) -> str:
+    rows = []
+    for x in f.ladders:
+        k: Kernel | None = (x.eager.top if x.eager else x.frozen.kernel if x.frozen else None)
+        if k is None:
+            continue
+        shows = ("fast path" if x.eager.fastpath else "") if x.eager else x.frozen.packed.value
+        rows.append((f"{x.model} · {x.batch}", _code(x.mode), _code(k.name),
+                     f"{k.share_pct:.0f}", f"{k.count_per_call:.0f}", shows or "–",
+                     _span(x.eager and x.eager.compiled, ".2f"),
+                     ("yes" if x.eager.bit_exact else "no") if x.eager else "–"))
+    return render.markdown_table(("Ladder", "Fastest", "Operator", "% of wall", "Calls a call",
+                                  "Shows", "Compiled × eager", "Bit for bit"),
+                                 rows, left=3) if rows else ""
+
+
+def _slower(f: findings.Ladders) -> str:
+    def both(s: Any, field: str, spec: str) -> str:
+        return _pair(getattr(s.mine, field), getattr(s.theirs, field), spec) if s.mine else "–"
+
+    return render.markdown_table(
+        ("Ladder · rung", "× below", "Below", "Profiled", "Kernels a call", "Busy µs", "Idle %"),
+        ((f"{s.model} · {s.batch} · `{s.mode}`", f"{s.ratio:.2f}", _code(s.below),
+          s.profiled.value, both(s, "kernels", ".0f"), both(s, "busy_us", ".1f"),
+          both(s, "idle_pct", ".0f")) for s in f.slower), left=1) if f.slower else ""
+
+
+def _compiles(f: findings.Ladders) -> str:
+    return render.markdown_table(("Ladder", "First rung", "Compile s", "Later rungs s"), (
+        (f"{c.model} · {c.batch}", _code(c.mode), f"{c.first_s:.1f}", _span(c.later_s, ".1f"))
+        for c in f.first_compiles), left=2) if f.first_compiles else ""
+
+
+def ladder_findings(doc: dict[str, Any]) -> str:
+    """Each ladder's fastest rung and best step, the profile of a fastest rung that explains
+    it, the steps that make a ladder slower with both rungs' profiles, and the long first
+    compiles."""
+    f = findings.ladders(doc)
+    return _titled([("", _ladders(f)), ("Profile of the fastest rung", _profiles(f)),
+                    ("Slower than the rung below", _slower(f)),
+                    ("First compiles", _compiles(f))])
+
+
+def goals_judged(doc: dict[str, Any]) -> str:
+    """Each goal's outcome with the fastest rung's figures, then the evidence of each miss."""
+    judged = goals.of(doc).goals
+    verdicts = render.markdown_table(
+        ("Model", "Batch", "Outcome", "Rung", "Median ms", "% of peak", "Over ms", "× goal",
+         "Points short"),
+        ((j.goal.model, str(j.goal.batch_size), j.outcome.value, _code(j.mode),
+          render.num(j.ms, ".3g"),
+          render.num(j.pct if j.goal.metric == "pct_of_peak" else None, ".1f"),
+          render.num(j.over_ms, ".3g"),
+          render.num(j.times, ".2f"), render.num(j.short, ".1f")) for j in judged), left=4)
+    why = [(f"{j.goal.model} · {j.goal.batch_size}", render.num(w.idle_pct, ".0f"),
+            render.num(w.kernels, ".0f"), _code(w.top), render.num(w.top_pct, ".0f"),
+            render.num(w.roof and w.roof.bound_ms, ".3g"), w.roof.bound if w.roof else "–",
+            render.num(w.roof and w.roof.of_roofline_pct, ".0f"),
+            render.num(w.roof and w.roof.cap_pct, ".0f"))
+           for j in judged if (w := j.why) is not None]
+    return _titled([("", verdicts), ("Why", render.markdown_table(
+        ("Model · batch", "Idle %", "Kernels a call", "Largest kernel", "Its %", "Floor ms",
+         "Bound", "Floor / measured %", "Cap % of peak"), why, left=1) if why else "")])
+
+
+def autotuned(doc: dict[str, Any]) -> str:
+    """Each autotuned rung against the rung below, with its kernel time split, what
+    autotuning measured, the ladders tuned both ways, and coordinate descent beside them."""
+    f = _autotuned(doc)
+    rungs = render.markdown_table(
+        ("Ladder · rung", "× below", "Below", "Products µs", "Other µs", "Chosen µs at tuning",
+         "Library µs at tuning", "Failed in capture"),
+        ((f"{t.model} · {t.batch} · `{t.mode}`", f"{t.ratio:.2f}", _code(t.below),
+          _pair(t.split.matmul_us, t.split.matmul_below_us, ".1f") if t.split else "–",
+          _pair(t.split.rest_us, t.split.rest_below_us, ".1f") if t.split else "–",
+          render.num(t.choices and t.choices.chosen_us, ".1f"),
+          render.num(t.choices and t.choices.library_us, ".1f"),
+          # a graph-timed rung's candidates that failed in CUDA-graph capture, and the first error
+          f"{t.choices.uncaptured}: {t.choices.uncaptured_first}"
+          if t.choices and t.choices.uncaptured else "–") for t in f.rungs), left=1)
+    replayed = render.markdown_table(
+        ("Ladder", "Below", "Library kept: replays", "timer", "× below: replays", "timer"),
+        ((f"{p.model} · {p.batch}", _code(p.below), f"{p.graph.library} of {p.graph.ops}",
+          f"{p.own.library} of {p.own.ops}", f"{p.graph_ratio:.2f}", f"{p.own_ratio:.2f}")
+         for p in f.replayed), left=2) if f.replayed else ""
+    descent = render.markdown_table(
+        ("Ladder", "× below", "Below", "Autotuned rungs × below"),
+        ((f"{d.model} · {d.batch}", f"{d.ratio:.2f}", _code(d.below),
+          "; ".join(f"`{t.mode}` {t.ratio:.2f}" for t in d.tuned) or "–")
+         for d in f.descent), left=1) if f.descent else ""
+    return _titled([("", rungs), ("Autotuning's measurements", choices.table(doc)),
+                    ("Tuned both ways", replayed), ("Coordinate descent", descent)])
+
+
+def try_first(doc: dict[str, Any]) -> str:
+    """The steps in the order they paid: each one's geometric-mean speedup over the rung below
+    and the ladders it ran on."""
+    return render.markdown_table(("Step", "× below, geometric mean", "Ladders"), (
+        (_code(p.mode), f"{p.gmean:.2f}", str(p.ladders)) for p in findings.paid(doc).paid))
