@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from snippets.bench import kinds as bench_kinds  # noqa: F401  the files it reads are bench runs
 from snippets.core import columns, render, results, stamps
 
 # Each switch measured this way: its folder beside a run folder's other files (one results file
