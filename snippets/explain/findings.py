@@ -81,28 +81,43 @@ class Costs:
     profiled: tuple[Profiled, ...] = ()  # the variants a profiled run profiled, in its order
     failed: tuple[tuple[str, str, str], ...] = ()  # (cause, variant, fault) compiled side failed
 
+    same_work_pct = 100 * SAME_WORK
+    host_over_pct = 100 * (HOST_MARGIN - 1)  # how much longer than its kernels a call waits
+
     @property
-    def same_work(self) -> tuple[Profiled, ...]:
-        return tuple(p for p in self.profiled if p.same_work)
+    def same_work(self) -> int:
+        return sum(p.same_work for p in self.profiled)
 
     @property
     def same_work_slower(self) -> int:
-        return sum(p.verdict is Verdict.SLOWER for p in self.same_work)
+        return sum(p.same_work and p.verdict is Verdict.SLOWER for p in self.profiled)
 
     @property
     def host_paced(self) -> int:
         return sum(p.compiled_pace is Pace.HOST for p in self.profiled)
 
     @property
-    def same_work_margin(self) -> float:
-        return SAME_WORK
+    def profiled_count(self) -> int:
+        return len(self.profiled)
 
     @property
-    def host_margin(self) -> float:
-        return HOST_MARGIN
+    def flag(self) -> Profiled | None:  # the fix the page reads in full
+        return self.variant("guarded by a flag")
 
     def variant(self, name: str) -> Profiled | None:
         return next((p for p in self.profiled if p.variant == name), None)
+
+    @property
+    def numpy_names(self) -> tuple[str, ...]:
+        return tuple(n.variant for n in self.numpy)
+
+    # The fixes by the verdict of their speedup over the broken version, both compiled.
+    fixes_pay = property(lambda self: self._fixes(Verdict.PAYS))
+    fixes_tie = property(lambda self: self._fixes(Verdict.WITHIN_NOISE))
+    fixes_slower = property(lambda self: self._fixes(Verdict.SLOWER))
+
+    def _fixes(self, said: Verdict) -> tuple[str, ...]:
+        return tuple(f.variant for f in self.fixes if f.verdict is said)
 
 
 def _variant(row: dict[str, Any]) -> breaks.Variant | None:

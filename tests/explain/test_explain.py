@@ -165,6 +165,9 @@ def test_costs_findings_count_the_rows_slower_compiled_and_judge_each_fix():
         (kth.name, numpy.broken.name, Verdict.PAYS),
         (array.name, numpy.broken.name, Verdict.SLOWER)]
     assert got.fixes[0].speedup == 2.0 and got.fixes[3].speedup == pytest.approx(1 / 1.5)
+    assert got.numpy_names == (numpy.broken.name, array.name)
+    assert (got.fixes_pay, got.fixes_tie, got.fixes_slower) == (
+        (where.name, kth.name), (cond.name,), (array.name,))
 
 
 def _profiled(row, eager, compiled):
@@ -192,8 +195,11 @@ def test_profiled_variants_say_whether_work_was_fused_away_and_who_set_the_pace(
     assert [p.variant for p in got.profiled] == [flag.name, where.name, item.broken.name]
     assert [(p.same_work, p.compiled_pace) for p in got.profiled] == [
         (True, findings.Pace.HOST), (False, findings.Pace.DEVICE), (True, findings.Pace.DEVICE)]
-    assert (len(got.same_work), got.same_work_slower, got.host_paced) == (2, 1, 1)
+    assert (got.same_work, got.same_work_slower, got.host_paced) == (2, 1, 1)
+    assert got.profiled_count == 3 and (got.same_work_pct, got.host_over_pct) == pytest.approx(
+        (10.0, 10.0))
     assert got.variant(flag.name).compiled_us == 2000.0 and got.variant("nope") is None
+    assert got.flag == got.variant("guarded by a flag") and got.flag.variant == flag.name
     table = tables.costs_profile({"rows": rows})
     assert _cells(table, 1) == [flag.name, "4", "4", "1,000", "1,050", "2,000"]
 
