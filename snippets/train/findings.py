@@ -139,6 +139,14 @@ class Learning:
     tolerance: float | None
     drifted: tuple[Drift, ...]
 
+    @property
+    def tolerance_pct(self) -> float | None:
+        return None if self.tolerance is None else 100 * self.tolerance
+
+    @property
+    def drifted_names(self) -> tuple[str, ...]:
+        return tuple(f"{d.model} · {d.batch} · {d.variant}" for d in self.drifted)
+
 
 def learning(doc: dict[str, Any]) -> Learning:
     return Learning(max((len(r.get("losses") or []) for r in doc["rows"]), default=0),
@@ -151,7 +159,7 @@ def learning(doc: dict[str, Any]) -> Learning:
 
 @dataclass(frozen=True)
 class Findings:
-    device: str
+    device_type: str  # "cuda" or "cpu": the device a page reads the run's tables on
     picks: tuple[Pick, ...]
     counts: Counts
     unpaired: tuple[Key, ...]
@@ -163,13 +171,19 @@ class Findings:
     learning: Learning
     memory_measured: bool
 
+    @property
+    def faster_but_wrong(self) -> tuple[str, ...]:
+        """Where eager is fastest of the variants that learn like it, those faster still."""
+        return tuple(f"{p.model} · {p.batch} · {v}" for p in self.picks
+                     for v in p.faster_but_wrong)
+
 
 def of(doc: dict[str, Any], again: dict[str, Any] | None = None) -> Findings:
     """The findings of one training run, with a second run of the same commands where given:
     its profiles stand in for rows the first did not profile."""
     seen = where.profiles_seen(doc, again)
     return Findings(
-        device=doc["provenance"].get("device_type", ""), picks=picks(doc), counts=counts(doc),
+        device_type=doc["provenance"].get("device_type", ""), picks=picks(doc), counts=counts(doc),
         unpaired=unpaired(doc), waiting=where.waiting(doc, seen), busy=where.busy(doc, seen),
         goals=where.goals(doc, seen),
         profiled=any(r.get("profile") for r in [*doc["rows"], *(again or {"rows": []})["rows"]]),
