@@ -129,5 +129,5 @@ def test_the_compiled_one_gpu_step_stands_beside_the_eager_step_its_command_time
 
     # The first command's eager is profiled; the compiled step was timed by the second command.
     train = {"rows": [row("eager", 11.8, 0, 0.8), row("eager", 17.2, 1), row("model", 12.1, 1)]}
-    assert [r[:3] for r in table_rows(tables.one_gpu(train))] == [["m · eager · 32", "17.2", "–"],
-                                                                  ["m · compiled · 32", "12.1", "–"]]
+    assert [r[:3] for r in table_rows(tables.one_gpu(train))] == [
+        ["m · eager · 32", "17.2", "–"], ["m · compiled · 32", "12.1", "–"]]
