@@ -28,15 +28,6 @@ class Fix:
     verdict: Verdict
 
 
-@dataclass(frozen=True)
-class Compiled:
-    """One variant's speedup compiled over eager (above 1: compiling paid)."""
-
-    cause: str
-    variant: str
-    speedup: float
-
-
 # A compiled call whose device work is within this share of eager's fused nothing away; one
 # whose timed median is more than HOST_MARGIN times its kernels' busy time left the device idle
 # between them, waiting on the host (Python, guards, launches, or a value the host waited for).
@@ -76,7 +67,7 @@ class Costs:
     rows: int
     slower: int  # variants that ran slower compiled than eager, beyond their rounds' spread
     fixed_slower: int  # of those, fixed versions
-    numpy: tuple[Compiled, ...]  # the variants that hand the tensor to NumPy, in the file's order
+    numpy: tuple[str, ...]  # the variants that hand the tensor to NumPy, in the file's order
     fixes: tuple[Fix, ...]  # every fix against its broken version, in the file's order
     profiled: tuple[Profiled, ...] = ()  # the variants a profiled run profiled, in its order
     failed: tuple[tuple[str, str, str], ...] = ()  # (cause, variant, fault) compiled side failed
@@ -102,14 +93,7 @@ class Costs:
 
     @property
     def flag(self) -> Profiled | None:  # the fix the page reads in full
-        return self.variant("guarded by a flag")
-
-    def variant(self, name: str) -> Profiled | None:
-        return next((p for p in self.profiled if p.variant == name), None)
-
-    @property
-    def numpy_names(self) -> tuple[str, ...]:
-        return tuple(n.variant for n in self.numpy)
+        return next((p for p in self.profiled if p.variant == "guarded by a flag"), None)
 
     # The fixes by the verdict of their speedup over the broken version, both compiled.
     fixes_pay = property(lambda self: self._fixes(Verdict.PAYS))
@@ -163,7 +147,7 @@ def costs(doc: dict[str, Any]) -> Costs:
         ratio = measure.speedup(_compiled(base), _compiled(r))
         fixes.append(Fix(r["cause"], r["variant"], base["variant"], ratio.value, ratio.iqr,
                          verdict(ratio.value, ratio.iqr)))
-    numpy = tuple(Compiled(r["cause"], r["variant"], r["speedup"]) for r in rows
+    numpy = tuple(r["variant"] for r in rows
                   if (v := _variant(r)) is not None and v.numpy)
     batch = doc.get("provenance", {}).get("settings", {}).get("batch")
     profiled = tuple(p for r in rows if (p := profiled_row(r)) is not None)

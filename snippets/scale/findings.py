@@ -29,18 +29,16 @@ class Scaling(str, enum.Enum):
 class AgainstOne:
     """A configuration's step against the same step in one process."""
 
-    efficiency: float | None  # one process's step over N times this one's
-    world: int  # N, the ranks
     time_ratio: float | None  # how many times as long the N GPUs take over the batch
     verdict: Scaling
 
     @classmethod
     def of(cls, row: dict[str, Any]) -> AgainstOne:
         eff, n = row.get("scaling_efficiency"), row["world_size"]
-        if eff is None:
-            return cls(None, n, None, Scaling.NO_REFERENCE)
+        if eff is None:  # eff: one process's step over N times this one's
+            return cls(None, Scaling.NO_REFERENCE)
         # N GPUs' throughput is eff × N times one GPU's; their time over the batch its inverse
-        return cls(eff, n, 1 / (eff * n) if eff else None,
+        return cls(1 / (eff * n) if eff else None,
                    Scaling.SLOWER if eff * n < 1 else Scaling.FASTER)
 
 

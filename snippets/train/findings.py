@@ -166,7 +166,6 @@ class Findings:
     waiting: tuple[Waiting, ...]
     busy: tuple[Busy, ...]
     goals: tuple[Goal, ...]
-    profiled: bool  # either run profiled any row
     agreement: Agreement | None  # None without a second run
     learning: Learning
     memory_measured: bool
@@ -186,7 +185,6 @@ def of(doc: dict[str, Any], again: dict[str, Any] | None = None) -> Findings:
         device_type=doc["provenance"].get("device_type", ""), picks=picks(doc), counts=counts(doc),
         unpaired=unpaired(doc), waiting=where.waiting(doc, seen), busy=where.busy(doc, seen),
         goals=where.goals(doc, seen),
-        profiled=any(r.get("profile") for r in [*doc["rows"], *(again or {"rows": []})["rows"]]),
         agreement=repeat.agreement(doc, again) if again is not None else None,
         learning=learning(doc),
         memory_measured=any(r.get("peak_mem_mb") is not None for r in by_key(doc).values()))

@@ -20,8 +20,7 @@ from .test_tables import one_gpu_run
 ])
 def test_two_gpus_against_one(eff, verdict, time_ratio):
     a = AgainstOne.of({"scaling_efficiency": eff, "world_size": 2})
-    assert (a.verdict, a.efficiency, a.world) == (verdict, eff, 2)
-    assert a.time_ratio == pytest.approx(time_ratio)
+    assert a.verdict == verdict and a.time_ratio == pytest.approx(time_ratio)
 
 
 def row(model, strategy, variant, ms, *, status="ok", eff=None, graphs=1, **fields):
@@ -78,7 +77,7 @@ def test_the_findings_of_a_real_run(cpu_scale_run):
     eager, compiled = rows["ddp", "eager", 1], rows["ddp", "compiled", 1]
     assert ddp.speedup == pytest.approx(eager["step_ms"]["median"]
                                         / compiled["step_ms"]["median"])
-    assert ddp.eager.efficiency == eager["scaling_efficiency"]
+    assert ddp.eager.time_ratio == pytest.approx(1 / (2 * eager["scaling_efficiency"]))
     assert found.fsdp_cost == () and found.uncompiled == ()
     assert found.configurations == len(doc["rows"]) and found.faults == ()
     assert found.learning == findings.Learning(steps=4, tolerance_pct=0.1, mismatched=(),

@@ -166,7 +166,6 @@ def test_the_findings_of_a_real_cpu_run(cpu_train_run):
     assert got.counts.rows == len(doc["rows"]) and got.counts.mismatched == 0
     assert got.learning == findings.Learning(5, doc["provenance"]["settings"]["tolerance"], ())
     assert not got.memory_measured and got.goals == () and got.busy == ()
-    assert got.profiled
 
 
 def test_the_names_and_shares_the_page_places():
