@@ -28,15 +28,6 @@ class Fix:
     verdict: Verdict
 
 
-@dataclass(frozen=True)
-class Compiled:
-    """One variant's speedup compiled over eager (above 1: compiling paid)."""
-
-    cause: str
-    variant: str
-    speedup: float
-
-
 # A compiled call whose device work is within this share of eager's fused nothing away; one
 # whose timed median is more than HOST_MARGIN times its kernels' busy time left the device idle
 # between them, waiting on the host (Python, guards, launches, or a value the host waited for).
@@ -76,33 +67,41 @@ class Costs:
     rows: int
     slower: int  # variants that ran slower compiled than eager, beyond their rounds' spread
     fixed_slower: int  # of those, fixed versions
-    numpy: tuple[Compiled, ...]  # the variants that hand the tensor to NumPy, in the file's order
+    numpy: tuple[str, ...]  # the variants that hand the tensor to NumPy, in the file's order
     fixes: tuple[Fix, ...]  # every fix against its broken version, in the file's order
     profiled: tuple[Profiled, ...] = ()  # the variants a profiled run profiled, in its order
     failed: tuple[tuple[str, str, str], ...] = ()  # (cause, variant, fault) compiled side failed
 
+    same_work_pct = 100 * SAME_WORK
+    host_over_pct = 100 * (HOST_MARGIN - 1)  # how much longer than its kernels a call waits
+
     @property
-    def same_work(self) -> tuple[Profiled, ...]:
-        return tuple(p for p in self.profiled if p.same_work)
+    def same_work(self) -> int:
+        return sum(p.same_work for p in self.profiled)
 
     @property
     def same_work_slower(self) -> int:
-        return sum(p.verdict is Verdict.SLOWER for p in self.same_work)
+        return sum(p.same_work and p.verdict is Verdict.SLOWER for p in self.profiled)
 
     @property
     def host_paced(self) -> int:
         return sum(p.compiled_pace is Pace.HOST for p in self.profiled)
 
     @property
-    def same_work_margin(self) -> float:
-        return SAME_WORK
+    def profiled_count(self) -> int:
+        return len(self.profiled)
 
     @property
-    def host_margin(self) -> float:
-        return HOST_MARGIN
+    def flag(self) -> Profiled | None:  # the fix the page reads in full
+        return next((p for p in self.profiled if p.variant == "guarded by a flag"), None)
 
-    def variant(self, name: str) -> Profiled | None:
-        return next((p for p in self.profiled if p.variant == name), None)
+    # The fixes by the verdict of their speedup over the broken version, both compiled.
+    fixes_pay = property(lambda self: self._fixes(Verdict.PAYS))
+    fixes_tie = property(lambda self: self._fixes(Verdict.WITHIN_NOISE))
+    fixes_slower = property(lambda self: self._fixes(Verdict.SLOWER))
+
+    def _fixes(self, said: Verdict) -> tuple[str, ...]:
+        return tuple(f.variant for f in self.fixes if f.verdict is said)
 
 
 def _variant(row: dict[str, Any]) -> breaks.Variant | None:
@@ -148,7 +147,7 @@ def costs(doc: dict[str, Any]) -> Costs:
         ratio = measure.speedup(_compiled(base), _compiled(r))
         fixes.append(Fix(r["cause"], r["variant"], base["variant"], ratio.value, ratio.iqr,
                          verdict(ratio.value, ratio.iqr)))
-    numpy = tuple(Compiled(r["cause"], r["variant"], r["speedup"]) for r in rows
+    numpy = tuple(r["variant"] for r in rows
                   if (v := _variant(r)) is not None and v.numpy)
     batch = doc.get("provenance", {}).get("settings", {}).get("batch")
     profiled = tuple(p for r in rows if (p := profiled_row(r)) is not None)

@@ -111,6 +111,26 @@ def fastpath_latency(doc: dict[str, Any]) -> str:
          f"{r['speedup']:.2f}x", f"{r['rel_err']:.1e}") for r in doc["rows"]))
 
 
+def fastpath_ratios(doc: dict[str, Any]) -> str:
+    """Per batch, from the findings: each compiled variant's time over eager's (with its fast
+    path), the compiled variant without the fast path over the one with it, and the fastest."""
+    head = ("Batch", "Compiled × eager", "Compiled, no fast path × eager", "× compiled with it",
+            "Fastest")
+    return render.markdown_table(head, (
+        (b.batch, f"{b.compiled_of_eager:.2f}", f"{b.compiled_off_of_eager:.2f}",
+         f"{b.off_of_on:.2f}", f"*{b.fastest}*") for b in findings.fastpath(doc).batches),
+        left_last=True)
+
+
+def fastpath_spread(doc: dict[str, Any]) -> str:
+    """Per batch, from the findings: how far apart its variants' medians lie, the widest IQR
+    among them and whose it is, and whether the run can rank them."""
+    head = ("Batch", "Variants", "Medians within ms", "Widest IQR ms", "Widest", "Ranked")
+    return render.markdown_table(head, (
+        (s.batch, s.variants, f"{s.span_ms:.3g}", f"{s.widest_iqr_ms:.3g}", f"*{s.widest}*",
+         s.ranked.value) for s in findings.fastpath(doc).spreads), align="rrrrll")
+
+
 # ---- one function explained, and the explainer against Dynamo's log ---------------------------
 
 def explanation(exp: Any) -> str:

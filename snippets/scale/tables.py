@@ -8,20 +8,21 @@ from collections.abc import Iterable
 from typing import Any
 
 from snippets.core import columns, render
-from snippets.core import rows as core_rows
-from snippets.core.profile import profile_of
-from snippets.scale.wrap import VARIANTS
-
-Row = dict[str, Any]
-
-
-def median(row: Row | None) -> float | None:
-    """A row's median step time (ms)."""
-    return core_rows.median(row, "step_ms")
-
-
-def label(row: Row, *parts: str) -> str:
-    return " · ".join(str(row[p]) for p in parts)
+from snippets.scale import findings
+from snippets.scale.shown import (
+    Row,
+    autograd_rows,
+    block_rows,
+    bucket_rows,
+    label,
+    loss_rows,
+    main_rows,
+    median,
+    node_rows,
+    one_gpu_rows,
+    profile,
+    profiled_rows,
+)
 
 
 def pct(value: float | None) -> str:
@@ -95,19 +96,6 @@ def _table(rows: list[Row], key: tuple[columns.Column, ...],
     return columns.markdown(rows, key, values) if rows else ""
 
 
-def main_bucket(doc: dict[str, Any]) -> float | None:
-    """The bucket size of the run's first command: the one the main table shows."""
-    caps = doc["provenance"]["settings"].get("bucket_caps") or [None]
-    return caps[0]
-
-
-def main_rows(doc: dict[str, Any]) -> list[Row]:
-    """One node, the main bucket size, and not the tuning variants."""
-    cap = main_bucket(doc)
-    return [r for r in doc["rows"] if r["nodes"] == 1 and r["bucket_cap_mb"] in (None, cap)
-            and r["variant"] in ("eager", "compiled", "per-block")]
-
-
 def table(doc: dict[str, Any]) -> str:
     """The page's view of a run (and the Results page's): the key columns of the main rows,
     then every column of every row in a detail block."""
@@ -121,22 +109,28 @@ def table(doc: dict[str, Any]) -> str:
         "Every column", markdown_table(doc["rows"]))
 
 
+def said(doc: dict[str, Any]) -> str:
+    """Per model and strategy, from the findings: eager's N GPUs against one, the fastest
+    compiled variant that learned the same and its speed over eager's, and under FSDP2 its
+    eager step over DDP's; "" where no strategy has an eager row."""
+    found = findings.of(doc)
+    cost = {c.model: c.ratio for c in found.fsdp_cost}
+    body = [[f"{s.model} · {s.strategy}", s.eager.verdict.value,
+             render.num(s.eager.time_ratio, ".2f"),
+             s.fastest or "–", render.num(s.speedup, ".2f"),
+             render.num(cost.get(s.model) if s.strategy == "fsdp2" else None, ".2f")]
+            for s in found.strategies]
+    head = ("Model · strategy", "Eager vs one GPU", "Time × one GPU", "Fastest compiled",
+            "Speed × eager", "Eager × DDP")
+    return render.markdown_table(head, body, align="llrlrr") if body else ""
+
+
 # ---- where a step's time goes ------------------------------------------------------------------
-
-def profile(row: Row) -> dict[str, Any] | None:
-    """A row's profile, where the profiler ran, did not fail and saw anything at all."""
-    p = profile_of(row)
-    return p if p and p.get("span_us_per_call") else None
-
 
 def _nccl_share(p: dict[str, Any]) -> float | None:
     split = p.get("by_class") or {}
     total = sum(split.values())
     return split.get("comm", 0.0) / total if total else None
-
-
-def profiled_rows(doc: dict[str, Any]) -> list[Row]:
-    return [r for r in main_rows(doc) if profile(r)]
 
 
 def time_split(doc: dict[str, Any]) -> str:
@@ -148,49 +142,31 @@ def time_split(doc: dict[str, Any]) -> str:
         columns.number("Kernels / step", lambda r: profile(r)["kernels_per_call"], ",.0f")))
 
 
-def one_gpu_rows(train: dict[str, Any]) -> dict[tuple[str, str, int], Row]:
-    """The training run's compiled (``model``) step per model and batch, and the eager step its
-    command timed beside it (a file filled by several commands holds an eager row of each; the
-    compiled step is read against its own, as the training page reads it)."""
-    seen: dict[tuple[str, str, int], Row] = {}
-    timed = [r for r in train["rows"] if r.get("step_ms")]
-    for r in timed:
-        k = (r["model"], r["variant"], r["batch_size"])
-        if r["variant"] == "model" and k not in seen:
-            seen[k] = r
-            own = core_rows.own_baseline(timed, r, lambda e: e["variant"] == "eager")
-            if own is not None:
-                seen[(r["model"], "eager", r["batch_size"])] = own
-    paired = set(seen)
-    for r in timed:  # a batch with no compiled step: its eager step, the one with a profile
-        k = (r["model"], "eager", r["batch_size"])
-        if r["variant"] == "eager" and k not in paired and (
-                k not in seen or (profile(r) and not profile(seen[k]))):
-            seen[k] = r
-    return dict(sorted(seen.items()))
-
-
 def one_gpu(train: dict[str, Any]) -> str:
     """The training page's one-GPU steps, eager and compiled, at each batch it measured, with
-    how long the GPU sat idle in them."""
+    how long the GPU sat idle in them, each step over the same variant's at the smallest batch,
+    and the compiled step over eager's at its batch."""
     found = one_gpu_rows(train)
+
+    def vs_smallest(r: Row) -> float | None:
+        first = min(b for m, v, b in found if (m, v) == (r["model"], r["variant"]))
+        return (None if first == r["batch_size"]
+                else median(r) / median(found[r["model"], r["variant"], first]))
+
+    def vs_eager(r: Row) -> float | None:
+        eager = found.get((r["model"], "eager", r["batch_size"]))
+        return median(r) / median(eager) if r["variant"] == "model" and eager else None
+
     key = (columns.field("Model", "model"),
            columns.Column("Variant", lambda r: "compiled" if r["variant"] == "model"
                           else r["variant"]), columns.field("Batch", "batch_size"))
     return _table(list(found.values()), key, (
-        STEP, columns.Column("GPU idle", lambda r: pct((profile(r) or {}).get("idle_fraction")))))
+        STEP, columns.Column("GPU idle", lambda r: pct((profile(r) or {}).get("idle_fraction"))),
+        columns.number("× smallest batch", vs_smallest, ".2f"),
+        columns.number("× eager", vs_eager, ".2f")))
 
 
 # ---- tuning -----------------------------------------------------------------------------------
-
-def _order(row: Row) -> int:
-    return VARIANTS.index(row["variant"]) if row["variant"] in VARIANTS else len(VARIANTS)
-
-
-def bucket_rows(doc: dict[str, Any]) -> list[Row]:
-    return sorted((r for r in doc["rows"] if r["strategy"] == "ddp" and r["nodes"] == 1),
-                  key=lambda r: (r["model"], _order(r), r["bucket_cap_mb"] or 0))
-
 
 def buckets(doc: dict[str, Any]) -> str:
     """DDP at each bucket size: the pieces its compiled graph was split into, and the step."""
@@ -199,11 +175,6 @@ def buckets(doc: dict[str, Any]) -> str:
         columns.Column("Graphs", graphs),
         columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"), STEP,
         columns.Column("Efficiency", lambda r: pct(r.get("scaling_efficiency"))), STATUS))
-
-
-def block_rows(doc: dict[str, Any]) -> list[Row]:
-    return sorted((r for r in doc["rows"] if r["strategy"] == "fsdp2" and r["nodes"] == 1
-                   and r["variant"] != "compiled-autograd"), key=lambda r: (r["model"], _order(r)))
 
 
 def blocks(doc: dict[str, Any]) -> str:
@@ -215,32 +186,12 @@ def blocks(doc: dict[str, Any]) -> str:
         columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"), STEP, STATUS))
 
 
-def autograd_rows(doc: dict[str, Any]) -> list[Row]:
-    """Compiled autograd and the model compiled alone, of each model and strategy that has it."""
-    cap = main_bucket(doc)
-    pairs = {(r["model"], r["strategy"]) for r in doc["rows"]
-             if r["variant"] == "compiled-autograd"}
-    return [r for r in doc["rows"] if (r["model"], r["strategy"]) in pairs and r["nodes"] == 1
-            and r["variant"] in ("compiled", "compiled-autograd")
-            and r["bucket_cap_mb"] in (None, cap)]
-
-
 def autograd(doc: dict[str, Any]) -> str:
     """Compiled autograd against the model compiled alone, per strategy."""
     return _table(autograd_rows(doc), KEY, (
         columns.Column("Graphs", graphs),
         columns.number("Backward graphs", lambda r: r.get("compiled_autograd_graphs"), "d"),
         columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"), STEP, STATUS))
-
-
-def node_rows(doc: dict[str, Any]) -> list[Row]:
-    """The several-node rows and the one-node rows of as many ranks."""
-    multi = [r for r in doc["rows"] if r["nodes"] > 1]
-    worlds = {(r["model"], r["strategy"], r["variant"], r["world_size"]) for r in multi}
-    caps = (None, main_bucket(doc), *(m["bucket_cap_mb"] for m in multi))
-    rows = [r for r in doc["rows"] if (r["model"], r["strategy"], r["variant"],
-                                       r["world_size"]) in worlds and r["bucket_cap_mb"] in caps]
-    return sorted(rows, key=lambda r: (r["model"], r["strategy"], r["variant"], r["nodes"]))
 
 
 def nodes(doc: dict[str, Any]) -> str:
@@ -257,10 +208,6 @@ def nodes(doc: dict[str, Any]) -> str:
 
 
 # ---- learning the same ------------------------------------------------------------------------
-
-def loss_rows(doc: dict[str, Any]) -> list[Row]:
-    return [r for r in main_rows(doc) if r.get("losses")]
-
 
 def losses(doc: dict[str, Any]) -> str:
     """Each configuration's loss at a few steps, beside the one process's, and the gaps."""

@@ -8,7 +8,8 @@ from typing import Any
 
 from snippets.core import render
 from snippets.core.profile import profile_of
-from snippets.train import repeat
+from snippets.train import findings, repeat
+from snippets.train import where as reading
 from snippets.train.tables import (
     LEARNS,
     Key,
@@ -20,7 +21,7 @@ from snippets.train.tables import (
     row_label,
     step_median,
 )
-from snippets.train.where import Seen, profiles_seen
+from snippets.train.where import Pace, Seen, Source, profiles_seen
 
 
 def report(doc: dict[str, Any]) -> str:
@@ -71,6 +72,73 @@ def profiles(doc: dict[str, Any], seen: Seen | None = None) -> str:
     steps = sorted({p["calls"] for _, p in labelled})
     counted = " or ".join(map(str, steps)) if steps else "a few"
     return render.details(f"Profiled: {counted} steps each", body)
+
+
+# ---- which variant pays, and where the time goes (from the findings) ----------------------------
+
+def picks(doc: dict[str, Any]) -> str:
+    """Per model and batch size, the fastest variant that learns like eager: its speed over
+    eager's, after how many steps it has paid for its first ones, and a rival timed in another
+    command with the larger speedup over its own command's eager, with the hosts' gap."""
+    body = [[f"{p.model} · {p.batch}", p.variant and f"`{p.variant}`" or p.winner.value,
+             render.num(p.speedup, ".2f"), render.num(p.pays_after, ",.0f"),
+             f"`{p.rival.variant}`" if p.rival else "–",
+             render.num(p.rival and p.rival.speedup, ".2f"),
+             _pct(p.rival and p.rival.hosts_apart)] for p in findings.picks(doc)]
+    head = ("Model · batch", "Fastest", "× eager", "Pays back after", "Rival", "Rival × eager",
+            "Hosts apart %")
+    return render.markdown_table(head, body, align="llrrlrr")
+
+
+def _pct(share: float | None) -> str:
+    return render.num(None if share is None else 100 * share, ".0f")
+
+
+def _at(model: str, batch: int, source: Source | None = None) -> str:
+    """A row's label, marked where the reading took the second run's profile."""
+    return f"{model} · {batch}" + (" (repeat run)" if source is Source.RUN_2 else "")
+
+
+def readings(doc: dict[str, Any], again: dict[str, Any] | None = None) -> str:
+    """What the step times and the profiles say, one table per reading (each only where it has
+    rows): ``model`` against its replay, the idle GPU in ``model``'s profile, the eager steps
+    that keep the GPU busy, the peak goals, and what held back a goal that was missed."""
+    seen = profiles_seen(doc, again)
+    waits, busy = reading.waiting(doc, seen), reading.busy(doc, seen)
+    goals = reading.goals(doc, seen)
+    idle = [(w, w.idle) for w in waits if w.idle]
+    short = [(g, g.short) for g in goals if g.short]
+    tables = {
+        "`model` against its replay": (
+            ("Model · batch", "Pace", "`model` ms", "Replayed ms", "Waits ms", "Waits %",
+             "Larger batch", "Its step ×"),
+            [[_at(w.model, w.batch), w.pace.value, render.ms(w.step_ms), render.ms(w.replayed_ms),
+              render.ms(w.waits_ms if w.pace is Pace.HOST else None),
+              _pct(w.waits_share if w.pace is Pace.HOST else None),
+              w.larger.batch if w.larger else "–",
+              render.num(w.larger and w.larger.time_ratio, ".2f")]
+             for w in waits]),
+        "The idle GPU in `model`'s profile": (
+            ("Model · batch", "Idle %", "Kernels", "Replayed idle %"),
+            [[_at(w.model, w.batch, i.source), _pct(i.share), f"{i.kernels:.0f}",
+              _pct(i.replayed)] for w, i in idle]),
+        "Eager steps that keep the GPU busy": (
+            ("Model · batch", "Busy %", "Longest kernels (share %)"),
+            [[_at(b.model, b.batch, b.source), _pct(b.busy),
+              "<br>".join(f"`{k.name}` ({100 * k.share:.0f})" for k in b.longest)] for b in busy]),
+        "The peak goals": (
+            ("Model · batch", "Goal %", "Best", "% peak", "TFLOP/s", "Missed by", "Of goal %"),
+            [[_at(g.model, g.batch), f"{g.goal:g}", f"`{g.variant}`", f"{g.pct:.1f}",
+              render.num(g.tflops, ".3g"), render.num(None if g.reached else g.missed_by, ".1f"),
+              _pct(None if g.reached else g.pct / g.goal)] for g in goals]),
+        "What held a missed goal back": (
+            ("Model · batch", "Idle %", "Matrix work %", "Kernels", "Longest kernel", "Its %"),
+            [[_at(g.model, g.batch, s.source), _pct(s.idle), _pct(s.matmul), f"{s.kernels:.0f}",
+              f"`{s.longest.name}`" if s.longest else "–", _pct(s.longest and s.longest.share)]
+             for g, s in short]),
+    }
+    return "\n\n".join(f"**{name}**\n\n" + render.markdown_table(head, body)
+                        for name, (head, body) in tables.items() if body)
 
 
 # ---- two runs of the same commands ------------------------------------------------------------

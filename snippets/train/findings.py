@@ -139,6 +139,14 @@ class Learning:
     tolerance: float | None
     drifted: tuple[Drift, ...]
 
+    @property
+    def tolerance_pct(self) -> float | None:
+        return None if self.tolerance is None else 100 * self.tolerance
+
+    @property
+    def drifted_names(self) -> tuple[str, ...]:
+        return tuple(f"{d.model} · {d.batch} · {d.variant}" for d in self.drifted)
+
 
 def learning(doc: dict[str, Any]) -> Learning:
     return Learning(max((len(r.get("losses") or []) for r in doc["rows"]), default=0),
@@ -151,17 +159,22 @@ def learning(doc: dict[str, Any]) -> Learning:
 
 @dataclass(frozen=True)
 class Findings:
-    device: str
+    device_type: str  # "cuda" or "cpu": the device a page reads the run's tables on
     picks: tuple[Pick, ...]
     counts: Counts
     unpaired: tuple[Key, ...]
     waiting: tuple[Waiting, ...]
     busy: tuple[Busy, ...]
     goals: tuple[Goal, ...]
-    profiled: bool  # either run profiled any row
     agreement: Agreement | None  # None without a second run
     learning: Learning
     memory_measured: bool
+
+    @property
+    def faster_but_wrong(self) -> tuple[str, ...]:
+        """Where eager is fastest of the variants that learn like it, those faster still."""
+        return tuple(f"{p.model} · {p.batch} · {v}" for p in self.picks
+                     for v in p.faster_but_wrong)
 
 
 def of(doc: dict[str, Any], again: dict[str, Any] | None = None) -> Findings:
@@ -169,10 +182,9 @@ def of(doc: dict[str, Any], again: dict[str, Any] | None = None) -> Findings:
     its profiles stand in for rows the first did not profile."""
     seen = where.profiles_seen(doc, again)
     return Findings(
-        device=doc["provenance"].get("device_type", ""), picks=picks(doc), counts=counts(doc),
+        device_type=doc["provenance"].get("device_type", ""), picks=picks(doc), counts=counts(doc),
         unpaired=unpaired(doc), waiting=where.waiting(doc, seen), busy=where.busy(doc, seen),
         goals=where.goals(doc, seen),
-        profiled=any(r.get("profile") for r in [*doc["rows"], *(again or {"rows": []})["rows"]]),
         agreement=repeat.agreement(doc, again) if again is not None else None,
         learning=learning(doc),
         memory_measured=any(r.get("peak_mem_mb") is not None for r in by_key(doc).values()))

@@ -71,6 +71,10 @@ class Agreement:
         return tuple(p for p in self.pairs if p.apart is not None and not p.agrees)
 
     @property
+    def moved_count(self) -> int:
+        return len(self.moved)
+
+    @property
     def eager_moved_more(self) -> int:
         return sum(m.eager_moved_more for m in self.moved)
 

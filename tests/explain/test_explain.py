@@ -157,14 +157,15 @@ def test_costs_findings_count_the_rows_slower_compiled_and_judge_each_fix():
     tie["eager_ms"]["samples"] = [0.9, 0.98, 1.1]
     assert findings.costs({"rows": [tie]}).slower == 0
     # The variants that hand the tensor to NumPy, by the example's flag, not by their names.
-    assert [(n.variant, n.speedup) for n in got.numpy] == [(numpy.broken.name, 0.25),
-                                                           (array.name, 0.2)]
+    assert got.numpy == (numpy.broken.name, array.name)
     assert [(f.variant, f.broken, f.verdict) for f in got.fixes] == [
         (where.name, item.broken.name, Verdict.PAYS),
         (cond.name, item.broken.name, Verdict.WITHIN_NOISE),
         (kth.name, numpy.broken.name, Verdict.PAYS),
         (array.name, numpy.broken.name, Verdict.SLOWER)]
     assert got.fixes[0].speedup == 2.0 and got.fixes[3].speedup == pytest.approx(1 / 1.5)
+    assert (got.fixes_pay, got.fixes_tie, got.fixes_slower) == (
+        (where.name, kth.name), (cond.name,), (array.name,))
 
 
 def _profiled(row, eager, compiled):
@@ -192,8 +193,11 @@ def test_profiled_variants_say_whether_work_was_fused_away_and_who_set_the_pace(
     assert [p.variant for p in got.profiled] == [flag.name, where.name, item.broken.name]
     assert [(p.same_work, p.compiled_pace) for p in got.profiled] == [
         (True, findings.Pace.HOST), (False, findings.Pace.DEVICE), (True, findings.Pace.DEVICE)]
-    assert (len(got.same_work), got.same_work_slower, got.host_paced) == (2, 1, 1)
-    assert got.variant(flag.name).compiled_us == 2000.0 and got.variant("nope") is None
+    assert (got.same_work, got.same_work_slower, got.host_paced) == (2, 1, 1)
+    assert got.profiled_count == 3 and (got.same_work_pct, got.host_over_pct) == pytest.approx(
+        (10.0, 10.0))
+    assert got.flag.variant == flag.name and got.flag.compiled_us == 2000.0
+    assert findings.costs({"rows": rows[1:]}).flag is None
     table = tables.costs_profile({"rows": rows})
     assert _cells(table, 1) == [flag.name, "4", "4", "1,000", "1,050", "2,000"]
 
@@ -207,7 +211,7 @@ def test_costs_findings_of_the_recorded_runs():
         assert got.rows == len(doc["rows"]) and 0 <= got.fixed_slower <= got.slower
         assert got.batch == doc["provenance"]["settings"]["batch"]
         assert len(got.fixes) == sum(r["kind"] == "fixed" for r in doc["rows"])
-        assert {n.variant for n in got.numpy} == {
+        assert set(got.numpy) == {
             v.name for c in breaks.CAUSES for v in (c.broken, *c.fixes) if v.numpy}
 
 

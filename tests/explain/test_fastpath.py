@@ -10,6 +10,7 @@ from snippets import explain
 from snippets.core import measure, models
 from snippets.core.findings import Verdict
 from snippets.explain import fastpath, findings, tables
+from tests.markdown import table_rows
 
 
 @pytest.fixture(autouse=True)
@@ -87,6 +88,8 @@ def test_spread_says_when_the_rows_cannot_be_told_apart():
     assert s.span_ms == 10.0 and s.ranked is findings.Ranked.APART
     doc["provenance"] = {}
     assert findings.fastpath(doc).spreads[0].rounds is None
+    assert table_rows(tables.fastpath_spread(doc)) == [
+        ["1", "2", "10", "8", f"*{findings.EAGER}*", "apart"]]
 
 
 def test_fastpath_verdicts_per_batch():
@@ -100,6 +103,9 @@ def test_fastpath_verdicts_per_batch():
         (0.8, 1.0, 1.25))
     assert (many.fastest, many.off_verdict) == (findings.COMPILED_OFF, Verdict.PAYS)
     assert got.off_verdict is None  # the batches disagree
+    assert table_rows(tables.fastpath_ratios({"provenance": {}, "rows": rows})) == [
+        ["1", "0.80", "1.00", "1.25", f"*{findings.COMPILED}*"],
+        ["32", "0.90", "0.60", "0.67", f"*{findings.COMPILED_OFF}*"]]
 
 
 @pytest.mark.gpu

@@ -13,15 +13,14 @@ from .conftest import MLP
 from .test_tables import one_gpu_run
 
 
-@pytest.mark.parametrize("eff, verdict, throughput, time_ratio", [
-    (0.4, Scaling.SLOWER, 0.8, 1.25),  # below 1/2: two GPUs take longer than one
-    (0.75, Scaling.FASTER, 1.5, 1 / 1.5),
-    (None, Scaling.NO_REFERENCE, None, None),
+@pytest.mark.parametrize("eff, verdict, time_ratio", [
+    (0.4, Scaling.SLOWER, 1.25),  # below 1/2: two GPUs take longer than one
+    (0.75, Scaling.FASTER, 1 / 1.5),
+    (None, Scaling.NO_REFERENCE, None),
 ])
-def test_two_gpus_against_one(eff, verdict, throughput, time_ratio):
+def test_two_gpus_against_one(eff, verdict, time_ratio):
     a = AgainstOne.of({"scaling_efficiency": eff, "world_size": 2})
-    assert (a.verdict, a.efficiency, a.world) == (verdict, eff, 2)
-    assert a.throughput == pytest.approx(throughput) and a.time_ratio == pytest.approx(time_ratio)
+    assert a.verdict == verdict and a.time_ratio == pytest.approx(time_ratio)
 
 
 def row(model, strategy, variant, ms, *, status="ok", eff=None, graphs=1, **fields):
@@ -48,16 +47,14 @@ def test_per_strategy_the_fastest_compiled_variant_and_fsdp2_against_ddp():
         row("m", "fsdp2", "per-block", 6.0, graphs=0, nodes=2),  # not a main row
     ]))
     ddp, fsdp2 = found.strategies
-    assert (ddp.strategy, ddp.fastest, ddp.speedup, ddp.efficiency) == ("ddp", "compiled", 2.0,
-                                                                         0.5)
-    assert ddp.eager.verdict == Scaling.FASTER and ddp.eager.throughput == 1.25
+    assert (ddp.strategy, ddp.fastest, ddp.speedup) == ("ddp", "compiled", 2.0)
+    assert ddp.eager.verdict == Scaling.FASTER and ddp.eager.time_ratio == 0.8
     # a row that learned differently is no candidate, whatever its time
     assert (fsdp2.fastest, fsdp2.speedup, fsdp2.eager.verdict) == (None, None,
                                                                    Scaling.NO_REFERENCE)
     assert [(c.model, c.ratio) for c in found.fsdp_cost] == [("m", 1.5)]
     assert found.configurations == 7
-    assert [(f.variant, f.status, f.message) for f in found.faults] == [
-        ("compiled", "mismatch", "loss gap 0.2")]
+    assert found.faults == ("m · fsdp2 · compiled",)
     assert found.learning.mismatched == ("m · fsdp2 · compiled",)
 
 
@@ -65,8 +62,7 @@ def test_a_compiled_variant_with_no_graph_ran_eagerly():
     rows = [row("m", "fsdp2", "eager", 40.0, graphs=0),
             row("m", "fsdp2", "per-block-inplace", 35.0, graphs=0),
             row("m", "fsdp2", "per-block", 30.0, graphs=2)]
-    u, = findings.uncompiled(rows)
-    assert (u.model, u.variant, u.step_ms, u.eager_ms) == ("m", "per-block-inplace", 35.0, 40.0)
+    assert findings.uncompiled(rows) == ("m · per-block-inplace",)
     assert findings.uncompiled(rows[1:]) == ()  # no eager row to set it against
 
 
@@ -81,22 +77,15 @@ def test_the_findings_of_a_real_run(cpu_scale_run):
     eager, compiled = rows["ddp", "eager", 1], rows["ddp", "compiled", 1]
     assert ddp.speedup == pytest.approx(eager["step_ms"]["median"]
                                         / compiled["step_ms"]["median"])
-    assert ddp.eager.efficiency == eager["scaling_efficiency"]
-    assert ddp.efficiency is None  # no compiled run in one process
+    assert ddp.eager.time_ratio == pytest.approx(1 / (2 * eager["scaling_efficiency"]))
     assert found.fsdp_cost == () and found.uncompiled == ()
     assert found.configurations == len(doc["rows"]) and found.faults == ()
-    assert found.learning == findings.Learning(steps=4, tolerance=1e-3, mismatched=(),
+    assert found.learning == findings.Learning(steps=4, tolerance_pct=0.1, mismatched=(),
                                                batch_norm=())
     assert found.shown == findings.Shown(table=4, time_split=4, buckets=2, blocks=3,
                                          autograd=0, nodes=2, losses=4)
 
 
-def test_how_a_one_gpu_step_grows_with_the_batch():
-    found = findings.one_gpu(one_gpu_run())
-    assert found.rows == 3
-    g, = found.growth  # the compiled model has one batch only
-    assert (g.model, g.compiled, g.batch, g.larger, g.samples) == ("m", False, 32, 128, 4.0)
-    assert g.time_ratio == pytest.approx(1.1)  # the profiled batch-32 row, not the other
-    c, = found.compiled
-    assert (c.model, c.batch) == ("m", 128) and c.ratio == pytest.approx(0.5)
-    assert findings.one_gpu({"rows": []}) == findings.OneGpu(0, (), ())
+def test_the_one_gpu_rows_the_table_shows():
+    assert findings.one_gpu(one_gpu_run()).rows == 3
+    assert findings.one_gpu({"rows": []}) == findings.OneGpu(0)

@@ -46,6 +46,17 @@ def test_the_tuning_and_node_tables(cpu_scale_run):
     assert tables.nodes({**doc, "rows": [r for r in doc["rows"] if r["nodes"] == 1]}) == ""
 
 
+def test_the_strategies_table_reads_the_findings():
+    from .test_findings import row, run
+
+    doc = run([row("m", "single", "eager", 10.0), row("m", "ddp", "eager", 8.0, eff=0.625),
+               row("m", "ddp", "compiled", 4.0, eff=0.5), row("m", "fsdp2", "eager", 12.0)])
+    assert table_rows(tables.said(doc)) == [
+        ["m · ddp", "faster", "0.80", "compiled", "2.00", "–"],
+        ["m · fsdp2", "no reference", "–", "–", "–", "1.50"]]
+    assert tables.said(run([row("m", "single", "eager", 10.0)])) == ""
+
+
 def test_the_loss_table_samples_each_curve(cpu_scale_run):
     doc = results.load(cpu_scale_run)
     text = tables.losses(doc)
@@ -82,9 +93,11 @@ def test_one_gpu_steps_are_set_side_by_side_per_batch():
     text = tables.one_gpu(one_gpu_run())
     # of two rows of one group, the one with a profile; variants other than eager and the
     # compiled model are left out
-    assert table_rows(text) == [["m · eager · 32", "10.0", "80 %"],
-                                ["m · eager · 128", "11.0", "50 %"],
-                                ["m · compiled · 128", "5.50", "–"]]
+    # each step over its variant's at the smallest batch (the profiled batch-32 row, not the
+    # other), and the compiled step over eager's at its batch
+    assert table_rows(text) == [["m · eager · 32", "10.0", "80 %", "–", "–"],
+                                ["m · eager · 128", "11.0", "50 %", "1.10", "–"],
+                                ["m · compiled · 128", "5.50", "–", "–", "0.50"]]
     assert tables.one_gpu({"rows": []}) == ""
 
 
@@ -116,5 +129,5 @@ def test_the_compiled_one_gpu_step_stands_beside_the_eager_step_its_command_time
 
     # The first command's eager is profiled; the compiled step was timed by the second command.
     train = {"rows": [row("eager", 11.8, 0, 0.8), row("eager", 17.2, 1), row("model", 12.1, 1)]}
-    assert table_rows(tables.one_gpu(train)) == [["m · eager · 32", "17.2", "–"],
-                                                 ["m · compiled · 32", "12.1", "–"]]
+    assert [r[:3] for r in table_rows(tables.one_gpu(train))] == [
+        ["m · eager · 32", "17.2", "–"], ["m · compiled · 32", "12.1", "–"]]

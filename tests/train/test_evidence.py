@@ -87,3 +87,29 @@ def test_the_cpu_report_is_the_results_and_the_profiles(cpu_train_run):
     assert all(label("tiny-cnn", 4, r["variant"]) in shown for r in doc["rows"])
     assert ", the fastest profiled**" in block and "Top-level ops / step" in block  # a CPU's
     assert "Kernel classes" not in block  # no split on a CPU
+
+
+def test_which_variant_pays_and_its_rival_from_another_command():
+    rows = [*pair("reduce-overhead", 16.0, 4.0, 4.0, canary=400.0),
+            *pair("max-autotune", 11.0, 3.0, 3.7, part=1, canary=250.0)]
+    for r in rows:
+        r["compile_s"] = 1.0
+    assert table_rows(evidence.picks({"rows": rows})) == [
+        ["m · 32", "`max-autotune`", "3.70", "0", "`reduce-overhead`", "4.00", "60"]]
+    nothing = [{**r, "status": "error"} for r in rows]
+    assert table_rows(evidence.picks({"rows": nothing})) == [
+        ["m · 32", "nothing timed", "–", "–", "–", "–", "–"]]
+
+
+def test_the_readings_each_get_a_table_where_they_have_rows():
+    doc = {"provenance": {"device_type": "cuda"},
+           "rows": [timed("m", 32, "model", 12.0), timed("m", 32, "reduce-overhead", 4.0),
+                    timed("m", 128, "model", 12.6)]}
+    again = {"provenance": {"device_type": "cuda"}, "rows": [{**timed("m", 32, "model", 12.0),
+             "profile": {"device_type": "cuda", "idle_fraction": 0.6, "kernels_per_call": 400.0}}]}
+    text = evidence.readings(doc, again)
+    assert table_rows(text) == [["m · 32", "host", "12.0", "4.00", "8.00", "67", "128", "1.05"]]
+    idle = table_rows(text.split("\n\n**")[1])
+    assert idle == [["m · 32 (repeat run)", "60", "400", "–"]]
+    assert text.count("**") == 4  # two tables: no busy eager step, no goal on these models
+    assert evidence.readings({"provenance": {"device_type": "cpu"}, "rows": []}) == ""

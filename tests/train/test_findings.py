@@ -138,7 +138,7 @@ def test_two_runs_agree_or_not_and_what_moved():
     assert got.apart[0].apart == pytest.approx(0.225)
     (moved,) = got.moved
     assert moved.eager_ms == (20.0, 25.0) and moved.variant_ms == (5.0, 5.1)
-    assert moved.canary_us == (400.0, 500.0) and got.eager_moved_more == 1
+    assert moved.canary_us == (400.0, 500.0) and got.eager_moved_more == got.moved_count == 1
     close = {"provenance": {}, "rows": pair("reduce-overhead", 20.0, 5.0, 4.1)}
     assert repeat.agreement(doc, close).agree == 1 and not repeat.agreement(doc, close).moved
 
@@ -161,9 +161,18 @@ def test_a_row_measured_again_after_the_second_run_is_marked_later():
 def test_the_findings_of_a_real_cpu_run(cpu_train_run):
     doc = results.load(cpu_train_run)
     got = findings.of(doc)
-    assert got.device == "cpu" and got.agreement is None
+    assert got.device_type == "cpu" and got.agreement is None
     assert [(p.model, p.batch) for p in got.picks] == [("tiny-cnn", 4)]
     assert got.counts.rows == len(doc["rows"]) and got.counts.mismatched == 0
     assert got.learning == findings.Learning(5, doc["provenance"]["settings"]["tolerance"], ())
     assert not got.memory_measured and got.goals == () and got.busy == ()
-    assert got.profiled
+
+
+def test_the_names_and_shares_the_page_places():
+    learned = findings.Learning(5, 0.05, (findings.Drift("m", 32, "step"),))
+    assert learned.tolerance_pct == pytest.approx(5.0) and learned.drifted_names == (
+        "m · 32 · step",)
+    assert findings.Learning(5, None, ()).tolerance_pct is None
+    slow = [*pair("model", 4.0, 8.0, 0.5), {**timed("m", 32, "step", 2.0), "status": "mismatch"}]
+    doc = {"provenance": {"settings": {}}, "rows": slow}
+    assert findings.of(doc).faster_but_wrong == ("m · 32 · step",)
