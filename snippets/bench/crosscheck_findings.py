@@ -2,8 +2,8 @@
 of the CUDA-graph rows (the device sets their time) apart from the rest.
 
 ``of(doc)`` takes one ``bench-crosscheck`` document and returns a frozen ``Crosscheck``; the noise
-page places its numbers into sentences written in ``docs/includes/bench.md``. Pure: nothing here
-measures, formats or composes text.
+page places its numbers into sentences written in ``docs/includes/crosscheck-says.md``. Pure:
+nothing here measures, formats or composes text.
 """
 
 from __future__ import annotations

@@ -97,11 +97,9 @@ class Findings:
     rows: int
     noisy: int
     failed: int
-
-    @property
-    def within_noise(self) -> tuple[Gain, ...]:
-        """The compiled rows this run cannot tell from eager."""
-        return tuple(g for g in self.gains if g.verdict is Verdict.WITHIN_NOISE)
+    too_close: tuple[str, ...] = ()  # rows within noise of eager, "model · batch · mode"
+    later_modes: tuple[str, ...] = ()  # the modes in ``later_compiles``
+    later_ratio: Span | None = None  # their compile time over their group's first, over them all
 
     def range_of(self, model: str, mode: str) -> ModeRange | None:
         return next((r for r in self.ranges if (r.model, r.mode) == (model, mode)), None)
@@ -178,12 +176,18 @@ def of(doc: dict[str, Any]) -> Findings:
             if got:
                 ranges.append(ModeRange(model, mode, Span.of(got)))
     models = dict.fromkeys(r.key.model for r in found)
+    later = _later_compiles(doc)
     return Findings(
         device=results.device_type_of(doc),
         dtype=doc["provenance"].get("settings", {}).get("dtype"), models=tuple(models),
         batches=tuple(sorted({r.key.batch for r in found})),
         growth=tuple(g for m in models if (g := growth(doc, m)) is not None),
         fastest=tuple(_fastest(found)), gains=tuple(gains),
-        later_compiles=tuple(_later_compiles(doc)), ranges=tuple(ranges), rows=len(found),
+        later_compiles=tuple(later), ranges=tuple(ranges), rows=len(found),
         noisy=sum(r.status is typed.Status.NOISY for r in found),
-        failed=sum(r.status.value in typed.FAILED for r in found))
+        failed=sum(r.status.value in typed.FAILED for r in found),
+        too_close=tuple(f"{g.model} · {g.batch} · {g.mode}" for g in gains
+                        if g.verdict is Verdict.WITHIN_NOISE),
+        later_modes=tuple(c.mode for c in later),
+        later_ratio=Span(min(c.ratio.low for c in later), max(c.ratio.high for c in later))
+        if later else None)

@@ -247,3 +247,21 @@ def ranges(doc: dict[str, Any]) -> str:
     return render.markdown_table(["Model", *modes], (
         [m, *(render.span((r.speedup.low, r.speedup.high), ".2f", "x")
               if (r := f.range_of(m, mode)) else "–" for mode in modes)] for m in f.models))
+
+
+def reading(doc: dict[str, Any]) -> str:
+    """What a run's table says, a row per (model, batch): its fastest mode and that mode's speed
+    over eager's, and on a model's largest batch how much eager grew from its smallest, for how
+    much more work, and what that says eager waits on (``findings.growth``)."""
+    f = findings.of(doc)
+    grown = {(g.model, g.large): g for g in f.growth}
+    head = ["Model · batch", "Fastest", "× eager"]
+    if grown:
+        head += ["Eager grew", "Work grew", "Eager waits on"]
+    body = []
+    for x in f.fastest:
+        g = grown.get((x.model, x.batch))
+        body.append([f"{x.model} · {x.batch}", f"`{x.mode}`", render.num(x.speedup, ".2f"),
+                     *((f"{g.time_ratio:.2f}x", f"{g.work_ratio:g}x", g.bound.value) if g
+                       else ("–",) * 3 if grown else ())])
+    return render.markdown_table(head, body)

@@ -69,7 +69,7 @@ def test_the_h200_run_is_host_bound_in_eager_and_every_mode_pays():
     found = findings.of(results.load(H200 / "bench.json"))
     assert {g.model: g.bound for g in found.growth} == {
         "resnet50": findings.Bound.HOST, "transformer": findings.Bound.HOST}
-    assert all(g.verdict is Verdict.PAYS for g in found.gains) and not found.within_noise
+    assert all(g.verdict is Verdict.PAYS for g in found.gains) and not found.too_close
     assert (found.rows, found.noisy, found.failed) == (12, 0, 0)
 
 
@@ -184,6 +184,25 @@ def test_later_compiles_are_read_only_from_an_empty_cache_run():
     empty = bench.cache_state(doc["provenance"]["settings"]) == "empty"
     assert bool(later) == empty
     assert [c.mode for c in later] == (["default", "reduce-overhead"][1:] if empty else [])
+    found = findings.of(doc)
+    assert found.later_modes == tuple(c.mode for c in later)
+    assert found.later_ratio == (Span(min(c.ratio.low for c in later),
+                                      max(c.ratio.high for c in later)) if later else None)
+
+
+def test_rows_too_close_to_call_are_the_gains_within_noise():
+    doc = results.load(ROOT / "docs/results/cpu-amd-epyc_torch-2.14.1/bench.json")
+    found = findings.of(doc)
+    close = [g for g in found.gains if g.verdict is Verdict.WITHIN_NOISE]
+    assert close and found.too_close == tuple(f"{g.model} · {g.batch} · {g.mode}" for g in close)
+
+
+def test_the_reading_table_has_a_row_per_group_and_growth_only_with_two_batches():
+    gpu = results.load(H200 / "bench.json")
+    cpu = results.load(ROOT / "docs/results/cpu-amd-epyc_torch-2.14.1/bench.json")
+    for doc, columns in ((gpu, 6), (cpu, 3)):
+        got = table_rows(tables.reading(doc))
+        assert len(got) == len(findings.of(doc).fastest) and {len(r) for r in got} == {columns}
 
 
 def test_each_configuration_s_one_figure_is_the_median_over_the_runs_and_their_range():
