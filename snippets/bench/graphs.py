@@ -174,6 +174,19 @@ class Graphs:
     def at(self, model: str, batch: int) -> Split | None:
         return next((s for s in self.splits if (s.model, s.batch) == (model, batch)), None)
 
+    @property
+    def inductor_count(self) -> int:
+        return len(self.compile_pays)
+
+    @property
+    def neither_models(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(s.model for s in self.neither))
+
+    @property
+    def margin_pct(self) -> float:
+        """How close to reduce-overhead the hand capture came where it was enough, in %."""
+        return (self.enough - 1) * 100
+
 
 def of(doc: dict[str, Any]) -> Graphs:
     return Graphs(tuple(split(doc)), complete=bool(doc.get("complete", True)))

@@ -8,6 +8,7 @@ Pure arithmetic on one zoo results document (``of``); the page words what these 
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 import statistics
@@ -105,6 +106,17 @@ class Zoo:
     ro_1: Cell | None = None  # reduce-overhead at batch 1
     default_32: Cell | None = None
     slower_models: int = 0
+    # what the zoo page places
+    ro_32: Cell | None = None
+    default_1: Cell | None = None
+    least_default_32: str | None = None  # the family that gained least, default mode, batch 32
+    families_ro_1: Span | None = None  # the families' geometric means, reduce-overhead, batch 1
+    trend_ro: Trend | None = None
+    trend_default: Trend | None = None
+    host_bound_models: tuple[str, ...] = ()  # of the rows that did not pay, by their cause
+    kernel_models: tuple[str, ...] = ()
+    kernels_only: str | None = None  # the one model of ``kernel_models``, where it is one
+    convolutional_lost: bool = False  # a convolutional model among the rows that did not pay
 
     def family(self, name: str) -> Family | None:
         return next((f for f in self.families if f.name == name), None)
@@ -114,9 +126,6 @@ class Zoo:
 
     def trend(self, mode: str) -> Trend | None:
         return next((t for t in self.trends if t.mode == mode), None)
-
-    def slower(self) -> tuple[Outlier, ...]:
-        return tuple(o for o in self.outliers if o.verdict is Verdict.SLOWER)
 
     def ranked(self, mode: str, batch: int) -> tuple[Family, ...]:
         """The families measured in ``mode`` at ``batch``, lowest geometric mean first."""
@@ -238,7 +247,20 @@ def of(doc: dict[str, Any]) -> Zoo:
     missing = tuple((m, b) for m in wanted for b in sizes if (m, b) not in seen)
     span, median = _compile(rows)
     cells, found = _cells(rows, modes, batches), outliers(rows)
-    return Zoo(len(models), sum(_passed(rows, m) for m in models), modes, batches, families,
-               cells, span, median, found, tuple(_trend(rows, m) for m in modes), _claims(rows),
-               missing, cells.get(("reduce-overhead", 1)), cells.get(("default", 32)),
-               len({o.model for o in found if o.verdict is Verdict.SLOWER}))
+    trends = tuple(_trend(rows, m) for m in modes)
+    z = Zoo(len(models), sum(_passed(rows, m) for m in models), modes, batches, families,
+            cells, span, median, found, trends, _claims(rows), missing)
+    ranked_32, ranked_1 = z.ranked("default", 32), z.ranked("reduce-overhead", 1)
+    kernel_models = tuple(dict.fromkeys(o.model for o in z.caused(Cause.KERNELS)))
+    return dataclasses.replace(
+        z, ro_1=cells.get(("reduce-overhead", 1)), default_32=cells.get(("default", 32)),
+        slower_models=len({o.model for o in found if o.verdict is Verdict.SLOWER}),
+        ro_32=cells.get(("reduce-overhead", 32)), default_1=cells.get(("default", 1)),
+        least_default_32=ranked_32[0].name if ranked_32 else None,
+        families_ro_1=Span(ranked_1[0].cell("reduce-overhead", 1).geomean,
+                           ranked_1[-1].cell("reduce-overhead", 1).geomean) if ranked_1 else None,
+        trend_ro=z.trend("reduce-overhead"), trend_default=z.trend("default"),
+        host_bound_models=tuple(dict.fromkeys(o.model for o in z.caused(Cause.HOST_BOUND))),
+        kernel_models=kernel_models,
+        kernels_only=kernel_models[0] if len(kernel_models) == 1 else None,
+        convolutional_lost=any(o.family == "convolutional" for o in found))

@@ -47,6 +47,11 @@ class Loss:
     kernels: tuple[Kernel, ...]
 
     @property
+    def grew_ms(self) -> float:
+        """How much longer the compiled call kept the GPU busy than eager's, in ms."""
+        return (self.compiled_busy_us - self.eager_busy_us) / 1000
+
+    @property
     def only_compiled(self) -> list[Kernel]:
         return [k for k in self.kernels if k.eager_us is None]
 
@@ -96,8 +101,10 @@ def _loss(r: dict[str, Any]) -> Loss | None:
 class Losses:
     losses: tuple[Loss, ...]
 
-    def at(self, batch: int) -> Loss | None:
-        return next((x for x in self.losses if x.batch == batch), None)
+    @property
+    def largest(self) -> Loss | None:
+        """The loss at the largest batch: where the device's work weighs most."""
+        return max(self.losses, key=lambda x: x.batch, default=None)
 
 
 def of(doc: dict[str, Any]) -> Losses:

@@ -156,3 +156,12 @@ def kernels(doc: dict[str, Any]) -> str:
                 columns.number("Compiled", lambda k: k.compiled_us, ".0f"),
                 columns.number("launches", lambda k: k.compiled_launches, ".0f"))))
     return "\n\n".join(parts)
+
+
+def missing(doc: dict[str, Any]) -> str:
+    """The models the run asked for and has no rows of, with the batch sizes each lacks."""
+    sizes: dict[str, list[int]] = {}
+    for model, batch in findings.of(doc).missing:
+        sizes.setdefault(model, []).append(batch)
+    return render.markdown_table(("Model", "Batch sizes"), [
+        (model, ", ".join(map(str, b))) for model, b in sizes.items()])

@@ -36,6 +36,8 @@ def test_each_model_and_batch_splits_into_the_graph_and_what_inductor_adds():
     assert found.backend_behind  # 3.2x under the hand capture's 4.0x; enc has no backend row
     assert (found.count, found.graph_count) == (2, 1)
     assert found.graph_models == ("enc",) and found.inductor_models == ("cnn",)
+    assert (found.inductor_count, found.neither_models) == (1, ())
+    assert found.margin_pct == pytest.approx((graphs.ENOUGH - 1) * 100)
     assert (found.on_top.low, found.on_top.high) == (2.0, 2.0)
     assert found.transformer is found.resnet50 is None  # the benchmark's models did not run
 

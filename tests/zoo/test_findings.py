@@ -141,3 +141,23 @@ def test_the_plot_draws_each_mode_of_a_run():
 
     html = plots.speedup_vs_latency(doc)
     assert html.startswith('<figure class="plot">') and "2 of 2 models" in html
+
+
+def test_the_page_s_figures_are_the_zoo_s_cells_ranks_and_causes():
+    rows = (_model("a", "convolutional", {**GOOD, ("default", 32): 0.9,
+                                          ("reduce-overhead", 32): 0.95})
+            + _model("b", "encoder", {**GOOD, ("reduce-overhead", 1): 2.0})
+            + _model("h", "other", {("default", 1): 0.99, ("reduce-overhead", 1): 9.0}))
+    z = findings.of(_doc(rows))
+    assert (z.ro_32, z.default_1) == (z.cell("reduce-overhead", 32), z.cell("default", 1))
+    assert z.least_default_32 == "convolutional" and z.families_ro_1.low == pytest.approx(2.0)
+    assert z.families_ro_1.high == pytest.approx(9.0)  # the "other" family, h alone
+    assert (z.trend_ro, z.trend_default) == (z.trend("reduce-overhead"), z.trend("default"))
+    assert (z.host_bound_models, z.kernel_models, z.kernels_only) == (("h",), ("a",), "a")
+    assert z.convolutional_lost and z.slower_models == 1
+    assert not findings.of(_doc(_model("b", "encoder", GOOD))).convolutional_lost
+
+
+def test_the_missing_table_has_a_row_per_model():
+    doc = _doc(_model("a", "encoder", GOOD), models=["a", "b", "c"])
+    assert tables.missing(doc).count("\n") == 3  # a head, its rule, two models

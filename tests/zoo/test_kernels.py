@@ -22,13 +22,14 @@ def ladder(ratio=0.9):
 
 
 def test_the_slower_compiled_rung_is_set_beside_eager_kernel_by_kernel():
-    loss = kernels.of(ladder()).at(32)
+    loss = kernels.of(ladder()).largest
     assert loss.model == "w2v" and loss.ratio == 0.9
     assert [k.name for k in loss.kernels] == ["implicit_convolve",
                                               "triton_red_fused__safe_softmax_x", "gelu_kernel"]
     assert loss.convolutions_same and loss.math_attention
     assert [k.name for k in loss.only_eager] == ["gelu_kernel"]
     assert loss.only_net_us == 5.0  # 15 µs only compiled, 10 only eager
+    assert loss.batch == 32 and loss.grew_ms == 0.012  # 112 - 100 µs per call
     table = tables.kernels(ladder())
     assert "gelu_kernel" in table and "busy GPU time" in table
 
