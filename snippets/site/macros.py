@@ -162,15 +162,6 @@ def headline(key: str, value: float | None, spec: str = ".2f") -> str:
             f"{shown}x</span>")
 
 
-def figure_of(runs: Placed | None, model: str, batch: int, mode: str) -> Any:
-    """The canonical figure of one benchmark configuration in the recorded GPU runs
-    (``bench_runs()``); None where they hold none or there are no runs."""
-    if runs is None:
-        return None
-    return next((f for f in runs.figures if (f.model, f.batch, f.mode) == (model, batch, mode)),
-                None)
-
-
 def figure_key(runs: Placed, figure: Any) -> str:
     """The configuration a canonical figure is of, as ``headline`` names it: the device, the
     model, the batch size and the mode (or the step the decode recipe compiles)."""
@@ -201,7 +192,6 @@ def define_env(env: Any) -> None:
               "no_run_yet")
     env.macro(stamped)
     env.macro(headline)
-    env.macro(figure_of)
     env.macro(figure_key)
     env.macro(together)
     env.macro(render.ms, "ms")  # a latency as every table shows it
