@@ -66,15 +66,6 @@ class Gain:
 
 
 @dataclass(frozen=True)
-class LaterCompile:
-    """In a run that began with an empty Inductor cache: a mode compiled after a group's first
-    one, and its compile time over that first one's, lowest and highest over the groups."""
-
-    mode: str
-    ratio: Span
-
-
-@dataclass(frozen=True)
 class ModeRange:
     """One model's speedups in one mode, lowest and highest over the run's batch sizes."""
 
@@ -92,14 +83,15 @@ class Findings:
     growth: tuple[Growth, ...]
     fastest: tuple[Fastest, ...]
     gains: tuple[Gain, ...]
-    later_compiles: tuple[LaterCompile, ...]
     ranges: tuple[ModeRange, ...]
     rows: int
     noisy: int
     failed: int
     too_close: tuple[str, ...] = ()  # rows within noise of eager, "model · batch · mode"
-    later_modes: tuple[str, ...] = ()  # the modes in ``later_compiles``
-    later_ratio: Span | None = None  # their compile time over their group's first, over them all
+    # in a run that began with an empty Inductor cache: the modes compiled after each group's
+    # first one, and their compile time over that first one's, lowest and highest
+    later_modes: tuple[str, ...] = ()
+    later_ratio: Span | None = None
 
     def range_of(self, model: str, mode: str) -> ModeRange | None:
         return next((r for r in self.ranges if (r.model, r.mode) == (model, mode)), None)
@@ -142,12 +134,12 @@ def _fastest(found: list[typed.Row]) -> list[Fastest]:
     return out
 
 
-def _later_compiles(doc: dict[str, Any]) -> list[LaterCompile]:
+def _later_compiles(doc: dict[str, Any]) -> dict[str, list[float]]:
     """Each later mode's compile time over its group's first: one process compiles the modes in
     turn, and a later one reuses what an earlier one cached, so an empty cache is empty for the
     first compile only."""
     if bench.cache_state(doc["provenance"].get("settings", {})) != "empty":
-        return []
+        return {}
     first: dict[tuple[str, int], float] = {}
     later: dict[str, list[float]] = {}
     for r in doc["rows"]:
@@ -158,7 +150,7 @@ def _later_compiles(doc: dict[str, Any]) -> list[LaterCompile]:
             first[group] = r["compile_s"]
         elif first[group] > 0:
             later.setdefault(r["mode"], []).append(r["compile_s"] / first[group])
-    return [LaterCompile(mode, Span.of(v)) for mode, v in later.items()]
+    return later
 
 
 def of(doc: dict[str, Any]) -> Findings:
@@ -183,11 +175,9 @@ def of(doc: dict[str, Any]) -> Findings:
         batches=tuple(sorted({r.key.batch for r in found})),
         growth=tuple(g for m in models if (g := growth(doc, m)) is not None),
         fastest=tuple(_fastest(found)), gains=tuple(gains),
-        later_compiles=tuple(later), ranges=tuple(ranges), rows=len(found),
+        ranges=tuple(ranges), rows=len(found),
         noisy=sum(r.status is typed.Status.NOISY for r in found),
         failed=sum(r.status.value in typed.FAILED for r in found),
         too_close=tuple(f"{g.model} · {g.batch} · {g.mode}" for g in gains
                         if g.verdict is Verdict.WITHIN_NOISE),
-        later_modes=tuple(c.mode for c in later),
-        later_ratio=Span(min(c.ratio.low for c in later), max(c.ratio.high for c in later))
-        if later else None)
+        later_modes=tuple(later), later_ratio=Span.of(sum(later.values(), [])) if later else None)

@@ -160,8 +160,7 @@ def kernels(doc: dict[str, Any]) -> str:
 
 def missing(doc: dict[str, Any]) -> str:
     """The models the run asked for and has no rows of, with the batch sizes each lacks."""
-    sizes: dict[str, list[int]] = {}
-    for model, batch in findings.of(doc).missing:
-        sizes.setdefault(model, []).append(batch)
+    lack = findings.of(doc).missing
     return render.markdown_table(("Model", "Batch sizes"), [
-        (model, ", ".join(map(str, b))) for model, b in sizes.items()])
+        (m, ", ".join(str(b) for n, b in lack if n == m))
+        for m in dict.fromkeys(m for m, _ in lack)])
