@@ -45,17 +45,23 @@ def groups(doc: dict[str, Any]) -> str:
     """Per group of rows (the CUDA-graph rows, the others): each timer's median over the
     harness's, lowest to highest, and the calls a Timer's block and a harness's sample held."""
     found = crosscheck_findings.of(doc)
-    named = (("CUDA-graph rows", found.graphs),
-             ("Other rows" if found.graphs else "Every row", found.others))
-    return render.markdown_table(
-        ("Rows", "Count", "Noisy", "Wall ÷ harness", "Timer ÷ harness", "Held ÷ harness",
-         "Timer's block, calls", "Harness's sample, calls", "Threads", "+ threads ÷ harness"),
-        ((name, str(g.rows), str(g.noisy), _ends(g.wall), _ends(g.timer), _ends(g.held),
-          render.span((g.timer_calls.low, g.timer_calls.high), "d") if g.timer_calls else "–",
-          render.span((g.harness_calls.low, g.harness_calls.high), "d")
-          if g.harness_calls else "–",
-          "/".join(map(str, g.thread_counts)) or "–", _ends(g.threads))
-         for name, g in named if g is not None), left=1)
+    named = [(name, g) for name, g in (("CUDA-graph rows", found.graphs),
+             ("Other rows" if found.graphs else "Every row", found.others)) if g is not None]
+    # one column per group, a row per reading: two groups of ten readings fit the column
+    readings = (
+        ("Rows", lambda g: str(g.rows)), ("Noisy", lambda g: str(g.noisy)),
+        ("Wall ÷ harness", lambda g: _ends(g.wall)), ("Timer ÷ harness", lambda g: _ends(g.timer)),
+        ("Held ÷ harness", lambda g: _ends(g.held)),
+        ("Timer's block, calls", lambda g: _calls(g.timer_calls)),
+        ("Harness's sample, calls", lambda g: _calls(g.harness_calls)),
+        ("Threads", lambda g: "/".join(map(str, g.thread_counts)) or "–"),
+        ("+ threads ÷ harness", lambda g: _ends(g.threads)))
+    return render.markdown_table(("Reading", *(name for name, _ in named)),
+                                 ((label, *(cell(g) for _, g in named)) for label, cell in readings))
+
+
+def _calls(span: Any) -> str:
+    return render.span((span.low, span.high), "d") if span else "–"
 
 
 def report(doc: dict[str, Any]) -> str:

@@ -85,15 +85,19 @@ def against(doc: dict[str, Any], variants: Sequence[str] = FP32) -> str:
 
 def first_answers(doc: dict[str, Any]) -> str:
     """Seconds from a model in memory to each variant's first answer: its export, conversion or
-    compile (each with an empty cache) and its first call."""
+    compile (each with an empty cache) and its first call; fp32's variants, then bf16's (one
+    table of all eight is wider than the page)."""
     f = findings.of(doc)
-    variants = [v.key for v in cpu.VARIANTS if any(v.key in g.timed for g in f.groups)]
-    body = [[_label(g), *(render.ms(g.timed[v].first_s) if v in g.timed
-                          else _status(g, v) for v in variants)] for g in f.groups]
+
+    def one(keys: Sequence[str]) -> str:
+        variants = [k for k in keys if any(k in g.timed for g in f.groups)]
+        body = [[_label(g), *(render.ms(g.timed[v].first_s) if v in g.timed
+                              else _status(g, v) for v in variants)] for g in f.groups]
+        return render.markdown_table(["Model · batch", *(SHORT[v] for v in variants)],
+                                     body) if variants else ""
     note = ('<p class="units">Seconds, from the model built to its first answer, in a fresh '
             "process with an empty Inductor cache.</p>")
-    return (render.markdown_table(["Model · batch", *(SHORT[v] for v in variants)], body)
-            + "\n\n" + note)
+    return "\n\n".join(t for t in (one((cpu.BASELINE, *FP32)), one(BF16), note) if t)
 
 
 def table(doc: dict[str, Any]) -> str:

@@ -162,8 +162,9 @@ def one_gpu(train: dict[str, Any]) -> str:
                           else r["variant"]), columns.field("Batch", "batch_size"))
     return _table(list(found.values()), key, (
         STEP, columns.Column("GPU idle", lambda r: pct((profile(r) or {}).get("idle_fraction"))),
-        columns.number("× smallest batch", vs_smallest, ".2f"),
-        columns.number("× eager", vs_eager, ".2f")))
+        # time over time, not a speedup: "÷", as the guide writes a ratio of two steps
+        columns.number("÷ smallest batch", vs_smallest, ".2f"),
+        columns.number("÷ eager", vs_eager, ".2f")))
 
 
 # ---- tuning -----------------------------------------------------------------------------------

@@ -144,7 +144,9 @@ def table_disagreements(page: str, index: int, head: list[str], body: list[list[
                 out += _check(page, index, column, bases[0], r)
     for column in (c for c in head if c in AGAINST_ABOVE):
         for above, r in zip(rows, rows[1:], strict=False):
-            if above.group == r.group and number(r.cells[column]) is not None:
+            # a table of findings shows the ratio without the medians: nothing to recompute
+            if (above.group == r.group and number(r.cells[column]) is not None
+                    and above.ms is not None and r.ms is not None):
                 out += _check(page, index, column, above, r)
     return out
 

@@ -27,7 +27,7 @@ def _code(name: str | None) -> str:
 
 
 def _pair(mine: float | None, theirs: float | None, spec: str) -> str:
-    return f"{render.num(mine, spec)} / {render.num(theirs, spec)}"
+    return f"{render.num(mine, spec)}/{render.num(theirs, spec)}"  # narrow: numbers never wrap
 
 
 def _titled(parts: list[tuple[str, str]]) -> str:
@@ -110,7 +110,7 @@ def goals_judged(doc: dict[str, Any]) -> str:
            for j in judged if (w := j.why) is not None]
     return _titled([("", verdicts), ("Why", render.markdown_table(
         ("Model · batch", "Idle %", "Kernels a call", "Largest kernel", "Its %", "Floor ms",
-         "Bound", "Floor / measured %", "Cap % of peak"), why, left=1) if why else "")])
+         "Bound", "Floor / measured %", "Cap % of peak"), why, align="lrrlrrlrr") if why else "")])
 
 
 def autotuned(doc: dict[str, Any]) -> str:
@@ -127,7 +127,7 @@ def autotuned(doc: dict[str, Any]) -> str:
           render.num(t.choices and t.choices.library_us, ".1f"),
           # a graph-timed rung's candidates that failed in CUDA-graph capture, and the first error
           f"{t.choices.uncaptured}: {t.choices.uncaptured_first}"
-          if t.choices and t.choices.uncaptured else "–") for t in f.rungs), left=1)
+          if t.choices and t.choices.uncaptured else "–") for t in f.rungs), align="lrlrrrrl")
     replayed = render.markdown_table(
         ("Ladder", "Below", "Library kept: replays", "timer", "× below: replays", "timer"),
         ((f"{p.model} · {p.batch}", _code(p.below), f"{p.graph.library} of {p.graph.ops}",

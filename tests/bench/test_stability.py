@@ -138,7 +138,8 @@ def test_a_cpu_crosscheck_has_no_cuda_graph_rows():
     doc = results.load(ROOT / "docs/results/cpu-intel-xeon_torch-2.14.1/bench-crosscheck.json")
     found = crosscheck_findings.of(doc)
     assert found.graphs is None and found.others.rows == len(doc["rows"])
-    assert len(table_rows(crosscheck_tables.groups(doc))) == 1  # every row in one group
+    # every row in one group: one column of readings beside the labels
+    assert {len(cells) for cells in table_rows(crosscheck_tables.groups(doc))} == {2}
     assert found.others.thread_counts == tuple(sorted({
         r["crosscheck"]["harness_threads"] for r in doc["rows"]}))
 

@@ -71,3 +71,9 @@ def test_a_timing_table_s_inline_spread_and_unitless_heads_are_read():
 def test_a_folder_without_a_site_is_a_one_line_error(tmp_path: Path, capsys):
     assert agree.main([str(tmp_path / "absent")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_a_table_of_findings_with_no_medians_has_nothing_to_recompute():
+    head = ["Ladder", "Fastest", "× below", "Over"]
+    body = [["m · 1", "`default`", "1.20", "`eager`"], ["m · 32", "`default`", "1.50", "`eager`"]]
+    assert _found(head, body) == []

@@ -32,8 +32,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 SEARCH_WORD = "interleaved"  # said on the benchmark page, and on no other
 PHONE = {"width": 390, "height": 844}
 # The pages with results tables or code, checked for clipping at both widths.
-READ_PAGES = ("", "benchmark/", "noise/", "speed/", "speed-freezing/", "speed-autotuning/",
-              "speed-settings/", "graph-breaks/", "dynamic-shapes/", "glossary/",
+READ_PAGES = ("", "benchmark/", "zoo/", "cuda-graphs/", "cpu/", "noise/", "speed/",
+              "speed-freezing/", "speed-autotuning/", "speed-settings/", "graph-breaks/", "dynamic-shapes/", "glossary/",
               "when-not-to-compile/", "debugging/", "production/", "training/", "scale/",
               "generation/", "diagnose/", "run-it-yourself/", "results/", "cli/", "contributing/")
 # Every table and code block whose content is wider than its box, in every tab of the page: each
@@ -93,7 +93,8 @@ def test_every_shown_ratio_agrees_with_the_medians_shown_beside_it(site: Path) -
 def test_every_configuration_has_one_headline_figure_across_the_pages(site: Path) -> None:
     stated = figures.stated(site)
     # the home page states the canonical figures, and another page states some of them too
-    assert {s.page for s in stated} >= {"index.html", "benchmark/index.html"}
+    pages = {s.page for s in stated}
+    assert "index.html" in pages and len(pages) >= 2
     assert figures.disagreements(site) == []
 
 
