@@ -37,5 +37,8 @@ def test_break_even_has_a_panel_per_model() -> None:
     cold = results.load(H200 / "noise/first-1.json")
     warm = results.load(H200 / "noise/first-2.json")
     out = plots.break_even(cold, warm)
-    assert "configurations of resnet50 and transformer" in out
+    alt = html.unescape(out.split('aria-label="')[1].split('"')[0])  # the text read out
+    # each model with a compile time in the cold run, by name
+    models = {r["model"] for r in cold["rows"] if r.get("compile_s")}
+    assert models == {"resnet50", "transformer"} and all(m in alt for m in models)
     assert out.count("<svg") == 1

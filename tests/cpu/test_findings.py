@@ -10,6 +10,7 @@ from snippets.core import results
 from snippets.core.findings import Verdict
 from snippets.cpu import findings, tables
 from snippets.cpu.findings import Gap
+from tests.markdown import label, table_rows
 
 CAP = {"capability": "AVX512", "avx512_bf16": True, "amx_tile": False, "amx_bf16": False}
 
@@ -132,8 +133,11 @@ def test_profiles_are_drawn_only_where_a_runtime_ran_ahead_by_more_than_the_leve
                         "share": 0.9}], "annotations": [], "device_type": "cpu"}
     rows = [{**r, "profile": profile} for r in _resnet()]
     out = tables.profiles(_doc(rows))
-    assert "resnet50 · 1 · + freezing, bf16" in out and "resnet50 · 1 · OpenVINO default" in out
-    assert "OpenVINO f32" not in out  # level at fp32: no profile needed
+    # compile's recipe and the runtime ahead of it, of each group behind; level at fp32: none
+    behind = findings.of(_doc(rows)).behind
+    assert [s.precision for _, s in behind] == ["bf16"]
+    assert [r[0] for r in table_rows(out)] == [label(g.model, g.batch, tables.SHORT[v])
+                                               for g, s in behind for v in (s.compiled, s.runtime)]
     assert len(tables.behind(_doc(rows)).splitlines()) == 3  # its heads and one row
     encoder = [{**r, "model": "transformer"} for r in _resnet(8)]
     assert findings.of(_doc(rows + encoder)).encoder_bf16_top is None

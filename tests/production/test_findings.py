@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from snippets.core import render
 from snippets.production import findings, runs, serving_findings, tables
 from snippets.production.findings import CatchUp, Goal
 from snippets.production.hazards import STEP_MARKS, Hazard, Outcome
 from snippets.production.serving_findings import Rank, Slower
+from tests.markdown import label, row, table_rows
 
 
 def _run(model, path, rep, ms, misses=1, canary=None, **extra):
@@ -134,7 +136,8 @@ def test_a_precompiled_function_is_read_like_a_package_and_kept_apart_from_it():
     assert m.precompiled.warm_load is findings.WarmLoad.MOSTLY_FOLDER  # 2 s of 12 s
     assert "precompile-load" in [a.path for a in m.against]
     assert m.portable.path == "precompile-load"  # the file's only portable path
-    assert "built in 30.0" in tables.startup(doc)
+    built = runs.paths(doc)["m", "precompile-build"]  # its first answer is its build's time
+    assert render.num(built.build_s, ".1f") in row(tables.startup(doc), "m", built.label)[0]
     # The readings' tables, each its head, its rule and a row per path, load or model: the
     # paths without the build, the two loads, the one model's goal.
     assert [len(t.splitlines()) for t in tables.startup_readings(doc).split("\n\n")] == [
@@ -144,8 +147,12 @@ def test_a_precompiled_function_is_read_like_a_package_and_kept_apart_from_it():
 def test_the_start_up_table_shows_each_path_once_with_its_runs():
     doc = {"rows": [_run("m", "eager", 0, 10.0), {**_run("m", "aot-load", 0, 5.0),
                                                   "status": "error", "message": "boom"}]}
-    table = tables.startup(doc)
-    assert "m · eager | 6.0" in table and "error: boom" in table
+    found = runs.paths(doc)
+    ok, failed = found["m", "eager"], found["m", "aot-load"]
+    rows = table_rows(tables.startup(doc))
+    assert [r[0] for r in rows] == [label("m", s.label) for s in (ok, failed)]  # each path once
+    assert rows[0][1] == render.num(ok.first_s, ".1f") and rows[0][4] == f"{ok.good}/{ok.runs}"
+    assert failed.good == 0 and "boom" in failed.short[0] and rows[1][-1] == failed.short[0]
     assert tables.report({**doc, "kind": "production-startup"}).count("<details") == 1
 
 

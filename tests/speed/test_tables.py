@@ -112,10 +112,19 @@ def test_a_ladder_recorded_before_the_ceilings_still_renders():
 
 
 def test_a_plot_per_ladder_with_its_floor_and_goal():
-    html = plots.ladders(ladder_doc(0.5, 20.0))
-    assert html.count("<figure") == 4 and "roofline floor of 0.0126 ms" in html
-    # 25 % of 800 TFLOP/s is 200; 32 × 8 GFLOP take 1.28 ms at that rate
-    assert "a goal of 0.4 ms" in html and "a goal of 1.28 ms" in html
+    d = ladder_doc(0.5, 20.0)
+    html = plots.ladders(d)
+    judged = goals.of(d).goals
+    assert html.count("<figure") == len(judged) == 4
+    peak = d["provenance"]["peak_bf16_tflops"]
+    for j in judged:  # each figure places its fastest rung's floor and its goal as a latency
+        g = j.goal
+        best = next(r for r in d["rows"] if (r["model"], r["batch_size"], r["mode"])
+                    == (g.model, g.batch_size, j.mode))
+        # a share of peak is the time the rung's FLOPs take at that share of the printed peak
+        goal_ms = (g.target if g.metric == "latency_ms"
+                   else best["flops"] / (g.target / 100 * peak * 1e12) * 1e3)
+        assert f"{goal_ms:.3g} ms" in html and f"{j.why.roof.bound_ms:.3g} ms" in html
 
 
 def test_settings_tables_name_each_mode_and_the_setting_chosen():

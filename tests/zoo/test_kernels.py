@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from snippets.zoo import kernels, tables
+from tests.markdown import table_rows
 
 
 def profile(busy, **top):
@@ -30,8 +31,10 @@ def test_the_slower_compiled_rung_is_set_beside_eager_kernel_by_kernel():
     assert [k.name for k in loss.only_eager] == ["gelu_kernel"]
     assert loss.only_net_us == 5.0  # 15 µs only compiled, 10 only eager
     assert loss.batch == 32 and loss.grew_ms == 0.012  # 112 - 100 µs per call
-    table = tables.kernels(ladder())
-    assert "gelu_kernel" in table and "busy GPU time" in table
+    shown = table_rows(tables.kernels(ladder()))  # a row per kernel, then the busy total
+    assert [r[0].strip("`") for r in shown[:-1]] == [k.name for k in loss.kernels]
+    assert (shown[-1][1], shown[-1][3]) == (f"{loss.eager_busy_us:.0f}",
+                                            f"{loss.compiled_busy_us:.0f}")
 
 
 def test_a_rung_within_noise_of_eager_is_no_loss():
