@@ -132,11 +132,11 @@ class Graphs:
     @property
     def graph_models(self) -> tuple[str, ...]:
         """The models where the graph alone was enough, in run order."""
-        return tuple(dict.fromkeys(s.model for s in self.graph_enough))
+        return _models(self.graph_enough)
 
     @property
     def inductor_models(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(s.model for s in self.compile_pays))
+        return _models(self.compile_pays)
 
     @property
     def on_top(self) -> Span | None:
@@ -180,7 +180,7 @@ class Graphs:
 
     @property
     def neither_models(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(s.model for s in self.neither))
+        return _models(self.neither)
 
     @property
     def margin_pct(self) -> float:
@@ -190,3 +190,8 @@ class Graphs:
 
 def of(doc: dict[str, Any]) -> Graphs:
     return Graphs(tuple(split(doc)), complete=bool(doc.get("complete", True)))
+
+
+def _models(splits: list[Split]) -> tuple[str, ...]:
+    """The models of ``splits``, each once, in run order."""
+    return tuple(dict.fromkeys(s.model for s in splits))
