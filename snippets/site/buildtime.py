@@ -17,7 +17,7 @@ from typing import Any
 
 import torch
 
-from snippets.core import cli, folders, render, results
+from snippets.core import cli, config, folders, render, results
 
 PROG = "python -m snippets.site.buildtime"
 # The site's own kind: a build's time, per label, against the Contributing page's targets.
@@ -80,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=1,
                    help="run the command this many times and record each time and the median; "
                         "a command that must start cold each time clears its caches itself")
+    p.add_argument("--device", default="auto",
+                   help="the machine the build measured on: auto (the default: CUDA where there "
+                        "is one), cpu or cuda; its provenance names the run folder")
     p.add_argument("command", nargs="*", help="the build command, after --")
     args = p.parse_args(argv)
     if args.repeat < 1:
@@ -108,7 +111,10 @@ def main(argv: list[str] | None = None) -> int:
             if proc.returncode:
                 cli.fail(PROG, f"the build failed with exit code {proc.returncode}; "
                                "nothing recorded")
-        prov = results.provenance(torch.device("cpu"), {"command": " ".join(args.command)},
+        # A build whose produce step measured on the GPU is that GPU's time: its provenance, and
+        # so its run folder, is the device's, never the host CPU's.
+        device = torch.device(config.resolve_device(cli.device(PROG, args.device)))
+        prov = results.provenance(device, {"command": " ".join(args.command)},
                                   commit=cli.commit_from_env())
         _check_folder(args.output, prov)
     try:
