@@ -91,7 +91,7 @@ def ms(header: str, read: Callable[[Any], float | None]) -> Column:
 
 def number(header: str, read: Callable[[Any], Any], fmt: str, *, notes: tuple[str, ...] = ()
            ) -> Column:
-    return Column(header, read, lambda v: format(v, fmt), notes=notes)
+    return Column(header, read, lambda v: render.plain(v, fmt), notes=notes)
 
 
 def words(header: str, read: Callable[[Any], Any]) -> Column:

@@ -29,7 +29,17 @@ def markdown_table(head: Sequence[str], rows: Iterable[Sequence[object]], *,
 
 
 def num(value: float | None, fmt: str) -> str:
-    return "–" if value is None else format(value, fmt)
+    return "–" if value is None else plain(value, fmt)
+
+
+def plain(value: float, fmt: str) -> str:
+    """``format(value, fmt)``, except that a significant-figures format (``.2g``) never writes
+    an exponent: past its digits it gives the whole number (``123``, not ``1.2e+02``), which is
+    how a reader expects a time in milliseconds. An ``e`` format still asks for one."""
+    text = format(value, fmt)
+    if fmt.endswith("g") and "e" in text and abs(value) >= 1:
+        return format(value, ",.0f")
+    return text
 
 
 def ms(value: float | None) -> str:
@@ -67,7 +77,7 @@ def count(n: int, noun: str, plural: str | None = None) -> str:
 def span(values: Sequence[float], fmt: str, suffix: str = "") -> str:
     """The range of ``values`` as text, one number where they are all equal once formatted:
     ``1.92x`` rather than ``1.92x to 1.92x``."""
-    low, high = format(min(values), fmt) + suffix, format(max(values), fmt) + suffix
+    low, high = plain(min(values), fmt) + suffix, plain(max(values), fmt) + suffix
     return low if low == high else f"{low} to {high}"
 
 

@@ -42,8 +42,8 @@ def steady(doc: dict[str, Any]) -> str:
     """Dynamic against specialized kernels at one shape, after warm-up."""
     head = ("Kernel", "Shape", "Median ms", "IQR ms", "Speedup over eager")
     return render.markdown_table(head, (
-        (r["variant"], f"{r['batch']}×{r['seq']}", format(r["latency_ms"]["median"], ".3g"),
-         format(r["latency_ms"]["iqr"], ".2g"), f"{r['speedup']:.2f}x") for r in doc["steady"]),
+        (r["variant"], f"{r['batch']}×{r['seq']}", render.plain(r["latency_ms"]["median"], ".3g"),
+         render.plain(r["latency_ms"]["iqr"], ".2g"), f"{r['speedup']:.2f}x") for r in doc["steady"]),
         left=2)
 
 

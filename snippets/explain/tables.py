@@ -56,12 +56,12 @@ def costs(doc: dict[str, Any]) -> str:
     for r in doc["rows"]:
         label = f"{r['cause']}: {r['kind']}, {r['variant']}"
         if r["compiled_ms"] is None:  # the compiled side failed: its fault in the verdict
-            rows.append((label, r["graph_count"], format(r["eager_ms"]["median"], ".3g"), "–",
+            rows.append((label, r["graph_count"], render.plain(r["eager_ms"]["median"], ".3g"), "–",
                          "–", r.get("status", "error")))
             continue
         ratio, iqr, said = findings.paired(r)
-        rows.append((label, r["graph_count"], format(r["eager_ms"]["median"], ".3g"),
-                     format(r["compiled_ms"]["median"], ".3g"),
+        rows.append((label, r["graph_count"], render.plain(r["eager_ms"]["median"], ".3g"),
+                     render.plain(r["compiled_ms"]["median"], ".3g"),
                      f"{ratio:#.3g}x ±{iqr / 2:.2g}", said.value))
     return render.markdown_table(head, rows)
 
@@ -107,7 +107,7 @@ def fastpath_latency(doc: dict[str, Any]) -> str:
     head = ("Batch · variant", "Compile s", "Median ms", "IQR ms", "Speedup", "rel err")
     return render.markdown_table(head, (
         (f"{r['batch_size']} · {r['variant']}", render.num(r["compile_s"], ".1f"),
-         format(r["latency_ms"]["median"], ".3g"), format(r["latency_ms"]["iqr"], ".2g"),
+         render.plain(r["latency_ms"]["median"], ".3g"), render.plain(r["latency_ms"]["iqr"], ".2g"),
          f"{r['speedup']:.2f}x", f"{r['rel_err']:.1e}") for r in doc["rows"]))
 
 
@@ -128,7 +128,7 @@ def fastpath_spread(doc: dict[str, Any]) -> str:
     among them and whose it is, and whether the run can rank them."""
     head = ("Batch", "Variants", "Medians within ms", "Widest IQR ms", "Widest", "Ranked")
     return render.markdown_table(head, (
-        (s.batch, s.variants, f"{s.span_ms:.3g}", f"{s.widest_iqr_ms:.3g}", f"*{s.widest}*",
+        (s.batch, s.variants, render.plain(s.span_ms, ".3g"), render.plain(s.widest_iqr_ms, ".3g"), f"*{s.widest}*",
          s.ranked.value) for s in findings.fastpath(doc).spreads), align="rrrrll")
 
 

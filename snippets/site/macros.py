@@ -150,16 +150,18 @@ def stamped(run: Placed, caller: Callable[[], str]) -> str:
     return pages.section(caller(), run.stamp)
 
 
-def headline(key: str, value: float | None, spec: str = ".2f") -> str:
+def headline(figure: Any, spec: str = ".2f") -> str:
     """A configuration's one figure where a page states it ("8.68x"), in a span that names the
     configuration and the value: ``snippets.site.figures`` reads them back from the built site
-    and holds every page to one figure per configuration. Only the canonical figure goes through
-    here; a run's own figure is written plainly and labelled as the run's."""
-    if value is None:
+    and holds every page to one figure per configuration. ``figure`` has a ``key`` and a
+    ``median``; a figure the runs lack (None) shows as "–" and the build goes on. Only the
+    canonical figure goes through here; a run's own figure is written plainly and labelled as
+    the run's."""
+    if figure is None or figure.median is None:
         return "–"
-    shown = render.num(value, spec)
-    return (f'<span class="headline" data-figure="{html.escape(key)}" data-value="{shown}">'
-            f"{shown}x</span>")
+    shown = render.num(figure.median, spec)
+    return (f'<span class="headline" data-figure="{html.escape(figure.key)}" '
+            f'data-value="{shown}">{shown}x</span>')
 
 
 def figure_key(runs: Placed, figure: Any) -> str:

@@ -200,7 +200,7 @@ def freezing_table(doc: dict[str, Any]) -> str:
     a GPU what each replay copied into the graph's buffers."""
     def copied(r: dict[str, Any]) -> str | None:
         c = r.get("replay_copy")
-        return f"{c['tensors']:.0f} ({c['mb']:.3g} MiB)" if c else None
+        return f"{c['tensors']:.0f} ({render.plain(c['mb'], '.3g')} MiB)" if c else None
 
     # A CPU has no replays: the column is left out rather than filled with dashes.
     replays = any(r.get("replay_copy") for r in doc["rows"])
@@ -219,7 +219,7 @@ def freezing_sizes(doc: dict[str, Any]) -> str:
     if not rows:
         return ""
     return render.markdown_table(("Model · batch", "Input MiB", "Weights MiB"), (
-        (f"{f.model} · {f.batch}", f"{f.input_mib:.3g}", f"{f.weights_mib:.3g}") for f in rows))
+        (f"{f.model} · {f.batch}", render.plain(f.input_mib, ".3g"), render.plain(f.weights_mib, ".3g")) for f in rows))
 
 
 def freezing_report(doc: dict[str, Any]) -> str:
