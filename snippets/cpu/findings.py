@@ -118,6 +118,9 @@ class Cpu:
     bf16_step: Span | None = None  # autocast over fp32 freezing
     bf16_paid: tuple[str, ...] = ()
     bf16_unpaid: tuple[str, ...] = ()
+    # "model · batch" where the bf16 step did not pay at a batch after ``batch``: the advice,
+    # read at the first batch, must not hide a larger batch that lost
+    bf16_unpaid_later: tuple[str, ...] = ()
     bf16_errors: Span | None = None  # compile-freezing-bf16's, over every batch
     # at batch 1: the recipe the page advises (in bf16 where the CPU has its instructions), ...
     recipe_first_s: Span | None = None
@@ -252,7 +255,10 @@ def _placed(f: Cpu) -> dict[str, Any]:
         frozen_bf16_x=f.speedups("compile-freezing-bf16", b),
         freezing_paid=f.paid(*freezing, b), freezing_unpaid=f.paid(*freezing, b, False),
         bf16_step=f.step(*bf16, b), bf16_paid=f.paid(*bf16, b),
-        bf16_unpaid=f.paid(*bf16, b, False), bf16_errors=f.errors("compile-freezing-bf16"),
+        bf16_unpaid=f.paid(*bf16, b, False),
+        bf16_unpaid_later=tuple(f"{m} · {n}" for n in f.batches[1:]
+                                for m in f.paid(*bf16, n, False)),
+        bf16_errors=f.errors("compile-freezing-bf16"),
         recipe_first_s=f.first_s(bf16[1] if f.bf16_hardware else bf16[0]),
         onnxruntime_first_s=f.first_s("onnxruntime"), openvino_first_s=f.first_s("openvino"),
         recipe_x=f.speedups(f.recipe, 1), recipe_models=tuple(

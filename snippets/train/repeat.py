@@ -88,7 +88,9 @@ def agreement(doc: dict[str, Any], again: dict[str, Any]) -> Agreement:
     pairs = []
     for key, row in first.items():
         a, b = row.get("speedup"), (second.get(key) or {}).get("speedup")
-        if key[2] == "eager" or a is None:
+        # A speedup against eager rounds the file does not keep is not shown beside its table's
+        # rows (``findings.unpaired``); the agreement table follows the results table.
+        if key[2] == "eager" or a is None or own_eager(doc, row) is None:
             continue
         pairs.append(Pair(key, a, b, (b - a) / a if b is not None else None, key in later))
     moved = []

@@ -57,6 +57,14 @@ def test_each_step_of_the_recipe_is_read_against_the_one_below_it():
         ("resnet50",), (), ("resnet50",), ())
 
 
+def test_the_bf16_step_names_a_larger_batch_where_it_did_not_pay():
+    batch_8 = [r if r["variant"] != "compile-freezing-bf16" else
+               _row("resnet50", 8, "compile-freezing-bf16", 70.0) for r in _resnet(8)]
+    f = findings.of(_doc(_resnet() + batch_8))
+    assert (f.batch, f.bf16_paid, f.bf16_unpaid) == (1, ("resnet50",), ())
+    assert f.bf16_unpaid_later == ("resnet50 · 8",)
+
+
 def test_compile_stands_against_the_fastest_runtime_at_its_own_precision():
     g = findings.of(_doc(_resnet())).group("resnet50", 1)
     fp32, bf16 = g.standing("fp32"), g.standing("bf16")

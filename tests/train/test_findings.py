@@ -127,6 +127,9 @@ def test_rows_whose_own_eager_row_the_file_does_not_hold():
     assert findings.unpaired({"rows": rows}) == ()
     legacy = {"rows": [rows[0], rows[1], rows[3]]}  # the second eager row not kept
     assert findings.unpaired(legacy) == (("m", 32, "max-autotune-no-cudagraphs"),)
+    # the agreement table follows the results table: no speedup against rounds it does not show
+    got = repeat.agreement({"provenance": {}, **legacy}, {"provenance": {}, "rows": rows})
+    assert [p.key for p in got.pairs] == [("m", 32, "model")]
 
 
 def test_two_runs_agree_or_not_and_what_moved():
