@@ -57,6 +57,7 @@ class BestStep:
     speedup: float
     verdict: Step
     spreads: tuple[float, ...] | None
+    command: int = 1  # which of its ladder's commands (blocks) timed it, as the tables number them
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ class Ladder:
     frozen: FrozenProfile | None
     step: BestStep | None
     roof: roofline.Roof | None
+    command: int = 1  # the block of the fastest rung: a later command's is not the climbed ladder
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,12 @@ def one_step(doc: dict[str, Any], row: dict[str, Any]) -> bool:
     return row.get("part", 0) == first
 
 
+def commands(doc: dict[str, Any]) -> dict[int, int]:
+    """Each row's command (block) number within its ladder, by ``id`` of the row: the number
+    the tables print beside a later command's rows."""
+    return {id(p.row): p.run for p in placed(doc)}
+
+
 def _step(doc: dict[str, Any], model: str, bs: int) -> BestStep | None:
     steps = [r for r in doc["rows"] if r["model"] == model and r["batch_size"] == bs
              and one_step(doc, r) and r["status"] in typed.TIMED]
@@ -148,12 +156,14 @@ def _step(doc: dict[str, Any], model: str, bs: int) -> BestStep | None:
     buys = top["speedup_prev"] > 1 + NOISE
     return BestStep(top["mode"], top.get("prev_rung"), top["speedup_prev"],
                     Step.BUYS if buys else Step.NONE,
-                    evidence.within_noise(doc, top) if buys else None)
+                    evidence.within_noise(doc, top) if buys else None,
+                    commands(doc)[id(top)])
 
 
 def ladders(doc: dict[str, Any]) -> Ladders:
     """The findings of one ladder run."""
     ceil = doc["provenance"].get("ceilings")
+    command = commands(doc)
     found = []
     for model, bs in dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]):
         best = goals.best(doc, model, bs)
@@ -166,7 +176,7 @@ def ladders(doc: dict[str, Any]) -> Ladders:
             best.get("speedup") if best["mode"] != "eager" and typed.own_baseline(
                 doc["rows"], best, is_eager) else None,
             evidence.eager_fastest(doc, best), evidence.freezing_profile(best),
-            _step(doc, model, bs), roofline.roof(best, ceil)))
+            _step(doc, model, bs), roofline.roof(best, ceil), command[id(best)]))
     rungs = [r for r in doc["rows"] if r.get("rung")]
     return Ladders(
         device=doc["provenance"].get("device_type") or "", ceilings=_ceilings(doc),

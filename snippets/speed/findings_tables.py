@@ -38,14 +38,22 @@ def _ladders(f: findings.Ladders) -> str:
     return render.markdown_table(
         ("Ladder", "Fastest", "× eager", "Best step", "× below", "Over", "Buys", "IQR %",
          "% of roofline", "Floor ms", "Bound"),
-        ((f"{x.model} · {x.batch}", _code(x.mode), render.num(x.speedup, ".2f"),
-          _code(x.step and x.step.mode), render.num(x.step and x.step.speedup, ".2f"),
+        ((f"{x.model} · {x.batch}", _in(_code(x.mode), x.command),
+          render.num(x.speedup, ".2f"),
+          _in(_code(x.step and x.step.mode), x.step.command if x.step else 1),
+          render.num(x.step and x.step.speedup, ".2f"),
           _code(x.step and x.step.below),
           ("yes" if x.step.verdict is findings.Step.BUYS else "no") if x.step else "–",
           " / ".join(f"{v:.1f}" for v in x.step.spreads) if x.step and x.step.spreads else "–",
           render.num(x.roof and x.roof.of_roofline_pct, ".0f"),
           render.num(x.roof and x.roof.bound_ms, ".3g"), x.roof.bound if x.roof else "–")
          for x in f.ladders), left=2)
+
+
+def _in(cell: str, command: int) -> str:
+    """A rung's cell, with the command that timed it where that is not the climbed ladder's
+    (its ratios are that command's, as the ladder tables show them)."""
+    return f"{cell} · command {command}" if command > 1 else cell
 
 
 def _profiles(f: findings.Ladders) -> str:
@@ -55,7 +63,7 @@ def _profiles(f: findings.Ladders) -> str:
         if k is None:
             continue
         shows = ("fast path" if x.eager.fastpath else "") if x.eager else x.frozen.packed.value
-        rows.append((f"{x.model} · {x.batch}", _code(x.mode), _code(k.name),
+        rows.append((f"{x.model} · {x.batch}", _in(_code(x.mode), x.command), _code(k.name),
                      f"{k.share_pct:.0f}", f"{k.count_per_call:.0f}", shows or "–",
                      _span(x.eager and x.eager.compiled, ".2f"),
                      ("yes" if x.eager.bit_exact else "no") if x.eager else "–"))

@@ -69,28 +69,30 @@ def _below(p: typed.InRun, above: typed.InRun | None) -> bool:
 
 
 def roofline_table(doc: dict[str, Any]) -> str:
-    """Each row's measured time beside its compute-bound and memory-bound floors."""
+    """Each row's measured time beside its compute-bound and memory-bound floors, placed in
+    its command's block as the ladder tables place it (``command 5 · + CUDA graphs``)."""
     ceil = doc["provenance"].get("ceilings")
     read = {id(r): roofline.row_reading(r, ceil) or {} for r in doc["rows"]}
-    moved = lambda r: (sum(r["bytes"].values()) / 1e6 if r.get("bytes")  # noqa: E731
-                       else None)
-    return columns.markdown(doc["rows"], (*KEY[:2], columns.variant("Rung", "mode")), (
-        columns.ms("Measured", _median),
-        columns.number("Compute floor", lambda r: read[id(r)].get("compute_ms"), ".3g",
+    of = lambda p: read[id(columns.raw(p))]  # noqa: E731
+    moved = lambda p: (sum(columns.raw(p)["bytes"].values()) / 1e6  # noqa: E731
+                       if columns.raw(p).get("bytes") else None)
+    return columns.markdown(findings.placed(doc), (*KEY[:2], columns.variant("Rung", "mode")), (
+        columns.ms("Measured", lambda p: _median(columns.raw(p))),
+        columns.number("Compute floor", lambda p: of(p).get("compute_ms"), ".3g",
                        notes=(columns.IN_MS,)),
-        columns.number("Memory floor", lambda r: read[id(r)].get("memory_ms"), ".3g",
+        columns.number("Memory floor", lambda p: of(p).get("memory_ms"), ".3g",
                        notes=(columns.IN_MS,)),
-        columns.words("Bound", lambda r: read[id(r)].get("bound")),
-        columns.Column("Floor / measured", lambda r: 100 * read[id(r)]["of_roofline"]
-                       if read[id(r)] else None, lambda v: f"{v:.1f} %"),
+        columns.words("Bound", lambda p: of(p).get("bound")),
+        columns.Column("Floor / measured", lambda p: 100 * of(p)["of_roofline"]
+                       if of(p) else None, lambda v: f"{v:.1f} %"),
         columns.number("MB moved", moved, ".1f"),
-        columns.number("Call peak MB", lambda r: r.get("peak_mem_mb"), ".0f"),
-        columns.number("rel err", lambda r: r.get("rel_err"), ".1e")))
+        columns.number("Call peak MB", lambda p: columns.raw(p).get("peak_mem_mb"), ".0f"),
+        columns.number("rel err", lambda p: columns.raw(p).get("rel_err"), ".1e")))
 
 
 def profile_table(doc: dict[str, Any]) -> str:
     """Where the fastest rung of each ladder spends a call, from the profiler."""
-    labelled, failed = render.profiled(doc["rows"], _label)
+    labelled, failed = render.profiled(doc["rows"], _tagged(doc))
     if not labelled:
         return "\n".join(failed) or "No rung profiled."
     first = "Model · batch · fastest rung"
@@ -101,7 +103,14 @@ def profile_table(doc: dict[str, Any]) -> str:
 
 def top_kernels(doc: dict[str, Any]) -> str:
     """The kernels that hold the most time in each profiled rung."""
-    return render.top_kernels(render.profiled(doc["rows"], _label)[0])
+    return render.top_kernels(render.profiled(doc["rows"], _tagged(doc))[0])
+
+
+def _tagged(doc: dict[str, Any]) -> Any:
+    """A profiled row's label with its command where a later one timed it: two commands can
+    profile the same rung of one ladder."""
+    tags = {id(p.row): p.tag for p in findings.placed(doc)}
+    return lambda r: _label(r, tags.get(id(r), ""))
 
 
 def ladder_report(doc: dict[str, Any]) -> str:

@@ -134,6 +134,18 @@ def test_a_row_added_by_another_command_is_named() -> None:
     assert evidence.label(top) == markdown.label("resnet50", 1, "+ channels_last")
 
 
+def test_a_fastest_rung_or_best_step_of_a_later_command_says_which_command() -> None:
+    ladder = _ladder((8.0, 8.0, 8.0))
+    eager, compiled, top = ladder["rows"]
+    (found,) = findings.ladders(ladder).ladders
+    assert (found.mode, found.command, found.step.command) == ("+ channels_last", 1, 1)
+    # a second command timed the same rungs beside an eager row of its own
+    again = [{**r, "part": 1} for r in (eager, compiled, top)]
+    ladder["rows"] = [eager, compiled, {**top, "speedup_prev": 1.1}, *again]
+    (found,) = findings.ladders(ladder).ladders
+    assert found.step.command == 2 and found.step.speedup == 1.25
+
+
 def _tuned(key: str, ratio: float, library_chosen: int, **fields: object) -> dict:
     op = {"op": "addmm", "sizes": [], "candidates": 20,
           "library": {"name": "addmm", "ms": 0.02, "kernel_ms": None},
