@@ -189,7 +189,7 @@ def alone_table(doc: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     prog = "python -m snippets.bench.independent"
-    p = cli.Parser(prog=prog, description="Time one configuration alone, in this process.")
+    p = cli.Parser(prog=prog, description="Time one configuration alone.")
     p.add_argument("--model", required=True, choices=list(models.BUILTIN))
     p.add_argument("--batch-size", type=cli.positive_int, required=True)
     p.add_argument("--mode", required=True, choices=list(bench.MODES))

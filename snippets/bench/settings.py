@@ -37,7 +37,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True, kw_only=True)
 class BenchConfig:
-    """Everything one run needs; None means "the default for the device" (``DEFAULTS``)."""
+    """Time eager against torch.compile, honestly.
+
+    Everything one run needs; None means "the default for the device" (``DEFAULTS``)."""
 
     models: tuple[str, ...] = models.names(("resnet50", "transformer"))
     batch_sizes: tuple[int, ...] | None = config.option(None, positive=True)
@@ -63,6 +65,15 @@ class BenchConfig:
     the harness's own timing"""
     cold_compile: bool = False
     """compile each mode with an empty Inductor cache, so compile_s is what a new machine pays"""
+    # The two switches go on top of the device's other backend settings (``resolve``), where
+    # they then live: None is the device's own. A cached choice (cuDNN's plan per convolution
+    # shape) is made once per process: measure a switch like this in separate processes, one
+    # per setting, not both ways in one.
+    cudnn_benchmark: bool | None = None
+    """let cuDNN time its algorithms for each convolution shape"""
+    tf32: bool | None = None
+    """let fp32 matmuls and convolutions run as TF32 on the tensor cores (float32 matmul
+    precision high, cuDNN TF32), or keep them in full fp32"""
     factories: tuple[tuple[str, models.Factory], ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
@@ -73,6 +84,15 @@ class BenchConfig:
         cfg = config.resolve(self, DEFAULTS)
         if "eager" not in cfg.modes:  # every speedup is against the eager row of the same run
             cfg = replace(cfg, modes=("eager", *cfg.modes))
+        chosen: dict[str, Any] = {}
+        if cfg.cudnn_benchmark is not None:
+            chosen["cudnn_benchmark"] = cfg.cudnn_benchmark
+        if cfg.tf32 is not None:
+            chosen |= {"matmul_precision": "high" if cfg.tf32 else "highest",
+                       "cudnn_tf32": cfg.tf32}
+        if chosen:
+            cfg = replace(cfg, backends=replace(cfg.backends, **chosen), cudnn_benchmark=None,
+                          tf32=None)
         return cfg
 
     def settings(self) -> dict[str, Any]:

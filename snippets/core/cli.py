@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import torch
 
@@ -71,44 +71,43 @@ def non_negative(text: str) -> int:
     return 0 if text.strip() == "0" else positive(text)
 
 
-DEVICE_HELP = "auto (CUDA if present), cpu, cuda, cuda:N"
 FORMATS = ("table", "markdown", "json")
-
-
 # --append's help where the file must hold a run of this one's settings (train, scale, speed, zoo).
-APPEND_SAME_SETTINGS = ("add this run's rows to the --output file, which must hold a run of the "
-                        "same settings on the same device (a run split over commands)")
+APPEND_SAME_SETTINGS = "extend --output (same settings, device)"
 
 
-def add_output(p: argparse.ArgumentParser, formats: tuple[str, ...] = FORMATS) -> None:
+def add_output(p: argparse.ArgumentParser, formats: tuple[str, ...] = FORMATS, *,
+               required: bool = False) -> None:
     """``--format`` (the first of ``formats`` by default) and ``--output``. A tool's ``--append``
     and ``--compare`` follow in its own parser (``add_compare``)."""
     p.add_argument("--format", choices=formats, default=formats[0])
-    p.add_argument("--output", type=Path, help="write the results file here, row by row")
+    p.add_argument("--output", type=Path, required=required,
+                   help="results file, saved per row")
 
 
-def add_compare(p: argparse.ArgumentParser, differing: str) -> None:
-    """``--compare FILE``, whose table names the settings (``differing``) that differ from it."""
-    p.add_argument("--compare", type=Path, metavar="FILE",
-                   help="print this run beside a recorded results file; settings that differ "
-                        f"({differing}) are named above the table")
+def add_compare(p: argparse.ArgumentParser) -> None:
+    """``--compare FILE``: the run beside a recorded one, the settings that differ named."""
+    p.add_argument("--compare", type=Path, metavar="FILE", help="a recorded run to compare")
 
 
-def add_runs(p: argparse.ArgumentParser, runs: dict[str, str]) -> None:
-    """One switch per run a command makes (``runs``: each one's help), at most one of them
-    given: ``args.run`` is its name, or None."""
-    group = p.add_mutually_exclusive_group()
+def add_runs(p: argparse.ArgumentParser, runs: dict[str, str], *, required: bool = False
+             ) -> Any:
+    """One switch per run a command makes (``runs``: each one's help, the docstrings of a
+    class's fields, ``flags.docstrings``), at most one of them given: ``args.run`` is its name,
+    or None. The group is returned for a choice that is not a switch (``explain``'s spec)."""
+    group = p.add_mutually_exclusive_group(required=required)
     for name, text in runs.items():
         group.add_argument(f"--{name}", dest="run", action="store_const", const=name, help=text)
+    return group
 
 
 def add_model(p: argparse.ArgumentParser, *, logits: bool = False) -> None:
-    """``--model``, the user's own factory (repeatable), beside a config's ``--models``;
-    ``logits``: the tool trains, so the user's module must return class logits."""
+    """``--model``, the user's own factory (repeatable; given alone, it replaces the built-in
+    models), beside a config's ``--models``; ``logits``: the tool trains, so the user's module
+    must return class logits."""
     p.add_argument("--model", action="append", default=[], metavar="PKG.MODULE:FACTORY",
-                   help="your own model: factory(batch_size) returns (module, example_input)"
-                        + (", the module returning class logits; " if logits else "; ")
-                        + "repeatable; given alone, it replaces the built-in models")
+                   help="factory(batch_size) -> (classifier, input), repeatable" if logits
+                   else "factory(batch_size) -> (module, input), repeatable")
 
 
 def user_models(prog: str, specs: list[str], models_given: bool

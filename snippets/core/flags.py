@@ -17,7 +17,7 @@ from typing import Any
 from snippets.core import cli, config
 
 COMMON = {
-    "device": cli.DEVICE_HELP,
+    "device": "auto (CUDA first), cpu, cuda[:N]",
     "models": "built-in models, comma-separated: {choices}",
     "batch_sizes": "comma-separated",
     "rounds": "interleaved timing rounds",
@@ -35,6 +35,12 @@ def docstrings(cls: type) -> dict[str, str]:
             if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
             and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
             and isinstance(after.value.value, str)}
+
+
+def about(cls: type) -> str:
+    """A command's description: the first paragraph of its config's docstring, as tyro takes
+    the docstring for one; the rest says what the code needs to know."""
+    return " ".join((inspect.getdoc(cls) or "").split("\n\n")[0].split())
 
 
 def settable(cls: type) -> list[dataclasses.Field]:

@@ -64,7 +64,10 @@ MODELS = ("resnet50", "transformer", "bert_base", "vit_b16")
 
 @dataclass(frozen=True, kw_only=True)
 class CpuConfig:
-    """One run on the CPU. Each (model, batch, variant) is a process of its own: on two cores one
+    """On the CPU: eager, torch.compile's recipes, ONNX Runtime and OpenVINO, each variant in a
+    fresh process.
+
+    One run on the CPU. Each (model, batch, variant) is a process of its own: on two cores one
     takes from several seconds (eager) to well over a minute (ViT-B/16 compiled at batch 8),
     a cold compile most of it."""
 

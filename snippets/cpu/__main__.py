@@ -12,8 +12,7 @@ PRINT = recording.Printer(markdown=tables.table)
 
 
 def parser() -> cli.Parser:
-    p = cli.Parser(prog=PROG, description="On the CPU: eager, torch.compile's recipes, ONNX "
-                   "Runtime and OpenVINO, each variant in a fresh process.")
+    p = cli.Parser(prog=PROG, description=flags.about(cpu.CpuConfig))
     flags.declare(p, cpu.CpuConfig)
     cli.add_output(p, ("markdown", "json"))
     return p

@@ -23,17 +23,19 @@ CPU = torch.device("cpu")
 
 
 def parser() -> cli.Parser:
-    p = cli.Parser(prog=PROG, description="One variant of one model, timed in its own process.")
-    p.add_argument("--model", required=True, help="a model of the zoo's catalog, resnet50, "
-                   "transformer or pkg.module:factory")
+    """The child's flags, which the parent writes: no help, none are a user's. ``--model`` is a
+    model of the zoo's catalog, a built-in one or ``pkg.module:factory``; ``--workdir`` holds
+    the variant's files; ``--reference``, eager fp32's first answer: eager writes it, the
+    others read it."""
+    p = cli.Parser(prog=PROG)
+    p.add_argument("--model", required=True)
     p.add_argument("--batch-size", type=cli.positive, default=1)
     p.add_argument("--variant", choices=tuple(cpu.BY_KEY), required=True)
     p.add_argument("--rounds", type=cli.positive, default=3)
     p.add_argument("--sample-ms", type=float, default=100.0)
     p.add_argument("--profile-calls", type=cli.non_negative, default=2)
-    p.add_argument("--workdir", type=Path, required=True, help="for the variant's files")
-    p.add_argument("--reference", type=Path, metavar="FILE",
-                   help="eager fp32's first answer: eager writes it, the others read it")
+    p.add_argument("--workdir", type=Path, required=True)
+    p.add_argument("--reference", type=Path, metavar="FILE")
     return p
 
 

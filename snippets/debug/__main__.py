@@ -3,19 +3,29 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
-from snippets.core import cli, process, results
+from snippets.core import cli, flags, process, results
 from snippets.debug import minifier, tables
 
 PROG = "python -m snippets.debug"
 
 
+@dataclass(frozen=True)
+class Runs:
+    """The debugging page's recorded run.
+
+    Its one field is the run's switch, given always; its docstring is the switch's help."""
+
+    minify: bool = False
+    """plant a wrong-answer bug in Inductor, let the accuracy minifier find it, and record what
+    it found (minutes on a CPU)"""
+
+
 def parser() -> cli.Parser:
-    p = cli.Parser(prog=PROG, description="The debugging page's recorded run.")
-    p.add_argument("--minify", action="store_true", required=True,
-                   help="plant a wrong-answer bug in Inductor, let the accuracy minifier find "
-                        "it, and record what it found (minutes on a CPU)")
+    p = cli.Parser(prog=PROG, description=flags.about(Runs))
+    cli.add_runs(p, flags.docstrings(Runs), required=True)
     p.add_argument("--format", choices=("markdown", "json"), default="markdown")
     p.add_argument("--output", type=Path, help="write the results file here")
     return p

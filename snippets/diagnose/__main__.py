@@ -14,15 +14,12 @@ PROG = "python -m snippets.diagnose"
 
 
 def parser() -> cli.Parser:
-    p = cli.Parser(prog=PROG, description="Graph breaks, recompiles and modes of your model, "
-                                          "and what to do.")
+    p = cli.Parser(prog=PROG, description=flags.about(diagnose.DiagnoseConfig))
     p.add_argument("spec", metavar="PKG.MODULE:FACTORY",
                    help="factory(batch_size) returns (module, example_input)")
     flags.declare(p, diagnose.DiagnoseConfig, diagnose.DEFAULTS)
     p.add_argument("--format", choices=cli.FORMATS, default=cli.FORMATS[0])
-    p.add_argument("--output", type=Path,
-                   help="write the report here: Markdown for --format markdown, else the "
-                        "results file (JSON)")
+    p.add_argument("--output", type=Path, help="Markdown report, or JSON results")
     return p
 
 

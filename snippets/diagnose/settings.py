@@ -48,6 +48,8 @@ def parse_shapes(text: str) -> tuple[int, ...]:
 
 @dataclass(frozen=True, kw_only=True)
 class DiagnoseConfig:
+    """Graph breaks, recompiles and modes of your model, and what to do."""
+
     device: str = "auto"
     # Repeats, growth and shrinking of the leading dimension: enough calls to see whether the
     # second size recompiles and whether the compiler then generalizes.

@@ -12,7 +12,7 @@ PROG = "python -m snippets.dynamic"
 
 
 def parser() -> cli.Parser:
-    p = cli.Parser(prog=PROG, description="Recompiles and their stalls as input shapes change.")
+    p = cli.Parser(prog=PROG, description=flags.about(producer.DynamicConfig))
     flags.declare(p, producer.DynamicConfig, skip=("rounds",))
     cli.add_output(p)
     return p

@@ -19,6 +19,8 @@ from snippets.dynamic import (BUCKETS, KIND, SCHEDULE, SIZES, STRATEGIES, Size, 
 
 @dataclass(frozen=True, kw_only=True)
 class DynamicConfig:
+    """Recompiles and their stalls as input shapes change."""
+
     device: str = "auto"
     strategies: tuple[str, ...] = config.option(tuple(STRATEGIES), choices=tuple(STRATEGIES),
                                                 what="strategy")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from snippets import explain
@@ -14,20 +15,29 @@ from snippets.explain import costs, fastpath, report, tables
 PROG = "python -m snippets.explain"
 
 
+@dataclass(frozen=True)
+class Runs:
+    """Graphs, graph breaks and their reasons.
+
+    One field per measurement of the page, its docstring the help of its switch; the other
+    choice is a user's factory, explained."""
+
+    latency: bool = False
+    """time every broken example and its fixes, eager and compiled"""
+    fastpath: bool = False
+    """time the transformer with and without its fused fast path"""
+
+
 def parser() -> cli.Parser:
-    p = cli.Parser(prog=PROG, description="Graphs, graph breaks and their reasons.")
-    what = p.add_mutually_exclusive_group(required=True)
+    p = cli.Parser(prog=PROG, description=flags.about(Runs))
+    what = cli.add_runs(p, flags.docstrings(Runs), required=True)
     what.add_argument("spec", nargs="?", metavar="PKG.MODULE:FACTORY",
                       help="factory() returns (callable_or_module, example_args_tuple)")
-    what.add_argument("--latency", action="store_true",
-                      help="time every broken example and its fixes, eager and compiled")
-    what.add_argument("--fastpath", action="store_true",
-                      help="time the transformer with and without its fused fast path")
     # The measurements' flags are CostConfig's fields; --device serves --fastpath too.
     flags.declare(p.add_argument_group("--latency (--device: --fastpath too)"), costs.CostConfig,
                   costs.DEFAULTS)
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
-    p.add_argument("--output", type=Path, help="for --latency/--fastpath: write the results here")
+    p.add_argument("--output", type=Path, help="--latency/--fastpath: the results file")
     return p
 
 
@@ -59,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.spec and args.output:
         cli.fail(PROG, "--output applies to --latency and --fastpath only")
     for flag in ("size", "rounds", "profile", "mode"):
-        if getattr(args, flag) and not args.latency:
+        if getattr(args, flag) and args.run != "latency":
             cli.fail(PROG, f"--{flag} applies to --latency only")
 
     def stopped() -> int:
@@ -83,7 +93,7 @@ def measure(args: argparse.Namespace) -> int:
     cfg = flags.build(PROG, costs.CostConfig, args)
     cli.check_output(PROG, args.output)
     commit = cli.commit_from_env()
-    if args.latency:
+    if args.run == "latency":
         doc = costs.produce(cfg, commit=commit)
         table = tables.costs(doc)
     else:

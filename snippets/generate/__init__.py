@@ -47,6 +47,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True, kw_only=True)
 class GenerateConfig:
+    """A decoder's prefill and decode, eager against torch.compile's modes, against the
+    device's measured bandwidth and matmul rate."""
+
     device: str = "auto"
     size: str | None = config.option(None, choices=tuple(model.SIZES), what="size")
     """decoder size: {choices}"""

@@ -23,10 +23,7 @@ class _Rich:
 
 
 TOOL = command.Tool(
-    PROG, generate.KIND,
-    "A decoder's prefill and decode, eager against torch.compile's modes, against the device's "
-    "measured bandwidth and matmul rate.",
-    generate.GenerateConfig, generate.DEFAULTS, generate.produce,
+    PROG, generate.KIND, generate.GenerateConfig, generate.DEFAULTS, generate.produce,
     recording.Printer(markdown=tables.report, rich=_Rich))
 main, parser = TOOL.main, TOOL.parser
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from snippets.core import cli, config, flags, recording
@@ -16,14 +15,14 @@ from snippets.core import cli, config, flags, recording
 
 @dataclass(frozen=True)
 class Tool:
-    """One generation command: its name and help, its config and per-device defaults, what it
-    runs (``run(cfg, commit=, progress=, on_row=)``) and how it shows the run. ``needs`` says
+    """One generation command: its name, its config (the first paragraph of whose docstring
+    is the command's help, ``flags.about``) and per-device defaults, what it runs
+    (``run(cfg, commit=, progress=, on_row=)``) and how it shows the run. ``needs`` says
     why the tool cannot run here (a missing extra), or None. A tool whose run takes a GPU many
     minutes asks for ``--output`` (``output_required``), so that no finished row is lost."""
 
     prog: str
     kind: str
-    description: str
     cls: type
     defaults: dict[str, dict[str, Any]]
     run: Callable[..., dict]
@@ -32,11 +31,9 @@ class Tool:
     needs: Callable[[], str | None] = lambda: None
 
     def parser(self) -> cli.Parser:
-        p = cli.Parser(prog=self.prog, description=self.description)
+        p = cli.Parser(prog=self.prog, description=flags.about(self.cls))
         flags.declare(p, self.cls, self.defaults)
-        p.add_argument("--format", choices=cli.FORMATS, default=cli.FORMATS[0])
-        p.add_argument("--output", type=Path, required=self.output_required,
-                       help="write the results file here, row by row")
+        cli.add_output(p, required=self.output_required)
         return p
 
     def main(self, argv: list[str] | None = None) -> int:

@@ -29,6 +29,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True, kw_only=True)
 class HFConfig:
+    """transformers' Llama generate, dynamic and static cache, eager and compiled, beside
+    this package's decoder of the same shape."""
+
     device: str = "auto"
     size: str | None = config.option(None, choices=tuple(model.SIZES), what="size")
     """decoder size: {choices}"""
@@ -200,10 +203,8 @@ def _needs() -> str | None:
 
 
 TOOL = command.Tool(
-    PROG, KIND,
-    "transformers' Llama generate, dynamic and static cache, eager and compiled, beside this "
-    "package's decoder of the same shape.",
-    HFConfig, DEFAULTS, produce, recording.Printer(markdown=tables.hf_table), needs=_needs)
+    PROG, KIND, HFConfig, DEFAULTS, produce, recording.Printer(markdown=tables.hf_table),
+    needs=_needs)
 main, parser = TOOL.main, TOOL.parser
 
 

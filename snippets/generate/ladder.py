@@ -13,17 +13,14 @@ import torch._inductor.config
 from torch._dynamo.utils import counters
 
 from snippets.core import backends, config, cudagraph, measure, recording, results
-from snippets.core import rows
+from snippets.core import roofline, rows
 from snippets.core import profile as profiler
 from snippets.generate import command, int8, kinds, tables, weight_bytes
 from snippets.generate.int8 import Unsupported
 from snippets.generate import model as M
-from snippets.core import roofline
 
 PROG = "python -m snippets.generate.ladder"
 KIND = kinds.LADDER.name
-DESCRIPTION = ("The decode ladder: one change per rung, every rung timed in the same rounds "
-               "against the copy bandwidth.")
 RUNGS = ("eager", "compile", "fullgraph", "cudagraphs", "gqa", "coordinate-descent", "int8",
          "eager-graphed")
 DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32}
@@ -47,6 +44,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True, kw_only=True)
 class LadderConfig:
+    """The decode ladder: one change per rung, every rung timed in the same rounds against
+    the copy bandwidth."""
+
     device: str = "auto"
     size: str | None = config.option(None, choices=tuple(M.SIZES), what="size")
     """decoder size: {choices}"""
@@ -291,7 +291,7 @@ def run(cfg: LadderConfig, *, commit: str | None = None,
     return doc
 
 
-TOOL = command.Tool(PROG, KIND, DESCRIPTION, LadderConfig, DEFAULTS, run,
+TOOL = command.Tool(PROG, KIND, LadderConfig, DEFAULTS, run,
                     recording.Printer(markdown=tables.ladder_table), output_required=True)
 main, parser = TOOL.main, TOOL.parser
 

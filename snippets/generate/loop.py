@@ -20,8 +20,8 @@ from snippets.generate.model import prefill
 
 PROG = "python -m snippets.generate.loop"
 KIND = kinds.LOOP.name
-DESCRIPTION = ("N tokens end to end, the gpt-fast loop beside a naive one and the step alone, "
-               "for bf16 and int8 weights in the same rounds.")
+
+
 @dataclass
 class Made:
     """One weights, ready to time: its model, its compiled step and prompt's forward, and the
@@ -246,7 +246,7 @@ def run(cfg: LoopConfig, *, commit: str | None = None,
     return doc
 
 
-TOOL = command.Tool(PROG, KIND, DESCRIPTION, LoopConfig, DEFAULTS, run,
+TOOL = command.Tool(PROG, KIND, LoopConfig, DEFAULTS, run,
                     recording.Printer(markdown=tables.loop_table), output_required=True)
 main, parser = TOOL.main, TOOL.parser
 

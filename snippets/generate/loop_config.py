@@ -33,6 +33,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True, kw_only=True)
 class LoopConfig:
+    """N tokens end to end, the gpt-fast loop beside a naive one and the step alone, for
+    bf16 and int8 weights in the same rounds."""
+
     device: str = "auto"
     size: str | None = config.option(None, choices=tuple(M.SIZES), what="size")
     """decoder size: {choices}"""

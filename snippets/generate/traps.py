@@ -21,7 +21,6 @@ from snippets.generate.loop import per_step
 
 PROG = "python -m snippets.generate.traps"
 KIND = kinds.TRAPS.name
-DESCRIPTION = "Three traps of a compiled decode loop, each measured against its fix."
 TRAPS = ("growing-cache", "item-sync", "prompt-lengths")
 
 DEFAULTS: dict[str, dict[str, Any]] = {
@@ -36,6 +35,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True, kw_only=True)
 class TrapsConfig:
+    """Three traps of a compiled decode loop, each measured against its fix."""
+
     device: str = "auto"
     size: str | None = config.option(None, choices=tuple(M.SIZES), what="size")
     """decoder size: {choices}"""
@@ -282,7 +283,7 @@ def run(cfg: TrapsConfig, *, commit: str | None = None,
     return doc
 
 
-TOOL = command.Tool(PROG, KIND, DESCRIPTION, TrapsConfig, DEFAULTS, run,
+TOOL = command.Tool(PROG, KIND, TrapsConfig, DEFAULTS, run,
                     recording.Printer(markdown=tables.traps_table), output_required=True)
 main, parser = TOOL.main, TOOL.parser
 

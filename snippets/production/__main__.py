@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -15,18 +16,32 @@ from snippets.core import cli, config, flags, models, process, recording, result
 from snippets.production import hazards, modes, startup, stream, tables
 
 PROG = "python -m snippets.production"
-RUNS = {
-    "startup": "every start-up path in fresh processes: seconds to the first answer and to "
-               "steady state, ms per call",
-    "stream": "a replayed request stream under each warm-up strategy",
-    "modes": "every compile mode with an empty, then a warm cache (the benchmark, run twice)",
-    "hazards": "CUDA-graph hazards and their fixes (a CUDA device only)",
-}
+
+
+@dataclass(frozen=True)
+class Runs:
+    """Start-up paths, a request stream, the compile modes and the CUDA-graph hazards, each
+    measured in its own run.
+
+    One field per run, its docstring the help of the run's switch; each run's own flags are
+    its config's (``startup``, ``modes``, ``stream``)."""
+
+    startup: bool = False
+    """every start-up path in fresh processes: seconds to the first answer and to steady state,
+    ms per call"""
+    stream: bool = False
+    """a replayed request stream under each warm-up strategy"""
+    modes: bool = False
+    """every compile mode with an empty, then a warm cache (the benchmark, run twice)"""
+    hazards: bool = False
+    """CUDA-graph hazards and their fixes (a CUDA device only)"""
+
+
+RUNS = flags.docstrings(Runs)
 
 
 def parser() -> cli.Parser:
-    p = cli.Parser(prog=PROG, description="Start-up paths, a request stream, the compile modes "
-                   "and the CUDA-graph hazards, each measured in its own run.")
+    p = cli.Parser(prog=PROG, description=flags.about(Runs))
     cli.add_runs(p, RUNS)
     # Each run's flags are its config's fields; --device, --models and --rounds are declared
     # once, with --startup's, and serve --modes too.
@@ -37,10 +52,9 @@ def parser() -> cli.Parser:
     flags.declare(p.add_argument_group("--stream"), stream.StreamConfig, stream.DEFAULTS,
                   skip=("device",))
     cli.add_output(p, ("markdown", "json"))
-    p.add_argument("--append", action="store_true",
-                   help="keep the rows already in --output, a file of the same run, device "
-                        "and torch, if there is one (--startup: as more repetitions; --modes: "
-                        "a block measured again whole is replaced)")
+    # --startup adds its rows as more repetitions; --modes replaces a block measured again
+    # whole (docs/cli.md, the rule of --append)
+    p.add_argument("--append", action="store_true", help="extend --output (same run/device/torch)")
     return p
 
 

@@ -26,22 +26,24 @@ PATHS = ("eager", "compile", "artifacts", "regional", "aot-build", "aot-load", "
 
 
 def parser() -> cli.Parser:
-    p = cli.Parser(prog=PROG, description="Start a service one way, timed from process start.")
+    """The child's flags, which the parent writes: no help, none are a user's. ``--started-at``
+    is ``time.time()`` just before this process; ``--calls`` are timed one by one, then
+    ``--rounds`` of the steady state; ``--save-artifacts`` (the compile path) stores the cache
+    artifacts afterwards, pinned, which ``--artifacts`` (the artifacts path) loads;
+    ``--package`` is the file the builds write and the loads read."""
+    p = cli.Parser(prog=PROG)
     p.add_argument("--path", choices=PATHS, required=True)
-    p.add_argument("--model", required=True, help="resnet50, transformer or pkg.module:factory")
+    p.add_argument("--model", required=True)  # resnet50, transformer or pkg.module:factory
     p.add_argument("--batch-size", type=cli.positive, default=1)
-    p.add_argument("--device", default="cpu", help=cli.DEVICE_HELP)
+    p.add_argument("--device", default="cpu")
     p.add_argument("--dtype", choices=list(production.DTYPES), default="fp32")
-    p.add_argument("--started-at", type=float, help="time.time() just before this process")
-    p.add_argument("--calls", type=cli.positive, default=10, help="calls timed one by one")
-    p.add_argument("--rounds", type=cli.positive, default=5, help="steady-state rounds")
+    p.add_argument("--started-at", type=float)
+    p.add_argument("--calls", type=cli.positive, default=10)
+    p.add_argument("--rounds", type=cli.positive, default=5)
     p.add_argument("--sample-ms", type=float, default=50.0)
-    p.add_argument("--save-artifacts", type=Path, metavar="FILE",
-                   help="compile path: afterwards, store the cache artifacts here, pinned")
-    p.add_argument("--artifacts", type=Path, metavar="FILE", help="artifacts path: load these")
-    p.add_argument("--package", type=Path, metavar="FILE",
-                   help="aot-build, precompile-build: write the file here; aot-load, "
-                        "precompile-load: load it")
+    p.add_argument("--save-artifacts", type=Path, metavar="FILE")
+    p.add_argument("--artifacts", type=Path, metavar="FILE")
+    p.add_argument("--package", type=Path, metavar="FILE")
     return p
 
 

@@ -57,6 +57,9 @@ def in_fresh_process(variant: str, blocks: int, device: str) -> dict[str, Any]:
 
 @dataclass(frozen=True, kw_only=True)
 class RegionsConfig:
+    """Time the first call of a stack of identical blocks, marked with nested_compile_region
+    and not, each in a fresh process with an empty Inductor cache."""
+
     device: str = "auto"
     blocks: int = config.option(24, positive=True)
     """blocks in the stack"""
@@ -95,9 +98,7 @@ def document(cfg: RegionsConfig, progress: Callable[[str], None] = lambda _: Non
 
 
 def parser() -> cli.Parser:
-    p = cli.Parser(prog=PROG, description=(
-        "Time the first call of a stack of identical blocks, marked with nested_compile_region "
-        "and not, each in a fresh process with an empty Inductor cache."))
+    p = cli.Parser(prog=PROG, description=flags.about(RegionsConfig))
     flags.declare(p, RegionsConfig)
     cli.add_output(p, ("markdown", "json"))
     p.add_argument("--child", choices=VARIANTS, help=argparse.SUPPRESS)

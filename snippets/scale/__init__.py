@@ -54,7 +54,10 @@ def seconds(text: str) -> float:
 
 @dataclass(frozen=True, kw_only=True)
 class ScaleConfig:
-    """Everything one run needs; None means "the default for the device" (``DEFAULTS``)."""
+    """Train a step with DDP and FSDP2 over several processes, launched with torchrun, eager and
+    compiled, against the same step in one process.
+
+    Everything one run needs; None means "the default for the device" (``DEFAULTS``)."""
 
     # built-in names (scale.models) or pkg.module:factory specs, each resolved by its ranks
     models: tuple[str, ...] | None = core_models.names(None, scale_models.BUILTIN,

@@ -3,8 +3,6 @@ torchrun, rows onto a file, a table out."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import torch
 import torch.distributed as dist
 from rich.table import Table
@@ -17,15 +15,12 @@ PROG = "python -m snippets.scale"
 
 
 def parser() -> cli.Parser:
-    p = cli.Parser(prog=PROG, description="Train a step with DDP and FSDP2 over several "
-                                          "processes, launched with torchrun, eager and "
-                                          "compiled, against the same step in one process.")
+    p = cli.Parser(prog=PROG, description=flags.about(scale.ScaleConfig))
     flags.declare(p, scale.ScaleConfig, scale.DEFAULTS)
     cli.add_model(p, logits=True)
     cli.add_output(p)
     p.add_argument("--append", action="store_true", help=cli.APPEND_SAME_SETTINGS)
-    p.add_argument("--compare", type=Path, metavar="FILE",
-                   help="print this run's step times beside a recorded results file's")
+    cli.add_compare(p)
     return p
 
 

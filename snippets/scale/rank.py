@@ -25,24 +25,26 @@ PROG = "python -m snippets.scale.rank"
 
 
 def parser() -> cli.Parser:
-    p = cli.Parser(prog=PROG, description="One rank of a scale configuration (started by "
-                                          "torchrun, which sets RANK, LOCAL_RANK, WORLD_SIZE).")
-    p.add_argument("--model", required=True, help="a built-in model or pkg.module:factory")
+    """The rank's flags, which the launch writes (``launch``): no help, none are a user's.
+    torchrun sets RANK, LOCAL_RANK and WORLD_SIZE; ``--batch-size`` is samples per rank,
+    ``--steps`` those whose losses are kept, ``--warmup`` untimed steps after them,
+    ``--rounds`` steady steps timed one by one, ``--profile-steps`` those profiled after them,
+    ``--out`` the folder for ``rank<RANK>.json``, made if missing."""
+    p = cli.Parser(prog=PROG)
+    p.add_argument("--model", required=True)
     p.add_argument("--strategy", choices=wrap.STRATEGIES, required=True)
     p.add_argument("--variant", choices=wrap.VARIANTS, required=True)
-    p.add_argument("--batch-size", type=cli.positive, required=True, help="samples per rank")
+    p.add_argument("--batch-size", type=cli.positive, required=True)
     p.add_argument("--device", choices=("cpu", "cuda"), required=True)
     p.add_argument("--dtype", choices=list(DTYPES), default="fp32")
-    p.add_argument("--steps", type=cli.positive, default=5, help="steps whose losses are kept")
-    p.add_argument("--warmup", type=cli.non_negative, default=2, help="untimed steps after them")
-    p.add_argument("--rounds", type=cli.positive, default=3, help="steady steps timed one by one")
-    p.add_argument("--profile-steps", type=cli.non_negative, default=0,
-                   help="steps profiled after the timed ones (0: none)")
+    p.add_argument("--steps", type=cli.positive, default=5)
+    p.add_argument("--warmup", type=cli.non_negative, default=2)
+    p.add_argument("--rounds", type=cli.positive, default=3)
+    p.add_argument("--profile-steps", type=cli.non_negative, default=0)
     p.add_argument("--bucket-cap-mb", type=float, default=wrap.DDP_BUCKET_MB)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=Path, required=True,
-                   help="folder for rank<RANK>.json, made if missing")
+    p.add_argument("--out", type=Path, required=True)
     return p
 
 

@@ -5,39 +5,22 @@ Thin on purpose: the measuring is in ``snippets.speed``, the tables in ``snippet
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from snippets.speed import runs as speed
 from snippets.core import cli, flags, recording, results
 from snippets.speed import freezing, settings, tables
 
 PROG = "python -m snippets.speed"
 
-
-RUNS = {
-    "ladder": "eager, then one step at a time, each read against the matmul peak and copy "
-              "bandwidth measured first; the fastest rung profiled",
-    "settings": "cudnn.benchmark off and on (and TF32, where the dtype is fp32) for each mode, "
-                "timed together; a verdict per mode",
-    "freezing": "freezing asked for as a compile option alone, and with Inductor's switch on "
-                "too, against none, timed together; on a GPU, what each CUDA-graph replay "
-                "copies",
-}
 # The flags each run has no use for.
 IDLE = {"ladder": ("modes",), "settings": ("rungs", "profile_calls", "backends_from"),
         "freezing": ("modes", "rungs", "profile_calls", "backends_from")}
 
 
 def parser() -> cli.Parser:
-    p = cli.Parser(prog=PROG, description="Climb the speed ladder against the device's own "
-                                          "ceilings, measure the backend settings per mode, or "
-                                          "check the ways of asking for freezing.")
-    cli.add_runs(p, RUNS)
+    p = cli.Parser(prog=PROG, description=flags.about(speed.Runs))
+    cli.add_runs(p, flags.docstrings(speed.Runs))
     flags.declare(p, speed.SpeedConfig, speed.DEFAULTS)
     cli.add_model(p)
-    p.add_argument("--backends-from", type=Path, metavar="FILE",
-                   help="--ladder: run each mode under the settings a --settings results file "
-                        "chose for it, and record that choice")
     cli.add_output(p, ("markdown", "json"))
     p.add_argument("--append", action="store_true", help=cli.APPEND_SAME_SETTINGS)
     return p
@@ -52,9 +35,9 @@ def config_from_args(argv: list[str] | None) -> tuple[speed.SpeedConfig, object]
             cli.fail(PROG, f"--{name.replace('_', '-')} does not apply to --{args.run}")
     cli.check_append(PROG, args.append, args.output)
     cfg = flags.build(PROG, speed.SpeedConfig, args, run=args.run)
-    if args.backends_from:
+    if cfg.backends_from:
         try:
-            cfg = speed.with_evidence(cfg, results.load(args.backends_from, settings.KIND))
+            cfg = speed.with_evidence(cfg, results.load(cfg.backends_from, settings.KIND))
         except results.ResultsError as exc:
             cli.fail(PROG, str(exc))
     return cfg.resolve(), args

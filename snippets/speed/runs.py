@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -15,7 +16,27 @@ from snippets.core import backends, config, models, results
 from snippets.core import roofline
 from snippets.speed import freezing, ladder, settings
 
-RUNS = ("ladder", "settings", "freezing")
+
+
+@dataclass(frozen=True)
+class Runs:
+    """Climb the speed ladder against the device's own ceilings, measure the backend settings per
+    mode, or check the ways of asking for freezing.
+
+    One field per run, its docstring the help of the run's switch (``SpeedConfig.run``)."""
+
+    ladder: bool = False
+    """eager, then one step at a time, each read against the matmul peak and copy bandwidth
+    measured first; the fastest rung profiled"""
+    settings: bool = False
+    """cudnn.benchmark off and on (and TF32, where the dtype is fp32) for each mode, timed
+    together; a verdict per mode"""
+    freezing: bool = False
+    """freezing asked for as a compile option alone, and with Inductor's switch on too, against
+    none, timed together; on a GPU, what each CUDA-graph replay copies"""
+
+
+RUNS = tuple(f.name for f in fields(Runs))
 # A ladder is a benchmark run: its file (bench-ladder) is read like one.
 LADDER_KIND = bench.kinds.BENCH.name
 
@@ -55,6 +76,10 @@ class SpeedConfig:
     name)"""
     profile_calls: int | None = config.option(None, positive=True, zero=True)
     """--ladder: calls of the fastest rung profiled, 0 for none"""
+    # read by the command into mode_backends and backends_evidence (with_evidence)
+    backends_from: Path | None = config.option(None, parse=Path)
+    """--ladder: run each mode under the settings a --settings results file chose for it, and
+    record that choice"""
     # ladder: each mode's backend settings, as chosen from a settings run (settings.chosen),
     # and what that run was (settings.evidence); empty: the benchmark's per-device settings
     mode_backends: tuple[tuple[str, backends.BackendSettings], ...] = ()

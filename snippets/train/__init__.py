@@ -54,7 +54,10 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True, kw_only=True)
 class TrainConfig:
-    """Everything one run needs; None means "the default for the device" (``DEFAULTS``)."""
+    """Time a training step, eager against torch.compile, and check that each variant learns as
+    eager does.
+
+    Everything one run needs; None means "the default for the device" (``DEFAULTS``)."""
 
     models: tuple[str, ...] | None = models.names(None, classifiers.BUILTIN)
     batch_sizes: tuple[int, ...] | None = config.option(None, positive=True)

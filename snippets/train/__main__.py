@@ -14,13 +14,12 @@ PRINT = recording.Printer.of_rows(tables.markdown_table, rich=compare.rich_table
 
 
 def parser() -> cli.Parser:
-    p = cli.Parser(prog=PROG, description="Time a training step, eager against torch.compile, "
-                                          "and check that each variant learns as eager does.")
+    p = cli.Parser(prog=PROG, description=flags.about(train.TrainConfig))
     flags.declare(p, train.TrainConfig, train.DEFAULTS)
     cli.add_model(p, logits=True)
     cli.add_output(p)
     p.add_argument("--append", action="store_true", help=cli.APPEND_SAME_SETTINGS)
-    cli.add_compare(p, "dtype, optimizer, TF32, device")
+    cli.add_compare(p)
     return p
 
 

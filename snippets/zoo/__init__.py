@@ -34,7 +34,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True, kw_only=True)
 class ZooConfig:
-    """One zoo run; None means "the default for the device" (``DEFAULTS``)."""
+    """Eager against torch.compile on real architectures.
+
+    One zoo run; None means "the default for the device" (``DEFAULTS``)."""
 
     models: tuple[str, ...] | None = config.option(None, choices=NAMES, what="model", every=True)
     """comma-separated zoo models, or all (default: every model on CUDA, the CPU set on a CPU)"""

@@ -10,7 +10,7 @@ PROG = "python -m snippets.zoo"
 
 
 def parser() -> cli.Parser:
-    p = cli.Parser(prog=PROG, description="Eager against torch.compile on real architectures.")
+    p = cli.Parser(prog=PROG, description=flags.about(zoo.ZooConfig))
     flags.declare(p, zoo.ZooConfig, zoo.DEFAULTS)
     cli.add_output(p)
     p.add_argument("--append", action="store_true", help=cli.APPEND_SAME_SETTINGS)
