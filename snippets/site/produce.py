@@ -1,4 +1,4 @@
-"""``python -m snippets.site.produce``: the one step that measures for the site, run before a build.
+"""python -m snippets.site.produce: the one step that measures for the site, run before a build.
 
 On this machine it runs the producers of the results sections the pages show for its device type
 and writes each document to ``docs/results/<run-folder>/<kind>.json``; on a CPU it also executes
