@@ -1,7 +1,9 @@
 """A tool's command-line flags, generated from its frozen config: a field is a flag when it has
 an attribute docstring (its help, read with ``ast`` as tyro reads it) or is one of ``COMMON``
 (help written once here); other fields are set by code only. A tuple is read comma-separated, a
-bool is ``--x`` (``--x/--no-x`` where it defaults to True); a ``ConfigError`` names the flag."""
+bool is ``--x`` (``--x/--no-x`` where it defaults to True); a ``ConfigError`` names the flag.
+A rule's ``flag`` renames it (``"-o --output"``: two names); one without a dash is a positional
+argument, whose tuple takes the words left (after ``--`` too). ``tuple[T, T]`` is a flag of two."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import functools
 import inspect
 import textwrap
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from snippets.core import cli, config
@@ -49,16 +52,22 @@ def settable(cls: type) -> list[dataclasses.Field]:
     return [f for f in dataclasses.fields(cls) if f.name in docs or f.name in COMMON]
 
 
+def _names(f: dataclasses.Field) -> list[str]:
+    return (config.rule_of(f).flag or "--" + f.name.replace("_", "-")).split()
+
+
 def flag_of(f: dataclasses.Field) -> str:
-    return config.rule_of(f).flag or "--" + f.name.replace("_", "-")
+    return _names(f)[-1]
 
 
-def _type(f: dataclasses.Field) -> tuple[str, bool]:
-    """(the type of an item, whether the field is a tuple of them), from the annotation's text."""
+def _type(f: dataclasses.Field) -> tuple[str, int | None]:
+    """(the type of an item, how many the field holds: None for one, 0 for a tuple of any
+    length, N for ``tuple[T, ...N times]``), from the annotation's text."""
     text = str(f.type).replace(" ", "").replace("|None", "")
-    if text.startswith("tuple[") and text.endswith(",...]"):
-        return text[len("tuple["):-len(",...]")], True
-    return text, False
+    if not (text.startswith("tuple[") and text.endswith("]")):
+        return text, None
+    items = text[len("tuple["):-1].split(",")
+    return items[0], 0 if items[-1] == "..." else len(items)
 
 
 def _whole(text: str) -> int:
@@ -75,7 +84,8 @@ def _number(text: str) -> float:
         raise ValueError(f"{text!r} is not a number") from None
 
 
-READ: dict[str, Callable[[str], Any]] = {"int": _whole, "float": _number, "str": str}
+READ: dict[str, Callable[[str], Any]] = {"int": _whole, "float": _number, "str": str,
+                                         "Path": Path}
 
 
 def _held(r: config.Rule, read: Callable[[str], Any], many: bool) -> Callable[[str], Any]:
@@ -104,7 +114,7 @@ def help_of(cls: type, f: dataclasses.Field, defaults: dict[str, dict[str, Any]]
     r = config.rule_of(f)
     text = docstrings(cls).get(f.name) or COMMON[f.name]
     text = text.replace("{choices}", ", ".join(r.choices))
-    if "(default" in text or f.default in (None, False, dataclasses.MISSING):
+    if "(default" in text or f.default in (None, False, (), dataclasses.MISSING):
         given = None
     else:
         given = f"(default: {config.shown(f.default)}{r.unit})"
@@ -121,21 +131,30 @@ def declare(p: argparse.ArgumentParser, cls: type,
     for f in settable(cls):
         if f.name in skip:
             continue
-        item, many = _type(f)
-        r = config.rule_of(f)
-        kw: dict[str, Any] = {"dest": f.name, "default": None, "help": help_of(cls, f, defaults)}
+        item, count = _type(f)
+        r, names = config.rule_of(f), _names(f)
+        flag, optional = names[0].startswith("-"), f.default is not dataclasses.MISSING
+        kw: dict[str, Any] = {"default": None, "help": help_of(cls, f, defaults)}
         if item == "bool":
             kw["action"] = "store_true" if f.default is False else argparse.BooleanOptionalAction
         else:
             read = r.parse or READ[item]
             if r.flag_only:
-                read = _held(r, read, many)
-            what = r.what or f.name.replace("_", " ")
-            kw["type"] = cli.csv_of(read, what) if many else _one(read)
-            kw["metavar"] = ("{" + ",".join(r.choices) + "}" if r.choices and not many
-                             else flag_of(f)[2:].upper().replace("-", "_"))
-            kw["required"] = f.default is dataclasses.MISSING
-        p.add_argument(flag_of(f), **kw)
+                read = _held(r, read, count is not None)
+            name = names[-1].lstrip("-").upper().replace("-", "_") if flag else names[0]
+            kw["metavar"] = "{" + ",".join(r.choices) + "}" if r.choices and count is None else name
+            kw["type"] = _one(read)
+            if count == 0 and flag:
+                kw["type"] = cli.csv_of(read, r.what or f.name.replace("_", " "))
+            elif count is not None:  # a positional's words, or a flag's fixed number of them
+                kw["nargs"] = count or ("*" if optional else "+")
+            elif not flag and optional:
+                kw["nargs"] = "?"
+        if flag:
+            kw["dest"], kw["required"] = f.name, not optional and item != "bool"
+            p.add_argument(*names, **kw)
+        else:  # a positional argument: its name is its dest
+            p.add_argument(f.name, **kw)
 
 
 def build(prog: str, cls: type, args: argparse.Namespace, **given: Any) -> Any:
@@ -144,7 +163,8 @@ def build(prog: str, cls: type, args: argparse.Namespace, **given: Any) -> Any:
     factories go to ``factories``, replacing the built-in models where ``--models`` was not given.
     A value the config rejects is one line naming its flag, and exit code 2."""
     fields = {f.name: f for f in settable(cls)}
-    kw = {name: getattr(args, name) for name in fields if getattr(args, name, None) is not None}
+    kw = {name: tuple(value) if isinstance(value, list) else value  # nargs: a list, frozen
+          for name in fields if (value := getattr(args, name, None)) is not None}
     if "device" in kw and "device" not in given:
         kw["device"] = cli.device(prog, kw["device"])
     if "factories" in {f.name for f in dataclasses.fields(cls)} and hasattr(args, "model"):

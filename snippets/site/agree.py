@@ -18,12 +18,12 @@ tolerance for a speedup of another statistic, and for a table that rounds its me
 
 from __future__ import annotations
 
-import argparse
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from snippets.core import cli, config, flags
+from snippets.site.build import built_site
 from snippets.site.numbers import page_tables
 
 # Ratio columns against the group's baseline row (the row whose own ratio is blank or 1), and
@@ -169,15 +169,22 @@ def disagreements(site: Path) -> list[Disagreement]:
     return out
 
 
+PROG = "python -m snippets.site.agree"
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgreeConfig:
+    """The site to check."""
+
+    site: Path = config.option(flag="SITE")
+    """a built site's folder (mkdocs build -d SITE)"""
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m snippets.site.agree",
-                                description="Check every shown ratio against the shown medians.")
-    p.add_argument("site", type=Path, help="a built site (mkdocs build's folder)")
-    args = p.parse_args(argv)
-    if not args.site.is_dir():
-        print(f"{p.prog}: error: {args.site} is not a built site's folder", file=sys.stderr)
-        return 2
-    found = disagreements(args.site)
+    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    flags.declare(p, AgreeConfig)
+    cfg = flags.build(PROG, AgreeConfig, p.parse_args(argv))
+    found = disagreements(built_site(PROG, cfg.site))
     for d in found:
         expect = "no single baseline row" if d.from_medians is None else (
             f"medians give {d.from_medians:.3g} (±{d.tolerance:.0%})")

@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from snippets.core import cli
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -49,3 +51,11 @@ def start(build: Build) -> Build:
 def current() -> Build:
     """The build under way; outside one (a page function called by hand), the environment's."""
     return _current if _current is not None else Build.from_env(ROOT / "docs")
+
+
+def built_site(prog: str, site: Path | None) -> Path:
+    """``site``, where a tool that reads a built site was given one (``mkdocs build -d SITE``);
+    else the user's mistake, one line and exit code 2."""
+    if site is None or not (site / "index.html").is_file():
+        cli.fail(prog, f"{site}: no built site here (no index.html)")
+    return site

@@ -12,12 +12,13 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from snippets.core import cli, config, folders, render, results
+from snippets.core import cli, config, flags, folders, render, results
 
 PROG = "python -m snippets.site.buildtime"
 # The site's own kind: a build's time, per label, against the Contributing page's targets.
@@ -25,6 +26,36 @@ KIND = results.declare(results.Kind("site-build", "snippets.buildtime/1",
                                     {"label": (str,), "seconds": results.NUM},
                                     variant="label")).name
 BUILT_IN = re.compile(r"Documentation built in ([0-9.]+) seconds")
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuildtimeConfig:
+    """A build to time, or the log of one timed elsewhere."""
+
+    label: str
+    """what was built, e.g. 'recorded, cold cache'"""
+    output: Path
+    """the results file to add the row to"""
+    from_log: Path | None = None
+    """read MkDocs' own 'built in' time from the log of a build made elsewhere"""
+    provenance_from: Path | None = None
+    """with --from-log: a results file that build wrote, for its provenance"""
+    repeat: int = config.option(1, positive=True)
+    """run the command this many times, recording each time and the median (a command that must
+    start cold clears its own caches)"""
+    device: str = "auto"
+    """the device the build measured on (auto: CUDA if present; cpu; cuda), whose run folder
+    --output must be in"""
+    command: tuple[str, ...] = config.option((), flag="command")
+    """the build command, after --"""
+
+    def __post_init__(self) -> None:
+        config.check(self)
+        if bool(self.from_log) == bool(self.command):
+            raise config.ConfigError(None, "give either a build command after -- or --from-log")
+        if self.from_log and not self.provenance_from:
+            raise config.ConfigError("from_log", "needs --provenance-from: the build ran on "
+                                                 "another machine")
 
 
 def record(label: str, samples: list[float], prov: dict[str, Any]) -> dict[str, Any]:
@@ -70,59 +101,41 @@ def markdown(doc: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description="Time a site build and record it.")
-    p.add_argument("--label", required=True, help="what was built, e.g. 'recorded, cold cache'")
-    p.add_argument("--output", type=Path, required=True, help="results file to add the row to")
-    p.add_argument("--from-log", type=Path,
-                   help="read MkDocs' own 'built in' time from the log of a build made elsewhere")
-    p.add_argument("--provenance-from", type=Path, metavar="RESULTS",
-                   help="with --from-log: a results file that build wrote, for its provenance")
-    p.add_argument("--repeat", type=int, default=1,
-                   help="run the command this many times and record each time and the median; "
-                        "a command that must start cold each time clears its caches itself")
-    p.add_argument("--device", default="auto",
-                   help="the machine the build measured on: auto (the default: CUDA where there "
-                        "is one), cpu or cuda; its provenance names the run folder")
-    p.add_argument("command", nargs="*", help="the build command, after --")
-    args = p.parse_args(argv)
-    if args.repeat < 1:
-        cli.fail(PROG, f"--repeat {args.repeat}: give 1 or more")
-    if bool(args.from_log) == bool(args.command):
-        cli.fail(PROG, "give either a build command after -- or --from-log FILE")
-    if args.from_log:
-        if not args.provenance_from:
-            cli.fail(PROG, "--from-log needs --provenance-from: the build ran on another machine")
+    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    flags.declare(p, BuildtimeConfig)
+    cfg = flags.build(PROG, BuildtimeConfig, p.parse_args(argv))
+    if cfg.from_log:
         try:
-            found = BUILT_IN.findall(args.from_log.read_text(errors="replace"))
-            prov = results.load(args.provenance_from)["provenance"]
+            found = BUILT_IN.findall(cfg.from_log.read_text(errors="replace"))
+            prov = results.load(cfg.provenance_from)["provenance"]
         except (OSError, ValueError) as exc:  # ResultsError is a ValueError
             cli.fail(PROG, f"cannot read the log or the results file: {exc}")
         if not found:
-            cli.fail(PROG, f"--from-log {args.from_log}: no 'Documentation built in' line")
+            cli.fail(PROG, f"--from-log {cfg.from_log}: no 'Documentation built in' line")
         samples = [float(found[-1])]
         prov = {**prov, "settings": {"command": "mkdocs build --strict",
                                      "source": "the build's own log"}}
     else:
         samples = []
-        for _ in range(args.repeat):
+        for _ in range(cfg.repeat):
             t0 = time.perf_counter()
-            proc = subprocess.run(args.command)
+            proc = subprocess.run(cfg.command)
             samples.append(round(time.perf_counter() - t0, 2))
             if proc.returncode:
                 cli.fail(PROG, f"the build failed with exit code {proc.returncode}; "
                                "nothing recorded")
         # A build whose produce step measured on the GPU is that GPU's time: its provenance, and
         # so its run folder, is the device's, never the host CPU's.
-        device = torch.device(config.resolve_device(cli.device(PROG, args.device)))
-        prov = results.provenance(device, {"command": " ".join(args.command)},
+        device = torch.device(config.resolve_device(cfg.device))  # flags.build checked it
+        prov = results.provenance(device, {"command": " ".join(cfg.command)},
                                   commit=cli.commit_from_env())
-        _check_folder(args.output, prov)
+        _check_folder(cfg.output, prov)
     try:
-        results.check_writable(args.output)
-        doc = merge(args.output, record(args.label, samples, prov))
+        results.check_writable(cfg.output)
+        doc = merge(cfg.output, record(cfg.label, samples, prov))
     except results.ResultsError as exc:
         cli.fail(PROG, str(exc))
-    results.write_atomic(args.output, doc)
+    results.write_atomic(cfg.output, doc)
     print(markdown(doc))
     return 0
 

@@ -12,12 +12,14 @@ stated with more than one value: two pages (or two places on one) disagreeing on
 
 from __future__ import annotations
 
-import argparse
 import html
 import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from snippets.core import cli, config, flags
+from snippets.site.build import built_site
 
 # The span the headline macro writes; attributes in the order it writes them.
 HEADLINE = re.compile(r'<span class="headline" data-figure="([^"]*)" data-value="([^"]*)">')
@@ -52,16 +54,22 @@ def disagreements(site: Path) -> list[str]:
             for key, values in by_key.items() if len(values) > 1]
 
 
+PROG = "python -m snippets.site.figures"
+
+
+@dataclass(frozen=True, kw_only=True)
+class FiguresConfig:
+    """The site to check."""
+
+    site: Path = config.option(flag="SITE")
+    """a built site's folder (mkdocs build -d SITE)"""
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m snippets.site.figures",
-                                description="Find configurations a built site states with two "
-                                            "different headline figures.")
-    p.add_argument("site", type=Path, help="the built site's folder")
-    args = p.parse_args(argv)
-    if not args.site.is_dir():
-        print(f"error: {args.site} is not a folder", file=sys.stderr)
-        return 2
-    found = disagreements(args.site)
+    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    flags.declare(p, FiguresConfig)
+    cfg = flags.build(PROG, FiguresConfig, p.parse_args(argv))
+    found = disagreements(built_site(PROG, cfg.site))
     for line in found:
         print(line)
     return 1 if found else 0

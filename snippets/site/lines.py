@@ -26,15 +26,15 @@ a function returns. The pages' words belong in ``docs/``; this says how many are
 
 from __future__ import annotations
 
-import argparse
 import ast
 import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from snippets.core import cli, render
+from snippets.core import cli, flags, render
 
 PROG = "python -m snippets.site.lines"
 KINDS = ("measuring", "findings", "rendering", "CLI", "site")
@@ -157,28 +157,37 @@ def share(total: Counter, kind: str) -> float:
     return total[kind] / max(sum(total.values()), 1)
 
 
+@dataclass(frozen=True, kw_only=True)
+class LinesConfig:
+    """What to count, and where."""
+
+    rev: str | None = None
+    """a commit to count, read from git (default: the working tree)"""
+    check: bool = False
+    """exit 1 when rendering is over its share of the lines"""
+    prose: bool = False
+    """count the words of prose in code"""
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
-    p.add_argument("--rev", help="a commit to count, read from git (default: the working tree)")
-    p.add_argument("--check", action="store_true",
-                   help="exit 1 when rendering is over its share of the lines")
-    p.add_argument("--prose", action="store_true", help="count the words of prose in code")
-    args = p.parse_args(argv)
-    if args.prose:
+    p = cli.Parser(prog=PROG, description=__doc__.splitlines()[0])
+    flags.declare(p, LinesConfig)
+    cfg = flags.build(PROG, LinesConfig, p.parse_args(argv))
+    if cfg.prose:
         words = sorted(((prose_words(text), str(path)) for path, text in
-                        (_at(args.rev) if args.rev else _tree())), reverse=True)
+                        (_at(cfg.rev) if cfg.rev else _tree())), reverse=True)
         rows = [[m, f"{n:,}"] for n, m in words[:15] if n]
         rows.append(["all", f"{sum(n for n, _ in words):,}"])
         print(render.markdown_table(["Module", "Prose words"], rows))
         return 0
     try:
-        total = by_kind(_at(args.rev) if args.rev else _tree())
+        total = by_kind(_at(cfg.rev) if cfg.rev else _tree())
     except subprocess.CalledProcessError as e:
-        cli.fail(PROG, f"--rev {args.rev}: {e.stderr.strip().splitlines()[-1]}")
+        cli.fail(PROG, f"--rev {cfg.rev}: {e.stderr.strip().splitlines()[-1]}")
     rows = [[k, f"{total[k]:,}", f"{share(total, k):.1%}"] for k in KINDS]
     rows.append(["all", f"{sum(total.values()):,}", "100%"])
     print(render.markdown_table(["Kind", "Lines", "Share"], rows))
-    if args.check and share(total, "rendering") > MAX_RENDERING_SHARE:
+    if cfg.check and share(total, "rendering") > MAX_RENDERING_SHARE:
         print(f"rendering is {share(total, 'rendering'):.1%} of the lines, over "
               f"{MAX_RENDERING_SHARE:.0%}", file=sys.stderr)
         return 1

@@ -11,13 +11,14 @@ the suite) names it stale until produce records it again.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from snippets import debug
+from snippets.core import cli, flags
 from snippets.dynamic import producer, recompiles
 from snippets.explain import agreement, counts, fastpath, logs
 from snippets.production import apis
@@ -74,13 +75,18 @@ def stale(build: Build) -> list[str]:
 PROG = "python -m snippets.site.live"
 
 
+@dataclass(frozen=True, kw_only=True)
+class LiveConfig:
+    """The check of the records; it has nothing else to set."""
+
+    check: bool = False
+    """exit 1 if a section is stale (as it always does)"""
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog=PROG, description=(
-        "List the live sections whose record in live-sections/ is missing or was made by other "
-        "code; python -m snippets.site.produce records them again."))
-    p.add_argument("--check", action="store_true",
-                   help="exit 1 if any is stale (what this command always does)")
-    p.parse_args(argv)
+    p = cli.Parser(prog=PROG, description="Name the stale live sections.")
+    flags.declare(p, LiveConfig)
+    flags.build(PROG, LiveConfig, p.parse_args(argv))
     found = stale(Build(docs_dir=current().docs_dir))
     for name in found:
         print(f"stale: {name}")

@@ -4,15 +4,15 @@ branch for what an older file lacks. It lives with the site, which gathers every
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import json
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from snippets.core import results
+from snippets.core import cli, config, flags, results
 from snippets.bench.kinds import BENCH
 from snippets.explain.kinds import FASTPATH, GRAPH_BREAKS
 from snippets.site import topics  # noqa: F401  every kind a file here is of, declared
@@ -158,12 +158,23 @@ def migrate(doc: dict[str, Any], day: str) -> bool:
     return bool(todo)
 
 
+PROG = "python -m snippets.site.migrate"
+
+
+@dataclass(frozen=True, kw_only=True)
+class MigrateConfig:
+    """The folder to migrate."""
+
+    folder: Path = config.option(flag="FOLDER")
+    """a results folder, e.g. docs/results"""
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder", type=Path, help="a results folder, e.g. docs/results")
-    args = parser.parse_args(argv)
+    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    flags.declare(p, MigrateConfig)
+    cfg = flags.build(PROG, MigrateConfig, p.parse_args(argv))
     day = dt.datetime.now(dt.timezone.utc).date().isoformat()
-    for path in sorted(args.folder.rglob("*.json")):
+    for path in sorted(cfg.folder.rglob("*.json")):
         doc = json.loads(path.read_text())
         if migrate(doc, day):
             results.validate(doc, str(path))  # the current schema, before it replaces the file

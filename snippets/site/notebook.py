@@ -17,10 +17,11 @@ import json
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from snippets.core import cli, stamps
+from snippets.core import cli, flags, stamps
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "docs" / "run-it-yourself.py"
@@ -107,12 +108,19 @@ def page_html(body: str, path: Path, url_of: Callable[[str], str | None]) -> str
     return f'<div class="results">{body}</div>'
 
 
+@dataclass(frozen=True, kw_only=True)
+class NotebookConfig:
+    """Execute the notebook, or only compare it with its source."""
+
+    check: bool = False
+    """execute nothing; exit 1 if the stored notebook differs from its source"""
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description="Execute the notebook and store it with its outputs.")
-    p.add_argument("--check", action="store_true",
-                   help="execute nothing; exit 1 if the stored notebook differs from its source")
-    args = p.parse_args(argv)
-    if args.check:
+    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    flags.declare(p, NotebookConfig)
+    cfg = flags.build(PROG, NotebookConfig, p.parse_args(argv))
+    if cfg.check:
         problems = stale()
         for line in problems:
             print(f"{STORED.name}: {line}")

@@ -16,13 +16,16 @@ context on both sides.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
 from collections import Counter
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
+
+from snippets.core import cli, config, flags
+from snippets.site.build import built_site
 
 # A number as a reader reads one: digits with an optional sign, thousands commas and decimals.
 NUMBER = re.compile(r"(?<![\w.])[-−]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
@@ -165,30 +168,39 @@ def diff(before: dict[str, list[dict]], after: dict[str, list[dict]]) -> list[st
     return lines
 
 
+PROG = "python -m snippets.site.numbers"
+
+
+@dataclass(frozen=True, kw_only=True)
+class NumbersConfig:
+    """A site to list, or two lists to compare."""
+
+    site: Path | None = config.option(None, flag="SITE")
+    """a built site's folder"""
+    output: Path | None = config.option(None, flag="-o --output")
+    """write the inventory here (JSON)"""
+    diff: tuple[Path, Path] | None = None
+    """two inventories to compare, before and after"""
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m snippets.site.numbers",
-                                     description="List or compare the numbers of a built site.")
-    parser.add_argument("site", nargs="?", type=Path, help="a built site's folder")
-    parser.add_argument("-o", "--output", type=Path, help="write the inventory here (JSON)")
-    parser.add_argument("--diff", nargs=2, type=Path, metavar=("BEFORE", "AFTER"),
-                        help="two inventories to compare")
-    args = parser.parse_args(argv)
-    if args.diff:
+    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    flags.declare(p, NumbersConfig)
+    cfg = flags.build(PROG, NumbersConfig, p.parse_args(argv))
+    if cfg.diff:
         try:
-            before, after = (json.loads(p.read_text()) for p in args.diff)
+            before, after = (json.loads(path.read_text()) for path in cfg.diff)
         except (OSError, ValueError) as exc:
-            parser.exit(2, f"error: {exc}\n")
+            cli.fail(PROG, str(exc))
         lines = diff(before, after)
         print("\n".join(lines) if lines else "no difference")
         return 1 if lines else 0
-    if args.site is None or not (args.site / "index.html").is_file():
-        parser.exit(2, f"error: {args.site} holds no built site (no index.html)\n")
-    found = inventory(args.site)
+    found = inventory(built_site(PROG, cfg.site))
     text = json.dumps(found, indent=1, ensure_ascii=False) + "\n"
-    if args.output:
-        args.output.write_text(text)
+    if cfg.output:
+        cfg.output.write_text(text)
         total = sum(len(v) for v in found.values())
-        print(f"{total} numbers on {len(found)} pages -> {args.output}")
+        print(f"{total} numbers on {len(found)} pages -> {cfg.output}")
     else:
         sys.stdout.write(text)
     return 0

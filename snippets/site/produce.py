@@ -1,4 +1,4 @@
-"""``python -m snippets.site.produce``: the one step that measures for the site, run before a build.
+"""python -m snippets.site.produce: the one step that measures for the site, run before a build.
 
 On this machine it runs the producers of the results sections the pages show for its device type
 and writes each document to ``docs/results/<run-folder>/<kind>.json``; on a CPU it also executes
@@ -10,11 +10,11 @@ command by command with their own command lines, as the CLI reference lists.
 
 from __future__ import annotations
 
-import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-from snippets.core import cli, config, folders, results
+from snippets.core import cli, config, flags, folders, results
 from snippets.site import cache, live, topics
 from snippets.site.build import ROOT, Build
 
@@ -48,35 +48,41 @@ def produce_results(kind: str, device: str, results_dir: Path, commit: str | Non
     return path
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=PROG, description=(
-        "Measure what the site shows for this device type: write its results files and record "
-        "its stale live sections; then mkdocs build renders them."))
-    p.add_argument("--device", default="auto", help="auto (the default), cpu or cuda")
-    p.add_argument("--only", type=cli.csv_of(str, "name"), default=(),
-                   help="these results kinds or live sections only, comma-separated "
-                        "(a live section named here is recorded even if current)")
-    p.add_argument("--list", action="store_true", help="list what would run, run nothing")
+@dataclass(frozen=True, kw_only=True)
+class ProduceConfig:
+    """What one produce step runs on this machine."""
+
+    device: str = "auto"
+    only: tuple[str, ...] = config.option((), what="name")
+    """these results kinds or live sections only, comma-separated (a live section named here is
+    recorded even if current)"""
+    list: bool = False
+    """list what would run, run nothing"""
+
+
+def parser() -> cli.Parser:
+    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    flags.declare(p, ProduceConfig)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    device = config.device_type(config.resolve_device(cli.device(PROG, args.device)))
+    cfg = flags.build(PROG, ProduceConfig, parser().parse_args(argv))
+    device = config.device_type(config.resolve_device(cfg.device))
     build = Build()
     kinds, sections = results_for(device), sections_for(device)
     stale = live.stale(build) if sections else []
-    if args.only:
+    if cfg.only:
         known = kinds + sections
-        unknown = [n for n in args.only if n not in known]
+        unknown = [n for n in cfg.only if n not in known]
         if unknown:
             cli.fail(PROG, f"nothing named {unknown[0]!r} is produced on {device}; "
                            f"known: {', '.join(known)}")
-        kinds = [k for k in kinds if k in args.only]
-        sections = [s for s in sections if s in args.only]
+        kinds = [k for k in kinds if k in cfg.only]
+        sections = [s for s in sections if s in cfg.only]
     else:
         sections = [s for s in sections if s in stale]
-    if args.list:
+    if cfg.list:
         for kind in kinds:
             print(f"{kind}: results on {device}")
         for name in sections:

@@ -13,14 +13,14 @@ which.
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from snippets.core import cli, render
+from snippets.core import cli, config, flags, render
+from snippets.site.build import built_site
 
 PROG = "python -m snippets.site.reading"
 # What a reader reads past to reach the answer: about the words on a first screen at 1280×900
@@ -144,16 +144,23 @@ def markdown(found: list[Reading]) -> str:
           r.longest_sentence, ", ".join(r.over()) or "–") for r in found))
 
 
+@dataclass(frozen=True, kw_only=True)
+class ReadingConfig:
+    """The site to read, and whether to hold it to the budgets."""
+
+    site: Path = config.option(flag="SITE")
+    """a built site (mkdocs build -d SITE)"""
+    check: bool = False
+    """exit 1 when a topic page is over budget"""
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog=PROG, description="How a built site reads, page by page.")
-    p.add_argument("site", type=Path, help="a built site (mkdocs build -d SITE)")
-    p.add_argument("--check", action="store_true", help="exit 1 when a topic page is over budget")
-    args = p.parse_args(argv)
-    if not (args.site / "index.html").is_file():
-        cli.fail(PROG, f"{args.site}: no built site here (no index.html)")
-    found = readings(args.site)
+    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    flags.declare(p, ReadingConfig)
+    cfg = flags.build(PROG, ReadingConfig, p.parse_args(argv))
+    found = readings(built_site(PROG, cfg.site))
     print(markdown(found))
-    return 1 if args.check and any(r.over() for r in found) else 0
+    return 1 if cfg.check and any(r.over() for r in found) else 0
 
 
 if __name__ == "__main__":

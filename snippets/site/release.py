@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-from snippets.core import cli, results
+from snippets.core import cli, config, flags, results
 from snippets.site import topics  # noqa: F401 (declares every kind a file read here is of)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,14 +55,24 @@ def title(version: str, results_dir: Path = ROOT / "docs" / "results") -> str:
     return version + (f" (torch {', '.join(parts)})" if parts else " (no recorded run)")
 
 
+@dataclass(frozen=True, kw_only=True)
+class ReleaseConfig:
+    """Which of the two lines to print."""
+
+    what: str = config.option(choices=("name", "title"), flag="what")
+    """name: the version to deploy (the guide's release); title: the name and the PyTorch
+    releases its numbers were measured on"""
+
+    def __post_init__(self) -> None:
+        config.check(self)
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description="The name and title of this version of the site.")
-    p.add_argument("what", choices=("name", "title"),
-                   help="name: the version to deploy (the guide's release); title: the name "
-                        "and the PyTorch releases its numbers were measured on")
-    args = p.parse_args(argv)
+    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    flags.declare(p, ReleaseConfig)
+    cfg = flags.build(PROG, ReleaseConfig, p.parse_args(argv))
     try:
-        print(name() if args.what == "name" else title(name()))
+        print(name() if cfg.what == "name" else title(name()))
     except ValueError as exc:  # ResultsError is one: a results file that cannot be read
         cli.fail(PROG, str(exc))
     return 0

@@ -20,10 +20,13 @@ block whose header names a measured quantity is a results table without a stamp.
 from __future__ import annotations
 
 import posixpath
-import sys
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+
+from snippets.core import cli, config, flags
+from snippets.site.build import built_site
 
 TRACEBACK = "Traceback (most recent call last)"
 STAMP_STARTS = ("recorded",)  # a build only reads: every stamp says so
@@ -180,17 +183,22 @@ def check_site(site_dir: str | Path) -> list[str]:
     return out
 
 
+PROG = "python -m snippets.site.sitecheck"
+
+
+@dataclass(frozen=True, kw_only=True)
+class SiteCheckConfig:
+    """The site to check."""
+
+    site: Path = config.option(Path("site"), flag="SITE")
+    """a built site's folder"""
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) > 1 or (args and args[0].startswith("-")):
-        print("usage: python -m snippets.site.sitecheck [SITE_DIR]  (default: site)",
-              file=sys.stderr)
-        return 2
-    site = Path(args[0] if args else "site")
-    if not (site / "index.html").is_file():
-        print(f"python -m snippets.site.sitecheck: error: {site} holds no built site "
-              "(no index.html); build it first with mkdocs build --strict", file=sys.stderr)
-        return 2
+    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    flags.declare(p, SiteCheckConfig)
+    cfg = flags.build(PROG, SiteCheckConfig, p.parse_args(argv))
+    site = built_site(PROG, cfg.site)
     problems = check_site(site)
     for line in problems:
         print(line)

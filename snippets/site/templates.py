@@ -25,15 +25,15 @@ arithmetic, a subscript, a method call, ``map``/``join``...) counts as logic.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
 from jinja2 import nodes
 
-from snippets.core import cli, render
+from snippets.core import cli, flags, render
 
 PROG = "python -m snippets.site.templates"
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,16 +138,24 @@ def counts() -> dict[str, int]:
     return {name: n for name, n in found.items() if n}
 
 
+@dataclass(frozen=True, kw_only=True)
+class TemplatesConfig:
+    """Every template's count, or one template's logic."""
+
+    show: str | None = None
+    """list each piece of logic in this template, a path under docs/"""
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
-    parser.add_argument("--show", metavar="FILE", help="list each piece of logic in FILE")
-    args = parser.parse_args(argv)
-    if args.show:
-        path = DOCS / args.show
+    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    flags.declare(p, TemplatesConfig)
+    cfg = flags.build(PROG, TemplatesConfig, p.parse_args(argv))
+    if cfg.show:
+        path = DOCS / cfg.show
         if not path.is_file():
-            cli.fail(PROG, f"no template {args.show!r} under docs/")
+            cli.fail(PROG, f"no template {cfg.show!r} under docs/")
         for line, what in logic(path.read_text()):
-            print(f"{args.show}:{line}: {what}")
+            print(f"{cfg.show}:{line}: {what}")
         return 0
     found = counts()
     rows = sorted(found.items(), key=lambda kv: -kv[1]) + [("all", sum(found.values()))]

@@ -4,6 +4,7 @@ answered as one line that names the flag."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -71,4 +72,50 @@ def test_values_are_read_by_type_and_held_to_the_config():
 ])
 def test_a_wrong_value_is_one_line_naming_its_flag(capsys, argv, expect):
     cli_run.assert_one_line_error(*cli_run.run(lambda a: parse(*a), capsys, *argv), expect,
+                                  prog="demo")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Words:
+    what: str = config.option(choices=("name", "title"), flag="what")
+    """a positional choice"""
+    site: Path | None = config.option(None, flag="SITE")
+    """a positional folder, optional"""
+    output: Path | None = config.option(None, flag="-o --output")
+    """two names"""
+    pair: tuple[Path, Path] | None = None
+    """a flag of two"""
+    command: tuple[str, ...] = config.option((), flag="command")
+    """the words left"""
+
+    def __post_init__(self) -> None:
+        config.check(self)
+
+
+def words(*argv: str) -> Words:
+    p = cli.Parser(prog="demo")
+    flags.declare(p, Words)
+    return flags.build("demo", Words, p.parse_args(list(argv)))
+
+
+def test_positionals_paths_two_names_and_a_fixed_count():
+    assert words("name") == Words(what="name")
+    # argparse reads the positionals after the last flag; "--" leaves the rest to the tuple
+    cfg = words("-o", "x.json", "--pair", "a", "b", "title", "out", "--", "mkdocs", "--strict")
+    assert cfg == Words(what="title", site=Path("out"), output=Path("x.json"),
+                        pair=(Path("a"), Path("b")), command=("mkdocs", "--strict"))
+    assert words("name", "--output", "y") == Words(what="name", output=Path("y"))
+    p = cli.Parser(prog="demo")
+    flags.declare(p, Words)
+    usage = " ".join(p.format_usage().split())
+    assert usage.endswith("[-o OUTPUT] [--pair PAIR PAIR] {name,title} [SITE] [command ...]")
+
+
+@pytest.mark.parametrize("argv, expect", [
+    (["version"], "argument what: invalid choice: 'version' (choose from 'name', 'title')"),
+    ([], "the following arguments are required: {name,title}"),
+    (["name", "--pair", "a"], "argument --pair: expected 2 arguments"),
+])
+def test_a_wrong_positional_is_one_line_naming_it(capsys, argv, expect):
+    cli_run.assert_one_line_error(*cli_run.run(lambda a: words(*a), capsys, *argv), expect,
                                   prog="demo")

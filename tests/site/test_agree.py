@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from snippets.site import agree
+from tests import cli_run
 
 HEAD = ["Model · batch · mode", "Median ms", "Speedup", "IQR %", "Status"]
 
@@ -69,8 +70,8 @@ def test_a_timing_table_s_inline_spread_and_unitless_heads_are_read():
 
 
 def test_a_folder_without_a_site_is_a_one_line_error(tmp_path: Path, capsys):
-    assert agree.main([str(tmp_path / "absent")]) == 2
-    assert capsys.readouterr().err.count("\n") == 1
+    cli_run.assert_one_line_error(*cli_run.run(agree.main, capsys, str(tmp_path / "absent")),
+                                  "no built site", prog=agree.PROG)
 
 
 def test_a_table_of_findings_with_no_medians_has_nothing_to_recompute():

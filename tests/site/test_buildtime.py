@@ -56,7 +56,7 @@ def test_buildtime_keeps_each_rows_own_date_and_commit(tmp_path, monkeypatch):
     (["--label", "x", "--output", "o.json"], "either a build command"),
     (["--label", "x", "--output", "o.json", "--from-log", "b.log"], "needs --provenance-from"),
     (["--label", "x", "--output", "o.json", "--", "false"], "failed with exit code 1"),
-    (["--label", "x", "--output", "o.json", "--repeat", "0", "--", "true"], "--repeat 0"),
+    (["--label", "x", "--output", "o.json", "--repeat", "0", "--", "true"], "--repeat: 0"),
 ])
 def test_buildtime_mistakes_get_one_line_and_exit_2(tmp_path, capsys, monkeypatch, argv, expect):
     monkeypatch.chdir(tmp_path)

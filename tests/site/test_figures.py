@@ -6,6 +6,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from snippets.site import figures, macros
+from tests import cli_run
 
 KEY = "NVIDIA H200 · resnet50 · batch 1 · reduce-overhead"
 
@@ -44,5 +45,5 @@ def test_two_pages_with_two_values_for_one_configuration_disagree(tmp_path):
 
 
 def test_a_missing_site_is_the_users_mistake(tmp_path, capsys):
-    assert figures.main([str(tmp_path / "nowhere")]) == 2
-    assert capsys.readouterr().err.count("\n") == 1
+    cli_run.assert_one_line_error(*cli_run.run(figures.main, capsys, str(tmp_path / "nowhere")),
+                                  "no built site", prog=figures.PROG)

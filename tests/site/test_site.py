@@ -22,6 +22,7 @@ import pytest
 
 from snippets.core import folders
 from snippets.site import agree, figures, reading, sitecheck
+from tests import cli_run
 from tests.site.builds import Deployment, finish, site_copy, start_build
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -157,9 +158,11 @@ def _link_problem(problem: str) -> tuple[str, str, str]:
     return page, said.split("'")[1], wrong
 
 
-def test_sitecheck_cli_errors(tmp_path: Path) -> None:
-    assert sitecheck.main([str(tmp_path)]) == 2
-    assert sitecheck.main(["--nope"]) == 2
+def test_sitecheck_cli_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cli_run.assert_one_line_error(*cli_run.run(sitecheck.main, capsys, str(tmp_path)),
+                                  "no built site", prog=sitecheck.PROG)
+    cli_run.assert_one_line_error(*cli_run.run(sitecheck.main, capsys, "--nope"), "--nope",
+                                  prog=sitecheck.PROG)
 
 
 # ---- planted failures: each must fail the build, for its own reason --------------------------
