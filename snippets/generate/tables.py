@@ -220,7 +220,7 @@ def ladder_table(doc: dict[str, Any]) -> str:
         columns.timing("ms per token" if batch == 1 else "ms per step",
                        lambda r: r.get("step_ms")),
         columns.Column("× eager", lambda r: r if r.get("speedup") is not None else None,
-                       render.speedup, notes=(columns.SPEEDUP,)),
+                       render.speedup, notes=columns.SPEEDUP),
         columns.number("Tokens/s", lambda r: r.get("tokens_per_s"), ",.0f"),
         columns.number("% of bandwidth", lambda r: r["of_copy_bw"] and 100 * r["of_copy_bw"],
                        ".1f"),
