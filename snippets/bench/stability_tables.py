@@ -74,7 +74,7 @@ def host_evidence(runs: list[tuple[str, dict[str, Any]]]) -> str:
                          f"{clock['min']}–{clock['max']}" if clock else "–",
                          _corr(rows.get((model, bs, "default"), {}))])
     return (render.markdown_table(key_head, key) + "\n\n"
-            + render.details("The default mode, hypervisor steal and the SM clock",
+            + render.details("Default mode, steal, SM clock",
                              render.markdown_table(full_head, full)))
 
 
