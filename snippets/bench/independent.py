@@ -162,14 +162,11 @@ def stamp(docs: list[dict[str, Any]]) -> str:
     """One stamp for the processes timed alone: device, torch, how many, when, the commits."""
     from snippets.core import render
 
-    prov = docs[0]["provenance"]
-    days = sorted({d["provenance"]["date"][:10] for d in docs})
-    when = days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
-    commits = list(dict.fromkeys(stamps.short_commit(d["provenance"]["commit"]) for d in docs))
-    return (f"recorded alone: {prov['device']} · torch {prov['torch']} · "
-            f"{prov['settings']['calls']} calls × {prov['settings']['repeats']} event pairs · "
-            f"{render.count(len(docs), 'process', 'processes')}, {when} · "
-            f"{'commit' if len(commits) == 1 else 'commits'} {', '.join(commits)}")
+    prov, settings = docs[0]["provenance"], docs[0]["provenance"]["settings"]
+    return stamps.several(docs, "recorded alone", [
+        prov["device"], f"torch {prov['torch']}",
+        f"{settings['calls']} calls × {settings['repeats']} event pairs",
+    ], render.count(len(docs), "process", "processes"))
 
 
 def alone_table(doc: dict[str, Any]) -> str:

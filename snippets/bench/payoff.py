@@ -139,8 +139,10 @@ def slower_to_pay(cold: dict[str, Any], warm: dict[str, Any]) -> tuple[SlowerToP
 
 
 def cold_warm_stamp(cold: dict[str, Any], warm: dict[str, Any]) -> str:
-    return (f"{stamps.stamp(cold, 'recorded')} (first benchmark process on a fresh machine); "
-            f"next process {warm['provenance']['date']}, same machine")
+    """The first process's stamp (a fresh machine, as the page says) and the next one's date:
+    it ran on the same machine, under the same settings."""
+    return (f"{stamps.stamp(cold, 'recorded, first process')}; "
+            f"next process, same machine: {warm['provenance']['date']}")
 
 
 def tiny(doc: dict[str, Any]) -> TinyWork:

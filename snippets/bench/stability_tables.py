@@ -74,7 +74,7 @@ def host_evidence(runs: list[tuple[str, dict[str, Any]]]) -> str:
                          f"{clock['min']}–{clock['max']}" if clock else "–",
                          _corr(rows.get((model, bs, "default"), {}))])
     return (render.markdown_table(key_head, key) + "\n\n"
-            + render.details("The default mode, hypervisor steal and the SM clock",
+            + render.details("Default mode, steal, SM clock",
                              render.markdown_table(full_head, full)))
 
 
@@ -118,13 +118,8 @@ def correlations(runs: Runs) -> str:
 def runs_stamp(runs: list[tuple[str, dict[str, Any]]]) -> str:
     """One stamp for a block drawn from several runs: the device, the dates and the commits."""
     prov = runs[0][1]["provenance"]
-    dates = sorted(d["provenance"]["date"][:10] for _, d in runs)
-    when = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
-    commits = list(dict.fromkeys(stamps.short_commit(d["provenance"]["commit"])
-                                 for _, d in runs))
-    return (f"recorded: {prov['device']} · torch {prov['torch']} · "
-            f"{render.count(len(runs), 'run')}, {when} · "
-            f"{'commit' if len(commits) == 1 else 'commits'} {', '.join(commits)}")
+    shared = [prov["device"], f"torch {prov['torch']}"]
+    return stamps.several([d for _, d in runs], "recorded", shared, render.count(len(runs), "run"))
 
 
 def evidence(which: str, runs: Runs) -> tuple[str, Runs]:

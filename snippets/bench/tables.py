@@ -221,7 +221,7 @@ def compare_page(doc: dict[str, Any], other: dict[str, Any]) -> str:
                         for bound, v in spans.items())
     return (f"{compare_title(doc, other)}:\n\n"
             + columns.markdown(pairs, KEY, AGAINST) + "\n\n"
-            + render.details("The median latencies behind the ratio (This, Recorded)",
+            + render.details("Median latencies: This, Recorded",
                              columns.markdown(pairs, KEY, LATENCIES)) + "\n\n" + summary)
 
 

@@ -14,12 +14,14 @@ from snippets.core import render
 from snippets.core.rows import InRun
 
 MISSING = "–"  # a value a row does not have: the dash every table of the guide shows
-# What the footer says once for the columns that carry it (each said once, in column order).
+# What the footer says once for the columns that carry it (each said once, in column order):
+# a legend of units, as terse as Compare's; the glossary (docs/glossary.md: IQR, speedup) and
+# each topic page say it in full.
 IN_MS = "times in ms"
-SPREAD = "± is the IQR as a share of the median"
-RATIO = "× is the ratio of two medians timed in the same rounds"
-SPEEDUP = ("speedups are the ratio of two medians timed in the same rounds, ± half the IQR of "
-           "the per-round ratios")
+SPREAD = "± is IQR ÷ median"  # a time's spread, as a share of it: 1.23 ±2.1%
+RATIO = "×: same-round median ratio"  # two medians timed in the same rounds, divided
+# A speedup is a RATIO; its ± is half the interquartile range of its per-round ratios.
+SPEEDUP = ("speedup: same-round median ratio", "speedup ±: half its rounds' IQR")
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,7 @@ def status(read: Callable[[Any], Mapping[str, Any]] = lambda r: r, *,
 def speedup(header: str = "Speedup") -> Column:
     """A placed row's speedup over its run's baseline, shown only where the table shows that
     baseline (``render.speedup``)."""
-    return Column(header, lambda p: render.speedup(p.row, p.paired), notes=(SPEEDUP,))
+    return Column(header, lambda p: render.speedup(p.row, p.paired), notes=SPEEDUP)
 
 
 # ---- the layouts --------------------------------------------------------------------------------

@@ -30,10 +30,12 @@ def setting_differences(doc: dict[str, Any], other: dict[str, Any], settings: Se
 
 def title(doc: dict[str, Any], other: dict[str, Any], settings: Sequence[str], *,
           device_by: str = "device") -> str:
+    """Whether this run and the recorded one compare like for like, and where not, how they
+    differ: the columns (This, Recorded) say which is which."""
     diffs = setting_differences(doc, other, settings, device_by=device_by)
     if not diffs:
-        return "This run against a recorded one, same settings"
-    return "This run against a recorded one, NOT like for like: " + "; ".join(diffs)
+        return "Like for like, same settings"
+    return "NOT like for like: " + "; ".join(diffs)
 
 
 def markdown(heading: str, doc: dict[str, Any], other: dict[str, Any], columns: Sequence[str],

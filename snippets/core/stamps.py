@@ -59,6 +59,17 @@ def short_commit(commit: str | None) -> str:
     return head[:12] + dirty
 
 
+def several(docs: list[dict[str, Any]], how: str, parts: list[str], count: str) -> str:
+    """One stamp for a block drawn from several documents of one machine (processes of one
+    setting, runs of one matrix): ``parts`` that they share (the device, torch, the settings),
+    then how many (``count``, ``4 processes``), the day or days, and every commit once."""
+    days = sorted({(d["provenance"].get("date") or "")[:10] for d in docs})
+    when = days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
+    commits = list(dict.fromkeys(short_commit(d["provenance"].get("commit")) for d in docs))
+    made = ("commit " if len(commits) == 1 else "commits ") + ", ".join(commits)
+    return f"{how}: " + " · ".join([*parts, f"{count}, {when}", made])
+
+
 def stamp(doc: dict[str, Any], how: str = "recorded") -> str:
     """The line under every results block: where, on which host, with what and under which
     settings, when, from which commit, and how it came (``recorded``, ``fresh``, ``this run``)."""

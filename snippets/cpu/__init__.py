@@ -125,7 +125,8 @@ def unavailable(v: Variant, capability: dict[str, Any]) -> str | None:
         if importlib.util.find_spec(module) is None:
             return f"{module} is not installed: {INSTALL}"
     if v.precision == "bf16" and not machine.bf16_in_hardware(capability):
-        return "this CPU has no bf16 instructions (avx512_bf16 or AMX): bf16 would be emulated"
+        # the row says "unsupported: ..."; docs/cpu.md says why an emulation is not timed
+        return "no bf16 instructions (avx512_bf16, AMX)"
     return None
 
 

@@ -21,7 +21,8 @@ SHORT = {"eager": "eager", "compile": "compile", "compile-freezing": "+ freezing
          "openvino": "OpenVINO default"}
 FP32 = ("compile", "compile-freezing", "onnxruntime", "openvino-f32")
 BF16 = ("eager-bf16", "compile-freezing-bf16", "openvino")
-SEPARATE = ("× is eager fp32's median over the row's, each timed in a process of its own")
+# What a table's columns mean (each timed in a process of its own, the error's norm, who else
+# took the cores) is worded on the page under the table, docs/cpu.md, and on the Results page.
 
 
 def _label(g: Group) -> str:
@@ -45,10 +46,7 @@ def recipe(doc: dict[str, Any]) -> str:
                        for s in steps),
                      render.num(last.rel_err if last else None, ".1e")])
     head = ["Model · batch", "Eager ms", *(SHORT[s] for s in steps), "Error, bf16"]
-    note = (f'<p class="units">{SEPARATE}. + freezing adds channels_last for an image model. '
-            "Error: the last step's first answer against eager fp32's, "
-            "‖a − b‖ / ‖b‖.</p>")
-    return render.markdown_table(head, body) + "\n\n" + note
+    return render.markdown_table(head, body)
 
 
 def _status(g: Group, variant: str) -> str:
@@ -77,10 +75,7 @@ def against(doc: dict[str, Any], variants: Sequence[str] = FP32) -> str:
         body.append([_label(g), *(_ms(g, v) for v in variants),
                      f"{s.ratio:.2f} ({s.gap.value})" if s else "–"])
     head = ["Model · batch", *(SHORT[v] for v in variants), "Compile ÷ fastest"]
-    note = ('<p class="units">Times in ms, medians, each variant in a process of its own. '
-            "Compile ÷ fastest: compile's fastest recipe over the fastest runtime's median, at "
-            f"this precision; within {findings.LEVEL:.2f}x either way is level.</p>")
-    return render.markdown_table(head, body) + "\n\n" + note
+    return render.markdown_table(head, body)
 
 
 def first_answers(doc: dict[str, Any]) -> str:
@@ -95,9 +90,7 @@ def first_answers(doc: dict[str, Any]) -> str:
                               else _status(g, v) for v in variants)] for g in f.groups]
         return render.markdown_table(["Model · batch", *(SHORT[v] for v in variants)],
                                      body) if variants else ""
-    note = ('<p class="units">Seconds, from the model built to its first answer, in a fresh '
-            "process with an empty Inductor cache.</p>")
-    return "\n\n".join(t for t in (one((cpu.BASELINE, *FP32)), one(BF16), note) if t)
+    return "\n\n".join(t for t in (one((cpu.BASELINE, *FP32)), one(BF16)) if t)
 
 
 def table(doc: dict[str, Any]) -> str:
@@ -122,11 +115,10 @@ def table(doc: dict[str, Any]) -> str:
     return columns.markdown(doc["rows"], key, (
         columns.words("Runs at", lambda r: r.get("precision")),
         columns.timing("Median", lambda r: r.get("latency_ms")),
-        columns.Column("× eager", speedup, lambda v: f"{v:.2f}x", notes=(SEPARATE,)),
+        columns.Column("× eager", speedup, lambda v: f"{v:.2f}x"),
         columns.Column("First s", lambda r: r.get("first_s"), render.ms),
         columns.Column("Error", lambda r: r.get("rel_err"), lambda v: f"{v:.1e}"),
-        columns.Column("Others %", others, lambda v: f"{v:.0f}",
-                       notes=("Others %: the cores' time other processes took meanwhile",)),
+        columns.Column("Others %", others, lambda v: f"{v:.0f}"),
         columns.status()))
 
 

@@ -156,8 +156,8 @@ def agreement(doc: dict[str, Any]) -> str:
     (``findings.agreement``)."""
     files = list(dict.fromkeys(r["file"] for r in doc["rows"]))  # in the rows' order
     return "\n\n".join([
-        *(render.details(f"The {sum(r['file'] == f for r in doc['rows'])} cases in {f}, line "
-                         "by line", agreement_lines(doc, f)) for f in files),
+        *(render.details(f"The {sum(r['file'] == f for r in doc['rows'])} cases in {f}",
+                         agreement_lines(doc, f)) for f in files),
         render.details("Where each case comes from", agreement_sources(doc))])
 
 

@@ -141,7 +141,7 @@ def summary_stamp(provenance: list[dict[str, Any]]) -> str:
         span = " to ".join(dict.fromkeys([min(days), max(days)]))
         files = f"{len(days)} results file" + ("s" if len(days) > 1 else "")
         parts.append(f"{device} · torch {torch_version} · {files}, {span}")
-    return "recorded: " + "; ".join(parts) + " · each page shows its runs' full stamps"
+    return "recorded: " + "; ".join(parts)  # the page says where the full stamps are
 
 
 def stamped(run: Placed, caller: Callable[[], str]) -> str:

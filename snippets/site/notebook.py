@@ -26,6 +26,9 @@ from snippets.core import cli, flags, stamps
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "docs" / "run-it-yourself.py"
 STORED = ROOT / "docs" / "run-it-yourself.ipynb"
+# The words above the notebook, worded in the site's Markdown (HTML: nbconvert's output reaches
+# MkDocs finished), with the two download links filled in.
+DOWNLOADS = ROOT / "docs" / "includes" / "notebook-downloads.md"
 PROG = "python -m snippets.site.notebook"
 TIMEOUT_S = 600  # per cell: a cold Inductor compile on two cores takes tens of seconds
 
@@ -67,11 +70,8 @@ def stored(path: Path = STORED) -> dict[str, Any]:
 
 def stamp(nb: dict[str, Any]) -> str:
     """The line the page shows: where and when the stored outputs were made."""
-    from snippets.core import results
-
     prov = nb["metadata"]["snippets"]["provenance"]
-    return stamps.stamp({"provenance": prov, "complete": True}, "recorded") + (
-        " · executed by python -m snippets.site.notebook")
+    return stamps.stamp({"provenance": prov, "complete": True}, "recorded")
 
 
 def stale(source: Path = SOURCE, path: Path = STORED) -> list[str]:
@@ -100,9 +100,8 @@ def page_html(body: str, path: Path, url_of: Callable[[str], str | None]) -> str
         return f'href="{url}{m[2] or ""}"' if url is not None else m[0]
 
     body = PAGE_LINK.sub(link, body)
-    header = (f'<p>Download <a href="{path.name}" download>the notebook</a> with these outputs, '
-              f'or <a href="../{SOURCE.name}" download>its source</a> as a script in jupytext\'s '
-              f'percent format.</p><p class="stamp">{html.escape(stamp(stored(path)))}</p>')
+    downloads = DOWNLOADS.read_text().format(notebook=path.name, source=f"../{SOURCE.name}")
+    header = f'{downloads.strip()}<p class="stamp">{html.escape(stamp(stored(path)))}</p>'
     head = body.find("</h1>") + len("</h1>")
     body = body[:head] + header + body[head:] if head >= len("</h1>") else header + body
     return f'<div class="results">{body}</div>'

@@ -96,9 +96,11 @@ def results_index(*, build: Build | None = None) -> str:
             link = path.relative_to(build.results_dir).as_posix()
             name = path.relative_to(folder).with_suffix("").as_posix()
             anchor = f"{folder.name}--{name.replace('/', '-')}"
-            out.append(f"### {name} {{#{anchor}}}\n\n{_date(doc)[:10]}, "
-                       f"{results.kind_of(doc).name}: raw results in [{path.name}]({link}) "
-                       f"(schema `{doc['schema']}`, {render.count(len(doc['rows']), 'row')}).\n")
+            out.append(f"### {name} {{#{anchor}}}\n")
+            # the file, its day, kind, schema and rows: docs/results.md says how to read them
+            out.append(" · ".join([f"[{path.name}]({link})", _date(doc)[:10],
+                                   results.kind_of(doc).name, f"schema `{doc['schema']}`",
+                                   render.count(len(doc["rows"]), "row")]) + "\n")
             out.append(section(draw[results.kind_of(doc).name](doc),
                                stamps.stamp(doc, "recorded")))
     return "\n".join(out)

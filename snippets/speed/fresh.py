@@ -135,11 +135,8 @@ def _faster(p: Point) -> str:
 def stamp(docs: list[dict[str, Any]]) -> str:
     """One stamp for the processes: the device and torch, how many, the day or days, the
     commits."""
-    prov = docs[0]["provenance"]
-    days = sorted({d["provenance"]["date"][:10] for d in docs})
-    commits = list(dict.fromkeys(stamps.short_commit(d["provenance"]["commit"]) for d in docs))
-    when = days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
-    return (f"recorded: {prov['device']} · driver {prov.get('driver')} · torch {prov['torch']} · "
-            f"{prov['settings'].get('dtype')}, {prov['settings'].get('rounds')} rounds · "
-            f"{render.count(len(docs), 'process', 'processes')}, {when} · "
-            f"{'commit' if len(commits) == 1 else 'commits'} {', '.join(commits)}")
+    prov, settings = docs[0]["provenance"], docs[0]["provenance"]["settings"]
+    return stamps.several(docs, "recorded", [
+        prov["device"], f"driver {prov.get('driver')}", f"torch {prov['torch']}",
+        f"{settings.get('dtype')}, {settings.get('rounds')} rounds",
+    ], render.count(len(docs), "process", "processes"))

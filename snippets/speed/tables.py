@@ -120,8 +120,7 @@ def ladder_report(doc: dict[str, Any]) -> str:
     parts = [p for p in (ceilings(doc), ladder(doc)) if p]
     added = findings.later(doc)
     if added:  # each beside its own eager row, which its ratios are against
-        parts += [render.details("Rungs added later, each beside its own eager row",
-                                 ladder(doc, added))]
+        parts += [render.details("Rungs added later", ladder(doc, added))]  # the page's name
     parts += [render.details("Roofline per rung", roofline_table(doc))]
     if any(r.get("profile") for r in doc["rows"]):
         parts += [render.details("Profiled rungs", profile_table(doc) + "\n\n" + top_kernels(doc))]

@@ -52,10 +52,7 @@ def families(doc: dict[str, Any]) -> str:
                  *(_cell(z.cell(m, b)) for m in z.modes for b in z.batches),
                  render.num(z.compile_median, ".0f")])
     head = ["Family", "Passed", *_head(z.modes, z.batches), "Compile s"]
-    note = ('<p class="units">Speedup over eager per mode and batch size: the geometric mean of '
-            "the family's models, their lowest and highest under it. Compile: the median first "
-            "call, each with an empty cache.</p>")
-    return render.markdown_table(head, body) + "\n\n" + note
+    return render.markdown_table(head, body)  # its cells are explained on the page, docs/zoo.md
 
 
 def _speedup(row: dict[str, Any] | None) -> str:

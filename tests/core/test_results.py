@@ -161,6 +161,16 @@ def test_stamps_show_a_commit_at_twelve_digits_and_keep_dirty():
     assert stamps.short_commit(None) == "unknown"
 
 
+def test_one_stamp_for_several_documents_names_each_day_span_and_commit_once():
+    docs = [{"provenance": {"date": f"2026-01-0{d}T10:00:00", "commit": c}}
+            for d, c in ((2, "a" * 40), (1, "a" * 40), (3, "b" * 20))]
+    text = stamps.several(docs, "recorded", ["GPU", "torch 2"], "3 processes")
+    assert text.startswith("recorded: GPU · torch 2 · 3 processes, ")
+    assert "2026-01-01 to 2026-01-03" in text and text.endswith(f"commits {'a' * 12}, {'b' * 12}")
+    one = stamps.several(docs[:1], "recorded", [], "1 run")
+    assert " to " not in one and one.endswith(f"commit {'a' * 12}")
+
+
 def test_device_label_drops_the_cpu_prefix_only_on_a_cpu():
     assert stamps.device_label({"device": "CPU: AMD EPYC", "device_type": "cpu"}) == "AMD EPYC"
     assert stamps.device_label({"device": "NVIDIA H200", "device_type": "cuda"}) == "NVIDIA H200"

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import math
 
+import pytest
+from matplotlib.axes import Axes
+
 from snippets.speed import findings, goals, plots, settings, tables
-from tests import markdown
+from tests import drawn, markdown
 
 from .docs_fixtures import doc, point, row
 
@@ -80,7 +83,7 @@ def test_the_report_carries_ceilings_roofline_and_profile():
     assert profiled == ["120", "1", "500", "300", "40"]
 
 
-def test_a_ladder_shows_one_eager_row_and_a_later_command_apart():
+def test_a_ladder_shows_one_eager_row_and_a_later_command_apart(monkeypatch):
     d = ladder_doc(0.5, 20.0)
     # a later command: max-autotune beside its own eager row (slower than the first's)
     d["rows"] += [row("resnet50", 1, "eager", (8.0,) * 3, speedup=1.0, part=1),
@@ -96,9 +99,11 @@ def test_a_ladder_shows_one_eager_row_and_a_later_command_apart():
     assert markdown.row(later, "resnet50", 1, "command 2 · eager")[0].startswith("8.00 ")
     assert markdown.row(later, "resnet50", 1, "command 2 · + max-autotune")[1] == "20.00"
     # the figure: the climb from its one eager row, bars named by rung alone
-    html = plots.ladder(d, "resnet50", 1)
-    # the climb's two ends, eager's and the fastest rung's, not a sentence around them
-    assert all(ms in html for ms in ("4 ms", "0.5 ms")) and "command" not in html
+    bars, names = (drawn.calls(monkeypatch, Axes, m) for m in ("barh", "set_yticks"))
+    plots.ladder(d, "resnet50", 1)
+    ((_, ms), _), = bars
+    assert (ms[0], min(ms)) == (4.0, 0.5)  # the climb's two ends: eager's and the fastest's
+    assert not any("command" in n for (_, labels), _ in names for n in labels)
 
 
 def test_a_ladder_recorded_before_the_ceilings_still_renders():
@@ -111,9 +116,11 @@ def test_a_ladder_recorded_before_the_ceilings_still_renders():
     assert "TFLOP/s" not in out and "Profiled rungs" not in out
 
 
-def test_a_plot_per_ladder_with_its_floor_and_goal():
+def test_a_plot_per_ladder_with_its_floor_and_goal(monkeypatch):
     d = ladder_doc(0.5, 20.0)
+    lines = drawn.calls(monkeypatch, Axes, "axvline")
     html = plots.ladders(d)
+    placed = [x for (x, *_), _ in lines]
     judged = goals.of(d).goals
     assert html.count("<figure") == len(judged) == 4
     peak = d["provenance"]["peak_bf16_tflops"]
@@ -124,7 +131,7 @@ def test_a_plot_per_ladder_with_its_floor_and_goal():
         # a share of peak is the time the rung's FLOPs take at that share of the printed peak
         goal_ms = (g.target if g.metric == "latency_ms"
                    else best["flops"] / (g.target / 100 * peak * 1e12) * 1e3)
-        assert f"{goal_ms:.3g} ms" in html and f"{j.why.roof.bound_ms:.3g} ms" in html
+        assert pytest.approx(goal_ms) in placed and pytest.approx(j.why.roof.bound_ms) in placed
 
 
 def test_settings_tables_name_each_mode_and_the_setting_chosen():

@@ -135,12 +135,19 @@ def test_the_tables_draw_a_recorded_run():
     assert tables.claims(doc).count("\n") == 5  # a head, its rule, four claims
 
 
-def test_the_plot_draws_each_mode_of_a_run():
-    doc = _doc(_model("a", "encoder", GOOD) + _model("b", "other", GOOD, eager_ms=(2.0, 9.0)))
-    from snippets.zoo import plots
+def test_the_plot_draws_each_mode_of_a_run(monkeypatch):
+    from matplotlib.axes import Axes
 
+    from snippets.zoo import plots
+    from tests import drawn
+
+    doc = _doc(_model("a", "encoder", GOOD) + _model("b", "other", GOOD, eager_ms=(2.0, 9.0)))
+    panels, points = (drawn.calls(monkeypatch, Axes, m) for m in ("set_title", "scatter"))
     html = plots.speedup_vs_latency(doc)
-    assert html.startswith('<figure class="plot">') and "2 of 2 models" in html
+    assert html.startswith('<figure class="plot">')
+    # a panel per compiled mode, a point per model, batch size and mode
+    assert [t for (t, *_), _ in panels] == list(findings.of(doc).modes)
+    assert sum(len(x) for (x, _), _ in points) == sum(r["mode"] != "eager" for r in doc["rows"])
 
 
 def test_the_page_s_figures_are_the_zoo_s_cells_ranks_and_causes():
