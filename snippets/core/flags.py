@@ -43,7 +43,12 @@ def docstrings(cls: type) -> dict[str, str]:
 def about(cls: type) -> str:
     """A command's description: the first paragraph of its config's docstring, as tyro takes
     the docstring for one; the rest says what the code needs to know."""
-    return " ".join((inspect.getdoc(cls) or "").split("\n\n")[0].split())
+    return paragraph(inspect.getdoc(cls))
+
+
+def paragraph(doc: str | None) -> str:
+    """The first paragraph of a docstring, its lines joined: a tool's one-line description."""
+    return " ".join((doc or "").split("\n\n")[0].split())
 
 
 def settable(cls: type) -> list[dataclasses.Field]:

@@ -181,7 +181,7 @@ class AgreeConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
     flags.declare(p, AgreeConfig)
     cfg = flags.build(PROG, AgreeConfig, p.parse_args(argv))
     found = disagreements(built_site(PROG, cfg.site))

@@ -101,7 +101,7 @@ def markdown(doc: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
     flags.declare(p, BuildtimeConfig)
     cfg = flags.build(PROG, BuildtimeConfig, p.parse_args(argv))
     if cfg.from_log:

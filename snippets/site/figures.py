@@ -66,7 +66,7 @@ class FiguresConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
     flags.declare(p, FiguresConfig)
     cfg = flags.build(PROG, FiguresConfig, p.parse_args(argv))
     found = disagreements(built_site(PROG, cfg.site))

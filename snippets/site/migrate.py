@@ -170,7 +170,7 @@ class MigrateConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
     flags.declare(p, MigrateConfig)
     cfg = flags.build(PROG, MigrateConfig, p.parse_args(argv))
     day = dt.datetime.now(dt.timezone.utc).date().isoformat()

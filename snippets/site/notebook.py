@@ -116,7 +116,7 @@ class NotebookConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
     flags.declare(p, NotebookConfig)
     cfg = flags.build(PROG, NotebookConfig, p.parse_args(argv))
     if cfg.check:

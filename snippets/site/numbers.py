@@ -184,7 +184,7 @@ class NumbersConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
     flags.declare(p, NumbersConfig)
     cfg = flags.build(PROG, NumbersConfig, p.parse_args(argv))
     if cfg.diff:

@@ -61,7 +61,7 @@ class ProduceConfig:
 
 
 def parser() -> cli.Parser:
-    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
     flags.declare(p, ProduceConfig)
     return p
 

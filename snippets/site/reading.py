@@ -155,7 +155,7 @@ class ReadingConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
     flags.declare(p, ReadingConfig)
     cfg = flags.build(PROG, ReadingConfig, p.parse_args(argv))
     found = readings(built_site(PROG, cfg.site))

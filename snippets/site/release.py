@@ -68,7 +68,7 @@ class ReleaseConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
     flags.declare(p, ReleaseConfig)
     cfg = flags.build(PROG, ReleaseConfig, p.parse_args(argv))
     try:

@@ -195,7 +195,7 @@ class SiteCheckConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
     flags.declare(p, SiteCheckConfig)
     cfg = flags.build(PROG, SiteCheckConfig, p.parse_args(argv))
     site = built_site(PROG, cfg.site)

@@ -147,7 +147,7 @@ class TemplatesConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
     flags.declare(p, TemplatesConfig)
     cfg = flags.build(PROG, TemplatesConfig, p.parse_args(argv))
     if cfg.show:
