@@ -53,7 +53,8 @@ def _ladders(f: findings.Ladders) -> str:
 def _in(cell: str, command: int) -> str:
     """A rung's cell, with the command that timed it where that is not the climbed ladder's
     (its ratios are that command's, as the ladder tables show them)."""
-    return f"{cell} · command {command}" if command > 1 else cell
+    # On a line of its own: the rung's name keeps the column's width, so the table still fits.
+    return f"{cell}<br>command {command}" if command > 1 else cell
 
 
 def _profiles(f: findings.Ladders) -> str:
