@@ -47,25 +47,31 @@ def assert_no_recompiles(compiled, inputs) -> None:
 # --8<-- [end:stance]
 
 
-def stance_demo() -> str:
-    """Warm up on the serving shapes, then let an unseen length through: the guard's message."""
-    if not has_stance():
-        return f"torch {torch.__version__} has no torch.compiler.set_stance (added in 2.6)"
+def stance_outcomes() -> list[tuple[str, str | None]]:
+    """Warm up on the serving shapes, then let an unseen length through under
+    ``fail_on_recompile``: each input set's label and the error it raised (None: no recompile)."""
     torch._dynamo.reset()
     compiled = torch.compile(TinyEncoder().eval(), backend="eager", dynamic=False)
     serving = [torch.randn(8, 64, 64), torch.randn(8, 128, 64)]
     with torch.no_grad():
         for x in serving:
             compiled(x)
-    lines = []
+    found: list[tuple[str, str | None]] = []
     try:
-        assert_no_recompiles(compiled, serving)
-        lines.append("serving shapes: no recompile")
-        assert_no_recompiles(compiled, [torch.randn(8, 100, 64)])
-        lines.append("length 100: no recompile")
-    except Exception as exc:  # RuntimeError on the versions that have the stance
-        first = torch_logs.clean_path(str(exc)).strip().splitlines()
-        lines.append(f"length 100: {type(exc).__name__}: {first[0] if first else ''}")
+        for label, xs in (("serving shapes", serving), ("length 100", [torch.randn(8, 100, 64)])):
+            try:
+                assert_no_recompiles(compiled, xs)
+                found.append((label, None))
+            except Exception as exc:  # RuntimeError on the versions that have the stance
+                first = torch_logs.clean_path(str(exc)).strip().splitlines()
+                found.append((label, f"{type(exc).__name__}: {first[0] if first else ''}"))
     finally:
         torch._dynamo.reset()
-    return "\n".join(lines)
+    return found
+
+
+def stance_demo() -> str:
+    """The outcomes as the page shows them, a line each: the guard's message where one fired."""
+    if not has_stance():
+        return f"torch {torch.__version__} has no torch.compiler.set_stance (added in 2.6)"
+    return "\n".join(f"{label}: {error or 'no recompile'}" for label, error in stance_outcomes())
