@@ -22,8 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from snippets.core import cli, config, flags
-from snippets.site.build import built_site
+from snippets.site.build import site_from_args
 from snippets.site.numbers import page_tables
 
 # Ratio columns against the group's baseline row (the row whose own ratio is blank or 1), and
@@ -172,19 +171,8 @@ def disagreements(site: Path) -> list[Disagreement]:
 PROG = "python -m snippets.site.agree"
 
 
-@dataclass(frozen=True, kw_only=True)
-class AgreeConfig:
-    """The site to check."""
-
-    site: Path = config.option(flag="SITE")
-    """a built site's folder (mkdocs build -d SITE)"""
-
-
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
-    flags.declare(p, AgreeConfig)
-    cfg = flags.build(PROG, AgreeConfig, p.parse_args(argv))
-    found = disagreements(built_site(PROG, cfg.site))
+    found = disagreements(site_from_args(PROG, __doc__, argv))
     for d in found:
         expect = "no single baseline row" if d.from_medians is None else (
             f"medians give {d.from_medians:.3g} (±{d.tolerance:.0%})")

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from snippets.core import cli
+from snippets.core import cli, config, flags
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,3 +59,19 @@ def built_site(prog: str, site: Path | None) -> Path:
     if site is None or not (site / "index.html").is_file():
         cli.fail(prog, f"{site}: no built site here (no index.html)")
     return site
+
+
+@dataclass(frozen=True, kw_only=True)
+class SiteConfig:
+    """The site to check."""
+
+    site: Path = config.option(flag="SITE")
+    """a built site's folder (mkdocs build -d SITE)"""
+
+
+def site_from_args(prog: str, doc: str | None, argv: list[str] | None) -> Path:
+    """The built site a tool that takes nothing else was given (agree, figures): its flags
+    from ``SiteConfig``, its description ``doc``'s first paragraph."""
+    p = cli.Parser(prog=prog, description=flags.paragraph(doc))
+    flags.declare(p, SiteConfig)
+    return built_site(prog, flags.build(prog, SiteConfig, p.parse_args(argv)).site)

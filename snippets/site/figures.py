@@ -18,8 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from snippets.core import cli, config, flags
-from snippets.site.build import built_site
+from snippets.site.build import site_from_args
 
 # The span the headline macro writes; attributes in the order it writes them.
 HEADLINE = re.compile(r'<span class="headline" data-figure="([^"]*)" data-value="([^"]*)">')
@@ -57,19 +56,8 @@ def disagreements(site: Path) -> list[str]:
 PROG = "python -m snippets.site.figures"
 
 
-@dataclass(frozen=True, kw_only=True)
-class FiguresConfig:
-    """The site to check."""
-
-    site: Path = config.option(flag="SITE")
-    """a built site's folder (mkdocs build -d SITE)"""
-
-
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
-    flags.declare(p, FiguresConfig)
-    cfg = flags.build(PROG, FiguresConfig, p.parse_args(argv))
-    found = disagreements(built_site(PROG, cfg.site))
+    found = disagreements(site_from_args(PROG, __doc__, argv))
     for line in found:
         print(line)
     return 1 if found else 0

@@ -147,7 +147,7 @@ def commands(doc: dict[str, Any]) -> dict[int, int]:
     return {id(p.row): p.run for p in placed(doc)}
 
 
-def _step(doc: dict[str, Any], model: str, bs: int) -> BestStep | None:
+def _step(doc: dict[str, Any], model: str, bs: int, command: dict[int, int]) -> BestStep | None:
     steps = [r for r in doc["rows"] if r["model"] == model and r["batch_size"] == bs
              and one_step(doc, r) and r["status"] in typed.TIMED]
     if not steps:
@@ -157,7 +157,7 @@ def _step(doc: dict[str, Any], model: str, bs: int) -> BestStep | None:
     return BestStep(top["mode"], top.get("prev_rung"), top["speedup_prev"],
                     Step.BUYS if buys else Step.NONE,
                     evidence.within_noise(doc, top) if buys else None,
-                    commands(doc)[id(top)])
+                    command[id(top)])
 
 
 def ladders(doc: dict[str, Any]) -> Ladders:
@@ -176,7 +176,7 @@ def ladders(doc: dict[str, Any]) -> Ladders:
             best.get("speedup") if best["mode"] != "eager" and typed.own_baseline(
                 doc["rows"], best, is_eager) else None,
             evidence.eager_fastest(doc, best), evidence.freezing_profile(best),
-            _step(doc, model, bs), roofline.roof(best, ceil), command[id(best)]))
+            _step(doc, model, bs, command), roofline.roof(best, ceil), command[id(best)]))
     rungs = [r for r in doc["rows"] if r.get("rung")]
     return Ladders(
         device=doc["provenance"].get("device_type") or "", ceilings=_ceilings(doc),
