@@ -1,6 +1,5 @@
-"""Per-device defaults, kept once: a tool's config leaves a field None to mean "the default for the
-device it runs on", and ``resolve`` fills it from the tool's one table. Command-line help is written
-from the same table, so the help cannot say one default while the code uses another."""
+"""Per-device defaults, kept once: a config field left None is filled by ``resolve`` from the
+tool's table, and the help is written from the same table."""
 
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ C = TypeVar("C")
 
 
 def resolve_device(text: str) -> str:
-    """``auto`` becomes ``cuda`` where a CUDA device is present, else ``cpu``; others stay."""
+    """``auto``: ``cuda`` where there is one, else ``cpu``."""
     if text == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     return text
@@ -50,8 +49,7 @@ def help_default(defaults: dict[str, dict[str, Any]], name: str, unit: str = "")
 
 
 class ConfigError(ValueError):
-    """A value a config cannot take; ``name`` is its field, for a command line to name its flag.
-    The message is the whole answer to the user."""
+    """A value a config cannot take; ``name`` is its field, for the CLI to name its flag."""
 
     def __init__(self, name: str | None, message: str) -> None:
         super().__init__(message)
@@ -71,8 +69,7 @@ class Rule:
     unit: str = ""  # " MB": in the help's default and in the message
     flag: str = ""  # the flag where it is not the field's name: "--timeout"
     parse: Callable[[str], Any] | None = None  # the flag's text to an item, where not by type
-    # The choices are what the flag takes; the config takes other values too (ScaleConfig's
-    # models: a pkg.module:factory spec, resolved later), so only the flag holds to them.
+    # Only the flag holds to the choices: the config takes others too (a pkg.module:factory).
     flag_only: bool = False
 
 
@@ -103,8 +100,8 @@ def wrong(r: Rule, value: Any, many: bool) -> str | None:
 
 
 def check(cfg: Any) -> None:
-    """Hold each field of ``cfg`` to its ``option`` rule (None passes: the device's default);
-    ``("all",)`` becomes every choice where the rule says so. Call it from ``__post_init__``."""
+    """Hold each field of ``cfg`` to its rule (None passes), ``("all",)`` made every choice;
+    called from ``__post_init__``."""
     for f in dataclasses.fields(cfg):
         r, value = rule_of(f), getattr(cfg, f.name)
         if value is None or r == Rule():

@@ -1,18 +1,9 @@
 """An eager model captured in one CUDA graph by hand, without a compiler: fewer launches, the
-same kernels.
-
-The recipe of PyTorch's CUDA-graph notes (https://docs.pytorch.org/docs/stable/notes/cuda.html,
-"CUDA Graphs"): static input buffers, a few warm-up calls on a side stream (so the allocator and
-cuDNN settle before the capture), one capture under ``torch.cuda.graph``, and each later call a
-copy of the new inputs into the static buffers and a replay. The replay writes into the same
-output tensors every time: a caller that keeps an output past the next call gets a copy
-(``keep_outputs``). A graph is captured for one set of shapes; an input of another shape is
-refused, never copied into a buffer that does not fit.
-
-``graph_api`` is ``torch.cuda`` everywhere but in tests, where a stand-in with the same five
-names (``Stream``, ``stream``, ``current_stream``, ``CUDAGraph``, ``graph``) checks the contract
-on a machine without CUDA.
-"""
+same kernels. The recipe of PyTorch's CUDA-graph notes
+(https://docs.pytorch.org/docs/stable/notes/cuda.html): static input buffers, warm-up on a side
+stream (the allocator and cuDNN settle), one capture, then copy-in and replay. Replays reuse the
+output tensors (``keep_outputs`` copies them); an input of another shape is refused.
+``graph_api`` is ``torch.cuda`` but in tests, which stand in for it without CUDA."""
 
 from __future__ import annotations
 
@@ -28,7 +19,7 @@ WARMUP = 3  # the notes warm up on a side stream before capturing; three calls, 
 
 
 class ShapeChanged(ValueError):
-    """An input whose shapes or dtypes differ from the captured ones; the message says which."""
+    """An input whose shapes or dtypes differ from the captured ones."""
 
 
 class Graphed:
@@ -60,23 +51,20 @@ class Graphed:
 
     def _copy_in(self, new: list[torch.Tensor]) -> None:
         if len(new) != len(self._inputs):
-            raise ShapeChanged(f"captured with {len(self._inputs)} input tensors, "
-                               f"called with {len(new)}")
+            raise ShapeChanged(f"captured with {len(self._inputs)} inputs, got {len(new)}")
         for i, (buf, t) in enumerate(zip(self._inputs, new, strict=True)):
             if buf.shape != t.shape or buf.dtype != t.dtype:
-                raise ShapeChanged(
-                    f"input {i} is {tuple(t.shape)} {t.dtype}; the graph was captured for "
-                    f"{tuple(buf.shape)} {buf.dtype}: capture another graph for this shape")
+                raise ShapeChanged(f"input {i} is {tuple(t.shape)} {t.dtype}, captured for "
+                                   f"{tuple(buf.shape)} {buf.dtype}")
         for buf, t in zip(self._inputs, new, strict=True):
             buf.copy_(t)
 
 
 def capture_timed(fn: Callable[..., Any], example: examples.Example, device: torch.device
                   ) -> tuple[Callable[[], Any], Any, float]:
-    """``fn`` captured for ``example`` as a variant's first call: the call that copies the
-    example in and replays (as a caller with new data would, and as reduce-overhead's CUDA-graph
-    trees do for every input that is not a parameter), the first answer, and the seconds the
-    warm-up, capture and first replay took."""
+    """``fn`` captured as a variant's first call: the call that copies the example in and
+    replays (as reduce-overhead does for every input not a parameter), the first answer, and the
+    seconds warm-up, capture and first replay took."""
     made: dict[str, Graphed] = {}
 
     def first() -> Any:

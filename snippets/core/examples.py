@@ -14,7 +14,7 @@ Example = Any  # a Tensor, a tuple or list of them, or a dict of keyword argumen
 
 
 class ExampleError(ValueError):
-    """An example the tools cannot use; its message is the one line the user sees."""
+    """An example the tools cannot use; the message is one line."""
 
 
 def check(example: Example) -> None:
@@ -22,12 +22,11 @@ def check(example: Example) -> None:
     if isinstance(example, Mapping):
         bad = [k for k in example if not isinstance(k, str)]
         if bad:
-            raise ExampleError(f"a dict example needs keyword names as keys, got {bad[0]!r}")
+            raise ExampleError(f"example key {bad[0]!r} is not a name")
     elif not isinstance(example, (torch.Tensor, tuple, list)):
-        raise ExampleError("the example input must be a Tensor, a tuple of arguments or a dict "
-                           f"of keyword arguments, got {type(example).__name__}")
+        raise ExampleError(f"example is a {type(example).__name__}, not Tensor/tuple/dict")
     if not tensors(example):
-        raise ExampleError("the example input holds no tensor")
+        raise ExampleError("example holds no tensor")
 
 
 def call(model: Callable[..., Any], example: Example) -> Any:

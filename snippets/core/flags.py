@@ -1,9 +1,7 @@
-"""A tool's command-line flags, generated from its frozen config: a field is a flag when it has
-an attribute docstring (its help, read with ``ast`` as tyro reads it) or is one of ``COMMON``
-(help written once here); other fields are set by code only. A tuple is read comma-separated, a
-bool is ``--x`` (``--x/--no-x`` where it defaults to True); a ``ConfigError`` names the flag.
-A rule's ``flag`` renames it (``"-o --output"``: two names); one without a dash is a positional
-argument, whose tuple takes the words left (after ``--`` too). ``tuple[T, T]`` is a flag of two."""
+"""A tool's flags, generated from its frozen config: a field with an attribute docstring (its
+help, read as tyro reads it) or in ``COMMON`` is a flag. A tuple reads comma-separated, a bool is
+``--x`` (``--x/--no-x`` where True); a rule's ``flag`` renames it, and a name without a dash is
+a positional argument taking the words left. ``tuple[T, T]`` is a flag of two."""
 
 from __future__ import annotations
 
@@ -24,7 +22,7 @@ COMMON = {
     "models": "built-in models, comma-separated: {choices}",
     "batch_sizes": "comma-separated",
     "rounds": "interleaved timing rounds",
-    "warm_rounds": "untimed rounds before the timed ones",
+    "warm_rounds": "untimed rounds first",
 }
 
 
@@ -41,13 +39,12 @@ def docstrings(cls: type) -> dict[str, str]:
 
 
 def about(cls: type) -> str:
-    """A command's description: the first paragraph of its config's docstring, as tyro takes
-    the docstring for one; the rest says what the code needs to know."""
+    """A command's description: its config docstring's first paragraph, as tyro takes it."""
     return paragraph(inspect.getdoc(cls))
 
 
 def paragraph(doc: str | None) -> str:
-    """The first paragraph of a docstring, its lines joined: a tool's one-line description."""
+    """The first paragraph of a docstring, its lines joined."""
     return " ".join((doc or "").split("\n\n")[0].split())
 
 
@@ -66,20 +63,13 @@ def flag_of(f: dataclasses.Field) -> str:
 
 
 def _type(f: dataclasses.Field) -> tuple[str, int | None]:
-    """(the type of an item, how many the field holds: None for one, 0 for a tuple of any
-    length, N for ``tuple[T, ...N times]``), from the annotation's text."""
+    """(item type, count: None for one, 0 for ``tuple[T, ...]``, N for N items), from the
+    annotation's text."""
     text = str(f.type).replace(" ", "").replace("|None", "")
     if not (text.startswith("tuple[") and text.endswith("]")):
         return text, None
     items = text[len("tuple["):-1].split(",")
     return items[0], 0 if items[-1] == "..." else len(items)
-
-
-def _whole(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(f"{text!r} is not a whole number") from None
 
 
 def _number(text: str) -> float:
@@ -89,7 +79,7 @@ def _number(text: str) -> float:
         raise ValueError(f"{text!r} is not a number") from None
 
 
-READ: dict[str, Callable[[str], Any]] = {"int": _whole, "float": _number, "str": str,
+READ: dict[str, Callable[[str], Any]] = {"int": cli.whole, "float": _number, "str": str,
                                          "Path": Path}
 
 
@@ -131,8 +121,8 @@ def help_of(cls: type, f: dataclasses.Field, defaults: dict[str, dict[str, Any]]
 def declare(p: argparse.ArgumentParser, cls: type,
             defaults: dict[str, dict[str, Any]] | None = None, *, skip: tuple[str, ...] = ()
             ) -> None:
-    """A flag for each field of ``cls`` a user sets, but those in ``skip``; ``defaults`` is the
-    tool's per-device table. Every flag defaults to None: not given, the config's own default."""
+    """A flag per settable field of ``cls`` but ``skip``, defaulting to None (the config's);
+    ``defaults``: the tool's per-device table."""
     for f in settable(cls):
         if f.name in skip:
             continue
@@ -163,10 +153,8 @@ def declare(p: argparse.ArgumentParser, cls: type,
 
 
 def build(prog: str, cls: type, args: argparse.Namespace, **given: Any) -> Any:
-    """``cls`` from the flags ``declare`` added (those not given left to the config) and
-    ``given``, what the command adds. ``--device`` is checked against the machine; ``--model``'s
-    factories go to ``factories``, replacing the built-in models where ``--models`` was not given.
-    A value the config rejects is one line naming its flag, and exit code 2."""
+    """``cls`` from the flags ``declare`` added and ``given``; ``--model``'s factories go to
+    ``factories``. A value the config rejects is one line naming its flag, exit code 2."""
     fields = {f.name: f for f in settable(cls)}
     kw = {name: tuple(value) if isinstance(value, list) else value  # nargs: a list, frozen
           for name in fields if (value := getattr(args, name, None)) is not None}

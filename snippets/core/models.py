@@ -15,7 +15,7 @@ Factory = Callable[[int], tuple[nn.Module, examples.Example]]
 
 
 class SpecError(ValueError):
-    """A model spec that cannot be used; its message is the one line the user sees."""
+    """A model spec that cannot be used; the message is one line."""
 
 
 # --8<-- [start:models]
@@ -45,8 +45,7 @@ def transformer(batch_size: int):
 
 
 def count_flops(model: nn.Module, x: examples.Example) -> int:
-    """FLOPs of one forward. The eval-mode transformer's fused fast path hides its matmuls from
-    the counter, so it is switched off while counting."""
+    """FLOPs of one forward, the MHA fast path (which hides its matmuls) off while counting."""
     from torch.utils.flop_counter import FlopCounterMode
 
     fastpath = getattr(torch.backends, "mha", None)
@@ -73,33 +72,32 @@ BUILTIN: dict[str, Factory] = {"resnet50": resnet50, "transformer": transformer}
 
 def names(default: tuple[str, ...] | None, builtin: dict[str, Factory] = BUILTIN, *,
           flag_only: bool = False) -> Any:
-    """A config's ``models`` field: names of ``builtin`` models, checked by ``config.check`` (by
-    ``--models`` alone with ``flag_only``); a user's own model comes as a factory (``--model``)."""
+    """A config's ``models`` field: names of ``builtin`` models (checked by the flag alone with
+    ``flag_only``)."""
     return config.option(default, choices=tuple(builtin), what="model", flag_only=flag_only,
-                         hint=", or pass your own with --model pkg.module:factory")
+                         hint=", or --model pkg.module:factory")
 
 
 def spec(text: str) -> str:
-    """A flag's model: a built-in name, or a ``pkg.module:factory`` that resolves (checked now,
-    so that a typo is one line before the run, not a failed child process later)."""
+    """A built-in name, or a ``pkg.module:factory`` checked now, so that a typo fails at once."""
     if text in BUILTIN:
         return text
     try:
         load_factory(text)
     except SpecError as exc:
-        raise ValueError(f"{exc}; the built-in models are {', '.join(BUILTIN)}") from None
+        raise ValueError(f"{exc}; built-in: {', '.join(BUILTIN)}") from None
     return text
 
 
 def load_factory(spec: str) -> Factory:
-    """Resolve ``pkg.module:factory`` to a callable, or raise SpecError with a one-line reason."""
+    """Resolve ``pkg.module:factory`` to a callable, or raise SpecError."""
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
-        raise SpecError(f"model spec {spec!r} is not of the form pkg.module:factory")
+        raise SpecError(f"{spec!r} is not of the form pkg.module:factory")
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:  # any import-time failure is the user's module, not ours
-        raise SpecError(f"cannot import {module_name!r}: {type(exc).__name__}: {exc}") from None
+        raise SpecError(f"cannot import {module_name!r}: {exc}") from None
     factory = getattr(module, attr, None)
     if not callable(factory):
         raise SpecError(f"{module_name!r} has no callable {attr!r}")
@@ -107,17 +105,13 @@ def load_factory(spec: str) -> Factory:
 
 
 def build(factory: Factory, name: str, batch_size: int) -> tuple[nn.Module, examples.Example]:
-    """Call a factory and check it returned ``(nn.Module, example)``, the example a tensor, a tuple
-    of arguments or a dict of keyword arguments."""
+    """Call a factory and check it returned ``(nn.Module, example)``."""
     try:
         made = factory(batch_size)
     except Exception as exc:
-        raise SpecError(f"model {name!r} failed to build: {type(exc).__name__}: {exc}") from None
+        raise SpecError(f"{name!r} failed: {type(exc).__name__}: {exc}") from None
     if not isinstance(made, tuple) or len(made) != 2 or not isinstance(made[0], nn.Module):
-        raise SpecError(
-            f"model {name!r}: factory(batch_size) must return (nn.Module, example), "
-            f"got {type(made).__name__}"
-        )
+        raise SpecError(f"{name!r} must return (nn.Module, example), got {type(made).__name__}")
     try:
         examples.check(made[1])
     except examples.ExampleError as exc:

@@ -54,7 +54,7 @@ def run_child(argv: list[str], *, env: dict[str, str], timeout_s: float,
             raise Refused(refusal(proc.stderr)) from None
         return {"status": "error", "message": died(proc.returncode, proc.stderr)}
     if not isinstance(rec, dict):
-        return {"status": "error", "message": f"printed {type(rec).__name__}, not a record"}
+        return {"status": "error", "message": f"printed a {type(rec).__name__}"}
     return rec
 
 

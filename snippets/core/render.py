@@ -23,7 +23,7 @@ def markdown_table(head: Sequence[str], rows: Iterable[Sequence[object]], *,
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align_row) + "|"]
     for row in rows:
         if len(row) != n:  # Markdown would shift every later cell, silently
-            raise ValueError(f"a table row of {len(row)} cells under {n} headings: {row!r}")
+            raise ValueError(f"{len(row)} cells under {n} headings: {row!r}")
         lines.append("| " + " | ".join(cell(c) for c in row) + " |")
     return "\n".join(lines)
 
@@ -91,7 +91,7 @@ def profiled(rows: Iterable[dict], label: Callable[[dict], str]) -> tuple[list, 
     failed."""
     rows = [r for r in rows if r.get("profile")]
     return ([(label(r), r["profile"]) for r in rows if "error" not in r["profile"]],
-            [f"- {label(r)}: the profiler failed ({r['profile']['error']})"
+            [f"- {label(r)}: profiler failed ({r['profile']['error']})"
              for r in rows if "error" in r["profile"]])
 
 

@@ -21,15 +21,12 @@ from snippets.core import machine, parts, rows
 
 ROOT = Path(__file__).resolve().parents[2]
 NUM = (float, int, type(None))
-# "unsupported": the installed torch, or the model, lacks what a row needs (its message says).
 STATUSES = tuple(s.value for s in rows.Status)
 # Every measured kind records these; "settings" holds the run's config and backend switches.
 PROVENANCE_FIELDS = ("device", "device_type", "driver", "cuda", "torch", "torchvision", "triton",
                      "python", "date", "commit", "host_cpu", "cpu_count", "settings")
 
-
-# How a run was made where its settings cannot say (say, two runs at once on one host, each on
-# a GPU and cores of its own): kept in the provenance and shown in the stamp.
+# How a run was made where its settings cannot say (two runs at once on one host, say).
 NOTE_ENV = "SNIPPETS_RUN_NOTE"
 
 
@@ -39,9 +36,8 @@ class ResultsError(ValueError):
 
 @dataclass(frozen=True)
 class Kind:
-    """One kind of results document, declared once by the topic that records it: its schema
-    name, what each of its rows must hold, and which of those fields name a row's variant (a
-    mode, a rung, a strategy...) and hold its timing, as ``typed_rows`` reads them."""
+    """A kind of results document, declared once by its topic: schema, row fields, and the
+    fields that hold a row's variant and timing (``typed_rows``)."""
 
     name: str
     schema: str
@@ -51,18 +47,16 @@ class Kind:
     measured: bool = True  # False: counts or logs (a live section records them), not timed
 
 
-# Every kind declared so far: each topic declares its own when its package's ``kinds`` module is
-# imported, and the site gathers them all (``snippets.site.topics``). The core knows none.
+# Each topic declares its kinds when imported; the core knows none (``snippets.site.topics``).
 KINDS: dict[str, Kind] = {}
 
 
 def declare(kind: Kind) -> Kind:
-    """Register ``kind`` where ``validate`` and ``new_document`` find it, and return it for its
-    topic to hold; a second kind under a taken name or schema is a programming error."""
+    """Register ``kind`` and return it; a taken name or schema is a programming error."""
     taken = KINDS.get(kind.name) or next(
         (k for k in KINDS.values() if k.schema == kind.schema), None)
     if taken is not None and taken != kind:
-        raise ValueError(f"kind {kind.name!r} ({kind.schema}) is declared twice")
+        raise ValueError(f"{kind.name!r} declared twice")
     KINDS[kind.name] = kind
     return kind
 
@@ -87,9 +81,7 @@ COMMIT_FILE = "COMMIT"  # what the site's download of the code names its commit 
 
 
 def git_commit(root: Path = ROOT) -> str | None:
-    """The checkout's commit, ``-dirty`` if code differs from it. A tree without git: the commit
-    its ``COMMIT`` file names (the site's download writes one), else None (a copy of the tree
-    elsewhere passes its commit in, read once where the run starts)."""
+    """The checkout's commit, ``-dirty`` if code differs; without git, the ``COMMIT`` file's."""
     named = root / COMMIT_FILE
     if not (root / ".git").exists() and named.is_file():
         # Not git's word: an unzipped copy may have been edited since, which no file can tell.
@@ -113,7 +105,7 @@ def git_commit(root: Path = ROOT) -> str | None:
 
 def provenance(device: torch.device, settings: dict[str, Any], *,
                commit: str | None = None) -> dict[str, Any]:
-    """Where, when and with what a run was made. ``commit`` None asks git."""
+    """Where, when and with what a run was made; ``commit`` None asks git."""
     prov: dict[str, Any] = {
         "device": machine.device_name(device), "device_type": device.type, "driver": None,
         # The CUDA version only where CUDA ran: a CUDA build of torch on a CPU run names one too.
@@ -175,49 +167,47 @@ def check_writable(path: Path) -> None:
         raise ResultsError(f"--output {path} is not writable")
 
 
-def _check_row(kind: Kind, row: Any, i: int, source: str) -> None:
+def _row_problem(kind: Kind, row: Any) -> str | None:
     if not isinstance(row, dict):
-        raise ResultsError(f"{source}: row {i} is not an object")
+        return "is not an object"
     for key, types in kind.row_fields.items():
         if key not in row:
-            raise ResultsError(f"{source}: row {i} lacks {key!r}")
+            return f"lacks {key!r}"
         value = row[key]
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
-            raise ResultsError(f"{source}: row {i} field {key!r} has the wrong type")
+            return f"field {key!r} has the wrong type"
     if "status" in kind.row_fields and row["status"] not in STATUSES:
-        raise ResultsError(f"{source}: row {i} status {row['status']!r} is not one of "
-                           f"{', '.join(STATUSES)}")
+        return f"status {row['status']!r}"
     for key in ("latency_ms", "eager_ms", "compiled_ms", "step_ms"):
         lat = row.get(key)
         if isinstance(lat, dict) and not all(k in lat for k in ("median", "iqr", "samples")):
-            raise ResultsError(f"{source}: row {i} {key} needs median, iqr and samples")
+            return f"{key} lacks samples"
+    return None
 
 
 def validate(doc: Any, source: str = "results", kind: str | None = None) -> dict[str, Any]:
-    """Check a parsed document against its kind's schema (``kind`` if given, else the one it
-    declares); raise ResultsError naming the first problem."""
+    """Check a document against ``kind``'s schema (else its own); ResultsError names the problem."""
     if not isinstance(doc, dict):
-        raise ResultsError(f"{source}: not a results document (top level is not an object)")
+        raise ResultsError(f"{source}: not an object")
     found = kind_of(doc)
     if kind is not None and (found is None or found.name != kind):
-        raise ResultsError(f"{source}: schema {doc.get('schema')!r}, expected "
-                           f"{KINDS[kind].schema!r}")
+        raise ResultsError(f"{source}: expected {KINDS[kind].schema!r}")
     if found is None:
-        known = ", ".join(k.schema for k in KINDS.values())
-        raise ResultsError(f"{source}: schema {doc.get('schema')!r} is none of {known}")
+        raise ResultsError(f"{source}: unknown schema {doc.get('schema')!r}")
     prov = doc.get("provenance")
     if not isinstance(prov, dict) or any(k not in prov for k in PROVENANCE_FIELDS):
-        raise ResultsError(f"{source}: provenance must hold {', '.join(PROVENANCE_FIELDS)}")
+        raise ResultsError(f"{source}: provenance must hold {PROVENANCE_FIELDS}")
     rows = doc.get("rows")
     if not isinstance(rows, list):
-        raise ResultsError(f"{source}: rows must be a list")
+        raise ResultsError(f"{source}: rows not a list")
     for i, row in enumerate(rows):
-        _check_row(found, row, i, source)
+        if (problem := _row_problem(found, row)) is not None:
+            raise ResultsError(f"{source}: row {i} {problem}")
     return doc
 
 
 def load(path: str | Path, kind: str | None = None) -> dict[str, Any]:
-    """Read and validate a results file; every failure is a ResultsError with a one-line message."""
+    """Read and validate a results file; any failure is a one-line ResultsError."""
     path = Path(path)
     try:
         text = path.read_text()
@@ -228,50 +218,42 @@ def load(path: str | Path, kind: str | None = None) -> dict[str, Any]:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ResultsError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+        raise ResultsError(f"{path}: not valid JSON (line {exc.lineno})") from None
     return validate(doc, str(path), kind)
 
 
 def device_type_of(doc: dict[str, Any]) -> str:
-    """``cuda`` or ``cpu``: the type of the device the document's run was made on."""
+    """``cuda`` or ``cpu``: where the document's run was made."""
     return doc["provenance"]["device_type"]
 
 
 def typed_rows(doc: dict[str, Any]) -> list[rows.Row]:
-    """Every row of a validated document as a ``rows.Row``, in the file's order, its variant and
-    timing read from the fields its kind declares."""
+    """Every row of a validated document as a ``rows.Row``, as its kind declares."""
     kind, device = kind_of(doc), device_type_of(doc)
     return [rows.row(r, device, variant=kind.variant, timing=kind.timing) for r in doc["rows"]]
 
 
 def check_joinable(old: dict[str, Any], prov: dict[str, Any], settings: tuple[str, ...]) -> None:
-    """Raise ResultsError, naming the difference, where a run of provenance ``prov`` cannot add
-    its rows to the recorded ``old`` (``--append``): another device or torch, or another value of
-    one of ``settings`` (those that change what a row's numbers mean)."""
+    """ResultsError where a run of ``prov`` cannot ``--append`` to ``old``: another device,
+    torch, or value of one of ``settings``."""
     theirs = old["provenance"]
-    for key in ("device", "torch"):
-        if prov.get(key) != theirs.get(key):
-            raise ResultsError(f"--append: {key} {prov.get(key)!r} here, "
-                               f"{theirs.get(key)!r} in the file")
-    for key in settings:
-        a, b = prov["settings"].get(key), theirs["settings"].get(key)
+    pairs = [(key, prov.get(key), theirs.get(key)) for key in ("device", "torch")] + [
+        (f"setting {key}", prov["settings"].get(key), theirs["settings"].get(key))
+        for key in settings]
+    for name, a, b in pairs:
         if a != b:
-            raise ResultsError(f"--append: setting {key} is {a!r} here, {b!r} in the file")
+            raise ResultsError(f"--append: {name} is {a!r} here, {b!r} in the file")
 
 
 def join(old: dict[str, Any], new: dict[str, Any], key: Callable[[dict[str, Any]], tuple], *,
          ran: tuple[str, ...], measured: tuple[str, ...] = (),
          group: Callable[[dict[str, Any]], tuple] = lambda r: (r.get("model"), r.get("batch_size")),
          ) -> dict[str, Any]:
-    """``old`` with a command's rows (``new``) added as a part of their own: the one rule by
-    which ``--append`` joins every tool's files.
+    """``old`` with ``new``'s rows added as a part of their own: how ``--append`` joins files.
 
-    A group's rows (one model and batch) from one command are a block; its ratios are against
-    the baseline row (eager) of the same block. A new command's block replaces an old block of
-    its group whole where it measured every row that block holds (the same ``key``s), and leaves
-    it otherwise: rows never move between blocks, so every ratio keeps the baseline it was timed
-    against, and the tables show each block with its own (``core.rows.in_runs``). The provenance
-    is ``old``'s with a part per command (``parts.add_part``)."""
+    A group's rows (one model and batch) from one command are a block, its ratios against that
+    block's baseline. A new block replaces an old one of its group only where it measured every
+    ``key`` the old holds, so rows never move between blocks (``rows.in_runs``)."""
     prov, part = parts.add_part(old["provenance"], new["provenance"], ran=ran, measured=measured)
     added = [{**r, "part": part} for r in new["rows"]]
     measured_again: dict[tuple, set[tuple]] = {}

@@ -26,7 +26,7 @@ def document(kind: str, device: torch.device, settings: dict[str, Any],
     doc = results.new_document(kind, results.provenance(device, settings, commit=commit))
     prov = doc["provenance"]
     if ceilings is not None:
-        progress("measuring the matmul peak and the copy bandwidth")
+        progress("measuring the ceilings")
         prov["ceilings"] = ceilings(device)
         if prov["ceilings"].get("matmul_dtype") == "bf16":  # the field every page reads
             prov["peak_bf16_tflops"] = prov["ceilings"]["matmul_tflops"]

@@ -51,6 +51,6 @@ def gather(topics: tuple[Topic, ...], part: str) -> dict[str, Any]:
     for t in topics:
         for name, value in getattr(t, part).items():
             if name in out:
-                raise ValueError(f"{part} {name!r} is claimed twice (second by {t.name})")
+                raise ValueError(f"{part} {name!r} is claimed twice")
             out[name] = value
     return out

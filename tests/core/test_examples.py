@@ -62,8 +62,8 @@ def test_batch_and_mark_dynamic_reach_every_tensor_input():
 
 @pytest.mark.parametrize("bad, says", [
     ([1, 2], "holds no tensor"),
-    ("text", "must be a Tensor, a tuple of arguments or a dict"),
-    ({1: torch.ones(1)}, "keyword names as keys"),
+    ("text", "is a str"),
+    ({1: torch.ones(1)}, "key 1 is not a name"),
 ])
 def test_a_bad_example_is_one_line(bad, says):
     with pytest.raises(examples.ExampleError, match=".*") as err:
