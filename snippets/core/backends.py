@@ -44,24 +44,16 @@ class BackendSettings:
             torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark = was[1], was[2]
 
 
-# What the guide measures with, per device type: on CUDA, TF32 (it does not touch the bf16 the
-# GPU runs use; in fp32, one process per setting, every mode of both models ran 2 to 4.6 times
-# faster with it on: docs/results/nvidia-h200_torch-2.11.0/tf32/) and cuDNN's heuristics rather
-# than its autotuner; on the CPU, torch's defaults
-# (neither switch does anything there). cudnn.benchmark is off because, measured where it acts
-# (one process per setting, alternating: docs/results/nvidia-h200_torch-2.11.0/cudnn-benchmark/),
-# ResNet-50's reduce-overhead replay ran slower with it in every process at both batch sizes, and
-# eager and the default mode, bound by the host, showed no gain beyond their spread. Timed both
-# ways in one process (the speed page's settings grid) it cannot show this: ATen's cuDNN
-# convolution caches its plan per shape (aten/src/ATen/native/cudnn/Conv_v8.cpp, run_single_conv
-# and its CacheKeyWrapper, whose key holds no benchmark flag), so the first setting to run a shape
-# decides the plan for both.
+# What the guide measures with. CUDA: TF32 (fp32 modes ran 2 to 4.6x faster with it:
+# docs/results/nvidia-h200_torch-2.11.0/tf32/) and no cudnn.benchmark (ResNet-50's replay ran
+# slower with it, one process per setting: .../cudnn-benchmark/; within one process the first
+# setting decides the plan, cached per shape in aten/src/ATen/native/cudnn/Conv_v8.cpp).
+# CPU: torch's defaults (neither switch acts there).
 DEFAULT = {
     "cuda": BackendSettings(matmul_precision="high", cudnn_benchmark=False),
     "cpu": BackendSettings(),
 }
-# The per-device defaults of a tool that times small blocks in interleaved rounds (the graph-break
-# costs, the dynamic-shape kernels). Each CPU round costs seconds on 2 cores: fewer rounds there.
+# Defaults of a tool timing small blocks in rounds; a CPU round costs seconds: fewer there.
 BLOCK_TIMING: dict[str, dict[str, Any]] = {
     "cuda": {"rounds": 30, "sample_ms": 20.0, "backends": DEFAULT["cuda"]},
     "cpu": {"rounds": 5, "sample_ms": 50.0, "backends": DEFAULT["cpu"]},
@@ -70,17 +62,13 @@ BLOCK_TIMING: dict[str, dict[str, Any]] = {
 
 @contextlib.contextmanager
 def cold_cache(*, reset: bool = True) -> Iterator[None]:
-    """An empty compile cache for the block: Dynamo forgets its compiled frames, and Inductor gets a
-    fresh cache directory with its in-memory caches cleared. Turning off only the FX graph cache is
-    not enough: Inductor also keeps the kernels it compiled by their source (its ``codecache``,
-    ``PyCodeCache`` and the on-disk kernel files), so a later compile of the same kernels would load
-    them instead of building them. Inside this block a compile is the cold one a new process pays.
-    ``torch._inductor.utils.fresh_cache`` from torch 2.7, ``fresh_inductor_cache`` before."""
+    """An empty compile cache for the block, so a compile is the cold one a new process pays:
+    Dynamo reset, and a fresh Inductor cache (the FX graph cache alone is not enough: kernels are
+    also cached by source). ``fresh_cache`` from torch 2.7, ``fresh_inductor_cache`` before."""
     import torch._inductor.utils as inductor_utils
 
     fresh = getattr(inductor_utils, "fresh_cache", None) or inductor_utils.fresh_inductor_cache
-    # Reset on entry only: what the block compiled stays usable after it (a caller times it later).
-    # ``reset=False`` keeps what Dynamo compiled before the block (a ladder times its rungs together).
+    # On entry only: what the block compiled stays usable; ``reset=False`` keeps what came before.
     if reset:
         torch._dynamo.reset()
     with fresh():

@@ -14,9 +14,7 @@ from snippets.core import render
 from snippets.core.rows import InRun
 
 MISSING = "–"  # a value a row does not have: the dash every table of the guide shows
-# What the footer says once for the columns that carry it (each said once, in column order):
-# a legend of units, as terse as Compare's; the glossary (docs/glossary.md: IQR, speedup) and
-# each topic page say it in full.
+# The footer's legend, each said once (docs/glossary.md says it in full).
 IN_MS = "times in ms"
 SPREAD = "± is IQR ÷ median"  # a time's spread, as a share of it: 1.23 ±2.1%
 RATIO = "×: same-round median ratio"  # two medians timed in the same rounds, divided
@@ -26,10 +24,8 @@ SPEEDUP = ("speedup: same-round median ratio", "speedup ±: half its rounds' IQR
 
 @dataclass(frozen=True)
 class Column:
-    """One column: its header, how to read its value from a row, and how to show a value that
-    is there (``MISSING`` where ``read`` gives None). ``left`` aligns words (a label, a status)
-    left; numbers align right. ``notes`` are what the footer says for it: its unit, what its
-    ± means."""
+    """A header, how to ``read`` a row's value and ``show`` it (``MISSING`` for None), whether
+    it aligns left (words), and the footer's ``notes`` for it."""
 
     header: str
     read: Callable[[Any], Any]
@@ -45,8 +41,7 @@ class Column:
 # ---- the columns most tables share --------------------------------------------------------------
 
 def raw(row: Any) -> Mapping[str, Any]:
-    """A row as recorded, whether placed (an ``InRun``, or any pairing that holds it as
-    ``.row``) or listed as the file holds it."""
+    """A row as recorded, whether placed (anything with ``.row``) or as the file holds it."""
     return row if isinstance(row, Mapping) else row.row
 
 
@@ -56,33 +51,29 @@ def field(header: str, name: str) -> Column:
 
 
 def variant(header: str, name: str) -> Column:
-    """The variant of a row (its mode, rung...), after its run where it is placed in a group
-    that holds several (``command 2 · eager``)."""
+    """A row's variant, after its run where its group holds several (``command 2 · eager``)."""
     return Column(header, lambda r: " · ".join(
         x for x in (r.tag if isinstance(r, InRun) else "", str(raw(r)[name])) if x), left=True)
 
 
 def run(header: str = "Command") -> Column:
-    """A placed row's run, as a key part of the wide layout (``command 2``): "" for a group's
-    first, which a joined label leaves out."""
+    """A placed row's run (``command 2``; "" for the first), as a key part."""
     return Column(header, lambda p: p.tag, left=True)
 
 
 def spread(timing: Mapping[str, Any]) -> str:
-    """A timing's median with its IQR as a share of it: ``1.23 ±2.1%``; the median alone where
-    the spread was not kept."""
+    """A timing's median with its IQR as a share of it, where kept: ``1.23 ±2.1%``."""
     median, iqr = timing["median"], timing.get("iqr")
     return render.ms(median) + (f" ±{100 * iqr / median:.1f}%" if iqr is not None else "")
 
 
 def timing(header: str, read: Callable[[Any], Mapping[str, Any] | None]) -> Column:
-    """A measured time, with its spread inline; ``read`` gives the timing's dict (``median``,
-    ``iqr``), or None."""
+    """A measured time with its spread; ``read`` gives the timing's dict, or None."""
     return Column(header, lambda r: _timed(read(r)), spread, notes=(IN_MS, SPREAD))
 
 
 def _timed(t: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
-    """A timing that has a median to show, or None (an untimed row's is missing or empty)."""
+    """A timing that has a median to show, or None."""
     return t if t and t.get("median") else None
 
 
@@ -102,15 +93,13 @@ def words(header: str, read: Callable[[Any], Any]) -> Column:
 
 
 def steps_shown(n: int) -> list[int]:
-    """Steps (1-based) at which a loss table samples a curve of n steps: the first, a quarter
-    and half of the way, the last."""
+    """The 1-based steps a loss table shows of n: first, a quarter, half, last."""
     return sorted({1, *(max(1, round(n * q)) for q in (0.25, 0.5)), n}) if n else []
 
 
 def status_text(row: Mapping[str, Any], noisy_message: bool = True) -> str:
-    """A row's status, with its message where it has one (``error: CUDA out of memory``).
-    Without ``noisy_message`` a noisy row shows "noisy" alone, where an IQR column beside it
-    already says by how much."""
+    """A row's status with its message (``error: CUDA out of memory``); a noisy one without
+    unless ``noisy_message`` (where an IQR column says it)."""
     if not row.get("message") or (row["status"] == "noisy" and not noisy_message):
         return row["status"]
     return f"{row['status']}: {row['message']}"
@@ -118,13 +107,12 @@ def status_text(row: Mapping[str, Any], noisy_message: bool = True) -> str:
 
 def status(read: Callable[[Any], Mapping[str, Any]] = lambda r: r, *,
            noisy_message: bool = True) -> Column:
-    """The Status column: ``status_text`` of the row ``read`` finds (a placed row's ``.row``)."""
+    """The Status column: ``status_text`` of the row ``read`` finds."""
     return words("Status", lambda x: status_text(read(x), noisy_message))
 
 
 def speedup(header: str = "Speedup") -> Column:
-    """A placed row's speedup over its run's baseline, shown only where the table shows that
-    baseline (``render.speedup``)."""
+    """A placed row's speedup, shown where the table shows its baseline (``render.speedup``)."""
     return Column(header, lambda p: render.speedup(p.row, p.paired), notes=SPEEDUP)
 
 
@@ -142,8 +130,8 @@ def label(key: Sequence[Column], row: Any) -> str:
 
 def grid(rows: Iterable[Any], key: Sequence[Column], values: Sequence[Column], *,
          joined: bool = True) -> tuple[list[str], str, list[list[str]]]:
-    """The header, the alignment (a letter per column, ``l`` or ``r``) and the cells of a table:
-    the key first (one label column where ``joined``, else a column per part), left-aligned."""
+    """The header, alignment letters and cells of a table, the key first (joined in one column,
+    or a column per part)."""
     keys = [label_header(key)] if joined else [k.header for k in key]
     head = [*keys, *(c.header for c in values)]
     align = "l" * len(keys) + "".join("l" if c.left else "r" for c in values)
@@ -153,13 +141,13 @@ def grid(rows: Iterable[Any], key: Sequence[Column], values: Sequence[Column], *
 
 
 def notes(values: Sequence[Column]) -> str:
-    """What a table's columns' units and ± are, each said once, as one line; "" for none."""
+    """The columns' notes, each once, as one line; "" for none."""
     text = "; ".join(dict.fromkeys(n for c in values for n in c.notes))
     return f"{text[0].upper()}{text[1:]}." if text else ""
 
 
 def footer(values: Sequence[Column]) -> str:
-    """The line under a table on a page: its ``notes``, as small as the stamp."""
+    """The line under a table on a page: its ``notes``."""
     text = notes(values)
     return f'<p class="units">{text}</p>' if text else ""
 
@@ -174,8 +162,7 @@ def markdown(rows: Iterable[Any], key: Sequence[Column], values: Sequence[Column
 
 def rich(rows: Sequence[Any], key: Sequence[Column], values: Sequence[Column], *,
          title: str | None, stamp: str) -> Table:
-    """The same table for a terminal, a column per key part: the footer's line and the stamp
-    as its caption, a row that failed in red and a noisy one in yellow."""
+    """The table for a terminal: notes and stamp as caption, failed rows red, noisy yellow."""
     head, align, body = grid(rows, key, values, joined=False)
     out = Table(title=title, caption="\n".join(x for x in (notes(values), stamp) if x),
                 caption_justify="left")
@@ -198,10 +185,8 @@ class _Group:
 
 def wide(rows: Iterable[Any], key: Sequence[Column], variant_of: Callable[[Any], str],
          value: Column, *, joined: bool = True) -> str:
-    """Compare's layout: a row per key, a column per variant in the order first seen, each cell
-    ``value`` of that key's row of that variant (``MISSING`` where it has none). A variant
-    measured twice for one key keeps its first row: the key should name the run (``command``)
-    where a group holds several."""
+    """Compare's layout: a row per key, a column per variant (first seen first), each cell
+    ``value`` of that row; a variant measured twice keeps its first (key by ``run`` then)."""
     rows = list(rows)
     groups: dict[tuple[str, ...], dict[str, Any]] = {}
     for r in rows:

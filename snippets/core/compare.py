@@ -1,6 +1,4 @@
-"""This run beside a recorded one, as ``--compare`` prints it: which settings make the two unlike,
-the title that names them, and the comparison's table in Markdown or for a terminal, with both
-runs' stamps."""
+"""This run beside a recorded one, as ``--compare`` prints it, with both runs' stamps."""
 
 from __future__ import annotations
 
@@ -15,8 +13,7 @@ from snippets.core.stamps import stamp
 
 def setting_differences(doc: dict[str, Any], other: dict[str, Any], settings: Sequence[str], *,
                         device_by: str = "device") -> list[str]:
-    """``dtype: bf16 here, fp32 recorded`` for each of ``settings`` that differs, and for the
-    device where the provenance field ``device_by`` (``device`` or ``device_type``) does."""
+    """``dtype: bf16 here, fp32 recorded`` for the device (by ``device_by``) and ``settings``."""
     mine, theirs = doc["provenance"], other["provenance"]
     out = []
     if mine.get(device_by) != theirs.get(device_by):
@@ -30,8 +27,7 @@ def setting_differences(doc: dict[str, Any], other: dict[str, Any], settings: Se
 
 def title(doc: dict[str, Any], other: dict[str, Any], settings: Sequence[str], *,
           device_by: str = "device") -> str:
-    """Whether this run and the recorded one compare like for like, and where not, how they
-    differ: the columns (This, Recorded) say which is which."""
+    """Whether the two runs compare like for like, and where not, how they differ."""
     diffs = setting_differences(doc, other, settings, device_by=device_by)
     if not diffs:
         return "Like for like, same settings"
@@ -40,8 +36,7 @@ def title(doc: dict[str, Any], other: dict[str, Any], settings: Sequence[str], *
 
 def markdown(heading: str, doc: dict[str, Any], other: dict[str, Any], columns: Sequence[str],
              cells: list[list[str]], *, left_last: bool = False) -> str:
-    """The title, the table (the first three columns are the row's key, left aligned) and the
-    two runs' stamps."""
+    """The title, the table (a three-column key) and the two runs' stamps."""
     table = render.markdown_table(columns, cells, left=3, left_last=left_last)
     return f"{heading}\n\n{table}\n\n{stamp(doc, 'this run')}\n\n{stamp(other)}"
 

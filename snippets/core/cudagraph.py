@@ -23,14 +23,13 @@ class ShapeChanged(ValueError):
 
 
 class Graphed:
-    """``fn`` (an eager model, say) captured for ``example``: call it with an example of the same
-    structure, shapes and dtypes, or with none to replay on the inputs already in its buffers."""
+    """``fn`` captured for ``example``: call it with one of the same shapes, or none to replay."""
 
     def __init__(self, fn: Callable[..., Any], example: examples.Example, *,
                  warmup: int = WARMUP, keep_outputs: bool = True,
                  graph_api: ModuleType | Any = torch.cuda) -> None:
         self.keep_outputs = keep_outputs
-        # the buffers every replay reads: copies, so the caller's tensors stay the caller's
+        # copies: the caller's tensors stay the caller's
         self.static = examples.clone(example)
         self._inputs = examples.tensors(self.static)
         side = graph_api.Stream()

@@ -10,6 +10,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from snippets.core import measure
+
 Example = Any  # a Tensor, a tuple or list of them, or a dict of keyword arguments
 
 
@@ -30,7 +32,7 @@ def check(example: Example) -> None:
 
 
 def call(model: Callable[..., Any], example: Example) -> Any:
-    """``model`` applied to ``example``: a tensor is one argument, a tuple several, a dict keywords."""
+    """``model`` on ``example``: a tensor is one argument, a tuple several, a dict keywords."""
     args, kwargs = split(example)
     return model(*args, **kwargs)
 
@@ -45,8 +47,7 @@ def split(example: Example) -> tuple[tuple[Any, ...], dict[str, Any]]:
 
 
 def clone(value: Any) -> Any:
-    """``value`` with every tensor copied and the rest kept: an example, or an output (a tuple, a
-    dict, a dataclass or a ``transformers`` ``ModelOutput``, which stays of its class)."""
+    """``value`` with every tensor copied, containers (a ``ModelOutput`` too) of their class."""
     if isinstance(value, torch.Tensor):
         return value.detach().clone()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -90,8 +91,8 @@ def _map(example: Example, fn: Callable[[torch.Tensor], torch.Tensor]) -> Exampl
 
 def place(example: Example, device: torch.device | str, dtype: torch.dtype | None = None, *,
           channels_last: bool = False) -> Example:
-    """``example`` on ``device``: floating-point tensors also take ``dtype`` (and channels_last
-    when 4-D); integer and boolean tensors (token ids, masks) keep their dtype."""
+    """``example`` on ``device``, float tensors in ``dtype`` (channels_last when 4-D); token ids
+    and masks keep theirs."""
 
     def move(t: torch.Tensor) -> torch.Tensor:
         if not t.is_floating_point():
@@ -135,26 +136,18 @@ def reference(output: Any) -> list[torch.Tensor]:
 
 
 def relative_error(output: Any, ref: list[torch.Tensor]) -> float:
-    """The largest ||out - ref|| / ||ref|| over the floating-point leaves, in float64; an output
-    whose leaves differ from the reference's in number or shape is infinitely wrong."""
+    """The largest ``measure.relative_error`` over the floating-point leaves; inf where they
+    differ from the reference's in number or shape."""
     leaves = floating(output)
     if len(leaves) != len(ref) or any(a.shape != b.shape for a, b in zip(leaves, ref, strict=True)):
         return math.inf
-    worst = 0.0
-    for out, want in zip(leaves, ref, strict=True):
-        out, want = out.detach().double().cpu(), want.detach().double().cpu()
-        diff = torch.linalg.vector_norm(out - want).item()
-        if not math.isfinite(diff):
-            return math.inf
-        denom = torch.linalg.vector_norm(want).item()
-        worst = max(worst, diff / denom if denom else diff)
-    return worst
+    return max((measure.relative_error(a, b) for a, b in zip(leaves, ref, strict=True)),
+               default=0.0)
 
 
 def loss_gap(losses: list[float | None], reference: list[float | None]) -> float:
-    """The largest difference between two loss curves, as a fraction of the reference's first
-    loss (the scale of the problem: a difference relative to each step's own loss would blow
-    up as the loss falls towards zero). Infinite where either loss was not finite (None)."""
+    """The largest gap between two loss curves over the reference's first loss (each step's own
+    would blow up near zero); inf where a loss was None."""
     pairs = list(zip(losses, reference, strict=False))
     if not pairs or any(a is None or b is None for a, b in pairs):
         return math.inf

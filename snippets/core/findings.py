@@ -1,5 +1,4 @@
-"""What every topic's findings share: the verdict of a measured ratio, and the form a finding
-takes."""
+"""What every topic's findings share: the verdict of a measured ratio, and a span."""
 
 from __future__ import annotations
 
@@ -8,9 +7,8 @@ from dataclasses import dataclass
 
 
 class Verdict(str, enum.Enum):
-    """Whether a speedup is one: the ratio, give or take half the IQR of its paired per-round
-    ratios, above 1, around 1 or below it. Half the IQR either side is the band in which half
-    of the rounds fell: a ratio whose band holds 1.00 is one this run cannot tell from none."""
+    """A speedup, give or take half its IQR (where half the rounds fell), above, around or below
+    1: a band holding 1.00 is one this run cannot tell from none."""
 
     PAYS = "pays"
     WITHIN_NOISE = "within noise"
@@ -18,8 +16,7 @@ class Verdict(str, enum.Enum):
 
 
 def verdict(ratio: float, spread: float = 0.0) -> Verdict:
-    """The verdict of a speedup ``ratio`` (eager's time over the variant's) whose paired ratios
-    spread over ``spread`` (their IQR)."""
+    """The verdict of ``ratio`` whose per-round ratios have IQR ``spread``."""
     if ratio - spread / 2 > 1:
         return Verdict.PAYS
     if ratio + spread / 2 < 1:

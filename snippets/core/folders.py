@@ -11,9 +11,8 @@ from snippets.core import results
 
 
 def run_folder(prov: dict[str, Any]) -> str:
-    """The folder a run's files live in: device and torch release, e.g. ``nvidia-h200_torch-2.11.0``
-    or ``cpu-amd-epyc_torch-2.14.1``. A CPU is named by vendor and family, not by its exact model,
-    and torch by its release without the build tag (``+cu130``), so reruns land in one place."""
+    """``nvidia-h200_torch-2.11.0``, ``cpu-amd-epyc_torch-2.14.1``: a CPU by vendor and family,
+    torch without its build tag, so reruns land in one place."""
     device = prov.get("device") or "unknown device"
     if prov.get("device_type") == "cpu":
         name = re.sub(r"\((r|tm)\)", " ", device.removeprefix("CPU:"), flags=re.IGNORECASE)

@@ -15,35 +15,31 @@ from typing import Any
 import torch
 
 
-def cpu_name() -> str:
+def _cpuinfo(key: str) -> str | None:
+    """The first CPU's ``key`` in ``/proc/cpuinfo``; None where there is none (macOS, Windows)."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
+            if line.startswith(key):
                 return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def cpu_flags() -> frozenset[str] | None:
-    """The instruction-set flags ``/proc/cpuinfo`` lists for the first CPU; None where there is
-    no such file (macOS, Windows), so a reader knows they were not recorded rather than absent."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("flags"):
-                return frozenset(line.split(":", 1)[1].split())
     except OSError:
         pass
     return None
 
 
+def cpu_name() -> str:
+    return _cpuinfo("model name") or platform.processor() or platform.machine()
+
+
+def cpu_flags() -> frozenset[str] | None:
+    """The first CPU's instruction-set flags; None where not readable, rather than absent."""
+    flags = _cpuinfo("flags")
+    return None if flags is None else frozenset(flags.split())
+
+
 def cpu_capability(flags: frozenset[str] | None = None) -> dict[str, Any]:
-    """What a CPU run's numbers depend on beyond the CPU's name: the vector instructions ATen's
-    kernels were picked for (``torch.backends.cpu.get_cpu_capability()``: ``AVX512``,
-    ``AVX2``...), and whether the CPU does bf16 arithmetic in hardware, with AVX-512 BF16
-    (``avx512_bf16``) or Intel's AMX tiles (``amx_tile``, ``amx_bf16``). Without them, bf16
-    is converted to fp32 for every operation and gains little or nothing. A flag is None where
-    the flags could not be read."""
+    """What a CPU run depends on beyond the CPU's name: the vector ISA ATen's kernels were
+    picked for (``AVX512``...), and bf16 in hardware (AVX-512 BF16, AMX), without which bf16 is
+    converted to fp32 and gains little. A flag is None where the flags could not be read."""
     flags = cpu_flags() if flags is None else flags
     has = (lambda name: name in flags) if flags is not None else (lambda name: None)
     capability = getattr(getattr(torch.backends, "cpu", None), "get_cpu_capability", None)
@@ -53,10 +49,8 @@ def cpu_capability(flags: frozenset[str] | None = None) -> dict[str, Any]:
 
 
 def bf16_in_hardware(cap: dict[str, Any]) -> bool:
-    """Whether a CPU of ``cpu_capability`` ``cap`` computes in bf16 natively (AVX-512 BF16 or
-    AMX). oneDNN's own check (``torch.ops.mkldnn._is_mkldnn_bf16_supported``) says yes on an
-    AVX-512 CPU without them too, emulating bf16 there (aten/src/ATen/native/mkldnn/Utils.h,
-    ``mkldnn_bf16_device_check``), so it cannot tell the two apart."""
+    """Whether the CPU computes bf16 natively; oneDNN's own check says yes where it emulates it
+    (aten/src/ATen/native/mkldnn/Utils.h, ``mkldnn_bf16_device_check``)."""
     return bool(cap.get("avx512_bf16") or cap.get("amx_bf16"))
 
 
@@ -66,9 +60,8 @@ def cuda_index(device: torch.device) -> int:
 
 
 def gpu_uuid(device: torch.device) -> str | None:
-    """The GPU's ``GPU-<uuid>``, the name nvidia-smi and NVML know it by. Their indices count
-    every GPU of the host, while torch's count only those ``CUDA_VISIBLE_DEVICES`` shows: with
-    ``CUDA_VISIBLE_DEVICES=1``, torch's GPU 0 is their GPU 1."""
+    """The GPU's ``GPU-<uuid>`` for nvidia-smi and NVML, whose indices ignore
+    ``CUDA_VISIBLE_DEVICES``."""
     uuid = getattr(torch.cuda.get_device_properties(cuda_index(device)), "uuid", None)
     return f"GPU-{uuid}" if uuid else None
 
@@ -81,8 +74,8 @@ def device_name(device: torch.device) -> str:
 
 
 def inductor_cache() -> dict[str, Any]:
-    """Inductor's on-disk cache as a run finds it: its folder and how many compiled graphs it
-    already holds. None there means compile times are cold; any, that some may be warm."""
+    """Inductor's on-disk cache as a run finds it: its folder and its compiled graphs (any: some
+    compile times may be warm)."""
     from torch._inductor.runtime.cache_dir_utils import cache_dir
 
     folder = Path(cache_dir())
@@ -92,9 +85,8 @@ def inductor_cache() -> dict[str, Any]:
 
 
 def tuned_configs() -> dict[str, dict[str, Any]]:
-    """The block sizes Inductor's autotuning chose for each Triton kernel in its cache so far,
-    by the name of the ``.best_config`` file it writes beside the kernel (a hash of the kernel's
-    source, so the same kernel has the same name in every run). Its timing fields are left out."""
+    """The block sizes autotuning chose per cached Triton kernel, by its ``.best_config`` file's
+    name (a hash of the source, stable across runs), timing fields left out."""
     from torch._inductor.runtime.cache_dir_utils import cache_dir
 
     found = {}
@@ -107,8 +99,7 @@ def tuned_configs() -> dict[str, dict[str, Any]]:
 
 
 def nvidia_smi(*ids: str | int | None) -> dict[str, str]:
-    """Driver, power limit and clocks of a GPU as nvidia-smi reports them, asked by the first of
-    ``ids`` (a ``GPU-<uuid>``, then an index) that it answers for; empty where it is absent."""
+    """Driver, power limit and clocks from nvidia-smi, by the first of ``ids`` it answers for."""
     fields = "driver_version,power.limit,clocks.sm,clocks.max.sm,clocks.mem"
     for gpu in (i for i in ids if i is not None):
         try:
@@ -123,29 +114,32 @@ def nvidia_smi(*ids: str | int | None) -> dict[str, str]:
 
 
 def usable_cores() -> int | None:
-    """The cores this process may run on (a ``taskset`` or a container limits them), not every
-    core of the host that ``os.cpu_count()`` names."""
+    """The cores this process may run on (``taskset``, a container), not all the host's."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on every platform
         return os.cpu_count()
 
 
-def _cpu_times() -> tuple[int, int] | None:
-    """(steal, total) jiffies over all CPUs from /proc/stat; None where there is no such file."""
+def _proc_stat() -> list[int] | None:
+    """All CPUs' jiffies: user nice system idle iowait irq softirq steal; None where unreadable."""
     try:
-        fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
-    except (OSError, IndexError):
+        return [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    except (OSError, ValueError):
         return None
-    values = [int(v) for v in fields[:8]]  # user nice system idle iowait irq softirq steal
+
+
+def _cpu_times() -> tuple[int, int] | None:
+    """(steal, total) jiffies over all CPUs."""
+    values = _proc_stat()
+    if values is None:
+        return None
     return values[7] if len(values) > 7 else 0, sum(values)
 
 
 class Neighbours:
-    """How much CPU time other processes took while a child process ran: the host's busy time
-    over all cores (``/proc/stat``) less what this process and its children used. On a shared
-    machine a CPU row is only as good as its cores were free: beside the row, this says how
-    free they were. ``seconds()`` is None where ``/proc/stat`` cannot be read."""
+    """CPU seconds other processes took while a child ran (the host's busy time less ours): a
+    CPU row on a shared machine is as good as its cores were free. None where unreadable."""
 
     def __init__(self) -> None:
         self._start = self._read()
@@ -154,13 +148,10 @@ class Neighbours:
     def _read() -> tuple[float, float] | None:
         import resource
 
-        try:
-            fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0]
-                      .split()[1:9]]
-        except (OSError, ValueError):
+        fields = _proc_stat()
+        if fields is None:
             return None
-        # user nice system idle iowait irq softirq steal: busy is all but idle and iowait
-        busy = (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+        busy = (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")  # not idle, iowait
         own = sum(resource.getrusage(who).ru_utime + resource.getrusage(who).ru_stime
                   for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
         return busy, own

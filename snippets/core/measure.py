@@ -14,8 +14,9 @@ from typing import Any
 
 import torch
 
-# The Benchmark page's whole harness times calls and first calls; every producer takes those
-# timers from it, through here, and builds its richer rounds on them.
+from snippets.core import machine
+
+# The Benchmark page's harness owns the timers; every producer takes them through here.
 from snippets.core.harness import rotated
 from snippets.core.harness import synchronize as synchronize
 from snippets.core.harness import time_calls as time_calls
@@ -71,11 +72,8 @@ class Measurement:
 
 @dataclass(frozen=True)
 class Ratio:
-    """Speedup of ``other`` over ``base``: the ratio of medians, with the IQR of paired ratios.
-
-    Rounds are interleaved, so round *i* of both measurements ran under the same machine state;
-    the spread of the per-round ratios is the honest spread of the speedup.
-    """
+    """The ratio of medians, with the IQR of the per-round ratios: round *i* of both ran under
+    the same machine state, so theirs is the honest spread."""
 
     value: float
     iqr: float
@@ -98,8 +96,7 @@ def relative_error(out: torch.Tensor, ref: torch.Tensor) -> float:
 
 
 def calls_per_sample(per_call_ms: float, target_ms: float) -> int:
-    """How many calls make one sample last about ``target_ms``: a single sub-millisecond call is
-    too short to time reliably, so short calls are timed in batches."""
+    """Calls that make a sample last about ``target_ms``: one short call is too short to time."""
     if per_call_ms <= 0:
         return 1
     return max(1, min(10_000, round(target_ms / per_call_ms)))
@@ -108,15 +105,11 @@ def calls_per_sample(per_call_ms: float, target_ms: float) -> int:
 class HostGate:
     """Times the host CPU around every round; optionally re-measures rounds it ran slow in.
 
-    On a shared virtual machine the host can halve its speed for seconds without any steal time
-    showing; host-bound calls (eager, compiled without graphs) slow down, CUDA-graph replays do
-    not, so a ratio of medians depends on how many rounds fell in a slow spell. A canary of
-    tiny-tensor dispatches is timed before and after each round; a round whose canary ran
-    ``slowdown`` times slower than the best seen (above the canary's own jitter, below the
-    twofold spells seen on the GPU host) is measured again, up to ``max_discard`` times per kept
-    round. With ``enabled=False`` (the benchmark's default, since on the GPU host the spells
-    outlasted that budget) nothing is discarded: ``kept_us`` records each kept round's host speed.
-    """
+    A shared VM's host can halve its speed for seconds with no steal time showing, slowing
+    host-bound calls but not graph replays. A canary of tiny dispatches runs around each round;
+    one ``slowdown`` times slower than the best (above its jitter, below the twofold spells seen)
+    is measured again, up to ``max_discard`` per kept round. Disabled (the benchmark's default:
+    the spells outlasted that budget), it only records ``kept_us``."""
 
     def __init__(self, enabled: bool = True, slowdown: float = 1.5, max_discard: float = 1.0,
                  calls: int = 200) -> None:
@@ -161,18 +154,9 @@ def interleaved(
     gate: HostGate | None = None,
     around: Around = lambda _: contextlib.nullcontext(),
 ) -> dict[str, Measurement]:
-    """Time every callable once per round, rotating the order each round: the Benchmark page's
-    harness (``harness.compare``) with warm rounds, a host gate and per-variant settings.
-
-    Interleaving means a slow spell of the machine (clock drift, another
-    process) lands on all variants alike instead of on whichever happened to run
-    then; rotating the order removes any advantage of always going first. The
-    first ``warm_rounds`` are run but not kept: they bring clocks and caches to
-    the state the kept rounds see. The garbage collector is off while timing, as
-    ``timeit`` does, so a collection does not land in one variant's sample.
-    ``around(name)`` is entered outside each of its samples (backend
-    settings of its own, say).
-    """
+    """Time every callable once per round in rotated order (``harness.compare``), so a slow
+    spell lands on all alike; ``warm_rounds`` are run, not kept; the GC is off, as ``timeit``
+    does; ``around(name)`` is entered outside each of its samples."""
     names = list(fns)
     samples: dict[str, list[float]] = {name: [] for name in names}
     gc_was_enabled = gc.isenabled()
@@ -224,13 +208,8 @@ def measure_variants(
     gate: HostGate | None = None,
     around: Around = lambda _: contextlib.nullcontext(),
 ) -> Timed:
-    """Every producer's timing: warm each variant, size its samples, time all in rounds.
-
-    ``warmup`` calls of each variant come first (caches, CUDA-graph recording, lazy
-    initialisation); then three calls of each estimate how many calls make one sample last
-    ``sample_ms``; then ``interleaved`` takes ``rounds`` samples of each. Each
-    variant is warmed, sized and timed inside ``around(name)``.
-    """
+    """Every producer's timing: ``warmup`` calls of each variant, three more to size a sample
+    of ``sample_ms``, then ``interleaved`` rounds; each inside ``around(name)``."""
     calls = {}
     for name, fn in fns.items():
         with around(name):
@@ -242,8 +221,7 @@ def measure_variants(
 
 
 def matmul_peak_tflops(device: torch.device, n: int = 8192, reps: int = 10) -> float:
-    """Achieved bf16 TFLOP/s of one large matrix product on random data: the ceiling the
-    benchmark's TFLOP/s figures are read against (measured, not the datasheet's)."""
+    """Measured bf16 TFLOP/s of a large matmul: the peak the benchmark's figures are against."""
     a = torch.randn(n, n, device=device, dtype=torch.bfloat16)
     b = torch.randn(n, n, device=device, dtype=torch.bfloat16)
     for _ in range(3):
@@ -253,8 +231,7 @@ def matmul_peak_tflops(device: torch.device, n: int = 8192, reps: int = 10) -> f
 
 
 def graph_pool_mb(device: torch.device) -> float | None:
-    """The memory live CUDA graphs hold on ``device`` (their private allocator pools, one shared
-    by Inductor's CUDA-graph trees), in MiB; None off CUDA or where the allocator cannot say."""
+    """MiB live CUDA graphs hold in their private pools; None off CUDA or where unknown."""
     if device.type != "cuda":
         return None
     try:
@@ -263,15 +240,14 @@ def graph_pool_mb(device: torch.device) -> float | None:
         segments = torch.cuda.memory_snapshot()
     except Exception:  # noqa: BLE001 (a snapshot is evidence; without it the row says none)
         return None
-    index = device.index if device.index is not None else torch.cuda.current_device()
+    index = machine.cuda_index(device)
     return sum(s["total_size"] for s in segments if s.get("device") == index
                and tuple(s.get("segment_pool_id") or (0, 0)) != (0, 0)) / 2**20
 
 
 def peak_memory_mb(fn: Callable[[], object], device: torch.device, held: int) -> float | None:
-    """What the caller holds (``held`` bytes: weights, optimizer state) plus the most one call
-    of ``fn`` allocates on top, in MiB; None off CUDA. A CUDA graph's pool is taken when it is
-    recorded, not by the call, so a replay reads low (the tables say so)."""
+    """``held`` bytes plus the most one call of ``fn`` allocates, in MiB; None off CUDA (a
+    graph's pool is taken at capture, so a replay reads low)."""
     if device.type != "cuda":
         return None
     torch.cuda.synchronize(device)

@@ -1,6 +1,5 @@
-"""What every plot of the guide is drawn with: a matplotlib figure as an inline SVG that reads on a
-light and on a dark page, inside a ``<figure>`` with its text alternative. Takes values, returns
-text; measures and prints nothing."""
+"""What every plot is drawn with: a matplotlib figure as an inline SVG that reads on a light and a
+dark page, in a ``<figure>`` with its text alternative."""
 
 from __future__ import annotations
 
@@ -13,12 +12,10 @@ from typing import Any
 
 # Drawn with, then replaced by ``currentColor`` in the SVG: no series uses this colour.
 INK = "#010203"
-# Mid-lightness hues, each at a contrast of at least 3:1 (WCAG's minimum for graphics) against
-# white and against Material's slate background (#1e2029); the first three, blue, orange and
-# pink, stay apart for the common colour blindnesses.
+# Hues at 3:1 contrast (WCAG's minimum for graphics) on white and on slate (#1e2029); the first
+# three stay apart for the common colour blindnesses.
 PALETTE = ("#4e8ff0", "#d97706", "#d9539a", "#2f9e6e", "#9c7cf0")
-# 500 px wide as drawn, shown at that size on a desktop; a 390 px phone scales it down to its
-# column, where text of 10.5 pt (14 px) is still 10 px high.
+# 500 px wide; on a 390 px phone 10.5 pt text is still 10 px high.
 WIDTH_IN = 5.2
 FONT_PT = 10.5
 
@@ -53,8 +50,8 @@ def figure(height_in: float, *, ncols: int = 1, sharey: bool = False) -> Iterato
 
 
 def svg(fig: Any, name: str) -> str:
-    """The figure as an SVG element to put inline in a page: no XML prologue, ``currentColor``
-    for the ink, and ids prefixed with ``name`` so that two plots on one page do not share one."""
+    """The figure as inline SVG: ``currentColor`` for the ink, ids prefixed with ``name`` so two
+    plots on a page do not clash."""
     import matplotlib
 
     buffer = io.StringIO()
@@ -72,9 +69,7 @@ def svg(fig: Any, name: str) -> str:
 
 
 def html_figure(svg_text: str, alt: str, caption: str = "") -> str:
-    """An inline plot with its text alternative (read out in place of the drawing) and, where
-    given, a short visible caption (the page's prose says how to read the plot); the table
-    beside it keeps the exact numbers."""
+    """An inline plot with its text alternative and an optional short caption."""
     svg_text = svg_text.replace("<svg ", f'<svg role="img" aria-label="{html.escape(alt)}" ', 1)
     shown = f"<figcaption>{html.escape(caption)}</figcaption>\n" if caption else ""
     return f'<figure class="plot">\n{svg_text}\n{shown}</figure>'

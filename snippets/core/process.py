@@ -1,6 +1,5 @@
-"""The command's own process: a Ctrl-C that always stops a run, a standard output kept clean
-of what libraries print, so that a command's JSON can be piped, and a child process that runs one
-configuration and answers with one JSON line (``run_child``)."""
+"""The command's own process: a Ctrl-C that always stops a run, a stdout kept clean for piped
+JSON, and a child process that runs one configuration and answers one JSON line."""
 
 from __future__ import annotations
 
@@ -21,8 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def child_env(**extra: str) -> dict[str, str]:
-    """This process's environment for a child Python, with this checkout first on its
-    ``PYTHONPATH`` (so the child imports the same ``snippets``, installed or not), and ``extra``."""
+    """The environment for a child Python importing this checkout's ``snippets``, and ``extra``."""
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     return {**os.environ, "PYTHONPATH": path, **extra}
 
@@ -31,16 +29,13 @@ USAGE_EXIT = 2  # what a child exits with where it refused its flags (``cli.USAG
 
 
 class Refused(ValueError):
-    """A child that refused what it was asked (exit code 2, no record): the run's mistake, not
-    its configuration's; the message is the child's one line, without its program's name."""
+    """A child that refused its flags (exit 2, no record): the run's mistake; its one line."""
 
 
 def run_child(argv: list[str], *, env: dict[str, str], timeout_s: float,
               cwd: Path = ROOT) -> dict[str, Any]:
-    """Run one configuration in a fresh process and return the record it printed as its last
-    line of standard output (JSON). A child that printed none is an error record that says why
-    (timed out, crashed with a signal, its last error line); one that exited 2 without a record
-    raises ``Refused``. A fault of one configuration is its record: the run goes on."""
+    """The JSON record a fresh process printed last for one configuration; an error record
+    where it printed none (timeout, signal, its last error line), ``Refused`` where it exited 2."""
     try:
         proc = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True,
                               timeout=timeout_s)
@@ -51,22 +46,17 @@ def run_child(argv: list[str], *, env: dict[str, str], timeout_s: float,
         rec = json.loads(lines[-1])
     except (IndexError, ValueError):
         if proc.returncode == USAGE_EXIT:
-            raise Refused(refusal(proc.stderr)) from None
+            last = (proc.stderr.strip().splitlines() or ["refused"])[-1]
+            raise Refused(last.partition(": error: ")[2] or last) from None
         return {"status": "error", "message": died(proc.returncode, proc.stderr)}
     if not isinstance(rec, dict):
         return {"status": "error", "message": f"printed a {type(rec).__name__}"}
     return rec
 
 
-def refusal(stderr: str) -> str:
-    """The one line a child wrote when it refused its flags, without its program's name."""
-    last = (stderr.strip().splitlines() or ["the child refused its flags"])[-1]
-    return last.partition(": error: ")[2] or last
-
-
 def died(code: int, stderr: str) -> str:
-    """One line for a child that printed no record: its last error line, or for a crash the
-    signal and the innermost Python frame faulthandler printed (where the child enables it)."""
+    """One line for a child that printed no record: its last error line, or the signal and the
+    frame faulthandler printed."""
     if code < 0:
         try:
             what = signal.Signals(-code).name
@@ -80,10 +70,8 @@ def died(code: int, stderr: str) -> str:
 
 @contextmanager
 def stdout_to_stderr() -> Iterator[None]:
-    """Inside the block, whatever is written to standard output goes to standard error, so that
-    the command's own output (JSON, say) stays clean. At the file-descriptor level as well as
-    ``sys.stdout``: a C extension's build (ninja) or a library's C code writes to descriptor 1
-    directly, and a child process inherits it."""
+    """Standard output goes to standard error in the block, so a command's JSON stays clean; at
+    the descriptor too, which C code and child processes write to directly."""
     sys.stdout.flush()
     try:
         saved = os.dup(1)
@@ -102,17 +90,11 @@ def stdout_to_stderr() -> Iterator[None]:
 
 
 class Interrupt:
-    """Ctrl-C that always stops a run, wherever it lands; SIGTERM (what ``timeout``, a job
-    scheduler or a container's stop sends) stops it the same way, finished rows kept.
+    """A Ctrl-C (or SIGTERM) that always stops a run, finished rows kept.
 
-    A SIGINT raises KeyboardInterrupt in whatever Python code runs at that moment. Inside Dynamo
-    (tracing a frame, or a fake kernel while it compiles) torch can catch it and carry on, so the
-    run would go to its end. Three layers make the stop certain: the KeyboardInterrupt itself;
-    ``check()``, which the run calls between its steps and which raises again once a Ctrl-C was
-    seen; and a timer that, ``grace`` seconds after the Ctrl-C, calls ``last_words`` (to show the
-    finished rows, which are already on disk) and ends the process with ``exit_code``: 128 plus
-    the signal's number, as a shell reports a process that signal ended (130, 143).
-    """
+    Dynamo can catch a KeyboardInterrupt and carry on, so three layers make the stop certain:
+    the exception; ``check()`` between steps; and a timer that ``grace`` seconds later calls
+    ``last_words`` and exits with 128 plus the signal's number, as a shell reports it."""
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -158,9 +140,8 @@ class Interrupt:
 
     @contextmanager
     def installed(self) -> Iterator[Interrupt]:
-        """Handle SIGINT and SIGTERM this way for the block (main thread only), then as before.
-        A signal the process was started with ignored (SIGINT in a shell's background job)
-        stays ignored, as Python itself leaves it."""
+        """Handle SIGINT and SIGTERM this way in the block (main thread only); one ignored at
+        start (a background job's SIGINT) stays ignored."""
         previous = {sig: signal.signal(sig, self._handle) for sig in self.SIGNALS
                     if signal.getsignal(sig) is not signal.SIG_IGN}
         hook, sys.unraisablehook = sys.unraisablehook, self._unraisable(sys.unraisablehook)
@@ -172,9 +153,8 @@ class Interrupt:
                 signal.signal(sig, handler)
 
     def _unraisable(self, hook: Callable[[Any], object]) -> Callable[[Any], object]:
-        """A signal that lands in a ``__del__`` or a garbage collector's callback raises where
-        Python cannot propagate it: it prints "Exception ignored" with a traceback and goes on.
-        The stop is not lost (``check()`` raises at the next step), so that print is noise."""
+        """Silence "Exception ignored" for a signal landing in a ``__del__``: ``check()`` stops
+        the run at the next step anyway."""
         def unraisable(info: Any) -> object:
             if self.seen and issubclass(info.exc_type, KeyboardInterrupt):
                 return None

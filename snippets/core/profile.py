@@ -19,14 +19,10 @@ LAUNCHES = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaun
 TOP = 8  # kernels listed per profile: beyond eight, each holds a percent or two of the time
 NAME_CHARS = 70  # a Triton or cuDNN kernel name runs to hundreds of characters
 
-# What a GPU kernel does, read from its name: the first pattern that matches wins. A step's FLOPs
-# are almost all in the matrix products and convolutions (cuBLAS, cuDNN, CUTLASS, flash
-# attention, and the Triton templates autotuning writes, ``triton_tem_*``); the rest of its
-# kernels move memory: Inductor's fused Triton kernels (whose names can hold "convolution", for
-# the backward of one they fuse around), the layout conversions cuDNN adds around an NCHW tensor,
-# and ATen's own elementwise, normalization and copy kernels. NCCL's kernels (``ncclDevKernel_*``)
-# are the collectives of a distributed step: they move data between GPUs, and on a stream of their
-# own they may run under the computing kernels.
+# What a GPU kernel does, by its name (the first match wins): FLOPs are in the matmuls and
+# convolutions (cuBLAS, cuDNN, CUTLASS, flash, autotuned ``triton_tem_*``); the rest move memory
+# (fused Triton kernels, whose names may say "convolution", NCHW layout conversions, ATen's
+# elementwise and norms); NCCL's are a distributed step's collectives, on a stream of their own.
 CLASSES = (
     ("comm", re.compile(r"nccl")),
     ("layout", re.compile(r"nchwtonhwc|nhwctonchw")),
@@ -52,16 +48,12 @@ def _top_level_op(event: Any) -> bool:
 
 
 def collect(fn: Callable[[], object], device: torch.device, calls: int) -> list[dict[str, Any]]:
-    """Profile ``calls`` calls of an already warm ``fn``; one interval (microseconds, on the
-    profiler's clock) per event: ``kernel`` (device work, or a top-level CPU operator),
-    ``launch`` (a CUDA runtime call that queues work) or ``other``."""
+    """An interval (µs) per profiler event of ``calls`` calls of a warm ``fn``: ``kernel``
+    (device work, or a top-level CPU operator), ``launch`` or ``other``."""
     from torch.autograd import DeviceType
     from torch.profiler import ProfilerActivity, profile
 
-    # Kineto, the profiler's engine, writes a line to stderr at every start and stop (and on a
-    # CPU-only machine an error about the missing GPU): read once, when the profiler first
-    # starts; a level above its highest (5) keeps a command's output to its own lines. A user's
-    # own setting wins.
+    # Kineto logs to stderr at every start and stop; above its highest level (5) it is quiet.
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")
     cuda = device.type == "cuda"
     activities = [ProfilerActivity.CPU, *([ProfilerActivity.CUDA] if cuda else [])]
@@ -103,8 +95,7 @@ def kernel_class(name: str) -> str:
 
 
 def classes(intervals: list[dict[str, Any]], calls: int) -> dict[str, float]:
-    """Kernel time per call in each of ``CLASSES`` (and ``OTHER``), in microseconds: where the
-    busy time goes, FLOP-heavy or memory-moving. Kernels on two streams at once both count."""
+    """Kernel µs per call in each of ``CLASSES`` (overlapping kernels both count)."""
     out = dict.fromkeys([*(c for c, _ in CLASSES), OTHER], 0.0)
     for i in intervals:
         if i["kind"] == "kernel" and calls > 0:
@@ -113,10 +104,8 @@ def classes(intervals: list[dict[str, Any]], calls: int) -> dict[str, float]:
 
 
 def summarize(intervals: list[dict[str, Any]], calls: int, top: int = TOP) -> dict[str, Any]:
-    """Per call: the wall span, the time kernels cover, their count and the launches; the idle
-    share of the span; the ``top`` kernels by total time, each with its share of the span; the
-    ``record_function`` ranges counted among the kernels (``annotations``): none, since
-    ``collect`` leaves them out (a migrated older profile names those it counted)."""
+    """Per call: wall span, time kernels cover, their count, launches, idle share, the ``top``
+    kernels; ``annotations`` is empty (kept for migrated older profiles)."""
     if not intervals or calls <= 0:
         return {"calls": calls, "kernels_per_call": 0.0, "launches_per_call": 0.0,
                 "span_us_per_call": 0.0, "busy_us_per_call": 0.0, "idle_fraction": None,
@@ -133,11 +122,9 @@ def summarize(intervals: list[dict[str, Any]], calls: int, top: int = TOP) -> di
 
 def tally(by_name: dict[str, list[float]], calls: int, span_us: float,
           busy_us: float | None = None, top: int = TOP) -> dict[str, Any]:
-    """A profile in ``summarize``'s shape from each kernel's (or operator's) durations by name,
-    in microseconds over ``calls`` calls that took ``span_us`` of wall time: for a runtime whose
-    own profiler reports durations, not intervals on torch's clock (ONNX Runtime's, OpenVINO's).
-    ``busy_us`` is the time they cover; where not given, their sum (one runs after another),
-    at most the wall time: OpenVINO times nodes that run side by side each in full."""
+    """``summarize``'s shape from kernel durations (µs) by name, for a runtime whose profiler
+    reports durations (ONNX Runtime, OpenVINO); ``busy_us`` by default their sum, at most the
+    wall time (OpenVINO times parallel nodes each in full)."""
     busy = min(sum(map(sum, by_name.values())), span_us) if busy_us is None else busy_us
     ranked = sorted(by_name.items(), key=lambda kv: -sum(kv[1]))[:top]
     return {
@@ -155,20 +142,15 @@ def tally(by_name: dict[str, list[float]], calls: int, span_us: float,
 
 
 def profile(fn: Callable[[], object], device: torch.device, calls: int) -> dict[str, Any]:
-    """``summarize(collect(...))``: where ``calls`` calls of ``fn`` spend their time; on a GPU,
-    with the kernel time of each class (``classes``)."""
+    """``summarize(collect(...))``, with ``classes`` on a GPU."""
     intervals = collect(fn, device, calls)
     by_class = {"by_class": classes(intervals, calls)} if device.type == "cuda" else {}
     return {**summarize(intervals, calls), **by_class, "device_type": device.type}
 
 
 def host_us(fn: Callable[[], object], device: torch.device, calls: int) -> float:
-    """Microseconds of host time per call of an already warm ``fn``, the device not waited on
-    between calls: what the host spends before a call's work is queued (Python, Dynamo's guards,
-    AOTAutograd's wrappers, the launch of a CUDA graph). Where it is as long as the call's time
-    on the device, the host paces the call. Meant for calls that queue little (a CUDA-graph
-    replay): a call that queues hundreds of kernels fills the launch queue within a few calls,
-    and the host then waits on the device. On a CPU it is the call's whole time."""
+    """Host µs per call of a warm ``fn``, the device not waited on: Python, guards, wrappers,
+    launch. For calls that queue little (a graph replay); a long queue makes the host wait."""
     measure.synchronize(device)
     start = time.perf_counter()
     for _ in range(calls):
@@ -180,8 +162,7 @@ def host_us(fn: Callable[[], object], device: torch.device, calls: int) -> float
 
 def profile_or_error(fn: Callable[[], object], device: torch.device, calls: int,
                      fault: Callable[[BaseException], str]) -> dict[str, Any]:
-    """``profile``, or ``{"error": fault(exc)}`` where the profiler failed: a profiler that
-    fails leaves the timed row it would have joined as it was."""
+    """``profile``, or ``{"error": fault(exc)}``: a failing profiler leaves its row as it was."""
     try:
         return profile(fn, device, calls)
     except Exception as exc:
@@ -189,6 +170,6 @@ def profile_or_error(fn: Callable[[], object], device: torch.device, calls: int,
 
 
 def profile_of(row: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A row's profile, where the profiler ran and did not fail (``profile_or_error``)."""
+    """A row's profile, where the profiler ran and did not fail."""
     p = (row or {}).get("profile")
     return p if p and "error" not in p else None

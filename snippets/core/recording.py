@@ -1,6 +1,5 @@
-"""A measuring command from its parsed flags to its exit code, the way they all go: the
-``--compare`` and ``--append`` files checked before the run, the rows written as they finish, a
-Ctrl-C that keeps them, and the run printed in the ``--format`` asked for (``Printer``)."""
+"""A measuring command from its flags to its exit code: ``--compare`` and ``--append`` checked
+before the run, rows written as they finish, a Ctrl-C that keeps them, the run printed."""
 
 from __future__ import annotations
 
@@ -27,15 +26,13 @@ def load_recorded(prog: str, path: Path | None, kind: str) -> dict | None:
 
 def joinable_by(check: Callable[[dict, dict], None], device: str,
                 settings: dict) -> Callable[[dict], None]:
-    """``--append``'s check of the recorded run against this one: ``check(old, provenance)``
-    (a tool's ``check_joinable``) with the provenance this run will record on ``device``."""
+    """``--append``'s check: ``check(old, provenance)`` with the provenance this run records."""
     return lambda old: check(old, results.provenance(torch.device(device), settings, commit="-"))
 
 
 def appending_to(prog: str, output: Path | None, append: bool, kind: str,
                  check: Callable[[dict], None]) -> dict | None:
-    """The recorded run that ``--append`` adds to, checked (``check(old)`` raises ResultsError)
-    before the run starts, so a file that cannot take its rows is one line, not lost minutes."""
+    """The run ``--append`` adds to, checked before the run starts, not after lost minutes."""
     if not (append and output is not None and output.exists()):
         return None
     try:
@@ -48,14 +45,8 @@ def appending_to(prog: str, output: Path | None, append: bool, kind: str,
 
 def run_rows(prog: str, produce: Callable[..., dict], show: Callable[[dict], None], *,
              write: Callable[[dict], None], output: Path | None) -> int:
-    """Run a command's producer of a results document the way the measuring commands do.
-
-    ``produce(progress, on_row)`` returns the finished document; ``on_row`` sees it after each
-    row and ``write`` saves it then, so an interrupted run keeps every finished row. A spinner
-    shows progress on a terminal only (a pipe or a file gets the results and nothing else). A
-    Ctrl-C, even one torch swallowed, ends with the finished rows shown and exit 130; a model
-    spec that fails, or an output that cannot be written, is one line and exit 2.
-    """
+    """Run ``produce(progress, on_row)``, ``write``-ing after each row so an interrupted run
+    keeps them; a spinner on a terminal only; a Ctrl-C shows the finished rows (exit 130)."""
     from rich.console import Console
 
     err = Console(stderr=True)
@@ -64,8 +55,7 @@ def run_rows(prog: str, produce: Callable[..., dict], show: Callable[[dict], Non
 
     def save(current: dict) -> None:
         write(current)
-        # kept here too: an interrupted run still shows its finished rows. One update, so a
-        # signal landing in it leaves the old rows or the new ones, never an emptied dict.
+        # One update: a signal landing in it leaves the old rows or the new, never none.
         doc.update(current)
 
     def stopped() -> int:
@@ -108,10 +98,8 @@ def run_rows(prog: str, produce: Callable[..., dict], show: Callable[[dict], Non
 
 @dataclass(frozen=True)
 class Printer:
-    """How a command prints a run in each ``--format``: JSON as recorded; Markdown as
-    ``markdown(doc)`` with the run's stamp under it; a terminal's table as ``rich(doc)``. A
-    ``--compare`` file's comparison follows: ``compare_rich`` in a terminal's table,
-    ``compare_markdown`` otherwise (also in a terminal, for a tool with no rich one)."""
+    """How a command prints a run in each ``--format`` (JSON, Markdown with its stamp, a
+    terminal table), and a ``--compare`` file's comparison after it."""
 
     markdown: Callable[[dict], str]
     rich: Callable[[dict], object] | None = None
@@ -120,7 +108,7 @@ class Printer:
 
     @classmethod
     def of_rows(cls, markdown_table: Callable[[list], str], **shown: Callable) -> Printer:
-        """A printer whose Markdown is ``markdown_table(doc["rows"])``; ``shown`` as above."""
+        """A printer whose Markdown is ``markdown_table(doc["rows"])``."""
         return cls(markdown=lambda doc: markdown_table(doc["rows"]), **shown)
 
     def __call__(self, doc: dict, fmt: str, recorded: dict | None = None) -> None:
@@ -148,15 +136,9 @@ def record(prog: str, args: argparse.Namespace, kind: str,
            show: Printer | Callable[[dict, dict | None], None], *,
            joinable: Callable[[dict], None] | None = None,
            join: Callable[[dict, dict], dict] | None = None, show_joined: bool = False) -> int:
-    """A measuring command from its parsed flags to its exit code, the way they all go.
-
-    Before the run: the ``--compare`` file is loaded, ``--output`` checked, and with ``--append``
-    the file's run checked by ``joinable(old)``. Then ``produce(progress, on_row, old)`` runs under
-    ``run_rows``; each finished state goes to ``--output`` (``join(old, doc)`` where the file's
-    rows stay beside this run's) and the last is shown as ``show(doc, recorded)`` (a
-    ``Printer``: in the ``--format`` asked for): this run's rows alone, or the joined ones with
-    ``show_joined``.
-    """
+    """A measuring command from its flags to its exit code: files checked (``joinable(old)``
+    for ``--append``), ``produce(progress, on_row, old)`` run, each state written (``join``-ed
+    to the old rows), and the last shown (joined with ``show_joined``)."""
     quiet_cpu_notice()
     recorded = load_recorded(prog, getattr(args, "compare", None), kind)
     check_output(prog, args.output)
@@ -186,8 +168,8 @@ def record_run(prog: str, args: argparse.Namespace, kind: str, cfg: object,
                joinable: Callable[[dict], None] | None = None,
                join: Callable[[dict, dict], dict] | None = None, show_joined: bool = False,
                with_old: bool = False, extra: dict | None = None) -> int:
-    """``record`` for a tool whose run is ``document(cfg, progress, on_row=, commit=, **extra)``
-    at this checkout's commit, also given the appended-to run as ``old=`` where ``with_old``."""
+    """``record`` for a run of ``document(cfg, progress, on_row=, commit=, **extra)`` (and
+    ``old=`` where ``with_old``)."""
     commit = commit_from_env()
     given = dict(extra or {})
 

@@ -1,6 +1,4 @@
-"""What every table of the guide is drawn with: a Markdown table from a header and rows of cells,
-and the number formats the pages share. Takes values, returns text; measures and prints nothing.
-"""
+"""What every table is drawn with: a Markdown table, and the number formats the pages share."""
 
 from __future__ import annotations
 
@@ -14,8 +12,7 @@ def cell(text: object) -> str:
 
 def markdown_table(head: Sequence[str], rows: Iterable[Sequence[object]], *,
                    left: int = 1, left_last: bool = False, align: str | None = None) -> str:
-    """A Markdown table: the first ``left`` columns (labels) align left, numbers right; or
-    ``align`` gives each column's alignment as a letter, ``l`` or ``r`` (``"rlrr"``)."""
+    """A Markdown table, the first ``left`` columns left-aligned, or as ``align`` says."""
     n = len(head)
     letters = align or "".join("l" if i < left or (left_last and i == n - 1) else "r"
                                for i in range(n))
@@ -33,9 +30,7 @@ def num(value: float | None, fmt: str) -> str:
 
 
 def plain(value: float, fmt: str) -> str:
-    """``format(value, fmt)``, except that a significant-figures format (``.2g``) never writes
-    an exponent: past its digits it gives the whole number (``123``, not ``1.2e+02``), which is
-    how a reader expects a time in milliseconds. An ``e`` format still asks for one."""
+    """``format(value, fmt)``, but a ``g`` format gives ``123``, not ``1.2e+02``."""
     text = format(value, fmt)
     if fmt.endswith("g") and "e" in text and abs(value) >= 1:
         return format(value, ",.0f")
@@ -43,18 +38,15 @@ def plain(value: float, fmt: str) -> str:
 
 
 def ms(value: float | None) -> str:
-    """Latencies span 0.1 ms to seconds; three significant figures read well across that, kept
-    when they are zeros (2.00 beside 1.78, not 2)."""
+    """Three significant figures, zeros kept (2.00 beside 1.78): latencies span 0.1 ms to s."""
     if value is None:
         return "–"
     return format(value, "#.3g").removesuffix(".") if value < 100 else format(value, ".0f")
 
 
 def speedup(row: dict, paired: bool = True) -> str:
-    """A row's speedup cell: ``1.92x ± 0.03`` (the median of its paired per-round ratios, half
-    their IQR); "–" where it has none, or where the table does not show the baseline row of its
-    own run (``paired`` false). A wrong answer's speedup is still shown, marked invalid (not
-    struck out: the page's Markdown has no strikethrough)."""
+    """``1.92x ± 0.03`` (± half the IQR); "–" without one or its baseline (``paired``); a
+    wrong answer's marked invalid."""
     if row.get("speedup") is None or not paired:
         return "–"
     text = f"{row['speedup']:.2f}x"
@@ -64,19 +56,18 @@ def speedup(row: dict, paired: bool = True) -> str:
 
 
 def details(summary: str, body: str) -> str:
-    """A block that opens on a click (``<details>``), for the columns a reader rarely needs."""
+    """A ``<details>`` block, for what a reader rarely needs."""
     return (f'<details class="more" markdown="1">\n<summary>{summary}</summary>\n\n{body}\n\n'
             "</details>")
 
 
 def count(n: int, noun: str, plural: str | None = None) -> str:
-    """``1 run``, ``11 runs``: a count with its noun in the right number."""
+    """``1 run``, ``11 runs``."""
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def span(values: Sequence[float], fmt: str, suffix: str = "") -> str:
-    """The range of ``values`` as text, one number where they are all equal once formatted:
-    ``1.92x`` rather than ``1.92x to 1.92x``."""
+    """``1.5x to 1.92x``, or one number where both ends format alike."""
     low, high = plain(min(values), fmt) + suffix, plain(max(values), fmt) + suffix
     return low if low == high else f"{low} to {high}"
 
@@ -87,8 +78,7 @@ Labelled = Sequence[tuple[str, dict]]  # (a row's label, its profile), profiles 
 
 
 def profiled(rows: Iterable[dict], label: Callable[[dict], str]) -> tuple[list, list[str]]:
-    """(label, profile) of each row whose profiler ran, and a line for each whose profiler
-    failed."""
+    """(label, profile) of each profiled row, and a line for each whose profiler failed."""
     rows = [r for r in rows if r.get("profile")]
     return ([(label(r), r["profile"]) for r in rows if "error" not in r["profile"]],
             [f"- {label(r)}: profiler failed ({r['profile']['error']})"
@@ -96,8 +86,7 @@ def profiled(rows: Iterable[dict], label: Callable[[dict], str]) -> tuple[list, 
 
 
 def profile_table(labelled: Labelled, first: str, unit: str = "call") -> str:
-    """One line per profile: the work per ``unit``, its launches, the wall time, the time the
-    kernels cover and the idle share; ``first`` heads the label column."""
+    """A line per profile: work, launches, wall and busy time per ``unit``, and idle share."""
     gpu = any(p.get("device_type") == "cuda" for _, p in labelled)
     # A CPU launches nothing: its column would be zeros.
     head = (first, f"{'Kernels' if gpu else 'Top-level ops'} / {unit}",
@@ -129,9 +118,7 @@ CLASS_HEADS = {"matmul": "Matmul / conv %", "triton": "Triton %", "layout": "Lay
 
 
 def kernel_classes(labelled: Labelled, first: str) -> str:
-    """Each GPU profile's kernel time split by what the kernels do (FLOP-heavy matrix work, or
-    kernels that move memory), as shares of it; empty where no profile has the split (a CPU's,
-    or a GPU's whose file did not keep it)."""
+    """Each GPU profile's kernel time by class (``profile.CLASSES``), as shares; "" for none."""
     split = [(label, p["by_class"]) for label, p in labelled if p.get("by_class")]
     if not split:
         return ""
@@ -143,7 +130,6 @@ def kernel_classes(labelled: Labelled, first: str) -> str:
 
 
 def annotations(labelled: Labelled) -> str:
-    """The ``record_function`` ranges that profiles counted among their top kernels
-    (``annotations``), named on one line; empty where none did. The page says what they are."""
+    """The ``record_function`` ranges profiles counted among their kernels, on one line."""
     names = sorted({n for _, p in labelled for n in p["annotations"]})
     return f"Annotations, not kernels: {', '.join(f'`{n}`' for n in names)}." if names else ""

@@ -1,5 +1,5 @@
-"""Results files: the JSON every number on the site is rendered from, and the one way to make,
-check and read them (``stamps`` writes the line under each)."""
+"""Results files, the JSON every number on the site comes from: the one way to make, check and
+read them."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def kind_of(doc: dict[str, Any]) -> Kind | None:
 # ---- provenance -----------------------------------------------------------------------------
 
 def package_version(dist: str) -> str | None:
-    """The installed version of a distribution, or None where it is not installed."""
+    """The installed version of a distribution, or None."""
     try:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
@@ -133,7 +133,7 @@ def provenance(device: torch.device, settings: dict[str, Any], *,
 
 
 def new_document(kind: str, prov: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    """An empty document of ``kind``: rows are appended as they finish, then ``complete``."""
+    """An empty document of ``kind``."""
     return {"schema": KINDS[kind].schema, "kind": kind, "provenance": prov, "complete": False,
             "rows": [], **extra}
 

@@ -10,11 +10,9 @@ import torch
 
 from snippets.core import examples
 
-# What each device type measures its ceilings with. On a GPU the matmul is the 8192-square bf16
-# product the benchmark's peak has always been (measure.matmul_peak_tflops), so the two read
-# alike, and the copy is far larger than the L2 cache (50 MiB on an H100 or H200), so it
-# streams from HBM. On a CPU, sizes that take a fraction of a second on a laptop, the copy
-# larger than a server's last-level cache.
+# GPU: the benchmark peak's 8192-square bf16 matmul (measure.matmul_peak_tflops), and a copy far
+# past the L2 cache (50 MiB on an H100), from HBM. CPU: sizes a laptop runs in under a second, the
+# copy past a server's last-level cache.
 SIZES: dict[str, dict[str, Any]] = {
     "cuda": {"matmul_n": 8192, "matmul_dtype": "bf16", "copy_mib": 2048, "reps": 10,
              "repeats": 7},
@@ -59,8 +57,7 @@ def copy_gbps(device, mib, reps, repeats):
 
 
 def ceilings(device: torch.device, **sizes: Any) -> dict[str, Any]:
-    """Both ceilings of ``device``, with every sample and the sizes they were measured at;
-    ``sizes`` overrides the device type's ``SIZES``."""
+    """Both ceilings of ``device``, with samples and sizes (``sizes`` overrides ``SIZES``)."""
     s = {**SIZES[device.type], **sizes}
     mm = matmul_tflops(device, s["matmul_n"], DTYPES[s["matmul_dtype"]], s["reps"],
                        s["repeats"])
@@ -70,8 +67,7 @@ def ceilings(device: torch.device, **sizes: Any) -> dict[str, Any]:
 
 
 def min_bytes(weights: int, x: examples.Example, out: Any) -> dict[str, int]:
-    """The lower bound on the bytes one call moves: each weight and every input tensor read
-    once, every output tensor written once."""
+    """The least one call moves: weights and inputs read once, outputs written once."""
     return {"weights": weights, "input": examples.nbytes(x), "output": examples.nbytes(out)}
 
 
@@ -88,9 +84,8 @@ def floors(flops, moved, ceil):
 
 def reading(flops: float | None, moved: dict[str, int] | None, measured_ms: float | None,
             ceil: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A row's compute-bound and memory-bound times beside its measured one, which bound is
-    larger, and the share of the measured time that bound is (1 would be on the roofline).
-    None where the row lacks what the reading needs."""
+    """A row's compute and memory floors beside its measured time, the larger bound and its
+    share of the measured time (1: on the roofline); None where a figure is missing."""
     if not (flops and moved and measured_ms and ceil):
         return None
     compute_ms, memory_ms, bound_ms = floors(flops, moved, ceil)
@@ -111,8 +106,8 @@ def row_reading(row: dict[str, Any], ceil: dict[str, Any] | None) -> dict[str, A
 
 @dataclass(frozen=True)
 class Roof:
-    """A row against its roofline: the floor as a % of the measured time, which bound sets it,
-    the floor in ms, and the compute floor as a % of the bound (the most of peak it can reach)."""
+    """A row against its roofline: floor as % of measured, the bound, the floor in ms, and the
+    compute floor as % of it (the most of peak it can reach)."""
 
     of_roofline_pct: float
     bound: str

@@ -1,5 +1,4 @@
-"""Typed rows: a results file's rows as the findings and tables read them, and the one way a
-timed row is finished."""
+"""Typed rows as findings and tables read them, and the one way a timed row is finished."""
 
 from __future__ import annotations
 
@@ -41,8 +40,7 @@ def median(row: Mapping[str, Any] | None, field: str = "latency_ms") -> float | 
 
 @dataclass(frozen=True, order=True)
 class Key:
-    """What a row is of: the device type, the model, the batch and the variant (a mode, a rung,
-    a strategy...)."""
+    """What a row is of; the variant is a mode, a rung, a strategy..."""
 
     device: str
     model: str
@@ -74,8 +72,7 @@ class Row:
 
 def row(raw: Mapping[str, Any], device: str, *, variant: str | None,
         timing: str | None) -> Row:
-    """A raw row as a ``Row``: ``variant`` and ``timing`` name the fields its kind declares for
-    them (``results.Kind``); None where it has none."""
+    """A raw row as a ``Row``; ``variant`` and ``timing`` name its kind's fields, or None."""
     name = raw.get(variant) if variant else None
     lat = raw.get(timing) if timing else None
     time = measure.Measurement.from_dict(lat) if isinstance(lat, dict) else None
@@ -96,11 +93,8 @@ def finish(row: dict[str, Any], m: measure.Measurement, *, calls: int | None,
            baseline: measure.Measurement | None = None, flops: int | None = None,
            peak_tflops: float | None = None, field: str = "latency_ms",
            rate: bool = True) -> dict[str, Any]:
-    """A timed row, finished in place and returned: its samples under ``field``, its calls per
-    sample, its TFLOP/s and % of ``peak_tflops`` (``rate``: where the run counted ``flops``), its
-    speedup over ``baseline`` (the ratio of the two medians, and the IQR of the paired per-round
-    ratios), and
-    ``noisy`` where an ``ok`` row's spread is above the guide's threshold."""
+    """A timed row, finished in place: samples under ``field``, calls, TFLOP/s and % of peak
+    (``rate``), speedup over ``baseline``, and ``noisy`` where an ok row's spread is high."""
     row[field], row["calls_per_sample"] = m.as_dict(), calls
     if rate:
         row["tflops"] = flops / (m.median * 1e-3) / 1e12 if flops else None
@@ -115,8 +109,7 @@ def finish(row: dict[str, Any], m: measure.Measurement, *, calls: int | None,
 
 
 def fault(exc: BaseException) -> tuple[str, str]:
-    """(status, one-line message) for an exception raised by one configuration: its row records
-    it and the run goes on."""
+    """(status, one-line message) of a configuration's exception: its row records it."""
     lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()] or [""]
     # Inductor's "backend='inductor' raised:" says where; the line after it says what.
     first = (f"{lines[0]} {lines[1]}" if lines[0].endswith(":") and len(lines) > 1
@@ -127,8 +120,7 @@ def fault(exc: BaseException) -> tuple[str, str]:
 
 
 def or_none(fn: Callable[[], Any]) -> Any:
-    """``fn()``, or None where it raised: for evidence beside a row (FLOPs, a graph count, a
-    memory peak) that a row is still worth having without."""
+    """``fn()``, or None where it raised: evidence a row is still worth having without."""
     try:
         return fn()
     except Exception:  # noqa: BLE001 (evidence only: the row says None)
@@ -139,10 +131,8 @@ def or_none(fn: Callable[[], Any]) -> Any:
 
 @dataclass(frozen=True)
 class InRun:
-    """A row as a table places it: ``run`` is which of its group's runs (commands) measured it,
-    1 for the first shown, and ``runs`` how many its group holds; ``paired`` is whether the row
-    that run measured as its baseline (eager) is in the table, so that its ratios can be shown
-    against a row the table shows."""
+    """A row as a table places it: which of its group's ``runs`` measured it (1-based), and
+    whether that run's baseline is in the table (``paired``), to show ratios against."""
 
     row: dict[str, Any]
     run: int
@@ -151,19 +141,15 @@ class InRun:
 
     @property
     def tag(self) -> str:
-        """``command 2`` for the rows of a group's second run; "" where the group holds one run, and
-        for its first, so that a table of one run reads as it always did."""
+        """``command 2`` for a group's second run; "" for the first."""
         return f"command {self.run}" if self.run > 1 else ""
 
 
 def in_runs(found: Iterable[dict[str, Any]], is_baseline: Callable[[dict[str, Any]], bool],
             group: Callable[[dict[str, Any]], tuple] = lambda r: (r["model"], r["batch_size"]),
             ) -> list[InRun]:
-    """The rows of a table in blocks, one per run of each group, so that every ratio is against
-    a row the table shows from the same run. A file that several commands filled (``--append``)
-    holds rows of one group from several runs (``part``); each run's speedups are against that
-    run's own eager row. Groups keep the order they first appear in, a group's runs likewise, and
-    a run's rows their recorded order."""
+    """A table's rows in blocks, one per run (``part``) of each group, so every ratio is against
+    a row shown from the same run; first-seen order throughout."""
     rows = list(found)
     groups = list(dict.fromkeys(group(r) for r in rows))
     out = []
@@ -179,23 +165,19 @@ def in_runs(found: Iterable[dict[str, Any]], is_baseline: Callable[[dict[str, An
 
 def own_baseline(found: Iterable[dict[str, Any]], row: dict[str, Any],
                  is_baseline: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
-    """The baseline row (eager) of ``row``'s model and batch that the same run measured, in
-    whose rounds ``row``'s speedup was taken; None where the file does not hold it."""
+    """The baseline row of ``row``'s model, batch and run, or None."""
     return next((r for r in found if is_baseline(r)
                  and (r["model"], r["batch_size"]) == (row["model"], row["batch_size"])
                  and r.get("part", 0) == row.get("part", 0)), None)
 
 
 def printed_peak(prov: Mapping[str, Any]) -> float | None:
-    """The one matmul rate a page prints for a results file and every share of peak on it is
-    against: the file's ceilings (the speed ladder prints them) or its measured bf16 peak (the
-    stamp prints it). A file filled by several commands keeps its first command's; each command
-    measured its own, and a row's recorded ``pct_of_peak`` is against that one."""
+    """The matmul rate a page prints for a file, every % of peak against it: its ceilings' or
+    its bf16 peak (the first command's, in a file several filled)."""
     return (prov.get("ceilings") or {}).get("matmul_tflops") or prov.get("peak_bf16_tflops")
 
 
 def pct_of_peak(row: Mapping[str, Any], prov: Mapping[str, Any]) -> float | None:
-    """A row's TFLOP/s as a share (in %) of the file's printed peak; None where either is
-    missing."""
+    """A row's TFLOP/s as % of the file's printed peak, or None."""
     peak = printed_peak(prov)
     return 100 * row["tflops"] / peak if row.get("tflops") is not None and peak else None

@@ -1,9 +1,5 @@
-"""The results document of a measuring run, built the one way the measuring commands share:
-provenance with the run's settings and the state of Inductor's cache, the bf16 matmul peak
-measured first on CUDA (so every row's % of peak is against this device, this run), then the
-rows as they finish, each one handed to ``on_row`` so that an interrupted run keeps it. A run
-that reads its rows against a roofline passes ``ceilings``, which measures the device's matmul
-rate and copy bandwidth for the provenance; its matmul rate is then the peak the rows use."""
+"""The results document of a measuring run: provenance, the peak measured first (``ceilings``
+where the rows are read against a roofline), then the rows, each handed to ``on_row``."""
 
 from __future__ import annotations
 
@@ -20,8 +16,7 @@ def document(kind: str, device: torch.device, settings: dict[str, Any],
              progress: Callable[[str], None], on_row: Callable[[dict[str, Any]], None], *,
              commit: str | None = None,
              ceilings: Callable[[torch.device], dict[str, Any]] | None = None) -> dict[str, Any]:
-    """``rows(peak_tflops)`` yields the run's rows; the document ends ``complete`` once all
-    are in, and stays incomplete with the finished rows if the run stops."""
+    """``rows(peak_tflops)`` yields the run's rows; the document is complete once all are in."""
     settings = {**settings, "inductor_cache": machine.inductor_cache()}
     doc = results.new_document(kind, results.provenance(device, settings, commit=commit))
     prov = doc["provenance"]
@@ -39,8 +34,7 @@ def document(kind: str, device: torch.device, settings: dict[str, Any],
 
 def fill(doc: dict[str, Any], rows: Iterable[dict[str, Any]],
          on_row: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
-    """``doc`` with each of ``rows`` added as it finishes, handed to ``on_row`` after each (an
-    interrupted run keeps it), then marked ``complete``."""
+    """``doc`` with each row added and handed to ``on_row``, then marked ``complete``."""
     for row in rows:
         doc["rows"].append(row)
         on_row(doc)

@@ -1,6 +1,5 @@
-"""The stamp: the line under every results block that says where, with what, under which
-settings, when and from which commit its numbers were measured, read from the document's
-provenance, and the words it is made of."""
+"""The stamp: the line under every results block saying where, with what, under which settings,
+when and from which commit its numbers were measured."""
 
 from __future__ import annotations
 
@@ -10,8 +9,7 @@ from snippets.core import results, rows
 
 
 def _settings_words(s: dict[str, Any]) -> list[str]:
-    """The settings a reader needs to read the numbers: dtype and layout, TF32, the cuDNN
-    autotuner, and how many rounds each median is of."""
+    """The settings a reader needs: dtype and layout, TF32, cudnn.benchmark, rounds."""
     words = []
     if s.get("dtype"):
         words.append(s["dtype"] + (", channels_last" if s.get("channels_last") else ""))
@@ -32,16 +30,13 @@ def _settings_words(s: dict[str, Any]) -> list[str]:
 
 
 def device_label(prov: dict[str, Any]) -> str:
-    """The device as a heading or a list item names it, where the text around it says CPU or GPU
-    already: a CPU's recorded name without its "CPU: " prefix ("AMD EPYC", not "CPU: AMD EPYC:
-    torch ..."). Stamps keep the recorded name, which says CPU on its own."""
+    """The device as a heading names it: a CPU's name without its "CPU: " prefix."""
     name = prov.get("device") or "unknown device"
     return name.removeprefix("CPU: ") if prov.get("device_type") == "cpu" else name
 
 
 def capability_words(cap: dict[str, Any]) -> str:
-    """A CPU's recorded capability as a stamp shows it: ``AVX512 kernels, avx512_bf16, no
-    AMX``; a flag that could not be read is left out."""
+    """``AVX512 kernels, avx512_bf16, no AMX``; a flag not read is left out."""
     words = [f"{cap['capability']} kernels" if cap.get("capability") else "kernels unknown"]
     if cap.get("avx512_bf16") is not None:
         words.append("avx512_bf16" if cap["avx512_bf16"] else "no avx512_bf16")
@@ -51,8 +46,7 @@ def capability_words(cap: dict[str, Any]) -> str:
 
 
 def short_commit(commit: str | None) -> str:
-    """A commit as every stamp shows it: its first 12 hex digits (what ``git_commit`` records),
-    ``-dirty`` kept. Runs recorded with a shorter one keep it: no digits are made up."""
+    """A commit's first 12 hex digits, ``-dirty`` kept."""
     if not commit:
         return "unknown"
     head, dirty, _ = commit.partition("-dirty")
@@ -60,9 +54,8 @@ def short_commit(commit: str | None) -> str:
 
 
 def several(docs: list[dict[str, Any]], how: str, parts: list[str], count: str) -> str:
-    """One stamp for a block drawn from several documents of one machine (processes of one
-    setting, runs of one matrix): ``parts`` that they share (the device, torch, the settings),
-    then how many (``count``, ``4 processes``), the day or days, and every commit once."""
+    """One stamp for several documents of one machine: the ``parts`` they share, ``count``
+    (``4 processes``), the days, and every commit once."""
     days = sorted({(d["provenance"].get("date") or "")[:10] for d in docs})
     when = days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}"
     commits = list(dict.fromkeys(short_commit(d["provenance"].get("commit")) for d in docs))
@@ -71,8 +64,7 @@ def several(docs: list[dict[str, Any]], how: str, parts: list[str], count: str) 
 
 
 def stamp(doc: dict[str, Any], how: str = "recorded") -> str:
-    """The line under every results block: where, on which host, with what and under which
-    settings, when, from which commit, and how it came (``recorded``, ``fresh``, ``this run``)."""
+    """The line under a results block; ``how``: ``recorded``, ``fresh``, ``this run``."""
     p = doc["provenance"]
     parts = [p.get("device") or "unknown device"]
     if p.get("driver"):
@@ -93,8 +85,7 @@ def stamp(doc: dict[str, Any], how: str = "recorded") -> str:
     peak = rows.printed_peak(p)
     if peak and not p.get("ceilings"):  # every "% peak" under this stamp is against it
         parts.append(f"bf16 matmul peak {peak:.0f} TFLOP/s")
-    # A file filled by several commands (--append) names each one's day and commit: of those
-    # whose rows it still holds, where rows say which command measured them.
+    # An appended file names the day and commit of each command whose rows it still holds.
     runs = p.get("parts") or [p]
     held = {r.get("part", 0) for r in doc.get("rows", []) if isinstance(r, dict)}
     if len(runs) > 1 and held and any("part" in r for r in doc.get("rows", [])

@@ -11,11 +11,8 @@ from snippets.core.harness import synchronize
 
 
 class Stopwatch:
-    """Wall time of a block of device work, synchronized at both ends so queued kernels count.
-
-    ``seconds`` is set when the block ends, also when it raised: a call that failed while
-    compiling still took that long.
-    """
+    """Wall time of a block, synchronized at both ends; set also when it raised (a failed
+    compile still took that long)."""
 
     def __init__(self, device: torch.device) -> None:
         self.device, self.seconds = device, math.nan

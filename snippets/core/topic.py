@@ -1,10 +1,5 @@
-"""A topic's one record: the results kinds it declares, what the site's produce step runs for
-each kind it measures there, the findings its pages ask for by name, and the tables the Results
-page draws each kind's files with.
-
-Each topic package writes its record once, in its ``topic`` module; the site gathers them
-(``snippets.site.topics``). The core defines the record and knows no topic.
-"""
+"""A topic's one record (its kinds, producers, findings and tables), written in its ``topic``
+module and gathered by ``snippets.site.topics``; the core knows no topic."""
 
 from __future__ import annotations
 
@@ -17,9 +12,7 @@ from snippets.core.results import Kind
 
 @dataclass(frozen=True)
 class Findings:
-    """Where a page's findings come from: ``of`` takes the newest document of each of ``kinds``
-    on the device (None for a kind with no run, except the first, without which there are no
-    findings)."""
+    """``of`` takes the newest document of each of ``kinds`` (None but for the first)."""
 
     of: Callable[..., Any]
     kinds: tuple[str, ...]
@@ -27,8 +20,7 @@ class Findings:
 
 @dataclass(frozen=True)
 class Producer:
-    """What ``python -m snippets.site.produce`` runs for a kind: ``on(device)`` returns the
-    producer of its document, on each of ``devices`` (device types)."""
+    """What ``snippets.site.produce`` runs for a kind: ``on(device)`` on each of ``devices``."""
 
     devices: tuple[str, ...]
     on: Callable[[str], Callable[..., dict[str, Any]]]
@@ -45,8 +37,7 @@ class Topic:
 
 
 def gather(topics: tuple[Topic, ...], part: str) -> dict[str, Any]:
-    """One part (``producers``, ``findings`` or ``tables``) of every topic, by name; a name two topics
-    both claim is a programming error."""
+    """One part (``producers``, ``findings`` or ``tables``) of every topic, by name."""
     out: dict[str, Any] = {}
     for t in topics:
         for name, value in getattr(t, part).items():

@@ -23,8 +23,7 @@ def clean_path(text: str) -> str:
 
 def start_logged(logs: str, code: str, *,
                  env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    """Start ``code`` in a new Python with ``TORCH_LOGS=logs``; ``finish`` collects it. Apart, so
-    that the caller can work while the child runs."""
+    """Start ``code`` in a new Python with ``TORCH_LOGS=logs``; ``finish`` collects it."""
     env = {**os.environ, **({"TORCH_LOGS": logs} if logs else {}), **(env or {}),
            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     # An empty TORCH_LOGS is not "no logs" to torch 2.14: its import fails. Leave it unset.
@@ -42,16 +41,8 @@ def finish(proc: subprocess.Popen[str], timeout: float = 300) -> str:
     return err + out
 
 
-def run_logged(logs: str, code: str, *, timeout: float = 300,
-               env: dict[str, str] | None = None) -> str:
-    """Run ``code`` in a new Python with ``TORCH_LOGS=logs``; return what it wrote, stderr first,
-    uncleaned."""
-    return finish(start_logged(logs, code, env=env), timeout)
-
-
 def artifact_lines(text: str, artifact: str, keep: str = "") -> str:
-    """The lines one logging artifact wrote (torch tags each with ``[__<artifact>]``), without
-    the logger's prefix, and any line starting with ``keep``."""
+    """The lines ``[__<artifact>]`` wrote, without the prefix, and any starting with ``keep``."""
     tag = f"[__{artifact}] "
     out = []
     for line in text.splitlines():
@@ -64,9 +55,8 @@ def artifact_lines(text: str, artifact: str, keep: str = "") -> str:
 
 def capture(logs: str, code: str, *, max_lines: int = 28, timeout: float = 300,
             keep: str | None = None, env: dict[str, str] | None = None) -> str:
-    """Run ``code`` in a new Python with ``TORCH_LOGS=logs``; return its cleaned log lines, only
-    those matching the regular expression ``keep`` where one is given."""
-    text = run_logged(logs, code, timeout=timeout, env=env)
+    """``code``'s cleaned ``TORCH_LOGS=logs`` lines, those matching ``keep`` where given."""
+    text = finish(start_logged(logs, code, env=env), timeout)
     lines = [clean_path(_PREFIX.sub("", line)).rstrip()
              for line in text.splitlines()]
     if keep:
