@@ -177,18 +177,18 @@ def _row_problem(kind: Kind, row: Any) -> str | None:
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             return f"field {key!r} has the wrong type"
     if "status" in kind.row_fields and row["status"] not in STATUSES:
-        return f"status {row['status']!r}"
+        return f"status {row['status']!r} is not one of {', '.join(STATUSES)}"
     for key in ("latency_ms", "eager_ms", "compiled_ms", "step_ms"):
         lat = row.get(key)
         if isinstance(lat, dict) and not all(k in lat for k in ("median", "iqr", "samples")):
-            return f"{key} lacks samples"
+            return f"{key} needs median, iqr and samples"
     return None
 
 
 def validate(doc: Any, source: str = "results", kind: str | None = None) -> dict[str, Any]:
     """Check a document against ``kind``'s schema (else its own); ResultsError names the problem."""
     if not isinstance(doc, dict):
-        raise ResultsError(f"{source}: not an object")
+        raise ResultsError(f"{source}: not a results document")
     found = kind_of(doc)
     if kind is not None and (found is None or found.name != kind):
         raise ResultsError(f"{source}: expected {KINDS[kind].schema!r}")
