@@ -15,6 +15,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from snippets.core import cli, config, flags
 
@@ -69,9 +70,14 @@ class SiteConfig:
     """a built site's folder (mkdocs build -d SITE)"""
 
 
-def site_from_args(prog: str, doc: str | None, argv: list[str] | None) -> Path:
-    """The built site a tool that takes nothing else was given (agree, figures): its flags
-    from ``SiteConfig``, its description ``doc``'s first paragraph."""
+def parse(prog: str, cls: type, doc: str | None, argv: list[str] | None) -> Any:
+    """A site tool's configuration from its command line: the flags of ``cls``, the description
+    ``doc``'s first paragraph."""
     p = cli.Parser(prog=prog, description=flags.paragraph(doc))
-    flags.declare(p, SiteConfig)
-    return built_site(prog, flags.build(prog, SiteConfig, p.parse_args(argv)).site)
+    flags.declare(p, cls)
+    return flags.build(prog, cls, p.parse_args(argv))
+
+
+def site_from_args(prog: str, doc: str | None, argv: list[str] | None) -> Path:
+    """The built site a tool that takes nothing else was given (agree, figures)."""
+    return built_site(prog, parse(prog, SiteConfig, doc, argv).site)

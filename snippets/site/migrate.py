@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from snippets.core import cli, config, flags, results
 from snippets.bench.kinds import BENCH
+from snippets.core import config, results
 from snippets.explain.kinds import FASTPATH, GRAPH_BREAKS
 from snippets.site import topics  # noqa: F401  every kind a file here is of, declared
+from snippets.site.build import parse
 from snippets.speed.kinds import FREEZING, SETTINGS
 from snippets.train.kinds import TRAIN
 
@@ -170,9 +171,7 @@ class MigrateConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
-    flags.declare(p, MigrateConfig)
-    cfg = flags.build(PROG, MigrateConfig, p.parse_args(argv))
+    cfg = parse(PROG, MigrateConfig, __doc__, argv)
     day = dt.datetime.now(dt.timezone.utc).date().isoformat()
     for path in sorted(cfg.folder.rglob("*.json")):
         doc = json.loads(path.read_text())

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from snippets.core import cli, flags, stamps
+from snippets.core import cli, stamps
+from snippets.site.build import parse
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "docs" / "run-it-yourself.py"
@@ -116,9 +117,7 @@ class NotebookConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
-    flags.declare(p, NotebookConfig)
-    cfg = flags.build(PROG, NotebookConfig, p.parse_args(argv))
+    cfg = parse(PROG, NotebookConfig, __doc__, argv)
     if cfg.check:
         problems = stale()
         for line in problems:

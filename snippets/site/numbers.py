@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from snippets.core import cli, config, flags
-from snippets.site.build import built_site
+from snippets.core import cli, config
+from snippets.site.build import built_site, parse
 
 # A number as a reader reads one: digits with an optional sign, thousands commas and decimals.
 NUMBER = re.compile(r"(?<![\w.])[-−]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
@@ -184,9 +184,7 @@ class NumbersConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
-    flags.declare(p, NumbersConfig)
-    cfg = flags.build(PROG, NumbersConfig, p.parse_args(argv))
+    cfg = parse(PROG, NumbersConfig, __doc__, argv)
     if cfg.diff:
         try:
             before, after = (json.loads(path.read_text()) for path in cfg.diff)

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from snippets.core import cli, config, flags, render
-from snippets.site.build import built_site
+from snippets.core import config, render
+from snippets.site.build import built_site, parse
 
 PROG = "python -m snippets.site.reading"
 # What a reader reads past to reach the answer: about the words on a first screen at 1280×900
@@ -155,9 +155,7 @@ class ReadingConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
-    flags.declare(p, ReadingConfig)
-    cfg = flags.build(PROG, ReadingConfig, p.parse_args(argv))
+    cfg = parse(PROG, ReadingConfig, __doc__, argv)
     found = readings(built_site(PROG, cfg.site))
     print(markdown(found))
     return 1 if cfg.check and any(r.over() for r in found) else 0

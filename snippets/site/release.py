@@ -14,8 +14,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from snippets.core import cli, config, flags, results
+from snippets.core import cli, config, results
 from snippets.site import topics  # noqa: F401 (declares every kind a file read here is of)
+from snippets.site.build import parse
 
 ROOT = Path(__file__).resolve().parents[2]
 PROG = "python -m snippets.site.release"
@@ -68,9 +69,7 @@ class ReleaseConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
-    flags.declare(p, ReleaseConfig)
-    cfg = flags.build(PROG, ReleaseConfig, p.parse_args(argv))
+    cfg = parse(PROG, ReleaseConfig, __doc__, argv)
     try:
         print(name() if cfg.what == "name" else title(name()))
     except ValueError as exc:  # ResultsError is one: a results file that cannot be read

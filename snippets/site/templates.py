@@ -33,7 +33,8 @@ from pathlib import Path
 import jinja2
 from jinja2 import nodes
 
-from snippets.core import cli, flags, render
+from snippets.core import cli, render
+from snippets.site.build import parse
 
 PROG = "python -m snippets.site.templates"
 ROOT = Path(__file__).resolve().parents[2]
@@ -147,9 +148,7 @@ class TemplatesConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
-    flags.declare(p, TemplatesConfig)
-    cfg = flags.build(PROG, TemplatesConfig, p.parse_args(argv))
+    cfg = parse(PROG, TemplatesConfig, __doc__, argv)
     if cfg.show:
         path = DOCS / cfg.show
         if not path.is_file():
