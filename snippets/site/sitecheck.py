@@ -32,7 +32,7 @@ MEASURED_HEADERS = {"Median ms", "IQR ms", "Speedup", "Compile s", "TFLOP/s", "T
 
 
 class _Page(HTMLParser):
-    """Collects the text of a page, its results blocks' stamps, and its unstamped result tables."""
+    """Collects a page's text, links, ids and problems (stamps, unstamped result tables)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -117,8 +117,8 @@ def _parse(text: str) -> _Page:
 
 
 def _target(link: str, path: Path, site: Path) -> tuple[Path | None, str] | None:
-    """The file a local link leads to (None: outside the site or missing) and its fragment;
-    None for a link elsewhere (another host, a mail address)."""
+    """The file a local link leads to (None: missing) and its fragment; None for a link to
+    another host."""
     parts = urlsplit(link)
     if parts.scheme or parts.netloc:
         return None
@@ -150,8 +150,7 @@ def _broken_links(page: _Page, path: Path, site: Path, ids: dict[Path, set[str]]
     return sorted(set(out))
 
 
-def check_html(text: str) -> list[str]:
-    """Problems in one page's HTML, links apart; empty when it is fine."""
+def check_html(text: str) -> list[str]:  # one page's problems, links apart
     return _problems(_parse(text))
 
 
