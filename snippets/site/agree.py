@@ -1,19 +1,12 @@
 """Do the ratios a built site shows agree with the times shown beside them?
 
-A speedup in a table is against a row of the same table: ``× eager`` against the eager row of its
-group, ``× below`` against the row above it, ``Eager ms`` over ``Compiled ms`` on one row. This
-module reads the built HTML, finds every such ratio and recomputes it from the medians the table
-shows. A ratio that differs from the shown medians' ratio by more than the rows' spread (their
-IQR as a fraction of the median, plus the rounding of three shown digits) is a disagreement: it
-was taken against a row the table does not show, such as another run's eager. So is a group with
-two baseline rows (two eager rows: rows of two runs merged into one table). A group's baseline is
-its first row.
+A speedup in a table is against a row of the same table: ``× eager`` against its group's first
+row, ``× below`` against the row above, ``Eager ms`` over ``Compiled ms`` on one row. Each is
+recomputed from the medians shown; one off by more than the rows' spread (IQR over median) plus
+the rounding of three shown digits was taken against a row the table does not show (another
+run's eager), and so is one in a group with two baseline rows (two runs merged in one table).
 
     python -m snippets.site.agree SITE_DIR     # one line per disagreement; exit 1 if any
-
-A table's speedup is the ratio of two medians timed in the same rounds (``core.measure.speedup``),
-so against the medians shown it differs by their rounding alone; the rows' spread is in the
-tolerance for a speedup of another statistic, and for a table that rounds its medians harder.
 """
 
 from __future__ import annotations
@@ -82,9 +75,8 @@ def _spread(head: list[str], cells: list[str], ms: float | None, time: str | Non
 
 
 def _rows(head: list[str], body: list[list[str]]) -> list[_Row]:
-    """Each body row with its group: the label's parts but the last (``resnet50 · 1``), or the
-    Model and Batch columns; a table with a Settings column groups by the whole label. The
-    group's first row is its baseline, as every table of the site orders them."""
+    """Each body row with its group: the label's parts but the last (``resnet50 · 1``), the
+    Model and Batch columns, or with a Settings column the whole label."""
     time = next((c for c in TIME_COLUMNS if c in head), None)
     out = []
     for cells in body:

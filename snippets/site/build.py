@@ -1,12 +1,8 @@
-"""The state of one site build, read once from the environment when the build starts.
+"""The state of one site build, read once from the environment when the build starts (the hook's
+``on_config``); pages read ``current()``, tests pass a ``Build`` of their own.
 
-A build only reads files: the results in ``docs/results/`` and the live sections' records in
-``live-sections/``, both written by ``python -m snippets.site.produce``, the step that measures.
-``SNIPPETS_CACHE_DIR`` moves the cache of drawn plots (default ``.cache/snippets``);
-``SNIPPETS_COMMIT`` names the commit where the tree has no git.
-
-The MkDocs hook calls ``start`` in ``on_config``; the exec blocks of the pages then read
-``current()``. Tests make a ``Build`` of their own and pass it in.
+``SNIPPETS_CACHE_DIR`` moves the cache of drawn plots; ``SNIPPETS_COMMIT`` names the commit
+where the tree has no git.
 """
 
 from __future__ import annotations
@@ -15,6 +11,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from snippets.core import cli, config, flags
 
@@ -54,8 +51,7 @@ def current() -> Build:
 
 
 def built_site(prog: str, site: Path | None) -> Path:
-    """``site``, where a tool that reads a built site was given one (``mkdocs build -d SITE``);
-    else the user's mistake, one line and exit code 2."""
+    """``site``, where it holds a built site; else a one-line error, exit code 2."""
     if site is None or not (site / "index.html").is_file():
         cli.fail(prog, f"{site}: no built site here (no index.html)")
     return site
@@ -69,9 +65,14 @@ class SiteConfig:
     """a built site's folder (mkdocs build -d SITE)"""
 
 
-def site_from_args(prog: str, doc: str | None, argv: list[str] | None) -> Path:
-    """The built site a tool that takes nothing else was given (agree, figures): its flags
-    from ``SiteConfig``, its description ``doc``'s first paragraph."""
+def parse(prog: str, cls: type, doc: str | None, argv: list[str] | None) -> Any:
+    """A site tool's configuration from its command line: the flags of ``cls``, the description
+    ``doc``'s first paragraph."""
     p = cli.Parser(prog=prog, description=flags.paragraph(doc))
-    flags.declare(p, SiteConfig)
-    return built_site(prog, flags.build(prog, SiteConfig, p.parse_args(argv)).site)
+    flags.declare(p, cls)
+    return flags.build(prog, cls, p.parse_args(argv))
+
+
+def site_from_args(prog: str, doc: str | None, argv: list[str] | None) -> Path:
+    """The built site a tool that takes nothing else was given (agree, figures)."""
+    return built_site(prog, parse(prog, SiteConfig, doc, argv).site)

@@ -1,8 +1,7 @@
 """``python -m snippets.site.buildtime``: time a site build and record it as a results file.
 
-The Contributing page states the build's speed targets; the times it shows against them come from
-these files, like every other number on the site. Either run the build under this tool, or read
-the time MkDocs itself printed in a build's log (``--from-log``), for a build made elsewhere.
+The Contributing page shows these times against the build's targets. Run the build under this
+tool, or read the time MkDocs printed in the log of a build made elsewhere (``--from-log``).
 """
 
 from __future__ import annotations
@@ -18,7 +17,8 @@ from typing import Any
 
 import torch
 
-from snippets.core import cli, config, flags, folders, render, results
+from snippets.core import cli, config, folders, render, results
+from snippets.site.build import parse
 
 PROG = "python -m snippets.site.buildtime"
 # The site's own kind: a build's time, per label, against the Contributing page's targets.
@@ -52,10 +52,9 @@ class BuildtimeConfig:
     def __post_init__(self) -> None:
         config.check(self)
         if bool(self.from_log) == bool(self.command):
-            raise config.ConfigError(None, "give either a build command after -- or --from-log")
-        if self.from_log and not self.provenance_from:
-            raise config.ConfigError("from_log", "needs --provenance-from: the build ran on "
-                                                 "another machine")
+            raise config.ConfigError(None, "expected -- COMMAND or --from-log")
+        if self.from_log and not self.provenance_from:  # the build ran on another machine
+            raise config.ConfigError("from_log", "needs --provenance-from")
 
 
 def record(label: str, samples: list[float], prov: dict[str, Any]) -> dict[str, Any]:
@@ -76,19 +75,17 @@ def merge(path: Path, doc: dict[str, Any]) -> dict[str, Any]:
     return results.join(old, doc, _label, ran=("command",), group=_label)
 
 
-def _label(row: dict[str, Any]) -> tuple[str]:
-    """A build's row is its own group and key: another build of its label replaces it."""
+def _label(row: dict[str, Any]) -> tuple[str]:  # a row's group and key: its label
     return (row["label"],)
 
 
 def _check_folder(output: Path, prov: dict[str, Any]) -> None:
-    """A build time belongs in the run folder of the machine that built: recorded into another
-    machine's folder, it would be read as that machine's."""
+    """A build time belongs in the run folder of the machine that built: in another machine's
+    folder, it would be read as that machine's."""
     mine = folders.run_folder(prov)
     folder = Path(output).resolve().parent
     if folder.parent.name == "results" and folder.name != mine:
-        cli.fail(PROG, f"--output {output}: this machine's runs belong in results/{mine}/, "
-                       f"not results/{folder.name}/")
+        cli.fail(PROG, f"--output belongs in results/{mine}/")
 
 
 def markdown(doc: dict[str, Any]) -> str:
@@ -101,17 +98,15 @@ def markdown(doc: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
-    flags.declare(p, BuildtimeConfig)
-    cfg = flags.build(PROG, BuildtimeConfig, p.parse_args(argv))
+    cfg = parse(PROG, BuildtimeConfig, __doc__, argv)
     if cfg.from_log:
         try:
             found = BUILT_IN.findall(cfg.from_log.read_text(errors="replace"))
             prov = results.load(cfg.provenance_from)["provenance"]
         except (OSError, ValueError) as exc:  # ResultsError is a ValueError
-            cli.fail(PROG, f"cannot read the log or the results file: {exc}")
+            cli.fail(PROG, f"cannot read: {exc}")
         if not found:
-            cli.fail(PROG, f"--from-log {cfg.from_log}: no 'Documentation built in' line")
+            cli.fail(PROG, "--from-log: no build time found")
         samples = [float(found[-1])]
         prov = {**prov, "settings": {"command": "mkdocs build --strict",
                                      "source": "the build's own log"}}
@@ -121,9 +116,8 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.perf_counter()
             proc = subprocess.run(cfg.command)
             samples.append(round(time.perf_counter() - t0, 2))
-            if proc.returncode:
-                cli.fail(PROG, f"the build failed with exit code {proc.returncode}; "
-                               "nothing recorded")
+            if proc.returncode:  # nothing recorded
+                cli.fail(PROG, f"build failed (exit {proc.returncode})")
         # A build whose produce step measured on the GPU is that GPU's time: its provenance, and
         # so its run folder, is the device's, never the host CPU's.
         device = torch.device(config.resolve_device(cfg.device))  # flags.build checked it

@@ -1,12 +1,10 @@
 """The live sections' records and the plots' cache: what a build reads instead of executing.
 
-A record (``live-sections/<name>.json``, committed) holds what a live section's producer returned,
-written by ``python -m snippets.site.produce`` with the key of the code that made it: a hash of the
-name, the producer's configuration (a partial's arguments), the source of the module defining it
-and of every ``snippets`` module it imports, the torch release and the device type. A build renders
-the record whatever its key; ``python -m snippets.site.live --check`` (and the suite) names the
-records whose key no longer matches the code. Plots are drawn once per documents, plotting code
-and matplotlib release, and kept in the build's cache folder.
+A record (``live-sections/<name>.json``, committed) holds a live section's value, written by
+``python -m snippets.site.produce`` with the key of what made it: the name, the producer's
+configuration, the source of its module and of every ``snippets`` module that imports, torch and
+the device type. A build renders a record whatever its key; ``python -m snippets.site.live
+--check`` names the stale ones. Plots are drawn once per documents, code and matplotlib release.
 """
 
 from __future__ import annotations
@@ -33,8 +31,7 @@ from snippets.site.build import Build
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def device_type() -> str:
-    """This machine's device type (the one ``auto`` resolves to): a record is keyed by it."""
+def device_type() -> str:  # what ``auto`` resolves to here: a record is keyed by it
     return config.resolve_device("auto")
 
 
@@ -42,15 +39,10 @@ def device_name() -> str:
     return machine.device_name(torch.device(device_type()))
 
 
-def _snippets_imports(path: Path) -> set[str]:
-    """Names of the ``snippets`` modules a file imports, at top level or inside functions."""
-    stat = path.stat()
-    return _parse_imports(path, stat.st_mtime_ns, stat.st_size)
-
-
 # A serve rebuild asks again for every block: parse each file once per version of it.
 @functools.lru_cache(maxsize=256)
-def _parse_imports(path: Path, _mtime_ns: int, _size: int) -> frozenset[str]:
+def _imports(path: Path, _mtime_ns: int, _size: int) -> frozenset[str]:
+    """Names of the ``snippets`` modules a file imports, at top level or inside functions."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "snippets":
@@ -74,7 +66,7 @@ def _module_files(names: set[str]) -> dict[str, Path]:
         if name in files or not path.is_file():
             continue
         files[name] = path
-        todo += _snippets_imports(path)
+        todo += _imports(path, path.stat().st_mtime_ns, path.stat().st_size)
     return files
 
 
@@ -87,8 +79,8 @@ def _callables(obj: Any) -> list[Callable[..., Any]]:
 
 
 def _describe(obj: Any) -> Any:
-    """A stable description of a producer's configuration (no memory addresses in it): a
-    partial's function and arguments, a function's name, any other value's repr."""
+    """A producer's configuration without memory addresses: a partial's function and
+    arguments, a function's name, any other value's repr."""
     if isinstance(obj, functools.partial):
         return {"call": _describe(obj.func), "args": [_describe(a) for a in obj.args],
                 "kwargs": {k: _describe(v) for k, v in sorted(obj.keywords.items())}}
@@ -98,8 +90,8 @@ def _describe(obj: Any) -> Any:
 
 
 def _code_digest(produce: Callable[[], Any]) -> str:
-    """Hash of the code behind ``produce``: the source of the modules defining it and of every
-    snippets module those import (a module outside ``snippets``, a test's, by its own file)."""
+    """Hash of the source of the modules defining ``produce`` and of every snippets module they
+    import (a module outside ``snippets``, a test's, by its own file)."""
     h = hashlib.sha256()
     modules: set[str] = set()
     for fn in _callables(produce):
@@ -137,10 +129,8 @@ def record_path(name: str, build: Build) -> Path:
 
 
 def read_record(name: str, build: Build) -> tuple[Any, dict[str, Any]] | None:
-    """The value and metadata recorded under ``name``, current or stale; None where there is none.
-
-    Quarto's ``freeze`` does the same for a book's computations: a build renders what an author
-    executed and committed, and executes nothing."""
+    """The value and metadata recorded under ``name``, current or stale; None where there is
+    none (as Quarto's ``freeze``: a build renders what was executed and committed)."""
     try:
         entry = json.loads(record_path(name, build).read_text())
     except FileNotFoundError:
@@ -184,8 +174,7 @@ def _write(path: Path, value: Any, meta: dict[str, Any]) -> None:
 
 def memo(name: str, produce: Callable[[], Any], build: Build) -> Any:
     """``produce()``'s value, from the build's cache folder where the same code and configuration
-    made it before (a plot drawn from the same documents): a ``mkdocs serve`` rebuild after a
-    prose edit draws nothing. Entries are written whole (``_write``), so no reader sees half."""
+    made it before: a ``mkdocs serve`` rebuild after a prose edit draws nothing."""
     key = _key(name, produce, device_type="any")
     path = build.cache_dir / f"{_slug(name)}-{key[:20]}.json"
     if path.exists():

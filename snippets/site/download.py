@@ -1,11 +1,8 @@
-"""The project's code as one zip file, built with the site so a reader can get the code of the
-version they are reading without leaving it.
+"""The project's code as one zip file, built with the site: what the README's two commands need.
 
-It holds what the README's two commands need: the package, its tests, the pages and their results
-files, and the project files. Entries are sorted and dated alike, so an unchanged tree gives the
-same bytes at every build. Each keeps its executable bit (``.ci/run`` is run as a program), and a
-``COMMIT`` file names the commit the site was built from: an unzipped copy has no git, and
-``snippets.core.results.git_commit`` reads that file so its runs record the commit too.
+Entries are sorted and dated alike, so an unchanged tree gives the same bytes at every build.
+Each keeps its executable bit (``.ci/run`` runs as a program), and a ``COMMIT`` file names the
+commit, which ``results.git_commit`` reads in an unzipped copy that has no git.
 """
 
 from __future__ import annotations
@@ -40,8 +37,7 @@ def _entry(name: str, mode: int) -> zipfile.ZipInfo:
 
 
 def mode_of(path: Path) -> int:
-    """0o755 for a file its owner may run, else 0o644: the executable bit is kept, the rest of
-    the mode (the builder's umask) is not, so the bytes do not depend on the machine."""
+    """0o755 for a file its owner may run, else 0o644: not the builder's umask."""
     return 0o755 if path.stat().st_mode & 0o100 else 0o644
 
 

@@ -1,11 +1,8 @@
 """Does the built site give each configuration one headline figure?
 
-A page that states what a configuration gains ("ResNet-50 at batch 1 under reduce-overhead:
-8.68x") places the guide's one figure for it through the ``headline`` macro
-(``snippets.site.macros``), which wraps it in ``<span class="headline" data-figure=KEY
-data-value=VALUE>``. A run's own figure is written plainly and labelled as the run's. This module
-reads every page of a built site, collects the headline spans, and reports each configuration
-stated with more than one value: two pages (or two places on one) disagreeing on "the gain".
+A page states a configuration's gain through the ``headline`` macro (``snippets.site.macros``),
+which wraps it in ``<span class="headline" data-figure=KEY data-value=VALUE>``. This reports
+each configuration stated with more than one value across the built site.
 
     python -m snippets.site.figures SITE_DIR     # one line per disagreement; exit 1 if any
 """
@@ -25,9 +22,7 @@ HEADLINE = re.compile(r'<span class="headline" data-figure="([^"]*)" data-value=
 
 
 @dataclass(frozen=True)
-class Stated:
-    """One headline figure as a page states it."""
-
+class Stated:  # one headline figure as a page states it
     page: str  # the page's path in the site, "benchmark/index.html"
     key: str  # the configuration
     value: str  # as shown, "8.68"
@@ -44,7 +39,7 @@ def stated(site: Path) -> list[Stated]:
 
 
 def disagreements(site: Path) -> list[str]:
-    """One line per configuration stated with two or more values, naming where each was."""
+    """A line per configuration stated with two or more values, naming where each was."""
     by_key: dict[str, dict[str, list[str]]] = {}
     for s in stated(site):
         by_key.setdefault(s.key, {}).setdefault(s.value, []).append(s.page)

@@ -1,12 +1,9 @@
 """Every live section the pages show (``pages.live(name, render)``): a cheap result (graph and
-break counts, a log, a traced graph) whose producer runs on any machine, by the name its page
-shows it under, in the order the pages show them.
+break counts, a log, a traced graph) that runs on any machine, in page order.
 
-``python -m snippets.site.produce`` executes them and records their values in ``live-sections/``,
-committed; a build renders those records and executes nothing. A record carries the key of the
-code, configuration and torch release that made it (``cache.record_key``): after a change to the
-code a section runs, its record still renders, and ``python -m snippets.site.live --check`` (and
-the suite) names it stale until produce records it again.
+``python -m snippets.site.produce`` records their values in ``live-sections/``, committed; a
+build renders them and executes nothing. A record made by other code (``cache.record_key``)
+still renders, and ``python -m snippets.site.live --check`` names it stale.
 """
 
 from __future__ import annotations
@@ -58,11 +55,10 @@ SECTIONS: dict[str, Callable[[], Any]] = {
 def value(name: str, build: Build | None = None) -> tuple[Any, dict[str, Any]]:
     """A live section's recorded value and its metadata (where, when, by which commit)."""
     if name not in SECTIONS:
-        raise KeyError(f"no live section {name!r}: add it to snippets.site.live.SECTIONS")
+        raise KeyError(f"no live section {name!r}")
     found = cache.read_record(f"live-{name}", build or current())
     if found is None:
-        raise FileNotFoundError(f"no record of the live section {name!r}: run "
-                                f"python -m snippets.site.produce --only {name}")
+        raise FileNotFoundError(f"unrecorded: snippets.site.produce --only {name}")
     return found
 
 

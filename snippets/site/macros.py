@@ -1,18 +1,12 @@
 """Findings placed into the prose of a page (the ``macros`` plugin in mkdocs.yml).
 
-A page that sets ``render_macros: true`` in its front matter is a Jinja template: its sentences
-are written by hand around ``{{ ... }}`` placeholders, and the numbers and verdicts come from the
-findings of the same document its results blocks render, through ``pages.document``. Undefined
-names fail the build (``on_undefined: strict``): a misspelt finding is an error, not an empty
-space.
+A page with ``render_macros: true`` is a Jinja template: hand-written sentences around
+placeholders whose numbers come from the findings of the documents its results blocks render.
 
     {% set gpu = findings("bench", "cuda") %}
     {% if gpu %}eager takes {{ gpu.growth[0].time_ratio | fmt(".2f") }} times as long ...{% endif %}
 
-Functions a page may call: ``findings(name, device)`` (the topics' records name them),
-``no_run_yet(kind, device)`` and the others ``define_env`` names. Filters: ``fmt`` (a format
-spec, "–" for None) and ``span`` (a ``Span`` as "a to b", one number where the two are equal
-once formatted).
+Pages may call what ``define_env`` names, and filter with ``fmt`` and ``span``.
 """
 
 from __future__ import annotations
@@ -26,7 +20,8 @@ from snippets.bench import payoff
 from snippets.core import render, stamps
 from snippets.core.findings import Span
 from snippets.explain import findings as explain_findings
-from snippets.site import pages, topics
+from snippets.site import live, pages, topics
+from snippets.site.build import current
 from snippets.speed import freezing_findings
 
 # The name a page asks for -> its findings, as each topic's record names them.
@@ -47,10 +42,10 @@ class Placed:
 
 
 def findings(name: str, device: str) -> Placed | None:
-    """The findings ``name`` computes from the documents a page shows on ``device``; None where
-    the first of its kinds has no run. The stamp is the documents' stamps, joined."""
+    """The findings ``name`` computes from the documents a page shows on ``device``, under their
+    stamps joined; None where the first of its kinds has no run."""
     if name not in SOURCES:
-        raise KeyError(f"no findings {name!r}: add it to its topic's record (<topic>/topic.py)")
+        raise KeyError(f"no findings {name!r} in a topic's record")
     src = SOURCES[name]
     found = [pages.document(kind, device) for kind in src.kinds]
     if found[0] is None:
@@ -63,9 +58,7 @@ def findings(name: str, device: str) -> Placed | None:
 
 
 def cudnn_fresh(folder: str = "cudnn-benchmark") -> Any:
-    """The findings of a backend switch (cudnn.benchmark, or ``tf32``) measured one process per
-    setting; None where no such processes are recorded."""
-    from snippets.site.build import current
+    """The findings of a backend switch measured one process per setting; None if unrecorded."""
     from snippets.speed import fresh
 
     docs = fresh.recorded(current().results_dir, folder)
@@ -73,10 +66,9 @@ def cudnn_fresh(folder: str = "cudnn-benchmark") -> Any:
 
 
 def bench_runs() -> Placed | None:
-    """The findings of every recorded GPU run of the default matrix (``bench.stability``), with
-    the runs' one stamp; None where fewer than two are recorded."""
+    """The findings of every recorded GPU run of the default matrix (``bench.stability``) under
+    one stamp; None where fewer than two are recorded."""
     from snippets.bench import stability, stability_tables
-    from snippets.site.build import current
 
     runs = stability.recorded_gpu_runs(current().results_dir)
     if len(runs) < 2:
@@ -88,33 +80,27 @@ def bench_runs() -> Placed | None:
 def cold_warm() -> Any:
     """The rows slower to pay in the second of two processes on one fresh machine
     (``bench.payoff``); None where the two are not recorded."""
-    from snippets.site.build import current
-
     pair = payoff.first_two(current().results_dir)
     return payoff.slower_to_pay(*pair) if pair else None
 
 
 def explain_agreement() -> Placed:
-    """The explainer held to Dynamo's log, as findings, from the live section the graph-breaks
-    page shows: the same record."""
+    """The explainer held to Dynamo's log, from the live section the graph-breaks page shows."""
     from snippets.explain import agreement
-    from snippets.site import live
 
     value, meta = live.value(agreement.KIND)
     return Placed(explain_findings.agreement(value), pages.live_stamp(meta), meta["device"])
 
 
 def freezing_ways() -> freezing_findings.Prepacked:
-    """Which way of asking for freezing prepacked the convolutions, from the live section the
-    freezing page shows: the same record."""
-    from snippets.site import live
-
+    """Which way of asking for freezing prepacked the convolutions, from the freezing page's
+    live section."""
     return freezing_findings.prepacked(live.value("speed-freezing")[0])
 
 
 def together(*runs: Placed | None) -> Placed | None:
-    """Several runs' findings under one stamp line, their stamps joined as ``findings`` joins
-    them: for a table that places figures of more than one run (the home page's decisions)."""
+    """Several runs' findings under one stamp line, for a table that places figures of more
+    than one run (the home page's decisions)."""
     found = [r for r in runs if r is not None]
     if not found:
         return None
@@ -130,8 +116,7 @@ TOGETHER_IN_FULL = 3
 
 
 def summary_stamp(provenance: list[dict[str, Any]]) -> str:
-    """One stamp for many results files: per machine and torch, how many files and the days
-    they were recorded."""
+    """One stamp for many results files: per machine and torch, how many files and the days."""
     groups: dict[tuple[str, str], list[str]] = {}
     for p in provenance:
         groups.setdefault((p.get("device") or "unknown device", p["torch"]), []).append(
@@ -140,28 +125,25 @@ def summary_stamp(provenance: list[dict[str, Any]]) -> str:
     for (device, torch_version), days in groups.items():
         span = " to ".join(dict.fromkeys([min(days), max(days)]))
         files = f"{len(days)} results file" + ("s" if len(days) > 1 else "")
-        parts.append(f"{device} · torch {torch_version} · {files}, {span}")
+        parts.append(" · ".join([device, f"torch {torch_version}", f"{files}, {span}"]))
     return "recorded: " + "; ".join(parts)  # the page says where the full stamps are
 
 
 def stamped(run: Placed, caller: Callable[[], str]) -> str:
-    """``{% call stamped(run) %}...{% endcall %}``: the block's words in a results block under
-    the stamp of the run they read, as every results section is (``pages.section``)."""
+    """``{% call stamped(run) %}...{% endcall %}``: the words in a results block under the
+    stamp of the run they read."""
     return pages.section(caller(), run.stamp)
 
 
 def headline(figure: Any, spec: str = ".2f") -> str:
-    """A configuration's one figure where a page states it ("8.68x"), in a span that names the
-    configuration and the value: ``snippets.site.figures`` reads them back from the built site
-    and holds every page to one figure per configuration. ``figure`` has a ``key`` and a
-    ``median``; a figure the runs lack (None) shows as "–" and the build goes on. Only the
-    canonical figure goes through here; a run's own figure is written plainly and labelled as
-    the run's."""
+    """A configuration's one canonical figure ("8.68x"; "–" where the runs lack it), in a span
+    naming the configuration (``figure.key``) and the value, which ``snippets.site.figures``
+    holds to one value per configuration across the site."""
     if figure is None or figure.median is None:
         return "–"
     shown = render.num(figure.median, spec)
-    return (f'<span class="headline" data-figure="{html.escape(figure.key)}" '
-            f'data-value="{shown}">{shown}x</span>')
+    attrs = f'class="headline" data-figure="{html.escape(figure.key)}" data-value="{shown}"'
+    return f"<span {attrs}>{shown}x</span>"
 
 
 def figure_key(runs: Placed, figure: Any) -> str:
@@ -169,7 +151,7 @@ def figure_key(runs: Placed, figure: Any) -> str:
     model, the batch size and the mode (or the step the decode recipe compiles)."""
     mode = getattr(figure, "mode", "decode, reduce-overhead")
     model = getattr(figure, "model", None) or f"decoder {figure.size}"
-    return f"{runs.device} · {model} · batch {figure.batch} · {mode}"
+    return " · ".join([runs.device, model, f"batch {figure.batch}", mode])
 
 
 def fmt(value: float | None, spec: str = ".2f") -> str:
@@ -184,18 +166,9 @@ def span(value: Span | None, spec: str = ".2f", suffix: str = "") -> str:
 
 def define_env(env: Any) -> None:
     """What mkdocs-macros calls when the build starts."""
-    env.macro(findings)
-    env.macro(cudnn_fresh)
-    env.macro(bench_runs)
-    env.macro(cold_warm)
-    env.macro(explain_agreement)
-    env.macro(freezing_ways)
-    env.macro(lambda kind, device, root="../": pages.no_run_yet(kind, device, root=root),
-              "no_run_yet")
-    env.macro(stamped)
-    env.macro(headline)
-    env.macro(figure_key)
-    env.macro(together)
+    for macro in (findings, cudnn_fresh, bench_runs, cold_warm, explain_agreement,
+                  freezing_ways, pages.no_run_yet, stamped, headline, figure_key, together):
+        env.macro(macro)
     env.macro(render.ms, "ms")  # a latency as every table shows it
     env.filter(fmt)
     env.filter(span)

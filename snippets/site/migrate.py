@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from snippets.core import cli, config, flags, results
 from snippets.bench.kinds import BENCH
+from snippets.core import config, results
 from snippets.explain.kinds import FASTPATH, GRAPH_BREAKS
 from snippets.site import topics  # noqa: F401  every kind a file here is of, declared
+from snippets.site.build import parse
 from snippets.speed.kinds import FREEZING, SETTINGS
 from snippets.train.kinds import TRAIN
 
@@ -64,8 +65,8 @@ def schema_renamed(doc: dict[str, Any]) -> bool:
 
 
 def host_fields(doc: dict[str, Any]) -> bool:
-    """The device type from the device's recorded name (a CPU's says ``CPU: ``); the host's CPU
-    and core count, never measured by such a run, as None."""
+    """The device type from the device's recorded name (a CPU's says ``CPU: ``); the host's
+    CPU and core count, never measured, as None."""
     prov, changed = doc["provenance"], False
     if "device_type" not in prov:
         prov["device_type"] = "cpu" if str(prov.get("device")).startswith("CPU") else "cuda"
@@ -89,7 +90,7 @@ def cache_uncounted(doc: dict[str, Any]) -> bool:
 
 def graph_pool_unmeasured(doc: dict[str, Any]) -> bool:
     """A training row from before the CUDA graphs' pool was measured: pool None, shared with
-    none, as a row whose variant replays no graph says it."""
+    none."""
     if doc.get("kind") != TRAIN.name:
         return False
     changed = False
@@ -102,8 +103,8 @@ def graph_pool_unmeasured(doc: dict[str, Any]) -> bool:
 
 
 def retimed_by_profiler(doc: dict[str, Any]) -> bool:
-    """An autotuned operator both of whose kernel times the profiler read, as a convolution's
-    were, says so (``retimed_by``) as the ladder's records now do."""
+    """An autotuned convolution, both of whose kernel times the profiler read, says so
+    (``retimed_by``) as the ladder's records now do."""
     changed = False
     for op in _dicts(doc["rows"]):
         lib, tmpl = op.get("library"), op.get("template")
@@ -122,10 +123,9 @@ def _profiles(doc: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 
 def annotations_named(doc: dict[str, Any]) -> bool:
-    """A profile names the ``record_function`` ranges it counted among its kernels
-    (``annotations``). The profiler once drew such a range (``Optimizer.step#AdamW.step``) on the
-    GPU's timeline as if it were a kernel; ``core.profile.collect`` now leaves them out, and a
-    profile of it names none. Its top kernels show which ranges an older profile counted."""
+    """A profile names the ``record_function`` ranges (``Optimizer.step#AdamW.step``) it
+    counted among its kernels, as the profiler once drew them on the GPU's timeline; its top
+    kernels show which."""
     changed = False
     for p in _profiles(doc):
         if "annotations" not in p:
@@ -147,7 +147,7 @@ MIGRATIONS: tuple[tuple[str, tuple[Step, ...]], ...] = (
 
 def migrate(doc: dict[str, Any], day: str) -> bool:
     """Apply, in place, every migration ``doc`` does not name yet, naming each in its provenance
-    with the steps that changed the file; False where the file already names them all."""
+    with the steps that changed it; False where it names them all."""
     prov = doc["provenance"]
     done = {m.get("name") for m in prov.get("migrations", [])}
     todo = [(name, steps) for name, steps in MIGRATIONS if name not in done]
@@ -170,9 +170,7 @@ class MigrateConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
-    flags.declare(p, MigrateConfig)
-    cfg = flags.build(PROG, MigrateConfig, p.parse_args(argv))
+    cfg = parse(PROG, MigrateConfig, __doc__, argv)
     day = dt.datetime.now(dt.timezone.utc).date().isoformat()
     for path in sorted(cfg.folder.rglob("*.json")):
         doc = json.loads(path.read_text())

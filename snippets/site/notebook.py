@@ -1,13 +1,11 @@
 """``python -m snippets.site.notebook``: execute the "Run it yourself" notebook and store it with
 its outputs, for the site to render.
 
-The notebook's source is ``docs/run-it-yourself.py``, in jupytext's percent format, so a change to
-it reads as a diff of code. Executing it takes longer than the site's whole build budget on a
-small machine, so the build does not execute it: this command does, in a fresh kernel started in
-the repository's root, and writes ``docs/run-it-yourself.ipynb`` with the outputs of that real
-execution and its provenance (machine, torch, date, commit) in the notebook's metadata, which the
-page shows as its stamp. A cell that raises stops the command and nothing is written. A test
-executes the source too, and fails when the stored notebook no longer matches it.
+Its source, ``docs/run-it-yourself.py`` (jupytext's percent format, so a change reads as a diff
+of code), takes longer to execute than the site's whole build budget, so the build does not:
+this command runs it in a fresh kernel in the repository's root and writes
+``docs/run-it-yourself.ipynb`` with the outputs and their provenance, the page's stamp. A cell
+that raises stops it and nothing is written.
 """
 
 from __future__ import annotations
@@ -21,20 +19,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from snippets.core import cli, flags, stamps
+from snippets.core import cli, stamps
+from snippets.site.build import parse
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "docs" / "run-it-yourself.py"
 STORED = ROOT / "docs" / "run-it-yourself.ipynb"
-# The words above the notebook, worded in the site's Markdown (HTML: nbconvert's output reaches
-# MkDocs finished), with the two download links filled in.
+# The words above the notebook (HTML: nbconvert's output reaches MkDocs finished).
 DOWNLOADS = ROOT / "docs" / "includes" / "notebook-downloads.md"
 PROG = "python -m snippets.site.notebook"
 TIMEOUT_S = 600  # per cell: a cold Inductor compile on two cores takes tens of seconds
 
 
-def cells(nb: Any) -> list[tuple[str, str]]:
-    """What a notebook says, outputs apart: each cell's type and source."""
+def cells(nb: Any) -> list[tuple[str, str]]:  # what a notebook says, outputs apart
     return [(c["cell_type"], "".join(c["source"]).strip()) for c in nb["cells"]]
 
 
@@ -45,8 +42,8 @@ def read_source(source: Path = SOURCE) -> Any:
 
 
 def execute(source: Path = SOURCE, *, commit: str | None = None) -> Any:
-    """The notebook of ``source``, executed top to bottom in a new kernel whose working folder is
-    the repository's root; raises on the first cell that fails."""
+    """The notebook of ``source``, executed in a new kernel in the repository's root; raises on
+    the first cell that fails."""
     import nbclient
     import torch
 
@@ -69,32 +66,31 @@ def stored(path: Path = STORED) -> dict[str, Any]:
 
 
 def stamp(nb: dict[str, Any]) -> str:
-    """The line the page shows: where and when the stored outputs were made."""
+    """Where and when the stored outputs were made."""
     prov = nb["metadata"]["snippets"]["provenance"]
     return stamps.stamp({"provenance": prov, "complete": True}, "recorded")
 
 
 def stale(source: Path = SOURCE, path: Path = STORED) -> list[str]:
-    """The cells where the stored notebook differs from its source, described; empty if none."""
+    """The cells where the stored notebook differs from its source; empty if none."""
     want, got = cells(read_source(source)), cells(stored(path))
     # zip stops at the shorter; a difference in length is reported after
-    out = [f"cell {i + 1}: the source has {w[1][:50]!r}" for i, (w, g) in
+    out = [f"cell {i + 1}: {w[1][:50]!r}" for i, (w, g) in
            enumerate(zip(want, got, strict=False)) if w != g]
     if len(want) != len(got):
-        out.append(f"the source has {len(want)} cells, the stored notebook {len(got)}")
+        out.append(f"cells: {len(want)} in the source, {len(got)} stored")
     return out
 
 
-# A link from a notebook's Markdown to a page of the guide: it works in Jupyter, opened from docs/,
-# and the site rewrites it to the page's address (nbconvert's HTML reaches MkDocs finished).
+# A link from the notebook's Markdown to a page (``benchmark.md``) works in Jupyter, from docs/;
+# the site makes it the page's address.
 PAGE_LINK = re.compile(r'href="([\w-]+\.md)(#[^"]*)?"')
 
 
 def page_html(body: str, path: Path, url_of: Callable[[str], str | None]) -> str:
-    """The rendered notebook as the site shows it: links to pages made site links (``url_of``
-    maps ``benchmark.md`` to its address from this page, None where there is no such page, left
-    for the site check to report), and the whole notebook one results block, whose stamp, under
-    the title beside the downloads, names the execution that made every output on it."""
+    """The rendered notebook as the site shows it: links to pages made site links (``url_of``;
+    None leaves one for the site check), the whole notebook one results block with its stamp
+    under the title."""
     def link(m: re.Match) -> str:
         url = url_of(m[1])
         return f'href="{url}{m[2] or ""}"' if url is not None else m[0]
@@ -116,9 +112,7 @@ class NotebookConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
-    flags.declare(p, NotebookConfig)
-    cfg = flags.build(PROG, NotebookConfig, p.parse_args(argv))
+    cfg = parse(PROG, NotebookConfig, __doc__, argv)
     if cfg.check:
         problems = stale()
         for line in problems:
@@ -131,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         nb = execute(commit=cli.commit_from_env())
     except nbclient.exceptions.CellExecutionError as exc:
-        cli.fail(PROG, f"a cell failed, nothing written: {str(exc).strip().splitlines()[-1]}")
+        cli.fail(PROG, f"a cell failed: {str(exc).strip().splitlines()[-1]}")
     tmp = STORED.with_suffix(".tmp")
     nbformat.write(nb, tmp)
     tmp.replace(STORED)  # whole or not at all: a reader never sees half a notebook

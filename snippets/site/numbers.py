@@ -1,17 +1,12 @@
 """Every number a reader sees on the built site, listed so that two builds can be compared.
 
-A redesign of how pages are rendered must leave the numbers alone. This module reads a built site
-(the HTML ``mkdocs build`` wrote) and lists, per page, every number in a table cell and every
-number in the prose, with the cell's row and column or the words around it as context. Code
-blocks, the navigation and the search index are left out: they are not what a page reports.
+A redesign of how pages render must leave the numbers alone. Per page of a built site, this lists
+each number in a table cell or in the prose (code blocks and navigation left out), with its
+context. The diff matches numbers by page, by table or prose and by value, not by context: a
+reworded sentence around the same number is no difference.
 
     python -m snippets.site.numbers SITE_DIR -o numbers.json     # the inventory of one build
     python -m snippets.site.numbers --diff BEFORE.json AFTER.json  # what changed between two
-
-The diff matches numbers by page, by where they stand (a table or the prose) and by value, not by
-their context: a table whose columns were reordered, or a sentence reworded around the same
-number, is no difference; a number that appears, disappears or changes is one, shown with its
-context on both sides.
 """
 
 from __future__ import annotations
@@ -24,8 +19,8 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from snippets.core import cli, config, flags
-from snippets.site.build import built_site
+from snippets.core import cli, config
+from snippets.site.build import built_site, parse
 
 # A number as a reader reads one: digits with an optional sign, thousands commas and decimals.
 NUMBER = re.compile(r"(?<![\w.])[-−]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
@@ -150,8 +145,7 @@ def inventory(site: Path) -> dict[str, list[dict[str, str]]]:
 
 
 def diff(before: dict[str, list[dict]], after: dict[str, list[dict]]) -> list[str]:
-    """Lines naming each number that one inventory has more often than the other, by page and
-    where it stands; empty when both show the same numbers."""
+    """A line per number one inventory has more often than the other, by page and where."""
     lines = []
     for page in sorted(set(before) | set(after)):
         for where in ("table", "prose"):
@@ -184,9 +178,7 @@ class NumbersConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
-    flags.declare(p, NumbersConfig)
-    cfg = flags.build(PROG, NumbersConfig, p.parse_args(argv))
+    cfg = parse(PROG, NumbersConfig, __doc__, argv)
     if cfg.diff:
         try:
             before, after = (json.loads(path.read_text()) for path in cfg.diff)

@@ -1,9 +1,7 @@
 """What the site's exec blocks call: results sections and live sections, read from files.
 
-Every function returns Markdown and prints nothing; a page's exec block prints what it got. A
-build only reads: the results files in ``docs/results/`` and the live sections' records in
-``live-sections/``, which ``python -m snippets.site.produce`` (or a topic's own command line)
-writes before it.
+Each function returns Markdown (a page's exec block prints it). A build only reads what
+``python -m snippets.site.produce`` or a topic's own command line wrote before it.
 """
 
 from __future__ import annotations
@@ -12,7 +10,10 @@ import functools
 import html
 from collections.abc import Callable
 from importlib import metadata
+from pathlib import Path
 from typing import Any
+
+import yaml
 
 from snippets.core import config, folders, results, stamps
 from snippets.site import cache
@@ -25,97 +26,32 @@ from snippets.site.build import ROOT, Build, current
 
 def section(body: str, stamp: str) -> str:
     """A results block: the rendered body with its stamp under it, marked for the site check."""
-    return (f'<div class="results" markdown>\n\n{body.strip()}\n\n'
-            f'<p class="stamp">{html.escape(stamp)}</p>\n\n</div>\n')
+    return "\n\n".join(['<div class="results" markdown>', body.strip(),
+                        f'<p class="stamp">{html.escape(stamp)}</p>', "</div>\n"])
 
 
-# What a reader calls each recorded results file, and where the site lists the commands that
-# record it: a placeholder names the data as its page does and links those commands. Targets are
-# written as served (exec output is HTML by the time MkDocs sees it, so it rewrites no link here),
-# relative to the site's root; ``no_run_yet`` puts the page's way back to the root before them.
-RECORDED_BY = {
-    "bench": ("benchmark", "cli/#python-m-snippetsbench"),
-    "bench-ladder": ("speed-ladder", "cli/#python-m-snippetsspeed"),
-    "speed-settings": ("backend-settings", "cli/#python-m-snippetsspeed"),
-    "speed-freezing": ("freezing-check", "cli/#python-m-snippetsspeed"),
-    "graph-breaks": ("graph-break cost", "cli/#python-m-snippetsexplain"),
-    "graph-breaks-large": ("large graph-break cost", "cli/#python-m-snippetsexplain"),
-    "transformer-fastpath": ("transformer fast-path", "cli/#python-m-snippetsexplain"),
-    "dynamic-shapes": ("dynamic-shapes", "cli/#python-m-snippetsdynamic"),
-    "dynamic-shapes-large": ("large dynamic-shapes", "cli/#python-m-snippetsdynamic"),
-    "debug-minifier": ("minifier", "cli/#python-m-snippetsdebug"),
-    "diagnose": ("diagnosis", "cli/#python-m-snippetsdiagnose"),
-    "diagnose-transformer": ("transformer diagnosis", "cli/#python-m-snippetsdiagnose"),
-    "diagnose-resnet50": ("ResNet-50 diagnosis", "cli/#python-m-snippetsdiagnose"),
-    "production-startup": ("start-up", "cli/#python-m-snippetsproduction"),
-    "production-stream": ("request-stream", "cli/#python-m-snippetsproduction"),
-    "production-stream-large": ("large request-stream", "cli/#python-m-snippetsproduction"),
-    "production-stream-large-reduce-overhead": ("large request-stream under CUDA graphs",
-                                                "cli/#python-m-snippetsproduction"),
-    "graph-breaks-reduce-overhead": ("graph-break cost under CUDA graphs",
-                                     "cli/#python-m-snippetsexplain"),
-    "production-modes": ("compile-mode", "cli/#python-m-snippetsproduction"),
-    "production-hazards": ("CUDA-graph hazard", "cli/#python-m-snippetsproduction"),
-    "production-regions": ("nested-region start-up", "cli/#python-m-snippetsproduction"),
-    "train": ("training", "cli/#python-m-snippetstrain"),
-    "train-repeat": ("second training", "cli/#python-m-snippetstrain"),
-    "scale": ("DDP and FSDP", "cli/#python-m-snippetsscale"),
-    "site-build": ("build-time", "contributing/#speed-targets"),
-    "generate": ("generation", "cli/#python-m-snippetsgenerate"),
-    "generate-hf": ("transformers generation", "cli/#python-m-snippetsgenerate"),
-    "generate-ladder": ("decode ladder", "cli/#python-m-snippetsgenerate"),
-    "generate-ladder-int8": ("int8 profile", "cli/#python-m-snippetsgenerate"),
-    "generate-ladder-8": ("decode ladder at batch 8", "cli/#python-m-snippetsgenerate"),
-    "generate-max-autotune": ("max-autotune generation", "cli/#python-m-snippetsgenerate"),
-    "generate-max-autotune-gemm": ("max-autotune generation", "cli/#python-m-snippetsgenerate"),
-    "generate-max-autotune-prefill": ("max-autotune prefill", "cli/#python-m-snippetsgenerate"),
-    "generate-max-autotune-prefill-8": ("max-autotune prefill", "cli/#python-m-snippetsgenerate"),
-    "generate-max-autotune-prefill-32": ("max-autotune prefill", "cli/#python-m-snippetsgenerate"),
-    "generate-traps": ("generation traps", "cli/#python-m-snippetsgenerate"),
-    "generate-ladder-7b": ("7 B decode ladder", "cli/#python-m-snippetsgenerate"),
-    "generate-ladder-7b-8": ("7 B decode ladder at batch 8", "cli/#python-m-snippetsgenerate"),
-    "generate-loop": ("generation loop", "cli/#python-m-snippetsgenerate"),
-    "generate-loop-7b": ("7 B generation loop", "cli/#python-m-snippetsgenerate"),
-    "generate-loop-unwrap": ("torchao unwrapped", "cli/#python-m-snippetsgenerate"),
-    "generate-loop-7b-torchao": ("7 B torchao int8 comparison",
-                                 "cli/#python-m-snippetsgenerate"),
-    "generate-loop-7b-int4": ("7 B int4 generation loop", "cli/#python-m-snippetsgenerate"),
-    "generate-loop-7b-int8-fresh-1": ("7 B int8 step, first fresh process",
-                                      "cli/#python-m-snippetsgenerate"),
-    "generate-loop-7b-int8-fresh-2": ("7 B int8 step, second fresh process",
-                                      "cli/#python-m-snippetsgenerate"),
-    "zoo": ("model-zoo", "cli/#python-m-snippetszoo"),
-    "cpu": ("CPU-alternatives", "cli/#python-m-snippetscpu"),
-}
-RECORDING_CLI = "cli/"  # a kind not listed above: the CLI reference as a whole
-
-
-def recording_link(kind: str, root: str = "../") -> str:
-    """A Markdown link to where the site lists the commands that record ``kind``, from a page
-    whose way back to the site's root is ``root`` (``"../"`` for every page but the home page)."""
-    target = RECORDED_BY.get(kind, (kind, RECORDING_CLI))[1]
-    where = "Contributing" if target.startswith("contributing/") else "CLI reference"
-    return f"[{where}]({root}{target})"
-
-
-# Notes worded in the site's Markdown, which these functions fill in (the folder is excluded from
-# the pages, as the macros' includes are).
+# Notes worded in the site's Markdown, which these functions fill in.
 INCLUDES = ROOT / "docs" / "includes"
+RECORDING_CLI = "cli/"  # a kind with no words of its own: the CLI reference as a whole
+# kind -> (what its page calls it, where the commands that record it are listed). Targets are
+# as served, from the site's root: exec output reaches MkDocs as HTML, whose links it leaves.
+RECORDED_BY = {kind: (words, target) for target, named in
+               yaml.safe_load((INCLUDES / "recorded-by.yml").read_text()).items()
+               for kind, words in named.items()}
 
 
 def no_run_yet(kind: str, device: str, *, root: str = "../") -> str:
-    """The note where a results section has no recorded file, as ``docs/includes/no-run-yet.md``
-    words it: what is missing, in the words of the page, and a link to the commands that record
-    it."""
-    where = "a CUDA GPU" if device == "cuda" else "a CPU"
-    words = RECORDED_BY.get(kind, (kind, RECORDING_CLI))[0]
-    note = (INCLUDES / "no-run-yet.md").read_text()
-    return note.format(words=words, where=where, link=recording_link(kind, root))
+    """The note where a results section has no recorded file (``no-run-yet.md``), from a page
+    whose way back to the site's root is ``root``."""
+    words, target = RECORDED_BY.get(kind, (kind, RECORDING_CLI))
+    where = "Contributing" if target.startswith("contributing/") else "CLI reference"
+    return (INCLUDES / "no-run-yet.md").read_text().format(
+        words=words, where="a CUDA GPU" if device == "cuda" else "a CPU",
+        link=f"[{where}]({root}{target})")
 
 
 def document(kind: str, device: str = "cuda", *, build: Build | None = None) -> dict | None:
-    """The newest recorded ``docs/results/*/<kind>.json`` run on ``device`` ("cuda" or "cpu");
-    None where there is none."""
+    """The newest recorded ``docs/results/*/<kind>.json`` run on ``device``; None if none."""
     if device not in config.DEVICE_TYPES:
         raise ValueError(f"device {device!r}: expected one of {', '.join(config.DEVICE_TYPES)}")
     return folders.newest((build or current()).results_dir, kind, device)
@@ -123,55 +59,55 @@ def document(kind: str, device: str = "cuda", *, build: Build | None = None) -> 
 
 def show(kind: str, render: Callable[[dict], str], device: str = "cuda", *,
          build: Build | None = None) -> str:
-    """Markdown for one results section on ``device``: the ``document`` rendered and stamped,
-    or the "no run yet" note where there is none."""
+    """One results section: the ``document`` rendered and stamped, or the "no run yet" note."""
     doc = document(kind, device, build=build)
     if doc is None:
         return no_run_yet(kind, device)
     return section(render(doc), stamps.stamp(doc, "recorded"))
 
 
-# The pages' name for a section recorded command by command (training on a GPU, the production
-# runs, the ladders): read the same way as every other.
+# The pages' name for a section recorded command by command: read the same way as every other.
 recorded = show
 
 
 def live(name: str, render: Callable[[Any], str], *, build: Build | None = None) -> str:
-    """A cheap result recorded on any machine (graph and break counts, say): the record of the
-    section listed under ``name`` in ``snippets.site.live``, rendered and stamped with the
-    device, torch and commit it was recorded on; stale or not (the suite says which are)."""
+    """A live section's record (``snippets.site.live``), rendered and stamped, stale or not."""
     value, meta = live_sections.value(name, build)
     return section(render(value), live_stamp(meta))
 
 
 def live_stamp(meta: dict[str, Any]) -> str:
     """The stamp of a live section's record: the device, torch, the day and the commit."""
-    return (f"recorded on {meta['device']} · torch {meta['torch']} · {meta['date'][:10]} · "
-            f"commit {stamps.short_commit(meta.get('commit'))}")
+    return " · ".join([f"recorded on {meta['device']}", f"torch {meta['torch']}",
+                       meta["date"][:10], f"commit {stamps.short_commit(meta.get('commit'))}"])
 
 
 # ---- plots ---------------------------------------------------------------------------------
 
 def plot(draw: Callable[..., str], *docs: dict, build: Build | None = None) -> str:
-    """``draw(*docs)``, a figure's HTML, through the cache: matplotlib is imported and a figure
-    drawn only when the documents, the plotting code or matplotlib changed."""
-    name = f"plot-{draw.__module__}.{draw.__name__}-matplotlib-{metadata.version('matplotlib')}"
+    """``draw(*docs)``, a figure's HTML, through the cache: drawn again only when the documents,
+    the plotting code or matplotlib changed."""
+    name = f"plot-{draw.__module__}.{draw.__name__}-{metadata.version('matplotlib')}"
     return cache.memo(name, functools.partial(draw, *docs), build or current())
 
 
 def with_plot(draw: Callable[[dict], str],
               render: Callable[[dict], str]) -> Callable[[dict], str]:
-    """A rendering for ``show``: the plot, then the table it draws, in one block under one stamp."""
+    """A rendering for ``show``: the plot, then the table it draws, under one stamp."""
     return lambda doc: plot(draw, doc) + "\n\n" + render(doc)
 
 
 # ---- sections drawn from several recorded runs ------------------------------------------------
 
+def _results(build: Build | None) -> Path:
+    return (build or current()).results_dir
+
+
 def evidence(which: str, *, build: Build | None = None) -> str:
     """One block of the benchmark page's noise evidence (``stability_tables.evidence``)."""
     from snippets.bench import stability, stability_tables
 
-    runs = stability.recorded_gpu_runs((build or current()).results_dir)
+    runs = stability.recorded_gpu_runs(_results(build))
     if len(runs) < 2:
         return no_run_yet("bench", "cuda")
     body, used = stability_tables.evidence(which, runs)
@@ -180,18 +116,15 @@ def evidence(which: str, *, build: Build | None = None) -> str:
 
 def repeated(kind: str, render: Callable[[dict, dict], str], device: str = "cuda", *,
              alone: Callable[[dict], str] | None = None, build: Build | None = None) -> str:
-    """Two recorded runs of one kind from the same run folder, ``<kind>.json`` and
-    ``<kind>-repeat.json`` (the same commands run again), rendered together under both stamps;
-    where no second run is recorded, the first alone by ``alone`` if given."""
-    root = (build or current()).results_dir
-    again = next(((p, d) for p, d in folders.recorded_runs(root, f"{kind}-repeat")
+    """``<kind>.json`` and ``<kind>-repeat.json`` of one run folder rendered together under both
+    stamps; without the second, the first alone by ``alone`` if given."""
+    again = next(((p, d) for p, d in folders.recorded_runs(_results(build), f"{kind}-repeat")
                   if results.device_type_of(d) == device), None)
     if again is None or not (first := again[0].parent / f"{kind}.json").exists():
         if alone is not None:
             return recorded(kind, alone, device=device, build=build)
         return no_run_yet(f"{kind}-repeat", device)
     doc = results.load(first, kind)
-    # A stamp starts with where its numbers came from ("recorded"), as every stamp does.
     return section(render(doc, again[1]), f"{stamps.stamp(doc, 'recorded, run 1')}; "
                                           f"{stamps.stamp(again[1], 'recorded, run 2')}")
 
@@ -201,56 +134,49 @@ def payoff(*, build: Build | None = None) -> str:
     from snippets.bench import payoff as pay
     from snippets.bench import plots
 
-    pair = pay.first_two((build or current()).results_dir)
+    pair = pay.first_two(_results(build))
     if pair is None:
         return no_run_yet("bench", "cuda")
-    cold, warm = pair
-    body = plot(plots.break_even, cold, warm, build=build) + "\n\n" + pay.cold_warm_markdown(
-        cold, warm)
-    return section(body, pay.cold_warm_stamp(cold, warm))
+    body = plot(plots.break_even, *pair, build=build) + "\n\n" + pay.cold_warm_markdown(*pair)
+    return section(body, pay.cold_warm_stamp(*pair))
 
 
 def compare(mine: str, recorded: str, *, build: Build | None = None) -> str:
-    """One recorded bench run beside another, as ``python -m snippets.bench --compare`` sets a
-    run beside a recorded file; both named by their path under ``docs/results/``."""
+    """One recorded bench run beside another (as ``bench --compare`` does), by their paths
+    under ``docs/results/``."""
     from snippets.bench import tables
 
-    root = (build or current()).results_dir
+    root = _results(build)
     doc, other = results.load(root / mine, "bench"), results.load(root / recorded, "bench")
     return section(tables.compare_page(doc, other), f"{stamps.stamp(doc, 'recorded')}, "
                                                     f"compared with {stamps.stamp(other)}")
 
 
 def independent(*, build: Build | None = None) -> str:
-    """The CUDA-graph rows timed alone in processes of their own, beside the benchmark run made
-    just before them (``snippets.bench.independent``), stamped with every process."""
+    """The CUDA-graph rows timed in processes of their own, beside the benchmark run made just
+    before them (``snippets.bench.independent``)."""
     from snippets.bench import independent as alone
 
-    runs = alone.recorded((build or current()).results_dir)
+    runs = alone.recorded(_results(build))
     if runs is None:
         return no_run_yet(alone.KIND, "cuda")
     harness, docs = runs
-    stamp = "; ".join([stamps.stamp(harness, "recorded, harness"),
-                       alone.stamp(docs)])
+    stamp = f"{stamps.stamp(harness, 'recorded, harness')}; {alone.stamp(docs)}"
     return section(alone.table(alone.of(harness, docs)), stamp)
 
 
 def fresh_settings(folder: str = "cudnn-benchmark", *, build: Build | None = None) -> str:
-    """A backend switch measured one process per setting (``snippets.speed.fresh``; ``folder``
-    names the switch), stamped with the processes it was drawn from."""
+    """A backend switch measured one process per setting (``snippets.speed.fresh``)."""
     from snippets.speed import fresh
 
-    docs = fresh.recorded((build or current()).results_dir, folder)
+    docs = fresh.recorded(_results(build), folder)
     if not docs:
         return no_run_yet("bench", "cuda")
     return section(fresh.table(fresh.of(docs, folder)), fresh.stamp(docs))
 
 
 def build_times(device: str, *, build: Build | None = None) -> str:
-    """The recorded build times of the newest run folder of ``device``, stamped."""
+    """The recorded build times of the newest run folder of ``device``."""
     from snippets.site import buildtime
 
-    doc = folders.newest((build or current()).results_dir, buildtime.KIND, device)
-    if doc is None:
-        return no_run_yet(buildtime.KIND, device)
-    return section(buildtime.markdown(doc), stamps.stamp(doc, "recorded"))
+    return show(buildtime.KIND, buildtime.markdown, device, build=build)

@@ -1,11 +1,8 @@
 """python -m snippets.site.produce: the one step that measures for the site, run before a build.
 
-On this machine it runs the producers of the results sections the pages show for its device type
-and writes each document to ``docs/results/<run-folder>/<kind>.json``; on a CPU it also executes
-the live sections (``snippets.site.live``) whose record is stale and records them in
-``live-sections/``. ``mkdocs build`` then only reads those files. Runs longer than this step may
-take (the speed ladder, generation, the production runs, training on a GPU, scale) are recorded
-command by command with their own command lines, as the CLI reference lists.
+It runs the producers of the results sections the pages show for this machine's device type,
+writing ``docs/results/<run-folder>/<kind>.json``; on a CPU it also records the stale live
+sections in ``live-sections/``. Longer runs are recorded by their own command lines.
 """
 
 from __future__ import annotations
@@ -20,9 +17,7 @@ from snippets.site.build import ROOT, Build
 
 PROG = "python -m snippets.site.produce"
 
-# The results sections the pages show: kind -> the device types a page shows it for and its
-# producer there, as each topic's record names them. A kind's file is written where the run's
-# provenance says.
+# kind -> the device types a page shows it for and its producer there (the topics' records)
 RESULTS = topics.PRODUCERS
 
 
@@ -31,14 +26,13 @@ def results_for(device: str) -> list[str]:
 
 
 def sections_for(device: str) -> list[str]:
-    """The live sections this step records for ``device``: on a CPU machine only, because a
-    record is keyed by the machine's device type and torch release, and the suite checks the
-    records on a CPU (``--device cpu`` on a GPU machine produces the CPU results alone)."""
+    """The live sections recorded for ``device``: on a CPU machine only, as the suite checks
+    the records (keyed by device type) on a CPU."""
     return list(live.SECTIONS) if device == cache.device_type() == "cpu" else []
 
 
 def produce_results(kind: str, device: str, results_dir: Path, commit: str | None) -> Path:
-    """Run ``kind``'s producer on ``device`` and write its document; return the file's path."""
+    """Run ``kind``'s producer on ``device`` and write its document; its path."""
     doc = RESULTS[kind].on(device)(commit=commit)
     if results.device_type_of(doc) != device:  # a CPU number never stands for a GPU one
         raise ValueError(f"{kind}: produced on {results.device_type_of(doc)}, asked for {device}")
@@ -76,8 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         known = kinds + sections
         unknown = [n for n in cfg.only if n not in known]
         if unknown:
-            cli.fail(PROG, f"nothing named {unknown[0]!r} is produced on {device}; "
-                           f"known: {', '.join(known)}")
+            cli.fail(PROG, f"--only {unknown[0]!r}: not produced on {device}")
         kinds = [k for k in kinds if k in cfg.only]
         sections = [s for s in sections if s in cfg.only]
     else:

@@ -1,11 +1,8 @@
 """``python -m snippets.site.reading SITE``: how a built site reads, page by page.
 
-For each page of the built site: its prose words (outside tables, code, figures and the blocks a
-reader opens on a click), where its "What to do" box starts (in words of prose from the top),
-how many lines the box holds, and its longest sentence, in words. The budgets are the guide's
-(a page a reader can finish, sentences an editor would keep, the answer on the first screen in
-at most five lines); ``--check`` exits 1 when a topic page is over one of them, and prints
-which.
+Per page: its prose words (outside tables, code, figures and closed blocks), the word its
+"What to do" box starts at, the box's lines, and its longest sentence. ``--check`` exits 1 when
+a topic page is over a budget (a page a reader can finish, the answer on the first screen).
 
     python -m snippets.site.reading SITE            # the table, every page
     python -m snippets.site.reading SITE --check    # and exit 1 over budget
@@ -19,8 +16,8 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from snippets.core import cli, config, flags, render
-from snippets.site.build import built_site
+from snippets.core import config, render
+from snippets.site.build import built_site, parse
 
 PROG = "python -m snippets.site.reading"
 # What a reader reads past to reach the answer: about the words on a first screen at 1280×900
@@ -155,9 +152,7 @@ class ReadingConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
-    flags.declare(p, ReadingConfig)
-    cfg = flags.build(PROG, ReadingConfig, p.parse_args(argv))
+    cfg = parse(PROG, ReadingConfig, __doc__, argv)
     found = readings(built_site(PROG, cfg.site))
     print(markdown(found))
     return 1 if cfg.check and any(r.over() for r in found) else 0

@@ -1,12 +1,11 @@
-"""What the reference pages show about the runs and the commands, read from the results files:
-the machines and torch releases behind the numbers (home page), the runs that timed some modes
-(Contributing), every recorded run drawn as its page draws it (Results), and each command's
-``--help`` (CLI reference). Each function returns Markdown and prints nothing.
+"""What the reference pages show about the runs and the commands, as Markdown: the machines
+and torch releases behind the numbers, every recorded run, and each command's ``--help``.
 """
 
 from __future__ import annotations
 
-import os
+import functools
+import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +13,7 @@ from snippets.core import render, results, stamps
 from snippets.site import topics  # every kind a file read here is of, declared
 from snippets.site.build import Build, current
 from snippets.site.pages import INCLUDES, RECORDING_CLI, section
+
 
 def versions(*, build: Build | None = None) -> str:
     """Every device and torch release the recorded numbers come from, newest run first."""
@@ -31,7 +31,7 @@ def versions(*, build: Build | None = None) -> str:
 def runs_timing(kinds: str | tuple[str, ...], modes: tuple[str, ...], *,
                 build: Build | None = None) -> str:
     """Which recorded runs of ``kinds`` timed any of ``modes``, each linked to its section of the
-    Results page; a sentence that says so where none did."""
+    Results page."""
     kinds = (kinds,) if isinstance(kinds, str) else kinds
     root = (build or current()).results_dir
     found = []
@@ -50,8 +50,7 @@ def runs_timing(kinds: str | tuple[str, ...], modes: tuple[str, ...], *,
 # ---- the Results and CLI pages ----------------------------------------------------------------
 
 def _run_device(prov: dict[str, Any]) -> str:
-    """"Intel(R) Xeon(R) Processor (CPU)", "NVIDIA H200 (GPU)": the recorded name says CPU on
-    its own ("CPU: ..."), and would say it twice."""
+    """"Intel(R) Xeon(R) Processor (CPU)", "NVIDIA H200 (GPU)"."""
     kind = "GPU" if prov.get("device_type") == "cuda" else "CPU"
     return f"{stamps.device_label(prov)} ({kind})"
 
@@ -72,9 +71,9 @@ def _date(doc: dict[str, Any]) -> str:
 
 
 def results_index(*, build: Build | None = None) -> str:
-    """Every recorded run, newest first: each run folder a section and each file in it (newest
-    first too) a table with its stamp and a link to the raw file. Headings carry ids made from
-    the folder and file names, so a link to one stays valid as runs are added."""
+    """Every recorded run, newest first: a section per run folder, and per file in it a table
+    with its stamp and a link to the raw file. Ids made from the folder and file names keep a
+    link to one valid as runs are added."""
     build = build or current()
     draw = renderers()
     folders = [p for p in build.results_dir.glob("*") if p.is_dir() and any(p.glob("*.json"))]
@@ -90,9 +89,7 @@ def results_index(*, build: Build | None = None) -> str:
     for _newest, folder, docs in sorted(runs, key=lambda r: r[0], reverse=True):
         out.append(f"## {_run_title(docs[0][1]['provenance'])} {{#{folder.name}}}\n")
         for path, doc in docs:
-            # Exec output is HTML by the time MkDocs sees it, so MkDocs does not rewrite this
-            # link: it is written as served, the page at results/ beside the run folders (the
-            # site check verifies every link in the built site).
+            # As served (MkDocs rewrites no link in exec output): results/ beside the run folders.
             link = path.relative_to(build.results_dir).as_posix()
             name = path.relative_to(folder).with_suffix("").as_posix()
             anchor = f"{folder.name}--{name.replace('/', '-')}"
@@ -107,22 +104,12 @@ def results_index(*, build: Build | None = None) -> str:
 
 
 def cli_help(tool: str = "bench") -> str:
-    """``python -m snippets.<tool> --help`` as the installed code prints it, in a code block:
-    the parser that runs writes the page, so the page cannot state another default. A package's
-    parser is its ``__main__``'s; a module's (``generate.loop``) its own."""
-    import importlib
-
+    """``python -m snippets.<tool> --help`` in a code block: the parser that runs writes the
+    page, so the page cannot state another default."""
     module = importlib.import_module(f"snippets.{tool}")
     if hasattr(module, "__path__"):  # a package: python -m runs its __main__
         module = importlib.import_module(f"snippets.{tool}.__main__")
-    parser = module.parser
-    was = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = "80"  # argparse wraps to the terminal's width: the page column's
-    try:
-        text = parser().format_help().strip()
-    finally:
-        if was is None:
-            del os.environ["COLUMNS"]
-        else:
-            os.environ["COLUMNS"] = was
-    return f"```text\n{text}\n```\n"
+    parser = module.parser()
+    # Wrapped as in an 80-column terminal (argparse leaves 2 columns): the page's code column.
+    parser.formatter_class = functools.partial(parser.formatter_class, width=78)
+    return f"```text\n{parser.format_help().strip()}\n```\n"

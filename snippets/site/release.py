@@ -1,10 +1,8 @@
 """``python -m snippets.site.release name|title``: what a deployed version of the site is called.
 
-Each release of the guide is deployed with mike as a version of its own, named for the guide's
-release (``version`` in pyproject.toml), and titled with the PyTorch releases its numbers were
-measured on, read from the provenance of every results file it renders. Numbers change with every
-PyTorch release, so the version selector says which ones a version holds, and older versions stay
-readable beside the new. The Contributing page shows the deploy commands that use these two lines.
+Each release is deployed with mike as a version named for ``version`` in pyproject.toml and
+titled with the PyTorch releases its results files were measured on: numbers change with every
+PyTorch release, so the version selector says which a version holds.
 """
 
 from __future__ import annotations
@@ -14,8 +12,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from snippets.core import cli, config, flags, results
+from snippets.core import cli, config, results
 from snippets.site import topics  # noqa: F401 (declares every kind a file read here is of)
+from snippets.site.build import parse
 
 ROOT = Path(__file__).resolve().parents[2]
 PROG = "python -m snippets.site.release"
@@ -33,8 +32,8 @@ def name(root: Path = ROOT) -> str:
 
 
 def torch_releases(results_dir: Path) -> dict[str, set[str]]:
-    """Every PyTorch release the results files were measured on (without a build tag such as
-    ``+cu130``), with the device types it was measured on."""
+    """Every PyTorch release the results files were measured on (``+cu130`` dropped), with its
+    device types."""
     found: dict[str, set[str]] = {}
     for path in sorted(Path(results_dir).rglob("*.json")):
         doc = results.load(path)
@@ -68,9 +67,7 @@ class ReleaseConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
-    flags.declare(p, ReleaseConfig)
-    cfg = flags.build(PROG, ReleaseConfig, p.parse_args(argv))
+    cfg = parse(PROG, ReleaseConfig, __doc__, argv)
     try:
         print(name() if cfg.what == "name" else title(name()))
     except ValueError as exc:  # ResultsError is one: a results file that cannot be read

@@ -1,20 +1,15 @@
-"""The check after a build: no traceback, every results table stamped, every local link resolves
-to a page or file of the site, and every link to an anchor to an element with that id.
+"""The check after a build: no traceback, every results table stamped, every local link leads to
+a page or file of the site, and every anchor to an element with that id.
 
-``mkdocs build --strict`` already fails on an exec block that raised, but only through a warning,
-and a quiet build (``-q``) drops that warning before strict mode counts it: without this check it
-would exit 0 with the traceback printed into the page. This check reads the built HTML instead,
-so it holds however the build was run: the MkDocs hook runs it as the build's last step and a
-problem makes the build exit 1. Run by hand, ``python -m snippets.site.sitecheck [site-dir]``
-exits 0 on a clean site, 1 on any problem and 2 where the folder holds no site.
-
-Links are checked here too because MkDocs validates only the links it rewrites, and the Markdown an
-exec block prints (or a notebook's cells) reaches MkDocs as finished HTML: a link in it, to a
-page, an anchor or a download, would otherwise go unchecked.
+It reads the built HTML, so it holds however the build ran: a quiet build (``-q``) drops the
+warning an exec block that raised makes before ``--strict`` counts it, and MkDocs checks no link
+in what an exec block or a notebook printed (it reaches MkDocs as finished HTML). The MkDocs hook
+runs it last and fails the build on a problem; ``python -m snippets.site.sitecheck [SITE]`` exits
+0 on a clean site, 1 on a problem, 2 where there is no site.
 
 A results block is what ``snippets.site.pages`` emits: ``<div class="results">`` holding the
-rendered result and a ``<p class="stamp">`` saying where it came from. A table outside such a
-block whose header names a measured quantity is a results table without a stamp.
+result and a ``<p class="stamp">``. A table outside one whose header names a measured quantity
+is a results table without a stamp.
 """
 
 from __future__ import annotations
@@ -25,8 +20,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from snippets.core import cli, config, flags
-from snippets.site.build import built_site
+from snippets.core import config
+from snippets.site.build import built_site, parse
 
 TRACEBACK = "Traceback (most recent call last)"
 STAMP_STARTS = ("recorded",)  # a build only reads: every stamp says so
@@ -37,7 +32,7 @@ MEASURED_HEADERS = {"Median ms", "IQR ms", "Speedup", "Compile s", "TFLOP/s", "T
 
 
 class _Page(HTMLParser):
-    """Collects the text of a page, its results blocks' stamps, and its unstamped result tables."""
+    """Collects a page's text, links, ids and problems (stamps, unstamped result tables)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -88,15 +83,14 @@ class _Page(HTMLParser):
             if self._stack.pop() == "results":
                 block = self._blocks.pop()
                 if not block["stamp"]:
-                    self.problems.append("a results block without a stamp")
+                    self.problems.append("unstamped results block")
         elif tag == "p" and self._in_stamp:
             self._in_stamp = False
             stamp = " ".join("".join(self._stamp_text).split())
             if not self._blocks:
-                self.problems.append(f"a stamp outside a results block: {stamp[:60]!r}")
+                self.problems.append(f"stamp outside results block: {stamp[:60]!r}")
             elif not stamp.startswith(STAMP_STARTS):
-                self.problems.append(f"a stamp that does not say where it came from: "
-                                     f"{stamp[:60]!r}")
+                self.problems.append(f"stamp not saying 'recorded': {stamp[:60]!r}")
             else:
                 self._blocks[-1]["stamp"] = True
         elif tag == "th":
@@ -105,8 +99,7 @@ class _Page(HTMLParser):
             self._table_depth -= 1
             measured = MEASURED_HEADERS & {h.strip() for h in self._headers}
             if measured and not self._blocks:
-                self.problems.append(f"a results table ({', '.join(sorted(measured))}) "
-                                     "without a stamp")
+                self.problems.append(f"unstamped results table ({', '.join(sorted(measured))})")
 
     def handle_data(self, data: str) -> None:
         self.text.append(data)
@@ -124,8 +117,8 @@ def _parse(text: str) -> _Page:
 
 
 def _target(link: str, path: Path, site: Path) -> tuple[Path | None, str] | None:
-    """The file a local link leads to (None: outside the site or missing) and its fragment;
-    None for a link elsewhere (another host, a mail address)."""
+    """The file a local link leads to (None: missing) and its fragment; None for a link to
+    another host."""
     parts = urlsplit(link)
     if parts.scheme or parts.netloc:
         return None
@@ -142,8 +135,8 @@ def _target(link: str, path: Path, site: Path) -> tuple[Path | None, str] | None
 
 
 def _broken_links(page: _Page, path: Path, site: Path, ids: dict[Path, set[str]]) -> list[str]:
-    """Local links of a built page whose target is not in the site, or whose anchor is not on
-    the page it leads to (``ids``: every page's ids). An anchor into a download is not read."""
+    """Local links of a built page to no file of the site, or to an anchor not on the page it
+    leads to (``ids``: every page's ids). An anchor into a download is not read."""
     out = []
     for link in page.links:
         found = _target(link, path, site)
@@ -151,14 +144,13 @@ def _broken_links(page: _Page, path: Path, site: Path, ids: dict[Path, set[str]]
             continue
         file, fragment = found
         if file is None:
-            out.append(f"a link to {link!r} that leads nowhere")
+            out.append(f"broken link {link!r}")
         elif fragment and file.suffix == ".html" and fragment not in ids.get(file, set()):
-            out.append(f"a link to {link!r} whose anchor is not on that page")
+            out.append(f"missing anchor {link!r}")
     return sorted(set(out))
 
 
-def check_html(text: str) -> list[str]:
-    """Problems in one page's HTML, links apart; empty when it is fine."""
+def check_html(text: str) -> list[str]:  # one page's problems, links apart
     return _problems(_parse(text))
 
 
@@ -166,7 +158,7 @@ def _problems(page: _Page) -> list[str]:
     problems = list(page.problems)
     # Highlighting splits a traceback into many spans: look in the text, not the markup.
     if TRACEBACK in " ".join("".join(page.text).split()):
-        problems.insert(0, "a Python traceback (an exec block raised)")
+        problems.insert(0, "traceback (an exec block raised)")
     return problems
 
 
@@ -195,9 +187,7 @@ class SiteCheckConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
-    flags.declare(p, SiteCheckConfig)
-    cfg = flags.build(PROG, SiteCheckConfig, p.parse_args(argv))
+    cfg = parse(PROG, SiteCheckConfig, __doc__, argv)
     site = built_site(PROG, cfg.site)
     problems = check_site(site)
     for line in problems:

@@ -1,23 +1,12 @@
 """``python -m snippets.site.templates``: the logic left in the pages' Jinja, page by page.
 
-A page's Jinja is meant to be plain: prose with findings placed, and an ``{% if %}`` on a
-verdict. Logic (a loop, a macro, arithmetic, a filter chain, a call on findings) belongs in a
-tested findings function that returns the value the page places. This reads every template the
-macros plugin renders (``docs/*.md`` and ``docs/includes/*.md``) with Jinja's own parser and
-counts, per file, the statements and placements that are not plain:
-
-- **plain placement**: ``{{ a.b }}``, ``{{ a.b | fmt(".2f") }}`` (``FILTERS``, constant
-  arguments), or a call of a function the macros module gives pages (``PLACES``) with names and
-  constants as arguments;
-- **plain set**: ``{% set run = findings("bench", "cuda") %}``: a name for a run (``FETCHES``);
-- **plain if**: a test of names (``a.b``, ``not a.b``, ``a.b == "holds"``, ``a.b is none``),
-  joined by ``and``/``or``;
-- ``{% call stamped(run) %}`` (``WRAPS``): words in a results block under the run's stamp;
-- ``{% else %}``, ``{% include %}`` (a passage of words, reading the names set before it) and
-  the text itself.
-
-Everything else (``for``, ``macro``, ``call``, ``import``, another ``set``, an expression with
-arithmetic, a subscript, a method call, ``map``/``join``...) counts as logic.
+A page's Jinja is meant to be prose with findings placed and an ``{% if %}`` on a verdict; logic
+belongs in a tested findings function. This parses every template the macros plugin renders and
+counts what is not plain. Plain: placing a name, its attribute, a constant, one of ``FILTERS``
+with constant arguments or a call of ``PLACES``; ``set`` a name to a call of ``FETCHES``; ``if``
+on such names (``not``, ``==``, ``is none``, ``and``/``or``); ``call`` of ``WRAPS``; ``else``,
+``include`` and the text. Everything else (``for``, ``macro``, arithmetic, a subscript, a method
+call...) is logic.
 
     python -m snippets.site.templates            # logic per file, most first
     python -m snippets.site.templates --show F   # each piece of logic in one file, with its line
@@ -33,7 +22,8 @@ from pathlib import Path
 import jinja2
 from jinja2 import nodes
 
-from snippets.core import cli, flags, render
+from snippets.core import cli, render
+from snippets.site.build import parse
 
 PROG = "python -m snippets.site.templates"
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,8 +110,8 @@ def _inner(node: nodes.Node) -> Iterator[tuple[int, str]]:
 
 
 def templates() -> list[Path]:
-    """Every file the macros plugin renders: the pages that ask for it in their front matter
-    (``render_macros: true``) and the passages they import."""
+    """Every file the macros plugin renders: the pages with ``render_macros: true`` in their
+    front matter, and the passages they include."""
     return ([p for p in sorted(DOCS.glob("*.md")) if "render_macros: true" in _front(p)]
             + sorted((DOCS / "includes").glob("*.md")))
 
@@ -147,9 +137,7 @@ class TemplatesConfig:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = cli.Parser(prog=PROG, description=flags.paragraph(__doc__))
-    flags.declare(p, TemplatesConfig)
-    cfg = flags.build(PROG, TemplatesConfig, p.parse_args(argv))
+    cfg = parse(PROG, TemplatesConfig, __doc__, argv)
     if cfg.show:
         path = DOCS / cfg.show
         if not path.is_file():

@@ -1,9 +1,5 @@
-"""Every topic's record (``snippets.core.topic``), gathered: the results kinds the site reads,
-what the produce step runs, the findings the pages ask for, and the Results page's tables.
-
-Each topic writes its record once, in its package's ``topic`` module; the core lists none.
-Importing this module declares every kind, so that whatever reads any committed file (the pages,
-the Results page, the site check, ``snippets.site.migrate``) finds its kind.
+"""Every topic's record (``snippets.core.topic``), gathered for the site. Importing this module
+declares every kind, so that whatever reads a committed file finds its kind.
 """
 
 from __future__ import annotations

@@ -53,9 +53,9 @@ def test_buildtime_keeps_each_rows_own_date_and_commit(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("argv, expect", [
-    (["--label", "x", "--output", "o.json"], "either a build command"),
+    (["--label", "x", "--output", "o.json"], "-- COMMAND or --from-log"),
     (["--label", "x", "--output", "o.json", "--from-log", "b.log"], "needs --provenance-from"),
-    (["--label", "x", "--output", "o.json", "--", "false"], "failed with exit code 1"),
+    (["--label", "x", "--output", "o.json", "--", "false"], "exit 1"),
     (["--label", "x", "--output", "o.json", "--repeat", "0", "--", "true"], "--repeat: 0"),
 ])
 def test_buildtime_mistakes_get_one_line_and_exit_2(tmp_path, capsys, monkeypatch, argv, expect):
@@ -82,4 +82,4 @@ def test_buildtime_refuses_another_machines_run_folder(tmp_path, capsys):
         buildtime.main(["--label", "noop", "--output", str(other / "site-build.json"), "--",
                         "true"])
     err = capsys.readouterr().err.strip().splitlines()
-    assert exc.value.code == 2 and len(err) == 1 and "this machine's runs belong in" in err[0]
+    assert exc.value.code == 2 and len(err) == 1 and "belongs in results/" in err[0]

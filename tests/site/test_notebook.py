@@ -48,8 +48,7 @@ def test_a_stale_notebook_is_named_cell_by_cell(tmp_path: Path,
     assert problems[0].endswith(repr(source[:50]))
     nb["cells"].pop()
     stored.write_text(json.dumps(nb))
-    assert notebook.stale(path=stored)[-1].endswith("cells, the stored notebook "
-                                                    f"{len(nb['cells'])}")
+    assert notebook.stale(path=stored)[-1].endswith(f"{len(nb['cells'])} stored")
 
 
 def test_the_page_gets_its_stamp_downloads_and_site_links() -> None:

@@ -71,7 +71,7 @@ def test_only_records_the_sections_named(here: build.Build, monkeypatch, capsys)
 
 
 @pytest.mark.parametrize(("argv", "says"), [
-    (["--device", "cpu", "--only", "bench,nope"], "nothing named 'nope' is produced on cpu"),
+    (["--device", "cpu", "--only", "bench,nope"], "--only 'nope': not produced on cpu"),
     (["--device", "cpu", "--only", "bench-channels-last"], "'bench-channels-last'"),
     (["--device", "tpu"], "unknown device 'tpu'"),
 ])
