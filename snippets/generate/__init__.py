@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import torch
@@ -78,9 +78,7 @@ class GenerateConfig:
         """Defaults filled for the device; a cache too short for the prompt and the compared
         steps raises ConfigError."""
         cfg = config.resolve(self, DEFAULTS)
-        if cfg.cache < cfg.prompt + cfg.steps:
-            raise config.ConfigError("cache", f"a cache of {cfg.cache} positions cannot hold a "
-                                     f"prompt of {cfg.prompt} and {cfg.steps} steps")
+        check_cache(cfg.cache, cfg.prompt, cfg.steps)
         return cfg
 
     def settings(self) -> dict[str, Any]:
@@ -92,6 +90,33 @@ class GenerateConfig:
                 "backends": self.backends.as_dict(), "tf32": self.backends.tf32,
                 # Whether the compile times are cold: what Inductor's cache held at the start.
                 "inductor_cache": machine.inductor_cache()}
+
+
+def check_cache(cache: int | None, prompt: int | None, steps: int | None, flag: str = "cache",
+                what: str = "steps") -> None:
+    """A cache must hold the prompt and the tokens after it; unset values pass (not resolved)."""
+    if None not in (cache, prompt, steps) and cache < prompt + steps:
+        raise config.ConfigError(flag, f"below prompt+{what}={prompt + steps}")
+
+
+def fields(cfg: Any, shape: bool = True) -> dict[str, Any]:
+    """A config's fields for its provenance, the device apart (provenance records it), with
+    the decoder's shape and parameter count where ``shape``."""
+    out = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(cfg).items()
+           if k != "device"}
+    if shape:
+        s = model.SIZES[cfg.size]
+        out.update(shape=vars(s), params=s.params)
+    return out
+
+
+def base_and_prompt(cfg: Any, batch: int) -> tuple[model.Decoder, torch.Tensor]:
+    """``cfg``'s decoder with a cache for ``batch`` sequences, and a prompt drawn from seed 0."""
+    dev = torch.device(cfg.device)
+    base = model.build(cfg.size, dev, DTYPES[cfg.dtype])
+    base.setup_cache(batch, cfg.cache)
+    gen = torch.Generator().manual_seed(0)
+    return base, torch.randint(0, base.shape.vocab, (batch, cfg.prompt), generator=gen).to(dev)
 
 
 def own_code(fn: Callable, name: str) -> Callable:
@@ -166,7 +191,7 @@ def one_batch(cfg: GenerateConfig, m: model.Decoder, batch: int,
         step = model.prefill if phase == "prefill" else model.decode_step
         calls, made = {}, {}
         for variant in cfg.variants:
-            progress(f"batch {batch} {phase}: {variant}, first call")
+            progress(f"bs={batch} {phase}: {variant}")
             row: dict[str, Any] = {"phase": phase, "batch_size": batch, "variant": variant,
                                    "status": "ok", "message": "", "compile_s": None,
                                    "latency_ms": None, "kv_cache_mb": s.cache_bytes(
@@ -185,7 +210,7 @@ def one_batch(cfg: GenerateConfig, m: model.Decoder, batch: int,
             except Exception as exc:  # noqa: BLE001 (one variant's fault is its row's)
                 row["status"], row["message"] = rows.fault(exc)
             made[variant] = row
-        progress(f"batch {batch} {phase}: timing {', '.join(calls)}")
+        progress(f"bs={batch} {phase}: timing")
         with torch.no_grad():
             timed = measure.measure_variants(calls, dev, rounds=cfg.rounds,
                                              sample_ms=cfg.sample_ms)
@@ -209,7 +234,7 @@ def produce(cfg: GenerateConfig, *, commit: str | None = None,
     """The results document of ``cfg`` (resolved): ``on_row(doc)`` after every finished row."""
     dev = torch.device(cfg.device)
     with cfg.backends.apply():
-        progress("ceilings: matmul rate and copy bandwidth")
+        progress("ceilings")
         ceilings = roofline.ceilings(dev)
         prov = results.provenance(dev, cfg.settings(), commit=commit)
         prov["ceilings"] = ceilings

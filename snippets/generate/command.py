@@ -15,11 +15,9 @@ from snippets.core import cli, config, flags, recording
 
 @dataclass(frozen=True)
 class Tool:
-    """One generation command: its name, its config (the first paragraph of whose docstring
-    is the command's help, ``flags.about``) and per-device defaults, what it runs
-    (``run(cfg, commit=, progress=, on_row=)``) and how it shows the run. ``needs`` says
-    why the tool cannot run here (a missing extra), or None. A tool whose run takes a GPU many
-    minutes asks for ``--output`` (``output_required``), so that no finished row is lost."""
+    """One generation command, ``run(cfg, commit=, progress=, on_row=)`` behind its config's
+    flags. ``needs``: why it cannot run here, or None. A run of many GPU minutes asks for
+    ``--output`` (``output_required``), so that no finished row is lost."""
 
     prog: str
     kind: str

@@ -45,7 +45,6 @@ class Best:
 @dataclass(frozen=True)
 class Generation:
     size: str
-    params_b: float  # parameters, in billions
     weight_gb: float  # the weights one decode step multiplies by, in GB: what it reads at least
     copy_gbps: float
     matmul_tflops: float
@@ -100,7 +99,7 @@ def of(doc: dict[str, Any]) -> Generation:
     tokens = (Tokens.SAME if not diffs else
               Tokens.TIES if all(r["logit_gap"] == 0 for r in diffs) else Tokens.DIFFER)
     return Generation(
-        s["size"], s["params"] / 1e9, read_per_token(doc) / 1e9, ceil["copy_gbps"],
+        s["size"], read_per_token(doc) / 1e9, ceil["copy_gbps"],
         ceil["matmul_tflops"], best, Span.of([r["compile_s"] for r in compiled]), tokens,
         min((r["first_diff"] for r in diffs), default=None),
         max((r["logit_gap"] for r in diffs), default=None), at.get(("decode", 1)),
@@ -256,11 +255,8 @@ RECIPE_ROW = (("variant", "reduce-overhead"), ("rung", "cudagraphs"))
 
 @dataclass(frozen=True)
 class Figure:
-    """The guide's one figure for the decode recipe at one model size and batch size: the
-    median of its speedup over eager across every recorded run that timed both, with the
-    lowest and highest. Eager's step is bound by the host and moves from run to run (the
-    recipe's does not), so one run's ratio is one draw; every page that states the gain uses
-    this one."""
+    """The decode recipe's speedup over eager at one size and batch: the median over every
+    recorded run, as eager's host-bound step moves from run to run; every page states this."""
 
     size: str
     batch: int

@@ -12,7 +12,7 @@ from typing import Any
 import torch
 
 from snippets.core import config, measure, recording, results, rows
-from snippets.generate import DTYPES, command, kinds, model, tables
+from snippets.generate import DTYPES, command, fields, kinds, model, tables
 
 PROG = "python -m snippets.generate.hf"
 KIND = kinds.HF.name
@@ -53,15 +53,11 @@ class HFConfig:
     def resolve(self) -> HFConfig:
         cfg = config.resolve(self, DEFAULTS)
         if cfg.long <= cfg.short:
-            raise config.ConfigError("long", f"--long {cfg.long} must be more than --short "
-                                     f"{cfg.short}")
+            raise config.ConfigError("long", f"must exceed --short={cfg.short}")
         return cfg
 
     def settings(self) -> dict[str, Any]:
-        s = model.SIZES[self.size]
-        return {"size": self.size, "shape": vars(s), "params": s.params, "batch": self.batch,
-                "dtype": self.dtype, "prompt": self.prompt, "short": self.short,
-                "long": self.long, "rounds": self.rounds, "greedy": True}
+        return {**fields(self), "greedy": True}
 
 
 def llama(cfg: HFConfig) -> Any:
@@ -91,38 +87,24 @@ def generate_static(model, input_ids, new_tokens, **kwargs):
 # --8<-- [end:static]
 
 
-def hf_generate(m: Any, prompt: torch.Tensor, cache: str | None, compiled: bool
-                ) -> Callable[[int], torch.Tensor]:
-    # generate compiles the forward unless told not to, only with a static cache on an
-    # accelerator: transformers' generation/utils.py, _valid_auto_compile_criteria.
-    if cache == "static":
-        return lambda n: generate_static(m, prompt, n, disable_compile=not compiled)
-
-    def run(n: int) -> torch.Tensor:
-        out = m.generate(prompt, max_new_tokens=n, min_new_tokens=n, do_sample=False,
-                         cache_implementation=cache, disable_compile=not compiled)
-        return out[:, prompt.size(1):]
-    return run
-
-
-def decoder_generate(m: model.Decoder, prompt: torch.Tensor, compiled: bool
-                     ) -> Callable[[int], torch.Tensor]:
-    step = model.compile_step() if compiled else model.decode_step
-    return lambda n: model.generate(m, prompt, n, step=step)
-
-
 def ways(cfg: HFConfig, prompt: torch.Tensor) -> dict[str, Callable[[int], torch.Tensor]]:
     """Every variant's generation of ``n`` new tokens; CUDA graphs and transformers' own compile
     apply on CUDA only."""
     hf = llama(cfg)
     dec = model.build(cfg.size, cfg.device, DTYPES[cfg.dtype])
     dec.setup_cache(cfg.batch, cfg.prompt + cfg.long)
-    out = {"hf dynamic cache": hf_generate(hf, prompt, None, False),
-           "hf static cache": hf_generate(hf, prompt, "static", False),
-           "decoder eager": decoder_generate(dec, prompt, False)}
+    # generate compiles the forward unless told not to, only with a static cache on an
+    # accelerator: transformers' generation/utils.py, _valid_auto_compile_criteria.
+    out = {"hf dynamic cache": lambda n: hf.generate(
+               prompt, max_new_tokens=n, min_new_tokens=n, do_sample=False,
+               disable_compile=True)[:, prompt.size(1):],
+           "hf static cache": lambda n: generate_static(hf, prompt, n, disable_compile=True),
+           "decoder eager": lambda n: model.generate(dec, prompt, n)}
     if torch.device(cfg.device).type == "cuda":
-        out["hf static cache, compiled"] = hf_generate(hf, prompt, "static", True)
-        out["decoder reduce-overhead"] = decoder_generate(dec, prompt, True)
+        out["hf static cache, compiled"] = lambda n: generate_static(hf, prompt, n,
+                                                                     disable_compile=False)
+        step = model.compile_step()
+        out["decoder reduce-overhead"] = lambda n: model.generate(dec, prompt, n, step=step)
     return out
 
 
@@ -198,13 +180,9 @@ def has_transformers() -> bool:
     return True
 
 
-def _needs() -> str | None:
-    return None if has_transformers() else 'transformers is not installed: pip install -e ".[llm]"'
-
-
 TOOL = command.Tool(
     PROG, KIND, HFConfig, DEFAULTS, produce, recording.Printer(markdown=tables.hf_table),
-    needs=_needs)
+    needs=lambda: None if has_transformers() else 'transformers missing: pip install ".[llm]"')
 main, parser = TOOL.main, TOOL.parser
 
 

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import torch
 import torch._dynamo.config
 import torch._inductor.config
-from torch._dynamo.utils import counters
 
 from snippets.core import backends, config, cudagraph, measure, recording, results
 from snippets.core import roofline, rows
 from snippets.core import profile as profiler
-from snippets.generate import command, int8, kinds, tables, weight_bytes
+from snippets.core.counters import cudagraph_skips
+from snippets.generate import DTYPES, base_and_prompt, check_cache, command, int8, kinds, tables
+from snippets.generate import runs, weight_bytes
 from snippets.generate.int8 import Unsupported
 from snippets.generate import model as M
 
@@ -23,13 +23,6 @@ PROG = "python -m snippets.generate.ladder"
 KIND = kinds.LADDER.name
 RUNGS = ("eager", "compile", "fullgraph", "cudagraphs", "gqa", "coordinate-descent", "int8",
          "eager-graphed")
-DTYPES = {"bf16": torch.bfloat16, "fp32": torch.float32}
-# Every rung compiles ``decode_step``'s one code object again (another model copy, another
-# option), and Dynamo keeps each compile as an entry on that code object, falling back to eager
-# once a frame has ``recompile_limit`` (8) of them (torch/_dynamo/cache_size.py,
-# exceeds_recompile_limit). One ladder makes five; two in one process (a test run, a site build)
-# would pass 8 and time eager under a compiled rung's name.
-RECOMPILE_LIMIT = 64
 UNSUPPORTED = rows.Status.UNSUPPORTED.value
 
 # On a GPU, the page's position (after a 128-token prompt, in a 512-position cache) in bf16; on
@@ -69,10 +62,7 @@ class LadderConfig:
 
     def __post_init__(self) -> None:
         config.check(self)
-        if None not in (self.prompt, self.cache, self.steps) and (
-                self.cache < self.prompt + self.steps):
-            raise config.ConfigError("cache", f"cache of {self.cache} positions is shorter than "
-                                     f"the prompt ({self.prompt}) plus --steps ({self.steps})")
+        check_cache(self.cache, self.prompt, self.steps)
 
     def resolve(self) -> LadderConfig:
         return config.resolve(self, DEFAULTS)
@@ -80,7 +70,7 @@ class LadderConfig:
     def settings(self) -> dict[str, Any]:
         return {**{k: v for k, v in asdict(self).items() if k != "device"},
                 "rungs": list(self.rungs), "position": self.prompt,
-                "recompile_limit": RECOMPILE_LIMIT, "fx_graph_cache": False,
+                "recompile_limit": runs.RECOMPILE_LIMIT, "fx_graph_cache": False,
                 "inductor_cache": "empty per rung (core.backends.cold_cache)",
                 "backends": backends.DEFAULT[config.device_type(self.device)].as_dict(),
                 "dynamic": "False for the whole step (fullgraph rungs), default for compile"}
@@ -98,6 +88,11 @@ class Rung:
 
     def recipe(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if k != "name"}
+
+    def check(self, device: torch.device) -> None:
+        """CUDA graphs, Inductor's or by hand, need a CUDA device: a row says so elsewhere."""
+        if (self.mode == "reduce-overhead" or self.by_hand) and device.type != "cuda":
+            raise Unsupported("CUDA graphs: CUDA only")
 
 
 def ladder(device_type: str) -> list[Rung]:
@@ -140,17 +135,6 @@ def graph_step(model, token, pos, step=M.decode_step):
 
 
 
-@dataclass
-class Built:
-    model: M.Decoder
-    step: Callable[..., torch.Tensor]
-    token: torch.Tensor
-    pos: torch.Tensor
-
-    def __call__(self) -> torch.Tensor:
-        return self.step(self.model, self.token, self.pos)
-
-
 def new_row(cfg: LadderConfig, rung: Rung) -> dict[str, Any]:
     return {"model": cfg.size, "batch_size": cfg.batch, "rung": rung.name, "status": "ok",
             "message": "", "compile_s": None, "step_ms": None, "tokens_per_s": None,
@@ -160,11 +144,10 @@ def new_row(cfg: LadderConfig, rung: Rung) -> dict[str, Any]:
 
 
 def build(rung: Rung, base: M.Decoder, prompt: torch.Tensor, pos: torch.Tensor, steps: int,
-          device: torch.device, row: dict[str, Any]) -> Built:
+          device: torch.device, row: dict[str, Any]) -> Callable[[], torch.Tensor]:
     """One rung on its own copy of the weights and cache: compiled (its first step timed), its
     greedy tokens generated; ``row`` filled with what that found."""
-    if (rung.mode == "reduce-overhead" or rung.by_hand) and device.type != "cuda":
-        raise Unsupported("CUDA graphs need a CUDA device")
+    rung.check(device)
     m = M.sibling(base)  # its own cache, the weights shared: a 7 B ladder holds them once
     m.set_gqa(rung.gqa)
     if rung.int8:
@@ -177,29 +160,18 @@ def build(rung: Rung, base: M.Decoder, prompt: torch.Tensor, pos: torch.Tensor, 
             lambda: graph_step(m, token, pos), device)
     else:
         step = step_of(rung, m)
-        skips = counters["inductor"]["cudagraph_skips"]
+        skips = cudagraph_skips()
         _, seconds = measure.time_first_call(lambda: step(m, token, pos), device)
         if rung.mode == "reduce-overhead":
             # Inductor runs a graph without CUDA graphs where it cannot record one (a CPU
             # tensor, an input mutated where it may not be) and counts it
             # (torch/_inductor/cudagraph_utils.py, log_cudagraph_skip_and_bump_counter): the
             # row says whether its rung ran as one.
-            row["cudagraph_skips"] = counters["inductor"]["cudagraph_skips"] - skips
+            row["cudagraph_skips"] = cudagraph_skips() - skips
         row["compile_s"] = seconds if rung.mode is not None else None  # eager compiles nothing
     row["tokens"] = M.generate(m, prompt, steps, step=step).cpu().tolist()
     row["bytes_per_step"] = weight_bytes.step_bytes(m, prompt.size(0), int(pos))
-    return Built(m, step, token, pos)
-
-
-@contextlib.contextmanager
-def run_settings(device: torch.device) -> Iterator[None]:
-    """The process-wide switches a ladder runs under, restored after it."""
-    # Off, each rung's compile_s is its own compile, not a hit on a graph an earlier rung (or an
-    # earlier run) left in Inductor's cache.
-    with torch._dynamo.config.patch(recompile_limit=RECOMPILE_LIMIT), \
-            torch._inductor.config.patch(fx_graph_cache=False), \
-            backends.DEFAULT[device.type].apply(), torch.no_grad():
-        yield
+    return lambda: step(m, token, pos)
 
 
 def run(cfg: LadderConfig, *, commit: str | None = None,
@@ -207,24 +179,20 @@ def run(cfg: LadderConfig, *, commit: str | None = None,
         on_row: Callable[[dict[str, Any]], None] = lambda _: None) -> dict[str, Any]:
     """The results document of one ladder; ``on_row`` sees it after every row."""
     cfg = cfg.resolve()
-    dev, dtype = torch.device(cfg.device), DTYPES[cfg.dtype]
-    progress("measuring the device's matmul rate and copy bandwidth")
+    dev, at = torch.device(cfg.device), f"{cfg.size} bs={cfg.batch}"
+    progress("ceilings")
     ceil = roofline.ceilings(dev)
     doc = results.new_document(KIND, results.provenance(dev, cfg.settings(), commit=commit),
                                ceilings=ceil)
     chosen = [r for r in ladder(dev.type) if r.name in cfg.rungs or r.mode is None]
-    built: dict[str, Built] = {}
-    with run_settings(dev):
-        base = M.build(cfg.size, dev, dtype)
-        base.setup_cache(cfg.batch, cfg.cache)
-        gen = torch.Generator().manual_seed(0)
-        prompt = torch.randint(0, base.shape.vocab, (cfg.batch, cfg.prompt), generator=gen)
-        prompt = prompt.to(dev)
+    built: dict[str, Callable[[], torch.Tensor]] = {}
+    with runs.run_settings(dev):
+        base, prompt = base_and_prompt(cfg, cfg.batch)
         pos = torch.tensor([cfg.prompt], device=dev)
         eager_tokens = M.generate(base, prompt, cfg.steps)
         torch._dynamo.reset()  # nothing compiled before the ladder serves one of its rungs
         for rung in chosen:
-            progress(f"{cfg.size} bs={cfg.batch}: {rung.name}")
+            progress(f"{at}: {rung.name}")
             row = new_row(cfg, rung)
             try:
                 # An empty Inductor cache per rung: its compile_s is its own, not a load of kernels
@@ -238,38 +206,20 @@ def run(cfg: LadderConfig, *, commit: str | None = None,
                 row["status"], row["message"] = rows.fault(exc)
                 if dev.type == "cuda":
                     torch.cuda.empty_cache()
-            if row["tokens"]:
-                row["first_diff"] = M.first_diff(torch.tensor(row["tokens"]), eager_tokens)
-                if row["first_diff"] is not None and dtype == torch.float32 and not rung.int8:
-                    row["status"] = rows.Status.MISMATCH.value
+            runs.tokens_checked(row, eager_tokens.tolist(), cfg.dtype == "fp32" and not rung.int8)
             doc["rows"].append(row)
             on_row(doc)
-        progress(f"{cfg.size} bs={cfg.batch}: timing {len(built)} rungs together")
-        before = counters["stats"]["unique_graphs"]
-        try:
-            timed = measure.measure_variants(dict(built), dev, rounds=cfg.rounds,
-                                             sample_ms=cfg.sample_ms, warmup=2)
-            # 0 where every timed call ran what its rung compiled before: the evidence that
-            # no rung's time holds a compile (or, past the limit, eager code).
-            doc["compiles_while_timed"] = counters["stats"]["unique_graphs"] - before
-        except Exception as exc:  # a replay that fails leaves the built rows, untimed
-            for row in doc["rows"]:
-                if row["rung"] in built:
-                    row["status"], row["message"] = rows.fault(exc)
-            built.clear()
+        progress(f"{at}: timing")
+        timed = runs.time_together(dict(built), dev, cfg, doc, lambda r: r["rung"], warmup=2)
         prev = None
-        for row in doc["rows"]:
+        for row in doc["rows"] if timed else ():
             name = row["rung"]
             if name not in built:
                 continue
             m = timed[name]
-            row["message"] = ("" if row["status"] != rows.Status.MISMATCH.value else
-                              f"greedy tokens differ from eager's from step {row['first_diff']}")
             rows.finish(row, m, calls=timed.calls[name], baseline=timed.measurements.get("eager"),
                         field="step_ms", rate=False)
-            row["tokens_per_s"] = cfg.batch * 1e3 / m.median
-            row["gbps"] = row["bytes_per_step"] / (m.median * 1e-3) / 1e9
-            row["of_copy_bw"] = row["gbps"] / ceil["copy_gbps"]
+            runs.read_rate(row, m, cfg.batch, ceil["copy_gbps"])
             # The side rung stands on eager, not on the rung listed before it, and no rung on it.
             below = "eager" if row["recipe"]["by_hand"] and "eager" in built else prev
             row["speedup_prev"] = measure.speedup(timed[below], m).value if below else None
@@ -283,7 +233,7 @@ def run(cfg: LadderConfig, *, commit: str | None = None,
         best = min((r for r in doc["rows"] if rows.timed(r, "step_ms")),
                    key=lambda r: (r["rung"] == "eager", r["step_ms"]["median"]), default=None)
         if cfg.profile and best is not None:
-            progress(f"{cfg.size} bs={cfg.batch}: profiling {best['rung']}")
+            progress(f"{at}: profiling {best['rung']}")
             best["profile"] = profiler.profile_or_error(
                 built[best["rung"]], dev, cfg.profile_calls, lambda exc: rows.fault(exc)[1])
             doc["profiled"] = best["rung"]

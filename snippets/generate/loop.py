@@ -12,7 +12,8 @@ import torch
 from snippets.core import machine, measure, recording, results, roofline, rows
 from snippets.core import profile as profiler
 from snippets.core.counters import cudagraph_skips, graphs_compiled
-from snippets.generate import command, int4, int8, kinds, ladder, own_code, tables, weight_bytes
+from snippets.generate import base_and_prompt, command, int4, int8, kinds, ladder, own_code, runs
+from snippets.generate import tables, weight_bytes
 from snippets.generate.decode_loop import generate, generate_naive, loop_bytes
 from snippets.generate.loop_config import DEFAULTS, WAYS, LoopConfig
 from snippets.generate import model as M
@@ -52,8 +53,7 @@ def make(name: str, base: M.Decoder, rung: ladder.Rung, cfg: LoopConfig, prompt:
          device: torch.device) -> Made:
     """The weights ``name`` compiled as ``rung``, from copies of the steps' code of their own
     (``own_code``): each weights' compiled entries apart, so no call checks another's guards."""
-    if rung.mode == "reduce-overhead" and device.type != "cuda":
-        raise int8.Unsupported("CUDA graphs need a CUDA device")
+    rung.check(device)
     m = weigh(name, base)
     m.set_gqa(rung.gqa)
     tag = name.replace("-", "_")
@@ -119,11 +119,7 @@ def read_rows(doc: dict[str, Any], timed: measure.Timed, cfg: LoopConfig,
             continue
         dense = per("dense", way) if w != "dense" else None
         rows.finish(row, m, calls=timed.calls[f"{w}/{way}"], baseline=dense, rate=False)
-        if row["status"] == rows.Status.OK.value and row["message"] == "not timed yet":
-            row["message"] = ""
-        row["tokens_per_s"] = cfg.batch * 1e3 / m.median
-        row["gbps"] = row["bytes_per_step"] / (m.median * 1e-3) / 1e9
-        row["of_copy_bw"] = row["gbps"] / ceil["copy_gbps"]
+        runs.read_rate(row, m, cfg.batch, ceil["copy_gbps"])
         step = per(w, "step")
         if way != "step" and step is not None:
             row["vs_step"] = measure.speedup(step, m).value  # below 1: the loop's cost
@@ -135,41 +131,27 @@ def read_rows(doc: dict[str, Any], timed: measure.Timed, cfg: LoopConfig,
             row["vs_loop"] = measure.speedup(loop, m).value  # below 1: the trap's cost
 
 
-def tokens_checked(row: dict[str, Any], ref: list, exact: bool) -> None:
-    """A loop's tokens against ``ref`` (eager's, or the gpt-fast loop's for the naive one):
-    where they part, and a mismatch where they must not (``exact``)."""
-    if row["tokens"] and ref:
-        row["first_diff"] = M.first_diff(torch.tensor(row["tokens"]), torch.tensor(ref))
-        if row["first_diff"] is not None and exact:
-            row["status"] = rows.Status.MISMATCH.value
-            row["message"] = f"tokens differ from step {row['first_diff']}"
-
-
 def run(cfg: LoopConfig, *, commit: str | None = None,
         progress: Callable[[str], None] = lambda _: None,
         on_row: Callable[[dict[str, Any]], None] = lambda _: None) -> dict[str, Any]:
     """The results document of one run; ``on_row`` sees it after every row."""
     cfg = cfg.resolve()
-    dev, dtype = torch.device(cfg.device), ladder.DTYPES[cfg.dtype]
+    dev, at = torch.device(cfg.device), f"{cfg.size} bs={cfg.batch}"
     rung = next(r for r in ladder.ladder(dev.type) if r.name == cfg.rung)
-    progress("measuring the device's matmul rate and copy bandwidth")
+    progress("ceilings")
     ceil = roofline.ceilings(dev)
     settings = {**cfg.settings(), "recipe": rung.recipe()}
     doc = results.new_document(KIND, results.provenance(dev, settings, commit=commit),
                                ceilings=ceil)
     made: dict[str, Made] = {}
     calls: dict[str, Callable[[], Any]] = {}
-    with ladder.run_settings(dev):
-        base = M.build(cfg.size, dev, dtype)
-        base.setup_cache(cfg.batch, cfg.cache)
-        gen = torch.Generator().manual_seed(0)
-        prompt = torch.randint(0, base.shape.vocab, (cfg.batch, cfg.prompt), generator=gen)
-        prompt = prompt.to(dev)
+    with runs.run_settings(dev):
+        base, prompt = base_and_prompt(cfg, cfg.batch)
         eager = M.generate(base, prompt, cfg.tokens).cpu().tolist()
         torch._dynamo.reset()  # nothing compiled before serves one of the weights
         seen = set(machine.tuned_configs())
         for name in cfg.weights:
-            progress(f"{cfg.size} bs={cfg.batch}: {name}")
+            progress(f"{at}: {name}")
             try:
                 made[name] = make(name, base, rung, cfg, prompt, dev)
             except Exception as exc:  # noqa: BLE001 (one weights' fault is its row)
@@ -186,7 +168,7 @@ def run(cfg: LoopConfig, *, commit: str | None = None,
                 calls[f"{name}/prefill"] = lambda x=made[name]: x.first(x.model, prompt)
             failed = None  # a way that failed: the ways after it would compile it again
             for way in (w for w in WAYS if w in cfg.ways):  # the loop's tokens before naive's
-                progress(f"{cfg.size} bs={cfg.batch}: {name}, {way}")
+                progress(f"{at}: {name} {way}")
                 row = new_row(cfg, name, way)
                 row["weight_bytes"] = weight_bytes.held_bytes(made[name].model)
                 try:
@@ -198,7 +180,7 @@ def run(cfg: LoopConfig, *, commit: str | None = None,
                         row["message"] = "not timed yet"  # until the rounds below finish
                 except Exception as exc:  # noqa: BLE001 (one way's fault is its row)
                     row["status"], row["message"] = rows.fault(exc)
-                    failed = (row["status"], f"not run: the {way} failed first")
+                    failed = (row["status"], f"{way} failed")
                     if dev.type == "cuda":
                         torch.cuda.empty_cache()
                 # The naive loop runs the same compiled step on the same inputs as the gpt-fast
@@ -206,9 +188,9 @@ def run(cfg: LoopConfig, *, commit: str | None = None,
                 loop = next((r["tokens"] for r in doc["rows"] if (r["weights"], r["way"]) == (
                     name, "loop")), None)
                 if way == "naive" and loop:
-                    tokens_checked(row, loop, exact=True)
+                    runs.tokens_checked(row, loop, exact=True)
                 else:
-                    tokens_checked(row, eager, exact=dtype == torch.float32 and name == "dense")
+                    runs.tokens_checked(row, eager, exact=cfg.dtype == "fp32" and name == "dense")
                 doc["rows"].append(row)
                 on_row(doc)
             # The block sizes autotuning chose at these weights' first calls: coordinate descent
@@ -216,18 +198,11 @@ def run(cfg: LoopConfig, *, commit: str | None = None,
             tuned = machine.tuned_configs()
             doc.setdefault("tuned", {})[name] = {k: v for k, v in tuned.items() if k not in seen}
             seen.update(tuned)
-        progress(f"{cfg.size} bs={cfg.batch}: timing {len(calls)} calls together")
-        before = graphs_compiled()
-        try:
-            timed = measure.measure_variants(calls, dev, rounds=cfg.rounds,
-                                             sample_ms=cfg.sample_ms, warmup=1)
-            # 0 where every timed call ran what its first call compiled
-            doc["compiles_while_timed"] = graphs_compiled() - before
+        progress(f"{at}: timing")
+        timed = runs.time_together(calls, dev, cfg, doc, lambda r: f"{r['weights']}/{r['way']}",
+                                   warmup=1)
+        if timed is not None:
             read_rows(doc, timed, cfg, ceil)
-        except Exception as exc:  # noqa: BLE001 (a replay that fails leaves the rows untimed)
-            for row in doc["rows"]:
-                if row["status"] == rows.Status.OK.value:
-                    row["status"], row["message"] = rows.fault(exc)
         on_row(doc)
         for name, x in made.items():
             step = next((r for r in doc["rows"] if (r["weights"], r["way"]) == (name, "step")
@@ -238,7 +213,7 @@ def run(cfg: LoopConfig, *, commit: str | None = None,
             step["host_us"] = rows.or_none(lambda c=call: profiler.host_us(c, dev,
                                                                            cfg.host_calls))
             if cfg.profile:
-                progress(f"{cfg.size} bs={cfg.batch}: profiling {name}'s step")
+                progress(f"{at}: profiling {name}")
                 step["profile"] = profiler.profile_or_error(
                     call, dev, cfg.profile_calls, lambda exc: rows.fault(exc)[1])
             on_row(doc)

@@ -5,11 +5,11 @@ type.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from snippets.core import backends, config, machine
-from snippets.generate import ladder
+from snippets.generate import DTYPES, check_cache, fields, ladder, runs
 from snippets.generate import model as M
 
 # dense: the run's dtype. int8: the package's Int8Linear, the output head kept dense; int8-head:
@@ -60,7 +60,7 @@ class LoopConfig:
     """prompt length; the step is timed at the position after it"""
     cache: int | None = config.option(None, positive=True)
     """cache length in positions, at least the prompt plus --tokens"""
-    dtype: str | None = config.option(None, choices=tuple(ladder.DTYPES))
+    dtype: str | None = config.option(None, choices=tuple(DTYPES))
     rounds: int | None = config.option(None, positive=True)
     sample_ms: float | None = None
     profile_calls: int = 20  # steps profiled: enough for every kernel to recur
@@ -69,22 +69,16 @@ class LoopConfig:
     def __post_init__(self) -> None:
         config.check(self)
         if self.tokens is not None and self.tokens < 2:
-            raise config.ConfigError("tokens", f"{self.tokens} token is the prompt's alone; a "
-                                     "loop needs 2 or more")
-        if None not in (self.prompt, self.cache, self.tokens) and (
-                self.cache < self.prompt + self.tokens):
-            raise config.ConfigError("tokens", f"a cache of {self.cache} positions cannot hold "
-                                     f"a prompt of {self.prompt} and {self.tokens} tokens")
+            raise config.ConfigError("tokens", "must be at least 2")
+        check_cache(self.cache, self.prompt, self.tokens, "tokens", "tokens")
 
     def resolve(self) -> LoopConfig:
         # checked again with the device's defaults in: a --tokens past their cache
         return config.resolve(self, DEFAULTS)
 
     def settings(self) -> dict[str, Any]:
-        s = M.SIZES[self.size]
-        return {**{k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()
-                   if k != "device"}, "shape": vars(s), "params": s.params,
-                "position": self.prompt, "prefill": "compiled" if self.compile_prefill
-                else "eager", "recompile_limit": ladder.RECOMPILE_LIMIT,
-                "fx_graph_cache": False, "inductor_cache": machine.inductor_cache(),
+        return {**fields(self), "position": self.prompt,
+                "prefill": "compiled" if self.compile_prefill else "eager",
+                "recompile_limit": runs.RECOMPILE_LIMIT, "fx_graph_cache": False,
+                "inductor_cache": machine.inductor_cache(),
                 "backends": backends.DEFAULT[config.device_type(self.device)].as_dict()}

@@ -54,10 +54,8 @@ class Torchao:
     verdict: Verdict
     host_us: float | None  # host time per step call
     busy_us: float | None  # the kernels' busy time per step, from the profile
-    kernels: float | None  # kernels per step
     layer_host_us: float | None
     layer_busy_us: float | None
-    layer_kernels: float | None
     cause: Cause
 
 
@@ -219,8 +217,8 @@ def torchao(doc: dict[str, Any]) -> Torchao | None:
     a, b = steps["torchao"], steps["int8"]
     pa, pb = a.get("profile") or {}, b.get("profile") or {}
     return Torchao(
-        ratio.value, v, a.get("host_us"), pa.get("busy_us_per_call"), pa.get("kernels_per_call"),
-        b.get("host_us"), pb.get("busy_us_per_call"), pb.get("kernels_per_call"),
+        ratio.value, v, a.get("host_us"), pa.get("busy_us_per_call"), b.get("host_us"),
+        pb.get("busy_us_per_call"),
         cause(v, a.get("host_us"), pa.get("busy_us_per_call"), b.get("host_us"),
               pb.get("busy_us_per_call"), 1e3 * (theirs.median - ours.median)))
 

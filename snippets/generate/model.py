@@ -213,12 +213,8 @@ def default_dtype(dtype: torch.dtype) -> Iterator[None]:
 
 def build(size: str | Shape, device: torch.device | str, dtype: torch.dtype,
           seed: int = 0) -> Decoder:
-    """A decoder of a named size with seeded random weights, in ``dtype`` on ``device``, in
-    inference mode's layout (no gradients).
-
-    Made where it will run, in its dtype: a 7 B decoder made in fp32 first would take 27 GB on
-    the way to its 13.5 GB in bf16 (and, made on the host, a copy to the device). The weights are
-    drawn in ``dtype``, so a bf16 decoder's are not an fp32 one's rounded; fp32's are as before."""
+    """A decoder of a named size with seeded random weights, without gradients, made where it
+    runs and in its dtype: a 7 B decoder made in fp32 first would take 27 GB on the way."""
     s = SIZES[size] if isinstance(size, str) else size
     torch.manual_seed(seed)
     with torch.device(device), default_dtype(dtype):
@@ -229,10 +225,8 @@ def build(size: str | Shape, device: torch.device | str, dtype: torch.dtype,
 
 
 def sibling(model: Decoder) -> Decoder:
-    """A copy of ``model`` that holds the same weight tensors and a cache of its own: what each
-    configuration compared with another gets, so that a 7 B decoder's 13.5 GB are held once
-    however many are compiled beside it. Nothing here writes a weight in place (quantizing swaps
-    a layer for a new one), so sharing them is safe."""
+    """A copy of ``model`` with the same weight tensors (a 7 B decoder's held once) and a cache
+    of its own; safe, as nothing writes a weight in place (quantizing swaps a layer)."""
     return copy.deepcopy(model, memo={id(p): p for p in model.parameters()})
 
 

@@ -146,13 +146,17 @@ def _label(row: dict[str, Any], dtype: str) -> str:
     return dtype if row["weights"] == "dense" else row["weights"]
 
 
+def _weights(doc: dict[str, Any]) -> columns.Column:
+    """The weights' label column: the dense weights named by the run's dtype."""
+    dtype = doc["provenance"]["settings"]["dtype"]
+    return columns.Column("Weights", lambda r: _label(r, dtype), left=True)
+
+
 def loop_table(doc: dict[str, Any]) -> str:
     """Each weights' step and loops: time per step, tokens per second, share of the copy
     bandwidth, the ratio over the dense weights' row of the same way, and over its own step."""
     dtype = doc["provenance"]["settings"]["dtype"]
-    return columns.markdown(doc["rows"], (
-        columns.Column("Weights", lambda r: _label(r, dtype), left=True),
-        columns.field("Way", "way")), (
+    return columns.markdown(doc["rows"], (_weights(doc), columns.field("Way", "way")), (
         columns.timing("ms per step", lambda r: r.get("latency_ms")),
         columns.number("Tokens/s", lambda r: r.get("tokens_per_s"), ",.0f"),
         columns.number("% of bandwidth", lambda r: r["of_copy_bw"] and 100 * r["of_copy_bw"],
@@ -165,10 +169,7 @@ def loop_table(doc: dict[str, Any]) -> str:
 def loop_detail_table(doc: dict[str, Any]) -> str:
     """What a first reading skips: compile time, the host's time per step call, the prompt's
     share of a loop, and where the tokens part from eager's (the naive loop's: from the loop's)."""
-    dtype = doc["provenance"]["settings"]["dtype"]
-    return columns.markdown(doc["rows"], (
-        columns.Column("Weights", lambda r: _label(r, dtype), left=True),
-        columns.field("Way", "way")), (
+    return columns.markdown(doc["rows"], (_weights(doc), columns.field("Way", "way")), (
         columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"),
         columns.number("Host µs per step", lambda r: r.get("host_us"), ",.0f"),
         columns.number("Prompt % of loop", lambda r: r.get("prefill_share") and
@@ -183,7 +184,6 @@ def loop_detail_table(doc: dict[str, Any]) -> str:
 def loop_host_table(doc: dict[str, Any]) -> str:
     """Where each weights' step spends its time: the step as timed, the host's time to issue
     one, and from the profile the kernels' busy time, their count and the idle share."""
-    dtype = doc["provenance"]["settings"]["dtype"]
     steps = [r for r in doc["rows"] if r["way"] == "step" and r.get("latency_ms")]
 
     def prof(name: str, scale: float = 1.0) -> Any:
@@ -192,8 +192,7 @@ def loop_host_table(doc: dict[str, Any]) -> str:
             return None if value is None else scale * value
         return read
 
-    return columns.markdown(steps, (
-        columns.Column("Weights", lambda r: _label(r, dtype), left=True),), (
+    return columns.markdown(steps, (_weights(doc),), (
         columns.timing("ms per step", lambda r: r.get("latency_ms")),
         columns.number("Host µs", lambda r: r.get("host_us"), ",.0f"),
         columns.number("Kernels µs", prof("busy_us_per_call"), ",.0f"),

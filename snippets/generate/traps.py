@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -14,9 +14,9 @@ import torch.nn.functional as F
 
 from snippets.core import backends, config, measure, recording, results, rows
 from snippets.core.counters import graphs_compiled
-from snippets.generate import command, growing, kinds, tables
+from snippets.generate import DTYPES, base_and_prompt, check_cache, command, fields, growing, kinds
+from snippets.generate import tables
 from snippets.generate import model as M
-from snippets.generate.ladder import DTYPES
 from snippets.generate.loop import per_step
 
 PROG = "python -m snippets.generate.traps"
@@ -60,21 +60,17 @@ class TrapsConfig:
 
     def __post_init__(self) -> None:
         config.check(self)
-        if None in (self.prompt, self.cache, self.steps, self.lengths, self.buckets):
+        check_cache(self.cache, self.prompt, self.steps)
+        if None in (self.cache, self.lengths, self.buckets):
             return
-        if self.cache < self.prompt + self.steps:
-            raise config.ConfigError("cache", f"cache of {self.cache} positions is shorter than "
-                                     f"the prompt ({self.prompt}) plus --steps ({self.steps})")
         if max(self.lengths) > max(self.buckets) or max(self.buckets) > self.cache:
-            raise config.ConfigError("buckets", "every prompt length needs a bucket, and every "
-                                     "bucket a place in the cache")
+            raise config.ConfigError("buckets", "needs a bucket <= --cache")
 
     def resolve(self) -> TrapsConfig:
         return config.resolve(self, DEFAULTS)
 
     def settings(self) -> dict[str, Any]:
-        return {**{k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()
-                   if k != "device"}, "batch_size": 1, "fx_graph_cache": False,
+        return {**fields(self, shape=False), "batch_size": 1, "fx_graph_cache": False,
                 "backends": backends.DEFAULT[config.device_type(self.device)].as_dict()}
 
 
@@ -246,17 +242,13 @@ def run(cfg: TrapsConfig, *, commit: str | None = None,
         on_row: Callable[[dict[str, Any]], None] = lambda _: None) -> dict[str, Any]:
     """The results document of the traps asked for; ``on_row`` sees it after every trap."""
     cfg = cfg.resolve()
-    dev, dtype = torch.device(cfg.device), DTYPES[cfg.dtype]
+    dev = torch.device(cfg.device)
     doc = results.new_document(KIND, results.provenance(dev, cfg.settings(), commit=commit))
-    cached = torch._inductor.config.fx_graph_cache
     # Off, every compile counted here is that trap's own, not a graph an earlier one cached.
-    torch._inductor.config.fx_graph_cache = False
     try:
-        with backends.DEFAULT[dev.type].apply(), torch.no_grad():
-            base = M.build(cfg.size, dev, dtype)
-            base.setup_cache(1, cfg.cache)
-            gen = torch.Generator().manual_seed(0)
-            prompt = torch.randint(0, base.shape.vocab, (1, cfg.prompt), generator=gen).to(dev)
+        with torch._inductor.config.patch(fx_graph_cache=False), \
+                backends.DEFAULT[dev.type].apply(), torch.no_grad():
+            base, prompt = base_and_prompt(cfg, 1)
             eager_tokens = M.generate(base, prompt, cfg.steps)
             for trap in cfg.traps:
                 progress(f"{cfg.size}: {trap}")
@@ -271,13 +263,12 @@ def run(cfg: TrapsConfig, *, commit: str | None = None,
                     found = [{**new_row(cfg, trap, "all"), **dict(zip(
                         ("status", "message"), rows.fault(exc), strict=True))}]
                 for row in found:
-                    if row["tokens_match"] is False and dtype == torch.float32:
+                    if row["tokens_match"] is False and cfg.dtype == "fp32":
                         row["status"] = rows.Status.MISMATCH.value
                         row["message"] = "tokens differ from eager's"
                 doc["rows"] += found
                 on_row(doc)
     finally:
-        torch._inductor.config.fx_graph_cache = cached
         torch._dynamo.reset()
     doc["complete"] = True
     return doc

@@ -19,10 +19,8 @@ def tensor_bytes(t: torch.Tensor) -> int:
 
 
 def held_bytes(model: Decoder) -> int:
-    """The weights a step multiplies by, counted as they are held: int8 for a quantized model.
-    They are what its state dict holds: the parameters, and the buffers an int8 layer keeps its
-    weight and scales in, but not the cache, the rotary table or the mask (their buffers are not
-    persistent). The embedding table is only indexed, not read whole, so it is left out."""
+    """The weights a step multiplies by, as held: the state dict (the cache, rotary table and
+    mask are not persistent), the embedding table apart (only indexed)."""
     return sum(tensor_bytes(t) for n, t in model.state_dict(keep_vars=True).items()
                if not n.startswith("tok_embeddings"))
 

@@ -127,7 +127,7 @@ def test_a_quantized_weight_is_counted_by_the_tensors_it_holds():
 @pytest.mark.parametrize("argv, expect", [
     (["--size", "huge"], "huge"),
     (["--batch", "0"], "--batch"),
-    (["--prompt", "60", "--cache", "64"], "shorter than the prompt"),
+    (["--prompt", "60", "--cache", "64"], "--cache: below prompt+steps=76"),
     (["--rungs", "eager,warp"], "unknown rung 'warp'"),
     (["--device", "cpu"], "--output"),
 ])

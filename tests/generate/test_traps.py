@@ -74,7 +74,7 @@ def test_a_padded_prompt_gives_the_first_token_of_the_unpadded_one():
     (["--size", "huge"], "huge"),
     (["--traps", "growing-cache,sleep"], "unknown trap 'sleep'"),
     (["--buckets", "8"], "needs a bucket"),
-    (["--prompt", "120"], "shorter than the prompt"),
+    (["--prompt", "120"], "--cache: below prompt+steps=132"),
     (["--steps", "0"], "--steps"),
 ])
 def test_mistakes_get_one_line_and_exit_2(argv, expect, capsys, tmp_path):
