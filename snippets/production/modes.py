@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import subprocess
 import sys
 import tempfile
@@ -156,7 +155,3 @@ def document(cfg: ModesConfig, progress: Callable[[str], None] = lambda _: None,
 def row_key(row: dict[str, Any]) -> tuple:
     """A row measured again replaces the earlier one of its model, batch size and mode."""
     return (row["model"], row["batch_size"], row["mode"])
-
-
-def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:
-    return functools.partial(document, ModesConfig(device=device, **fields))
