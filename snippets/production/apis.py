@@ -76,8 +76,9 @@ def under_stance(stance: str, model: nn.Module, backend,
 
 
 def stances() -> list[dict[str, Any]]:
-    """Per stance, graphs compiled over the schedule and whether every answer matched eager's;
-    ``eager_on_recompile`` also after a warm-up."""
+    """A row per stance: how many graphs it compiled over the schedule, and whether every
+    answer matched eager's. ``eager_on_recompile`` twice: from the first call, and after a
+    warm-up under the default stance."""
     out = []
     for stance, warm_up in [*((s, False) for s in STANCES), ("eager_on_recompile", True)]:
         torch._dynamo.reset()
@@ -88,18 +89,29 @@ def stances() -> list[dict[str, Any]]:
     return out
 
 
+CHILD = """
+import torch
+from snippets.production import apis
+counter = apis.Counter()
+matched = apis.under_stance("default", apis.small(), counter)
+print(counter.graphs, all(matched))
+"""
+
+
 def disabled() -> dict[str, Any]:
-    """The default stance's schedule in a process with ``TORCH_COMPILE_DISABLE=1``: torch reads
-    it once, as ``torch._dynamo.config`` first loads, so it needs a process of its own."""
+    """The same schedule in a process started with ``TORCH_COMPILE_DISABLE=1``: torch reads it
+    once, when ``torch._dynamo.config`` first loads (``disable``; the first ``torch.compile``,
+    not ``import torch``), so it needs a process of its own."""
     env = process.child_env(TORCH_COMPILE_DISABLE="1")
-    proc = subprocess.run([sys.executable, "-m", "snippets.production.apis"], env=env,
-                          capture_output=True, text=True, timeout=300)
-    row = {"stance": "TORCH_COMPILE_DISABLE=1", "warm_up": False, "calls": len(SCHEDULE)}
+    proc = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True,
+                          text=True, timeout=300)
     if proc.returncode:
-        return {**row, "compiles": None, "all_correct": False,
-                "message": proc.stderr.strip().splitlines()[-1][:200]}
+        return {"stance": "TORCH_COMPILE_DISABLE=1", "warm_up": False, "calls": len(SCHEDULE),
+                "compiles": None,
+                "all_correct": False, "message": proc.stderr.strip().splitlines()[-1][:200]}
     graphs, matched = proc.stdout.split()[-2:]
-    return {**row, "compiles": int(graphs), "all_correct": matched == "True"}
+    return {"stance": "TORCH_COMPILE_DISABLE=1", "warm_up": False, "calls": len(SCHEDULE),
+            "compiles": int(graphs), "all_correct": matched == "True"}
 
 
 # --8<-- [start:region]
@@ -124,8 +136,9 @@ class Plain(Block):
 
 
 def regions(blocks: int = 8) -> list[dict[str, Any]]:
-    """The ops Dynamo hands the backend for ``blocks`` identical blocks, unmarked (every block's
-    ops) and marked (one block's, in a subgraph called per block)."""
+    """The ops in the graph Dynamo hands the backend for ``blocks`` identical blocks, marked and
+    not: unmarked, every block's ops are in it again; marked, one block's are traced into a
+    subgraph and the graph calls it once per block."""
     out = []
     for name, cls in (("unmarked", Plain), ("nested_compile_region", Block)):
         torch._dynamo.reset()
@@ -183,9 +196,3 @@ def report() -> dict[str, Any]:
     return {"torch": torch.__version__, "present": have, "stances": rows + [disabled()],
             "regions": regions() if have["nested_compile_region"] else [],
             "guards": guards() if have["skip_guard_on_inbuilt_nn_modules_unsafe"] else None}
-
-
-if __name__ == "__main__":  # the child of ``disabled``
-    counter = Counter()
-    matched = under_stance("default", small(), counter)
-    print(counter.graphs, all(matched))

@@ -64,7 +64,7 @@ class ModesConfig:
         bench = self.bench_config(self.models[0], self.batch_sizes[0], self.modes[0]).settings()
         return {**bench, "models": list(self.models), "batch_sizes": list(self.batch_sizes),
                 "modes": list(self.modes), "timeout_s": self.timeout_s,
-                "processes": "one pair (empty cache, then warm) per model, batch size and mode",
+                "processes": "empty, then warm cache",  # a pair per model, batch size and mode
                 "warm_rounds_of_warm_run": WARM_ROUNDS}
 
 
