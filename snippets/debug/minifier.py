@@ -25,7 +25,7 @@ WRONG_ANSWER = Path(__file__).with_name("wrong_answer.py")
 # What to set before running it, and why: the page shows these as export lines.
 MINIFY_ENV = {"TORCHDYNAMO_REPRO_AFTER": "aot", "TORCHDYNAMO_REPRO_LEVEL": "4"}
 WHY = {"TORCHDYNAMO_REPRO_AFTER": "check each graph after AOTAutograd",
-       "TORCHDYNAMO_REPRO_LEVEL": "4: compare with eager, minify on a mismatch"}
+       "TORCHDYNAMO_REPRO_LEVEL": "4: minify a mismatch with eager"}
 
 
 def exports() -> str:

@@ -27,8 +27,7 @@ STEADY_FACTOR = 1.5
 
 
 def eager_requested(environ: Mapping[str, str]) -> bool:
-    """Whether ``SNIPPETS_EAGER`` asks for eager: ``1``, ``true`` or ``yes``. Read once, at a
-    program's start, and passed down as a value."""
+    """Whether ``SNIPPETS_EAGER`` is ``1``, ``true`` or ``yes``; read once, at the edge."""
     return environ.get(EAGER_ENV, "").strip().lower() in ("1", "true", "yes")
 
 
@@ -64,8 +63,7 @@ def warm_up(compiled, shapes, *, make=None):
 
 
 def steady_index(latencies_ms: Sequence[float], factor: float = STEADY_FACTOR) -> int:
-    """The index of the first call from which every call stays within ``factor`` times the
-    median of the timeline's second half: the call at which the service reached steady state."""
+    """The first call from which every call is within ``factor`` x the second half's median."""
     if not latencies_ms:
         raise ValueError("steady state of no calls")
     settled = statistics.median(latencies_ms[len(latencies_ms) // 2:])
@@ -86,8 +84,7 @@ class MergeError(results.ResultsError):
 
 
 def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
-    """Raise MergeError, naming the difference, where a run of provenance ``prov`` cannot add its
-    rows to the recorded ``old`` (another device or torch)."""
+    """Raise MergeError where ``prov`` is of another device or torch than ``old``."""
     try:
         results.check_joinable(old, prov, ())
     except results.ResultsError as exc:
@@ -96,14 +93,12 @@ def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
 
 def merge(previous: dict[str, Any] | None, doc: dict[str, Any],
           key: Callable[[dict[str, Any]], tuple]) -> dict[str, Any]:
-    """``doc`` with the rows of an earlier file of the same kind, device and torch, by the one
-    rule of ``--append`` (``results.join``): one results file can be filled by several commands,
-    each short enough for a machine's time limit, and each command's rows of a model and batch
-    size stay together with the eager row they were timed against."""
+    """``doc`` joined to an earlier file of its kind, device and torch (``results.join``), so
+    that several commands, each within a machine's time limit, fill one file."""
     if previous is None:
         return doc
     if previous.get("kind") != doc["kind"]:
-        raise MergeError(f"--append: the file holds {previous.get('kind')}, not {doc['kind']}")
+        raise MergeError(f"--append: {previous.get('kind')} is not {doc['kind']}")
     check_joinable(previous, doc["provenance"])
     return results.join(previous, doc, key,
                         ran=("models", "batch_sizes", "modes", "paths", "repetitions"))

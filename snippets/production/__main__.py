@@ -21,10 +21,7 @@ PROG = "python -m snippets.production"
 @dataclass(frozen=True)
 class Runs:
     """Start-up paths, a request stream, the compile modes and the CUDA-graph hazards, each
-    measured in its own run.
-
-    One field per run, its docstring the help of the run's switch; each run's own flags are
-    its config's (``startup``, ``modes``, ``stream``)."""
+    measured in its own run (one field per run; each run's flags are its config's)."""
 
     startup: bool = False
     """every start-up path in fresh processes: seconds to the first answer and to steady state,
@@ -59,14 +56,13 @@ def parser() -> cli.Parser:
 
 
 def _job(args: Any, device: str) -> tuple[str, Any, Any]:
-    """(kind, make the document, how --append joins its rows to the file's) for the run the
-    flags ask for."""
+    """(kind, make the document, --append's join) for the run the flags ask for."""
     what = args.run
     if what is None:
         cli.fail(PROG, f"choose one run: {', '.join('--' + r for r in RUNS)}")
     for flag in ("size", "mode"):
         if getattr(args, flag, None) and what != "stream":
-            cli.fail(PROG, f"--{flag} applies to --stream, not --{what}")
+            cli.fail(PROG, f"--{flag} needs --stream")
     if what == "startup":
         cfg = flags.build(PROG, startup.StartupConfig, args, device=device)
         return (startup.KIND, lambda **kw: startup.document(cfg, **kw),
@@ -76,7 +72,7 @@ def _job(args: Any, device: str) -> tuple[str, Any, Any]:
         return (modes.KIND, lambda **kw: modes.document(cfg, **kw),
                 lambda old, doc: production.merge(old, doc, modes.row_key))
     if args.append:
-        cli.fail(PROG, f"--append applies to --startup and --modes, not --{what}")
+        cli.fail(PROG, "--append is for --startup, --modes")
     if what == "stream":
         cfg = flags.build(PROG, stream.StreamConfig, args, device=device)
         return stream.KIND, lambda **kw: stream.document(cfg, **kw), None
@@ -101,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     # the first of several commands starts the file
     previous = recording.appending_to(PROG, args.output, args.append, kind, joinable)
     if production.eager_requested(os.environ):  # read once, here: each child reads it too
-        print(f"{production.EAGER_ENV} is set: every compiled path runs eager", file=sys.stderr)
+        print(f"{production.EAGER_ENV} set: serving eager", file=sys.stderr)
     doc: dict = {}
 
     def save(current: dict) -> None:

@@ -26,30 +26,24 @@ PATHS = ("eager", "compile", "artifacts", "regional", "aot-build", "aot-load", "
 
 
 def parser() -> cli.Parser:
-    """The child's flags, which the parent writes: no help, none are a user's. ``--started-at``
-    is ``time.time()`` just before this process; ``--calls`` are timed one by one, then
-    ``--rounds`` of the steady state; ``--save-artifacts`` (the compile path) stores the cache
-    artifacts afterwards, pinned, which ``--artifacts`` (the artifacts path) loads;
-    ``--package`` is the file the builds write and the loads read."""
+    """The child's flags, written by the parent (``startup._child``), so without help."""
     p = cli.Parser(prog=PROG)
     p.add_argument("--path", choices=PATHS, required=True)
     p.add_argument("--model", required=True)  # resnet50, transformer or pkg.module:factory
     p.add_argument("--batch-size", type=cli.positive, default=1)
     p.add_argument("--device", default="cpu")
     p.add_argument("--dtype", choices=list(production.DTYPES), default="fp32")
-    p.add_argument("--started-at", type=float)
-    p.add_argument("--calls", type=cli.positive, default=10)
+    p.add_argument("--started-at", type=float)  # time.time() just before this process
+    p.add_argument("--calls", type=cli.positive, default=10)  # timed one by one, then --rounds
     p.add_argument("--rounds", type=cli.positive, default=5)
     p.add_argument("--sample-ms", type=float, default=50.0)
-    p.add_argument("--save-artifacts", type=Path, metavar="FILE")
-    p.add_argument("--artifacts", type=Path, metavar="FILE")
-    p.add_argument("--package", type=Path, metavar="FILE")
+    for flag in ("--save-artifacts", "--artifacts", "--package"):  # written by one path, read by
+        p.add_argument(flag, type=Path, metavar="FILE")  # another (the package: builds, loads)
     return p
 
 
 def _build(spec: str, batch_size: int, device: torch.device, dtype: str):
-    """The model and its example on ``device``: the weights and the floating-point inputs in
-    ``dtype``, token ids and masks in their own (``examples.place``)."""
+    """The model and its example on ``device``, floating-point tensors in ``dtype``."""
     factory = models.BUILTIN.get(spec) or models.load_factory(spec)
     torch.manual_seed(0)  # the same weights and input in every child
     model, x = models.build(factory, spec, batch_size)
@@ -62,13 +56,9 @@ def _input_path(package: Path) -> Path:
 
 
 def _isa_check_s() -> float | None:
-    """Seconds Inductor takes to find the CPU's vector instructions, a part of loading a package.
-
-    ``aoti_load_package`` compares the machine the package was built for with this one, the
-    CPU's vector instruction set included, and Inductor finds that set by compiling a small
-    program per candidate and loading each in a new Python process. The answer is kept for the
-    process (``functools.cache``), so asking first moves that time out of the load, not into
-    it: both stay inside "ready", and this says how much of it was the check."""
+    """Seconds Inductor takes to find the CPU's vector instructions (a test program compiled
+    per candidate), which ``aoti_load_package`` checks. The answer is cached for the process, so
+    asking first moves that time out of the load; both stay inside "ready"."""
     try:
         from torch._inductor.cpu_vec_isa import pick_vec_isa
     except ImportError:  # a torch that does not check this way
@@ -79,9 +69,8 @@ def _isa_check_s() -> float | None:
 
 
 def _compiler_import_s() -> float:
-    """Seconds this process takes to import Dynamo and Inductor, which loading a precompiled
-    function needs and an eager process never imports. Timed just before the load, as the CPU
-    check is for a package: it moves out of the load, not into it, and both stay inside "ready"."""
+    """Seconds to import Dynamo and Inductor, which a precompiled function's load needs: timed
+    just before it, as the CPU check is for a package."""
     started = time.perf_counter()
     import torch._dynamo  # noqa: F401
     import torch._inductor.compile_fx  # noqa: F401
@@ -89,10 +78,8 @@ def _compiler_import_s() -> float:
 
 
 def _isa_checked() -> bool | None:
-    """Whether this process has run Inductor's check of the CPU (its answer is cached once it
-    has). Asked after a precompiled function's first answer, not timed ahead of it as for a
-    package: a function whose kernels are not C++ never asks for the check, and asking would add
-    it."""
+    """Whether this process ran Inductor's CPU check: asked after the first answer, since a
+    function whose kernels are not C++ never runs it and asking first would add it."""
     try:
         from torch._inductor.cpu_vec_isa import valid_vec_isa_list
     except ImportError:
@@ -102,9 +89,8 @@ def _isa_checked() -> bool | None:
 
 def _ready(args: Any, device: torch.device, eager: bool, stamp: dict,
            rec: dict[str, Any]) -> tuple[Any, Any, Any]:
-    """``(callable, input, model)`` ready along ``args.path``; model None where the path needs
-    none (an AOT package holds its own weights). What the path's own steps took goes in
-    ``rec``."""
+    """``(callable, input, model)`` along ``args.path`` (no model for a package, which holds its
+    weights); the path's own steps' times go in ``rec``."""
     if args.path == "aot-load":
         pinning.check(args.package, stamp)
         # The request: the build's example input, so no model is built before the first answer.
@@ -138,8 +124,7 @@ def _ready(args: Any, device: torch.device, eager: bool, stamp: dict,
 
 def _timeline(fn: Any, x: examples.Example, calls: int, device: torch.device,
               t0: float) -> tuple[list[torch.Tensor], list[float], list[float]]:
-    """The first output's floating-point leaves (fp32 copies), each call's milliseconds, and the
-    seconds from process start at which each call returned."""
+    """The first output's floating-point leaves, each call's ms, and when each returned."""
     ms, ends, first = [], [], None
     for _ in range(calls):
         with measure.Stopwatch(device) as watch:

@@ -49,14 +49,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SWITCHES = backends.DEFAULT["cuda"]
 
 
-def _with_switches(fn: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(fn)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        with SWITCHES.apply():
-            return fn(*args, **kwargs)
-    return run
-
-
 def _model(device: torch.device) -> nn.Module:
     torch.manual_seed(0)
     return nn.Sequential(nn.Linear(256, 256), nn.GELU(), nn.Linear(256, 256)).to(device).eval()
@@ -91,7 +83,7 @@ STEP_MARKS = "cudagraph_mark_step_begin()"  # the variant that marks each step
 VARIANTS = {"as written": as_written, ".clone()": with_clone, STEP_MARKS: with_step_marks}
 
 
-@_with_switches
+@SWITCHES.apply()
 def overwritten(device: torch.device) -> list[dict[str, Any]]:
     """Read the first output after the second call, for each variant; compare with eager."""
     rows = []
@@ -109,7 +101,7 @@ def overwritten(device: torch.device) -> list[dict[str, Any]]:
                     got = a.clone()
                 torch.cuda.synchronize(device)
                 if not torch.allclose(got, want, rtol=1e-2, atol=1e-2):
-                    outcome, message = Outcome.WRONG, "the first answer holds the second's"
+                    outcome, message = Outcome.WRONG, "overwritten by the next replay"
             except Exception as exc:
                 outcome, message = Outcome.ERROR, torch_logs.clean_path(production.fault(exc))
             rows.append({"hazard": Hazard.OVERWRITTEN.value, "variant": name,
@@ -133,11 +125,10 @@ def any_length(x):  # compiled with dynamic=True, called at several lengths
 # --8<-- [end:skips]
 
 
-@_with_switches
+@SWITCHES.apply()
 def skip_demo(case: str) -> None:
-    """One skip case under reduce-overhead; run in a child with ``TORCH_LOGS=perf_hints``. Its
-    last line on stderr says whether the last output matched eager's: a graph that was recorded
-    and replayed must still answer each call's own inputs."""
+    """One skip case under reduce-overhead, in a child with ``SKIP_LOGS`` on; its last stderr
+    line says whether the last output matched eager's (a replay must answer its own inputs)."""
     dev = torch.device("cuda")
     x = torch.randn(16, 64, device=dev)
     if case == "input mutation":
@@ -171,9 +162,7 @@ COUNT_LINE = "cudagraph_skips "  # the child's line with the counter's value, or
 
 
 def skip_count() -> int | None:
-    """Skipped CUDA graphs in this process, where torch counts them: the function that logs a
-    skip also bumps ``counters["inductor"]["cudagraph_skips"]``. None where it has no such
-    function (then only the log says)."""
+    """``counters["inductor"]["cudagraph_skips"]``, or None where torch does not count skips."""
     from torch._dynamo.utils import counters
     from torch._inductor import cudagraph_utils
     if not hasattr(cudagraph_utils, "log_cudagraph_skip_and_bump_counter"):
@@ -182,8 +171,7 @@ def skip_count() -> int | None:
 
 
 def skip_outcome(lines: list[str]) -> tuple[Outcome, str, str]:
-    """What one skip case did, from the child's lines: the outcome, the reason torch logged
-    and the outputs' verdict. The counter decides where the child had one; else the log."""
+    """(outcome, logged reason, outputs' verdict) of a skip case, from the child's lines."""
     verdict = next((ln for ln in lines if ln.startswith("outputs ")), "")
     counted = next((ln[len(COUNT_LINE):] for ln in lines if ln.startswith(COUNT_LINE)), "none")
     reasons = [ln for ln in lines if not ln.startswith(("outputs ", COUNT_LINE))]
@@ -199,22 +187,21 @@ def skip_outcome(lines: list[str]) -> tuple[Outcome, str, str]:
 
 
 def skipped(case: str) -> dict[str, Any]:
-    code = f"from snippets.production import hazards; hazards.skip_demo({case!r})"
+    code = f"import snippets.production.hazards as h; h.skip_demo({case!r})"
     log = torch_logs.capture(SKIP_LOGS, code,
                              keep=r"(?i)skipping cudagraphs|cudagraph|error|^outputs ")
     outcome, reason, verdict = skip_outcome(log.splitlines())
-    message = reason or ("no skip logged: recorded and replayed" if verdict else
+    message = reason or ("no skip logged" if verdict else
                          "the case did not finish")
     return {"hazard": Hazard.SKIPPED.value, "variant": case, "outcome": outcome.value,
             "message": f"{message}; {verdict}" if verdict else message}
 
 
-@_with_switches
+@SWITCHES.apply()
 def held_in_this_process(mode: str) -> dict[str, float]:
-    """What a compiled transformer keeps on the GPU between calls, in this (fresh) process: the
-    memory reserved after its calls, less what the model and input held before compiling. The
-    allocator's free cache is emptied first at both points, so what remains is what cannot be
-    given back: for reduce-overhead, the CUDA-graph pool with its recorded buffers."""
+    """MB a compiled transformer keeps reserved between calls, in this fresh process: the free
+    cache is emptied before and after, so what remains cannot be given back (for
+    reduce-overhead, the CUDA-graph pool)."""
     dev = torch.device("cuda")
     torch.manual_seed(0)
     with torch.no_grad():
@@ -240,16 +227,14 @@ def held_in_this_process(mode: str) -> dict[str, float]:
 def _held_mb(mode: str) -> dict[str, Any]:
     # A fresh process per mode: in one process, what an earlier compile left cached (kernels,
     # workspaces, a graph pool) would be counted against the next mode or hidden from it.
-    code = ("import json; from snippets.production import hazards; "
-            f"print(json.dumps(hazards.held_in_this_process({mode!r})))")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=process.child_env(),
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run([sys.executable, "-m", "snippets.production.hazards", mode], cwd=ROOT,
+                          env=process.child_env(), capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
         raise RuntimeError(last[:300])
     held = json.loads(proc.stdout.strip().splitlines()[-1])
     return {"hazard": Hazard.MEMORY.value, "variant": mode, "outcome": Outcome.MEASURED.value,
-            "message": "transformer, batch 32, bf16; reserved after the calls, cache emptied",
+            "message": "transformer, batch 32, bf16",
             **held}
 
 
@@ -258,7 +243,7 @@ def document(device: str = "cuda", *, commit: str | None = None,
              progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     dev = torch.device(device)
     if dev.type != "cuda":
-        raise ValueError("the CUDA-graph hazards need a CUDA device")
+        raise ValueError("hazards need a CUDA device")
     settings = {"modes": ["reduce-overhead"], "logs": SKIP_LOGS, "dtype": "fp32, bf16",
                 # how a skip was told: torch's counter where it has one, else the log
                 "skip_detection": "log" if skip_count() is None else "counter",
@@ -280,3 +265,7 @@ def document(device: str = "cuda", *, commit: str | None = None,
         on_row(doc)
     doc["complete"] = True
     return doc
+
+
+if __name__ == "__main__":  # a child of ``_held_mb``: one mode's figures, as JSON
+    print(json.dumps(held_in_this_process(sys.argv[1])))

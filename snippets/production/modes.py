@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import subprocess
 import sys
 import tempfile
@@ -65,7 +64,7 @@ class ModesConfig:
         bench = self.bench_config(self.models[0], self.batch_sizes[0], self.modes[0]).settings()
         return {**bench, "models": list(self.models), "batch_sizes": list(self.batch_sizes),
                 "modes": list(self.modes), "timeout_s": self.timeout_s,
-                "processes": "one pair (empty cache, then warm) per model, batch size and mode",
+                "processes": "empty, then warm cache",  # a pair per model, batch size and mode
                 "warm_rounds_of_warm_run": WARM_ROUNDS}
 
 
@@ -156,7 +155,3 @@ def document(cfg: ModesConfig, progress: Callable[[str], None] = lambda _: None,
 def row_key(row: dict[str, Any]) -> tuple:
     """A row measured again replaces the earlier one of its model, batch size and mode."""
     return (row["model"], row["batch_size"], row["mode"])
-
-
-def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:
-    return functools.partial(document, ModesConfig(device=device, **fields))

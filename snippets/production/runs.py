@@ -34,6 +34,12 @@ def _any(values: list[bool | None]) -> bool | None:
     return any(got) if got else None
 
 
+def _load(rows: list[dict[str, Any]], timed: str) -> float | None:
+    """The median load (ready minus import) of the rows that recorded ``timed``."""
+    return _median([r["ready_s"] - r["import_s"] for r in rows
+                    if r.get("ready_s") is not None and r.get(timed) is not None])
+
+
 def by_path(rows: list[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
     """Rows grouped per (model, path), each group in the order given."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -57,8 +63,8 @@ def failure(row: dict[str, Any]) -> str:
 class PathRuns:
     """One (model, path) of a start-up file: the median over its good runs of each time, every
     good run's own per-call figure, Inductor's graph-cache misses, the package's load time
-    (ready minus import), of that the CPU check and the load of the runs that timed it, and the
-    failures seen (``status: message``; ``short`` has each message's first clause)."""
+    (ready minus import), of that the CPU check and the load of the runs that timed it, and
+    each failure's first clause."""
 
     model: str
     path: str
@@ -74,7 +80,6 @@ class PathRuns:
     load_s: float | None
     isa_s: float | None
     isa_of_s: float | None
-    failures: tuple[str, ...]
     short: tuple[str, ...]
     isa_checked: bool | None = None  # a precompiled function's load ran the CPU check (any run)
     # A precompiled function's import of Dynamo and Inductor, and the loading of the runs that
@@ -99,19 +104,15 @@ def paths(doc: dict[str, Any]) -> dict[tuple[str, str], PathRuns]:
             # Graphs Inductor compiled (its FX-graph cache missed): what regional compile saves
             # when blocks are identical, and what it does not when they differ.
             misses=_median([r.get("fx_cache_misses") for r in good]),
-            load_s=_median([r["ready_s"] - r["import_s"] for r in good
-                            if r.get("ready_s") is not None and r.get("import_s") is not None]),
+            load_s=_load(good, "import_s"),
             # The CPU check and the loading of the runs that timed it: two figures of one set
             # of runs.
             isa_s=_median([r.get("isa_check_s") for r in good]),
-            isa_of_s=_median([r["ready_s"] - r["import_s"] for r in good
-                              if r.get("isa_check_s") is not None]),
-            failures=tuple(sorted({f"{r['status']}: {r['message']}" for r in bad})),
+            isa_of_s=_load(good, "isa_check_s"),
             short=tuple(sorted({failure(r) for r in bad})),
             isa_checked=_any([r.get("isa_checked") for r in good]),
             stack_s=_median([r.get("compiler_import_s") for r in good]),
-            stack_of_s=_median([r["ready_s"] - r["import_s"] for r in good
-                                if r.get("compiler_import_s") is not None]))
+            stack_of_s=_load(good, "compiler_import_s"))
     return out
 
 

@@ -204,16 +204,9 @@ class Hazards:
     held_graphs_mb: float | None
 
 
-def _hazard(row: dict[str, Any]) -> Hazard | None:
-    """A row's hazard; None for a step that failed as a whole (its row names the step)."""
-    try:
-        return Hazard(row["hazard"])
-    except ValueError:
-        return None
-
-
 def hazards(doc: dict[str, Any]) -> Hazards:
-    rows = [(_hazard(r), r) for r in doc["rows"]]
+    # A step that failed as a whole names the step, not a hazard: None.
+    rows = [(next((h for h in Hazard if h.value == r["hazard"]), None), r) for r in doc["rows"]]
     replay = [r for h, r in rows if h is Hazard.OVERWRITTEN]
     kept = tuple(r["variant"] for r in replay if r["outcome"] == Outcome.CORRECT)
     lost = tuple(r["variant"] for r in replay if r["outcome"] != Outcome.CORRECT)

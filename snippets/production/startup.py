@@ -3,7 +3,6 @@ to steady state, and the steady per-call latency."""
 
 from __future__ import annotations
 
-import functools
 import sys
 import tempfile
 import time
@@ -112,7 +111,7 @@ def _env(cache: Path, path: str) -> dict[str, str]:
 
 
 def _child(cfg: StartupConfig, model: str, path: str, tmp: Path) -> dict[str, Any]:
-    """Run one path in a fresh process; its record, or an error record that says why not."""
+    """One path's record from a fresh process."""
     what, cache, _ = PLAN[path]
     argv = [sys.executable, "-m", "snippets.production.child", "--path", what, "--model", model,
             "--batch-size", str(cfg.batch_size), "--device", cfg.device, "--dtype", cfg.dtype,
@@ -157,7 +156,7 @@ def run(cfg: StartupConfig, date: str,
                     if why:
                         rec = {"status": "unsupported", "message": why}
                     elif need and done.get(need) not in ("ok", "mismatch"):
-                        rec = {"status": "error", "message": f"needs {need}, which did not run"}
+                        rec = {"status": "error", "message": f"{need} did not run"}
                     else:
                         rec = _child(cfg, model, path, Path(tmp))
                     done[path] = rec["status"]
@@ -177,7 +176,3 @@ def document(cfg: StartupConfig, progress: Callable[[str], None] = lambda _: Non
 def row_key(row: dict[str, Any]) -> tuple:
     """Rows of different runs never replace each other: each is one more repetition."""
     return (row["date"], row["model"], row["path"], row["rep"])
-
-
-def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:
-    return functools.partial(document, StartupConfig(device=device, **fields))

@@ -49,8 +49,7 @@ Shape = tuple[int, int]
 
 @dataclass(frozen=True)
 class Traffic:
-    """What the requests of one size are: their batch sizes, their lengths (inclusive), the
-    buckets they are padded to, and the encoder's heads (its width is the config's)."""
+    """Requests of one size: batch sizes, lengths (inclusive), buckets, the encoder's heads."""
 
     batches: tuple[int, ...]
     seq: tuple[int, int]
@@ -130,8 +129,7 @@ class StreamConfig:
         config.check(self)
         if self.mode != "default" and (self.backend != "inductor" or config.device_type(
                 config.resolve_device(self.device)) == "cpu"):
-            raise config.ConfigError("mode", f"{self.mode} replays CUDA graphs: it needs a CUDA "
-                                     "device and the inductor backend")
+            raise config.ConfigError("mode", f"{self.mode} needs CUDA + inductor")
 
     @property
     def traffic(self) -> Traffic:
@@ -254,7 +252,3 @@ def document(cfg: StreamConfig = StreamConfig(), *, commit: str | None = None,
         inductor_config.fx_graph_cache = cached
     doc["complete"] = True
     return doc
-
-
-def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:
-    return functools.partial(document, StreamConfig(device=device, **fields))

@@ -172,16 +172,10 @@ def hazards(doc: dict[str, Any]) -> str:
 def report(doc: dict[str, Any]) -> str:
     """The tables of a document of any of the production kinds (the page's readings of them are
     in its prose, from ``findings``)."""
-    kind = doc["kind"]
-    if kind == kinds.STARTUP.name:
+    if doc["kind"] == kinds.STARTUP.name:
         return startup(doc) + "\n\n" + startup_detail(doc)
-    if kind == kinds.STREAM.name:
-        return stream(doc)
-    if kind == kinds.MODES.name:
-        return modes(doc)
-    if kind == kinds.REGIONS.name:
-        return regions(doc)
-    return hazards(doc)
+    return {kinds.STREAM.name: stream, kinds.MODES.name: modes,
+            kinds.REGIONS.name: regions}.get(doc["kind"], hazards)(doc)
 
 
 # ---- the newer switches (snippets.production.apis) ---------------------------------------------

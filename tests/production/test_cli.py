@@ -33,15 +33,15 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     (["--startup", "--repetitions", "0"], "0 is not a positive number"),
     (["--modes", "--compile-modes", "fast"], "unknown mode 'fast'"),
     (["--modes", "--models", "tests.real_models:no_such"], "has no callable 'no_such'"),
-    (["--stream", "--append"], "--append applies to --startup and --modes"),
+    (["--stream", "--append"], "--append is for --startup, --modes"),
     (["--startup", "--append"], "--append needs --output"),
     (["--hazards", "--device", "cpu"], "--hazards needs a CUDA device"),
     (["--startup", "--device", "tpu"], "unknown device 'tpu'"),
     (["--startup", "--output", "/no/such/dir/r.json"], "does not exist"),
     (["--stream", "--size", "huge"], "invalid choice: 'huge'"),
-    (["--startup", "--size", "large"], "--size applies to --stream, not --startup"),
-    (["--stream", "--device", "cpu", "--mode", "reduce-overhead"], "needs a CUDA device"),
-    (["--modes", "--mode", "reduce-overhead"], "--mode applies to --stream, not --modes"),
+    (["--startup", "--size", "large"], "--size needs --stream"),
+    (["--stream", "--device", "cpu", "--mode", "reduce-overhead"], "needs CUDA"),
+    (["--modes", "--mode", "reduce-overhead"], "--mode needs --stream"),
 ])
 def test_bad_input_gets_one_line_and_exit_2(capsys, argv, expect):
     cli_run.assert_one_line_error(*run_cli(capsys, *argv), expect)

@@ -55,7 +55,7 @@ def test_a_package_and_regional_blocks_serve_a_real_model(capsys, tmp_path, fact
     build = rows["precompile-build"]
     assert build["status"] in ("ok", "error") and "\n" not in build["message"]
     if build["status"] == "error":
-        assert rows["precompile-load"]["message"] == "needs precompile-build, which did not run"
+        assert "precompile-build" in rows["precompile-load"]["message"]
 
 
 def test_a_tuple_of_inputs_with_a_boolean_mask_is_packaged_and_loaded(capsys, tmp_path):
