@@ -139,7 +139,7 @@ def run(args: Any) -> dict[str, Any]:
     if not err <= cpu.TOLERANCE.get(precision, cpu.TOLERANCE["bf16"]):
         rec["status"] = "mismatch"
         rec["message"] = (f"rel_err {err:.3g} above tolerance" if math.isfinite(err)
-                          else "its answer differs in shape or is not finite")
+                          else "wrong shape or not finite")
     return finish(rec, timed["call"], calls=timed.calls["call"], rate=False)
 
 

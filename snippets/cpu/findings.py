@@ -155,8 +155,8 @@ class Cpu:
         return Span.of(found) if found else None
 
     def paid(self, frm: str, to: str, batch: int, pays: bool = True) -> tuple[str, ...]:
-        """The models at ``batch`` on which the step from ``frm`` to ``to`` paid (``pays``), or
-        did not: it was within noise or slower."""
+        """The models at ``batch`` on which the step ``frm`` to ``to`` paid (not ``pays``: did
+        not)."""
         return tuple(g.model for g in self.at(batch) for s in g.steps
                      if (s.frm, s.to) == (frm, to) and (s.verdict is Verdict.PAYS) is pays)
 
@@ -166,8 +166,7 @@ class Cpu:
 
     @property
     def recipe(self) -> str | None:
-        """compile's recipe (of ``COMPILED``) with the highest geometric-mean speedup over eager
-        fp32 across the groups; None where none ran."""
+        """compile's recipe (of ``COMPILED``) with the highest geometric-mean speedup over eager."""
         means = {}
         for key in COMPILED:
             found = [g.timed[key].speedup for g in self.groups
@@ -188,8 +187,7 @@ def _span(groups: tuple[Group, ...], variant: str | None, what: str) -> Span | N
 
 
 def spread(a: Any, b: Any, ratio: float) -> float:
-    """The band of a ratio of two medians from separate processes: the ratio times the sum of
-    the two medians' IQRs relative to them."""
+    """The band of a ratio of two medians from separate processes: their relative IQRs summed."""
     return ratio * (a.iqr / a.median + b.iqr / b.median)
 
 
@@ -199,7 +197,7 @@ def _group(model: str, batch: int, found: list[Any], prov: dict[str, Any]) -> Gr
     for key, r in by.items():
         share = others_share(r.fields, prov)
         if r.timed and share is not None and share > CROWDED:
-            failed[key] = f"crowded: other processes took {100 * share:.0f}% of the cores"
+            failed[key] = f"crowded: others {100 * share:.0f}%"
         elif not r.timed:
             failed[key] = r.status.value + (f": {r.get('message')}" if r.get("message") else "")
         else:

@@ -105,8 +105,7 @@ def _inputs(x: examples.Example, names: list[str]) -> list[torch.Tensor]:
     keyword arguments), checked against the graph's count."""
     tensors = examples.tensors(x)
     if len(tensors) != len(names):
-        raise ValueError(f"the exported graph takes {len(names)} inputs, the example holds "
-                         f"{len(tensors)} tensors")
+        raise ValueError(f"{len(names)} graph inputs, {len(tensors)} tensors")
     return tensors
 
 

@@ -1,8 +1,5 @@
-"""The CPU page's tables, drawn from a CPU results document (directly, or through its findings,
-``snippets.cpu.findings``): the recipe step by step, compile against each runtime at each
-precision, the first answers, every row, and the profiles where a runtime ran ahead. Each
-returns Markdown; nothing measures or prints.
-"""
+"""The CPU page's tables, drawn from a CPU results document or its findings
+(``snippets.cpu.findings``)."""
 
 from __future__ import annotations
 
@@ -34,8 +31,7 @@ def _x(value: float | None) -> str:
 
 
 def recipe(doc: dict[str, Any]) -> str:
-    """The recipe one step at a time: eager fp32's median, then each step's speedup over
-    eager, and the error of the last step's answer against eager's."""
+    """The recipe one step at a time: eager fp32's median, each step's speedup, the bf16 error."""
     f = findings.of(doc)
     steps = [to for _, to in findings.STEPS]
     body = []
@@ -64,9 +60,8 @@ def _ms(g: Group, variant: str) -> str:
 
 
 def against(doc: dict[str, Any], variants: Sequence[str] = FP32) -> str:
-    """Compile's recipes beside the runtimes at one precision (``FP32`` or ``BF16``): each
-    median, and compile's best over the fastest runtime's. A runtime that chose another
-    precision says which beside its time."""
+    """Compile's recipes beside the runtimes at one precision (``FP32`` or ``BF16``), and
+    compile's best over the fastest runtime's."""
     f = findings.of(doc)
     precision = "bf16" if variants == BF16 else "fp32"
     body = []
@@ -79,9 +74,8 @@ def against(doc: dict[str, Any], variants: Sequence[str] = FP32) -> str:
 
 
 def first_answers(doc: dict[str, Any]) -> str:
-    """Seconds from a model in memory to each variant's first answer: its export, conversion or
-    compile (each with an empty cache) and its first call; fp32's variants, then bf16's (one
-    table of all eight is wider than the page)."""
+    """Seconds to each variant's first answer; fp32's variants, then bf16's (one table of all
+    eight is wider than the page)."""
     f = findings.of(doc)
 
     def one(keys: Sequence[str]) -> str:
@@ -94,9 +88,7 @@ def first_answers(doc: dict[str, Any]) -> str:
 
 
 def table(doc: dict[str, Any]) -> str:
-    """Every row: the precision it ran at, its median with its spread, its speedup over eager
-    fp32, its seconds to the first answer, its error, how much of the cores other processes
-    took while it ran, and its status."""
+    """Every row of the file."""
     eager = {(r["model"], r["batch_size"]): r for r in doc["rows"]
              if r["variant"] == cpu.BASELINE and r.get("latency_ms")}
 
@@ -123,10 +115,8 @@ def table(doc: dict[str, Any]) -> str:
 
 
 def profiles(doc: dict[str, Any]) -> str:
-    """Where a call's time goes, for each group where a runtime ran ahead of compile's best by
-    more than ``findings.LEVEL``: compile's recipe and that runtime, each in its own profiler
-    (PyTorch's top-level operators; ONNX Runtime's operators; OpenVINO's nodes and the kernel
-    each ran). Empty where no runtime ran that far ahead."""
+    """Where a call's time goes, in each one's own profiler, where a runtime ran ahead of
+    compile's best by more than ``findings.LEVEL``."""
     f = findings.of(doc)
     by = {(r["model"], r["batch_size"], r["variant"]): r for r in doc["rows"]}
     chosen = []
@@ -143,8 +133,7 @@ def profiles(doc: dict[str, Any]) -> str:
 
 
 def behind(doc: dict[str, Any]) -> str:
-    """Each group and precision where a runtime ran ahead of compile's best recipe by more
-    than ``findings.LEVEL``: the two variants and compile's median over the runtime's."""
+    """Each group and precision where a runtime ran ahead of compile's best by over ``LEVEL``."""
     body = [[_label(g), s.precision, *s.labels, f"{s.ratio:.2f}"]
             for g, s in findings.of(doc).behind]
     return render.markdown_table(["Model · batch", "Precision", "Compile's best", "Runtime",

@@ -18,9 +18,8 @@ class Ranked(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Steady:
-    """At one shape, after warm-up: eager's median, each compiled kernel's speedup over it, the
-    dynamic kernel's time over the specialized one's, and the medians' largest difference
-    against the rows' widest IQR."""
+    """At one shape, after warm-up: each compiled kernel against eager, dynamic against
+    specialized, and the medians' spread against the widest IQR."""
 
     batch: int
     seq: int
@@ -34,8 +33,7 @@ class Steady:
 
 
 def steady(doc: dict[str, Any]) -> Steady | None:
-    """The steady-state findings of one document; None without eager, dynamic and specialized
-    rows."""
+    """The steady-state findings; None without eager, dynamic and specialized rows."""
     rows = {r["variant"]: r for r in doc.get("steady") or ()}
     eager, dyn, static = (rows.get(v) for v in ("eager", "dynamic=True", "dynamic=False"))
     if not (eager and dyn and static):

@@ -1,5 +1,4 @@
-"""The dynamic-shapes page's tables, drawn from results documents; nothing measures. What the
-steady-state rows say is ``snippets.dynamic.findings``; the page words it."""
+"""The dynamic-shapes page's tables, drawn from results documents."""
 
 from __future__ import annotations
 
@@ -24,8 +23,7 @@ def counts(doc: dict[str, Any]) -> str:
 
 
 def stalls(doc: dict[str, Any]) -> str:
-    """Compiles and the stalls they cost per strategy, over the whole schedule; the errors a
-    strategy met in a table of their own under it, where their text has room."""
+    """Compiles and the stalls they cost per strategy; the errors met in a table of their own."""
     head = ("Strategy", "Compiles", "Stall total s", "Worst stall s", "New shapes run eager",
             "Compiled at (batch×seq)")
     table = render.markdown_table(head, (

@@ -1,7 +1,4 @@
-"""``python -m snippets.speed``: flags onto one SpeedConfig, rows onto a file, tables out.
-
-Thin on purpose: the measuring is in ``snippets.speed``, the tables in ``snippets.speed.tables``.
-"""
+"""``python -m snippets.speed``: flags onto one SpeedConfig, rows onto a file, tables out."""
 
 from __future__ import annotations
 
@@ -29,7 +26,7 @@ def parser() -> cli.Parser:
 def config_from_args(argv: list[str] | None) -> tuple[speed.SpeedConfig, object]:
     args = parser().parse_args(argv)
     if args.run is None:
-        cli.fail(PROG, "choose one run: --ladder, --settings or --freezing")
+        cli.fail(PROG, "choose --ladder, --settings or --freezing")
     for name in IDLE[args.run]:
         if getattr(args, name) is not None:
             cli.fail(PROG, f"--{name.replace('_', '-')} does not apply to --{args.run}")

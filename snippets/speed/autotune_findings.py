@@ -1,7 +1,5 @@
-"""What a ladder run's autotuned rungs say, as data: each autotuned rung against the rung below,
-with what autotuning measured while it chose and, where both rungs were profiled, the kernel
-time of the products against the rest; the ladders tuned both ways (by the timer, and as CUDA
-graph replays); the coordinate-descent rungs beside them. Pure."""
+"""What a ladder run's autotuned rungs say, as data: each against the rung below, the ladders
+tuned both ways, and the coordinate-descent rungs beside them."""
 
 from __future__ import annotations
 
@@ -14,10 +12,11 @@ from snippets.speed import choices
 
 NOISE = measure.NOISY_IQR_RATIO  # a rung is slower only below the rung below by more
 
+
 @dataclass(frozen=True)
 class Split:
-    """Kernel time per call in µs, matrix products and convolutions (the library's kernels and
-    autotuning's templates alike) against the rest, of a rung and of the rung below."""
+    """Kernel µs per call of products and convolutions against the rest, of a rung and of the
+    rung below."""
 
     matmul_us: float
     rest_us: float
@@ -39,8 +38,7 @@ def split(row: dict[str, Any]) -> Split | None:
 
 @dataclass(frozen=True)
 class Tuned:
-    """An autotuned rung against the rung below, with what autotuning measured (None where the
-    row holds no record) and, where both rungs were profiled, the kernel time split."""
+    """An autotuned rung against the rung below, with what autotuning measured and the split."""
 
     model: str
     batch: int
@@ -54,9 +52,7 @@ class Tuned:
 
 @dataclass(frozen=True)
 class Replayed:
-    """One ladder autotuned both ways: the library kernels kept when candidates were timed as
-    replays and by the timer, each of how many operators, and both rungs' speed over the rung
-    below."""
+    """One ladder autotuned both ways (candidates timed as replays, and by the timer)."""
 
     model: str
     batch: int
@@ -69,8 +65,7 @@ class Replayed:
 
 @dataclass(frozen=True)
 class Descent:
-    """A ``coordinate-descent`` rung's speed over the rung below, beside the autotuned rungs of
-    its ladder."""
+    """A ``coordinate-descent`` rung beside the autotuned rungs of its ladder."""
 
     model: str
     batch: int
@@ -90,8 +85,7 @@ class Autotuned:
 
 
 def autotuned(doc: dict[str, Any]) -> Autotuned:
-    """Every autotuned rung of a ladder file, the ladders tuned both ways, and the
-    coordinate-descent rungs beside them."""
+    """The autotuned findings of a ladder file."""
     rungs = tuple(
         Tuned(r["model"], r["batch_size"], r["mode"], r["rung"].get("key"), r["speedup_prev"],
               r.get("prev_rung"), choices.summary(r), split(r))

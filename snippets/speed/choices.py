@@ -1,10 +1,5 @@
-"""The page's reading of what autotuning measured (``snippets.speed.autotune``): per autotuned
-rung, how many operators it tuned, how often it chose a generated template over the library
-kernel, and whether the profiler's kernel times rank the two the way the autotuner's timer did.
-
-Everything here takes rows of a results document and returns a frozen ``Choices`` or a table;
-nothing measures or composes a sentence.
-"""
+"""What autotuning measured (``snippets.speed.autotune``), per autotuned rung: the operators it
+tuned, how often it chose a template, and whether the profiler ranks the two as its timer did."""
 
 from __future__ import annotations
 
@@ -21,25 +16,20 @@ def _geomean(values: list[float]) -> float | None:
 
 
 def _both_profiled(op: dict[str, Any]) -> bool:
-    """Whether both of an operator's reported candidates were re-timed by the profiler: without
-    ``retimed_by``, a library call's kernel_ms is the autotuner's timer read a second time."""
+    """Whether the profiler re-timed both candidates: without ``retimed_by``, a library call's
+    kernel_ms is the autotuner's timer read a second time."""
     return (bool(op["library"]["kernel_ms"] and op["template"]["kernel_ms"])
             and op.get("retimed_by") == "profiler")
 
 
 @dataclass(frozen=True)
 class Choices:
-    """What a row's autotuning records add up to. Ratios are library over template, so above 1
-    means the template is faster: by the autotuner's timer (``timer``) over the ``both``
-    operators where both kinds ran, and by the profiler (``profiler``) over the ``retimed``
-    ones both of whose candidates it re-timed (``_both_profiled``); ``reversed`` counts the
-    operators where the autotuner chose the template but the profiler times the library kernel
-    faster. ``launch`` is the fastest template's time by the timer over its kernel time by the
-    profiler (a template is always re-timed by the profiler), over ``launch_of`` operators: how
-    much more than its kernels the timer counts. Where the profiler re-timed every operator,
-    ``chosen_us`` and ``library_us`` are its readings of the kernels chosen and of the library's,
-    summed per call of the model. ``uncaptured`` counts a graph-timed rung's candidates that
-    failed in capture, ``uncaptured_first`` the first one's error, shortened."""
+    """What a row's autotuning records add up to. Ratios are library over template (above 1: the
+    template is faster), by the timer over ``both`` operators and by the profiler over the
+    ``retimed`` ones; ``reversed``: template chosen, library faster by the profiler. ``launch``:
+    the template's timer over profiler time, over ``launch_of`` operators. ``chosen_us`` and
+    ``library_us`` per call where the profiler re-timed every operator; ``uncaptured``: a
+    graph-timed rung's candidates that failed in capture."""
 
     ops: int
     errors: int
@@ -63,8 +53,7 @@ class Choices:
 
 
 def summary(row: dict[str, Any]) -> Choices | None:
-    """What a row's autotuning records add up to; None where the row holds none (a rung that
-    does not autotune)."""
+    """What a row's autotuning records add up to; None where it holds none."""
     ops = row.get("autotune")
     if ops is None:
         return None
@@ -95,9 +84,7 @@ def summary(row: dict[str, Any]) -> Choices | None:
 
 
 def table(doc: dict[str, Any]) -> str:
-    """Per autotuned rung: how many of the operators it tuned went to a template, the library
-    kernel's time over the template's by the autotuner's timer and by the profiler, and the
-    template's time by the timer over its time by the profiler."""
+    """Per autotuned rung: templates chosen, library over template by timer and profiler."""
     rows = [(r, s) for r in doc["rows"] if (s := summary(r)) is not None]
     if not rows:
         return ""

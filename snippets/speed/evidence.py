@@ -1,13 +1,6 @@
-"""The evidence a results file holds for a surprising ladder row, as data: a step whose gain is
-within the spread of its rows, an eager rung that no compiled rung beats, a freezing rung's
-profile on a CPU, a step that makes the ladder slower (with both rungs' profiles and, for an
-autotuned one, what autotuning measured, from ``snippets.speed.choices``), rows whose ratios come
-from another command's rounds, and a first compile that takes longer than the ones after it.
-
-Each function takes a results document (and a row of it) and returns a frozen finding, or None
-where the evidence is not there; ``snippets.speed.findings`` gathers them and
-``snippets.speed.findings_tables`` draws them. Nothing here measures or composes a sentence.
-"""
+"""The evidence a results file holds for a surprising ladder row, as frozen findings (None where
+it is not there): a gain within the spread, eager fastest, a frozen rung's CPU profile, a slower
+step, ratios from another command's rounds, a long first compile."""
 
 from __future__ import annotations
 
@@ -33,8 +26,7 @@ FIRST_COMPILE_RATIO = 1.5
 
 @dataclass(frozen=True)
 class Kernel:
-    """One kernel or operator of a profile: its name, its share of the wall time in %, its calls
-    and its time per call of the model."""
+    """One kernel or operator of a profile, per call of the model."""
 
     name: str
     share_pct: float
@@ -54,16 +46,15 @@ def spread_pct(row: dict[str, Any] | None) -> float | None:
 
 
 def rung(doc: dict[str, Any], like: dict[str, Any], mode: str | None) -> dict[str, Any] | None:
-    """The row of ``mode`` in the ladder (model and batch) of ``like``: the one ``like``'s own
-    command measured, where the file holds several."""
+    """The row of ``mode`` in the ladder of ``like``, from ``like``'s own command if it has one."""
     found = [r for r in doc["rows"] if r["model"] == like["model"]
              and r["batch_size"] == like["batch_size"] and r["mode"] == mode]
     return min(found, key=lambda r: r.get("part", 0) != like.get("part", 0), default=None)
 
 
 def within_noise(doc: dict[str, Any], row: dict[str, Any]) -> tuple[float, ...] | None:
-    """Where a step's gain over the rung below is no larger than the spread of either row, the
-    two rows' spreads (IQR % of their medians); None where the gain stands out of the spread."""
+    """The two rows' spreads (IQR %) where a step's gain over the rung below is within them;
+    None where it stands out."""
     gain = 100 * (row["speedup_prev"] - 1)
     spreads = tuple(s for s in (spread_pct(row), spread_pct(rung(doc, row, row.get("prev_rung"))))
                     if s is not None)
@@ -72,8 +63,8 @@ def within_noise(doc: dict[str, Any], row: dict[str, Any]) -> tuple[float, ...] 
 
 @dataclass(frozen=True)
 class EagerFastest:
-    """Eager is the fastest rung: its profile's top operator, whether that is the transformer's
-    fused fast path, and (for the fast path) what the compiled rungs returned and ran at."""
+    """Eager is the fastest rung: its top operator, whether that is the fused fast path, and what
+    the compiled rungs returned and ran at."""
 
     top: Kernel
     fastpath: bool
@@ -109,8 +100,8 @@ class FrozenProfile:
 
 
 def freezing_profile(row: dict[str, Any]) -> FrozenProfile | None:
-    """Where a profiled rung on a CPU runs with freezing, whether its profile shows oneDNN's
-    prepacked operators or plain convolutions; None where there is no such profile."""
+    """Whether a frozen rung's CPU profile shows oneDNN's prepacked operators or plain
+    convolutions; None where there is no such profile."""
     prof = row.get("profile") or {}
     if not (row.get("rung") or {}).get("freezing") or prof.get("device_type") != "cpu":
         return None
@@ -134,8 +125,7 @@ class FirstCompile:
 
 
 def first_compiles(doc: dict[str, Any]) -> tuple[FirstCompile, ...]:
-    """Every ladder whose first compile takes more than ``FIRST_COMPILE_RATIO`` times the slowest
-    later one."""
+    """Every ladder whose first compile takes over ``FIRST_COMPILE_RATIO`` × the slowest later."""
     found = []
     for model, bs in dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]):
         timed = [r for r in doc["rows"] if r["model"] == model and r["batch_size"] == bs
@@ -161,8 +151,8 @@ def label(r: dict[str, Any]) -> str:
 
 
 def other_commands(doc: dict[str, Any]) -> tuple[str, ...]:
-    """The rows (as the tables label them) whose two ratios were timed in their own command's
-    rounds while the file shows the rung below as another command recorded it."""
+    """The rows whose ratios were timed in their command's rounds while the file shows the rung
+    below as another command recorded it."""
     out = []
     for r in doc["rows"]:
         below = rung(doc, r, r.get("prev_rung"))
@@ -173,8 +163,7 @@ def other_commands(doc: dict[str, Any]) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Profile:
-    """A profile per call: kernels, the GPU's busy time, the idle share in % and the longest
-    kernel."""
+    """A profile per call: kernels, busy time, idle %, the longest kernel."""
 
     kernels: float
     busy_us: float
@@ -199,9 +188,8 @@ class Profiled(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Slower:
-    """A step that makes its ladder plainly slower than the rung below (by more than the noise
-    mark): its ratio, both rungs' profiles where the run kept them, and what autotuning
-    measured."""
+    """A step plainly slower than the rung below: its ratio, both rungs' profiles where kept,
+    what autotuning measured."""
 
     model: str
     batch: int

@@ -1,13 +1,5 @@
-"""What a speed run says, as data: the numbers and verdicts the prose of "How fast can it go"
-reads (``findings_tables`` draws them, ``docs/includes/speed-ladders.md`` places them).
-
-``of(doc)`` gathers what the page reads from a ``bench-ladder`` document. Of its parts,
-``ladders(doc)`` returns a ladder run's ceilings, each ladder's fastest rung, best step and
-roofline, its slower steps and its long first compiles; ``paid(doc)`` the steps in the order
-they paid; ``autotune_findings.autotuned(doc)`` the autotuned rungs against the rung below.
-``settings(doc)`` says what the settings grid was measured over; a freezing check's findings
-are ``freezing_findings``. Pure: nothing here measures, formats or composes text.
-"""
+"""What a speed run says, as data: the numbers and verdicts "How fast can it go" reads from a
+``bench-ladder`` document (``of``); ``findings_tables`` draws them."""
 
 from __future__ import annotations
 
@@ -49,8 +41,8 @@ class Step(str, enum.Enum):
 
 @dataclass(frozen=True)
 class BestStep:
-    """The step with the largest speedup over the rung below; ``spreads`` (the two rows' IQR %
-    of their medians) where its gain is within them."""
+    """The step with the largest speedup over the rung below; ``spreads`` (the two rows' IQR %)
+    where its gain is within them."""
 
     mode: str
     below: str | None
@@ -62,9 +54,8 @@ class BestStep:
 
 @dataclass(frozen=True)
 class Ladder:
-    """One ladder (model and batch): its fastest rung that computed eager's answer, that rung's
-    speedup over eager (None where eager is fastest) and what its profile shows, the best step,
-    and the fastest rung against its roofline."""
+    """One ladder's fastest rung that computed eager's answer (``speedup`` None where eager is
+    fastest), what its profile shows, the best step, its roofline."""
 
     model: str
     batch: int
@@ -95,7 +86,6 @@ class Ladders:
     unpacked: bool  # some frozen rung's profile shows plain convolutions, nothing prepacked
 
 
-
 def is_eager(row: dict[str, Any]) -> bool:
     """A ladder's baseline: every ratio of its block is against its eager rung."""
     return row["mode"] == "eager"
@@ -107,16 +97,15 @@ def placed(doc: dict[str, Any]) -> list[typed.InRun]:
 
 
 def climbed(doc: dict[str, Any]) -> list[typed.InRun]:
-    """Each ladder as its table and figure show it: the block that climbed from its one eager
-    row. A later command's block (a rung added beside its own eager row and the rung below,
-    ``--append``) has ratios against that command's eager, not this one's, so it is shown apart
-    (``later``)."""
+    """Each ladder's block that climbed from its one eager row; a later command's block has
+    ratios against its own eager, so it is shown apart (``later``)."""
     return [p for p in placed(doc) if p.run == 1]
 
 
 def later(doc: dict[str, Any]) -> list[typed.InRun]:
-    """The blocks of later commands, each with its own eager row: where ``climbed`` leaves them."""
+    """The blocks of later commands, each with its own eager row."""
     return [p for p in placed(doc) if p.run > 1]
+
 
 def _ceilings(doc: dict[str, Any]) -> Ceilings | None:
     c = doc["provenance"].get("ceilings")
@@ -128,9 +117,8 @@ def _ceilings(doc: dict[str, Any]) -> Ceilings | None:
 
 
 def one_step(doc: dict[str, Any], row: dict[str, Any]) -> bool:
-    """Whether a row's ``speedup_prev`` is over the rung just below it on the ladder. A later
-    command given ``--rungs`` times its first rung over eager, across the steps it left out:
-    only the block that climbed the ladder (its group's first) has a step from eager."""
+    """Whether a row's ``speedup_prev`` is over the rung just below it: a later command's first
+    rung over eager skips the steps it left out."""
     if not row.get("speedup_prev"):
         return False
     if row.get("prev_rung") != "eager":
@@ -142,8 +130,7 @@ def one_step(doc: dict[str, Any], row: dict[str, Any]) -> bool:
 
 
 def commands(doc: dict[str, Any]) -> dict[int, int]:
-    """Each row's command (block) number within its ladder, by ``id`` of the row: the number
-    the tables print beside a later command's rows."""
+    """Each row's command (block) number within its ladder, by ``id`` of the row."""
     return {id(p.row): p.run for p in placed(doc)}
 
 
@@ -202,12 +189,7 @@ class Paid:
     ladders: int
 
 
-@dataclass(frozen=True)
-class TryFirst:
-    paid: tuple[Paid, ...]
-
-
-def paid(doc: dict[str, Any]) -> TryFirst:
+def paid(doc: dict[str, Any]) -> tuple[Paid, ...]:
     """The steps in the order they paid in this run."""
     gains: dict[str, list[float]] = {}
     for r in doc["rows"]:
@@ -215,24 +197,17 @@ def paid(doc: dict[str, Any]) -> TryFirst:
             gains.setdefault(r["mode"], []).append(r["speedup_prev"])
     ranked = sorted(((math.exp(sum(map(math.log, v)) / len(v)), k, len(v))
                      for k, v in gains.items()), reverse=True)
-    return TryFirst(tuple(Paid(k, g, n) for g, k, n in ranked))
+    return tuple(Paid(k, g, n) for g, k, n in ranked)
 
 
 # ---- the settings grid ----------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Grid:
-    """The models and batch sizes the settings grid was measured over: the groups its verdicts
-    count."""
-
-    sizes: tuple[tuple[str, tuple[int, ...]], ...]
-
-
-def settings(doc: dict[str, Any]) -> Grid:
+def settings(doc: dict[str, Any]) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """The models and batch sizes the settings grid was measured over: its verdicts' groups."""
     sizes: dict[str, list[int]] = {}
     for model, bs in dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]):
         sizes.setdefault(model, []).append(bs)
-    return Grid(tuple((m, tuple(b)) for m, b in sizes.items()))
+    return tuple((m, tuple(b)) for m, b in sizes.items())
 
 
 @dataclass(frozen=True)
@@ -242,9 +217,8 @@ class Speed:
     ladder: Ladders
     goals: goals.Goals
     autotuned: Autotuned
-    try_first: TryFirst
 
 
 def of(doc: dict[str, Any]) -> Speed:
     """The findings of one ladder run, for the page."""
-    return Speed(ladders(doc), goals.of(doc), autotuned(doc), paid(doc))
+    return Speed(ladders(doc), goals.of(doc), autotuned(doc))

@@ -1,7 +1,5 @@
-"""The findings of "How fast can it go" as tables, one row per ladder, step or goal: what the
-page's prose used to say ladder by ladder. The page says what the columns mean; the cells are
-the findings' numbers (``snippets.speed.findings``, ``goals``, ``autotune_findings``).
-"""
+"""The findings of "How fast can it go" as tables, one row per ladder, step or goal; the page
+says what the columns mean."""
 
 from __future__ import annotations
 
@@ -22,6 +20,11 @@ def _span(s: Span | None, spec: str) -> str:
     return lo if lo == hi else f"{lo}–{hi}"
 
 
+def _key(f: Any, *more: str) -> str:
+    """A finding's ladder as the tables name it: ``resnet50 · 32``, then ``more``."""
+    return " · ".join((f.model, str(f.batch), *more))
+
+
 def _code(name: str | None) -> str:
     return f"`{name}`" if name else "–"
 
@@ -38,7 +41,7 @@ def _ladders(f: findings.Ladders) -> str:
     return render.markdown_table(
         ("Ladder", "Fastest", "× eager", "Best step", "× below", "Over", "Buys", "IQR %",
          "% of roofline", "Floor ms", "Bound"),
-        ((f"{x.model} · {x.batch}", _in(_code(x.mode), x.command),
+        ((_key(x), _in(_code(x.mode), x.command),
           render.num(x.speedup, ".2f"),
           _in(_code(x.step and x.step.mode), x.step.command if x.step else 1),
           render.num(x.step and x.step.speedup, ".2f"),
@@ -51,8 +54,7 @@ def _ladders(f: findings.Ladders) -> str:
 
 
 def _in(cell: str, command: int) -> str:
-    """A rung's cell, with the command that timed it where that is not the climbed ladder's
-    (its ratios are that command's, as the ladder tables show them)."""
+    """A rung's cell, with the command that timed it where that is not the climbed ladder's."""
     # On a line of its own: the rung's name keeps the column's width, so the table still fits.
     return f"{cell}<br>command {command}" if command > 1 else cell
 
@@ -64,7 +66,7 @@ def _profiles(f: findings.Ladders) -> str:
         if k is None:
             continue
         shows = ("fast path" if x.eager.fastpath else "") if x.eager else x.frozen.packed.value
-        rows.append((f"{x.model} · {x.batch}", _in(_code(x.mode), x.command), _code(k.name),
+        rows.append((_key(x), _in(_code(x.mode), x.command), _code(k.name),
                      f"{k.share_pct:.0f}", f"{k.count_per_call:.0f}", shows or "–",
                      _span(x.eager and x.eager.compiled, ".2f"),
                      ("yes" if x.eager.bit_exact else "no") if x.eager else "–"))
@@ -79,20 +81,19 @@ def _slower(f: findings.Ladders) -> str:
 
     return render.markdown_table(
         ("Ladder · rung", "× below", "Below", "Profiled", "Kernels a call", "Busy µs", "Idle %"),
-        ((f"{s.model} · {s.batch} · `{s.mode}`", f"{s.ratio:.2f}", _code(s.below),
+        ((_key(s, _code(s.mode)), f"{s.ratio:.2f}", _code(s.below),
           s.profiled.value, both(s, "kernels", ".0f"), both(s, "busy_us", ".1f"),
           both(s, "idle_pct", ".0f")) for s in f.slower), left=1) if f.slower else ""
 
 
 def _compiles(f: findings.Ladders) -> str:
     return render.markdown_table(("Ladder", "First rung", "Compile s", "Later rungs s"), (
-        (f"{c.model} · {c.batch}", _code(c.mode), f"{c.first_s:.1f}", _span(c.later_s, ".1f"))
+        (_key(c), _code(c.mode), f"{c.first_s:.1f}", _span(c.later_s, ".1f"))
         for c in f.first_compiles), left=2) if f.first_compiles else ""
 
 
 def ladder_findings(doc: dict[str, Any]) -> str:
-    """Each ladder's fastest rung and best step, the profile of a fastest rung that explains
-    it, the steps that make a ladder slower with both rungs' profiles, and the long first
+    """Each ladder's fastest rung and best step, its profile, the slower steps, the first
     compiles."""
     f = findings.ladders(doc)
     return _titled([("", _ladders(f)), ("Profile of the fastest rung", _profiles(f)),
@@ -123,13 +124,13 @@ def goals_judged(doc: dict[str, Any]) -> str:
 
 
 def autotuned(doc: dict[str, Any]) -> str:
-    """Each autotuned rung against the rung below, with its kernel time split, what
-    autotuning measured, the ladders tuned both ways, and coordinate descent beside them."""
+    """Each autotuned rung against the rung below, the ladders tuned both ways, and coordinate
+    descent."""
     f = _autotuned(doc)
     rungs = render.markdown_table(
         ("Ladder · rung", "× below", "Below", "Products µs", "Other µs", "Chosen µs at tuning",
          "Library µs at tuning", "Failed in capture"),
-        ((f"{t.model} · {t.batch} · `{t.mode}`", f"{t.ratio:.2f}", _code(t.below),
+        ((_key(t, _code(t.mode)), f"{t.ratio:.2f}", _code(t.below),
           _pair(t.split.matmul_us, t.split.matmul_below_us, ".1f") if t.split else "–",
           _pair(t.split.rest_us, t.split.rest_below_us, ".1f") if t.split else "–",
           render.num(t.choices and t.choices.chosen_us, ".1f"),
@@ -139,12 +140,12 @@ def autotuned(doc: dict[str, Any]) -> str:
           if t.choices and t.choices.uncaptured else "–") for t in f.rungs), align="lrlrrrrl")
     replayed = render.markdown_table(
         ("Ladder", "Below", "Library kept: replays", "timer", "× below: replays", "timer"),
-        ((f"{p.model} · {p.batch}", _code(p.below), f"{p.graph.library} of {p.graph.ops}",
+        ((_key(p), _code(p.below), f"{p.graph.library} of {p.graph.ops}",
           f"{p.own.library} of {p.own.ops}", f"{p.graph_ratio:.2f}", f"{p.own_ratio:.2f}")
          for p in f.replayed), left=2) if f.replayed else ""
     descent = render.markdown_table(
         ("Ladder", "× below", "Below", "Autotuned rungs × below"),
-        ((f"{d.model} · {d.batch}", f"{d.ratio:.2f}", _code(d.below),
+        ((_key(d), f"{d.ratio:.2f}", _code(d.below),
           "; ".join(f"`{t.mode}` {t.ratio:.2f}" for t in d.tuned) or "–")
          for d in f.descent), left=1) if f.descent else ""
     return _titled([("", rungs), ("Autotuning's measurements", choices.table(doc)),
@@ -152,7 +153,6 @@ def autotuned(doc: dict[str, Any]) -> str:
 
 
 def try_first(doc: dict[str, Any]) -> str:
-    """The steps in the order they paid: each one's geometric-mean speedup over the rung below
-    and the ladders it ran on."""
+    """The steps in the order they paid (geometric-mean speedup over the rung below)."""
     return render.markdown_table(("Step", "× below, geometric mean", "Ladders"), (
-        (_code(p.mode), f"{p.gmean:.2f}", str(p.ladders)) for p in findings.paid(doc).paid))
+        (_code(p.mode), f"{p.gmean:.2f}", str(p.ladders)) for p in findings.paid(doc)))

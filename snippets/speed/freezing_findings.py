@@ -1,6 +1,5 @@
-"""What a freezing check says, as data: per model and batch size, what a CUDA-graph replay
-copies without freezing beside the input and weights, whether the encoder's fast path was off,
-and which way of asking had oneDNN prepack the convolutions. Pure."""
+"""What a freezing check says, as data: what a replay copies without freezing, and which way of
+asking had oneDNN prepack the convolutions."""
 
 from __future__ import annotations
 
@@ -11,8 +10,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Frozen:
-    """One model and batch of the freezing check (its table gives each way): what a replay
-    copies without freezing, and the input and weights to set it beside."""
+    """One model and batch: what a replay copies without freezing, beside input and weights."""
 
     model: str
     batch: int
@@ -28,12 +26,7 @@ def _copy(r: dict[str, Any] | None) -> tuple[int | None, float | None]:
     return (round(c["tensors"]), c["mb"]) if c else (None, None)
 
 
-@dataclass(frozen=True)
-class Freezings:
-    checks: tuple[Frozen, ...]
-
-
-def freezing(doc: dict[str, Any]) -> Freezings:
+def freezing(doc: dict[str, Any]) -> tuple[Frozen, ...]:
     """The freezing check per model and batch size."""
     out = []
     for model, bs in dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]):
@@ -43,25 +36,24 @@ def freezing(doc: dict[str, Any]) -> Freezings:
         copied = _copy(rows.get("off"))
         out.append(Frozen(model, bs, first.get("fastpath", True), *copied,
                           first.get("input_mb"), first.get("weights_mb")))
-    return Freezings(tuple(out))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
 class Check:
     """What the page reads from one freezing check."""
 
-    freezing: Freezings
+    freezing: tuple[Frozen, ...]
     fastpath_off: bool  # some model ran with the encoder's fast path off, as the ladder's rung
 
 
 def of_freezing(doc: dict[str, Any]) -> Check:
     found = freezing(doc)
-    return Check(found, any(not f.fastpath for f in found.checks))
+    return Check(found, any(not f.fastpath for f in found))
 
 
 class Prepacked(str, enum.Enum):
-    """Which of the two ways of asking for freezing (``freezing.compared``) had oneDNN prepack
-    the convolutions: the switch alone, both, neither; or this torch has no oneDNN."""
+    """Which ways of asking for freezing (``freezing.compared``) had oneDNN prepack."""
 
     SWITCH_ONLY = "switch-only"
     BOTH = "both"

@@ -1,14 +1,9 @@
 """A backend switch measured where it acts: one benchmark process per setting, alternating.
 
-cuDNN, Inductor and Dynamo cache their choices per process: ATen's cuDNN convolution keeps a plan
-per shape whose key holds no ``benchmark`` flag, and looks it up before it chooses between its
-heuristics and timing its algorithms, so timing ``cudnn.benchmark`` off and on inside one process
-measures whichever setting ran a shape first, twice. Here each setting ran in processes of its
-own (``python -m snippets.bench --[no-]cudnn-benchmark``, and likewise ``--[no-]tf32``), off and on
-in turn, each writing one results file into ``<run folder>/<switch's folder>/``. ``of`` reads
-those files into findings: each configuration's median per process and setting, and in how many
-of the process pairs (off then on, adjacent in time) the setting ran faster. Pure: nothing here
-measures.
+cuDNN keeps a plan per shape whose key holds no ``benchmark`` flag, so timing the switch off and
+on inside one process measures whichever setting ran a shape first, twice. Here each setting ran
+in processes of its own (``python -m snippets.bench --[no-]cudnn-benchmark``, likewise
+``--[no-]tf32``), one results file each in ``<run folder>/<switch's folder>/``; ``of`` reads them.
 """
 
 from __future__ import annotations
@@ -51,6 +46,14 @@ class Point:
     def pairs(self) -> int:
         return min(len(self.off_ms), len(self.on_ms))
 
+    @property
+    def won(self) -> tuple[Better, int]:
+        """The setting faster in more pairs, and in how many; ``MIXED`` for a tie."""
+        on = self.pairs - self.off_faster
+        if self.off_faster == on:
+            return Better.MIXED, on
+        return (Better.OFF, self.off_faster) if self.off_faster > on else (Better.ON, on)
+
 
 @dataclass(frozen=True)
 class Fresh:
@@ -80,8 +83,7 @@ class Fresh:
 
 
 def recorded(results_dir: Path, folder: str = FOLDER) -> list[dict[str, Any]]:
-    """The GPU documents of a switch's ``folder`` (a key of ``SWITCHES``), in the order they
-    ran."""
+    """The GPU documents of a switch's ``folder`` (a key of ``SWITCHES``), in the order run."""
     found = [results.load(p) for p in Path(results_dir).glob(f"*/{folder}/*.json")]
     found = [d for d in found if results.device_type_of(d) == "cuda"]
     return sorted(found, key=lambda d: d["provenance"]["date"])
@@ -107,9 +109,8 @@ def of(docs: list[dict[str, Any]], folder: str = FOLDER) -> Fresh:
 
 
 def table(found: Fresh) -> str:
-    """A row per configuration: each process's median with the setting off, then on, and the
-    setting that ran faster in more of the pairs, in how many. No ratio: the medians come from
-    separate processes."""
+    """A row per configuration: each process's median off, then on, and the setting faster in
+    more pairs. No ratio: the medians come from separate processes."""
     def ms(values: tuple[float, ...]) -> str:
         return ", ".join(render.ms(v) for v in values)
 
@@ -123,18 +124,14 @@ def table(found: Fresh) -> str:
 
 
 def _faster(p: Point) -> str:
-    """``off in 4 of 4``, ``on in 3 of 4``; ``neither`` for a tie."""
-    on = p.pairs - p.off_faster
-    if p.off_faster == on:
-        return f"neither ({p.off_faster} of {p.pairs} each)"
-    if p.off_faster > on:
-        return f"off in {p.off_faster} of {p.pairs}"
-    return f"on in {on} of {p.pairs}"
+    """``off in 4 of 4``, ``on in 3 of 4``; ``neither: 2 of 4 each`` for a tie."""
+    better, n = p.won
+    return f"neither: {n} of {p.pairs} each" if better is Better.MIXED else (
+        f"{better.value} in {n} of {p.pairs}")
 
 
 def stamp(docs: list[dict[str, Any]]) -> str:
-    """One stamp for the processes: the device and torch, how many, the day or days, the
-    commits."""
+    """One stamp for the processes: device, torch, how many, the days, the commits."""
     prov, settings = docs[0]["provenance"], docs[0]["provenance"]["settings"]
     return stamps.several(docs, "recorded", [
         prov["device"], f"driver {prov.get('driver')}", f"torch {prov['torch']}",

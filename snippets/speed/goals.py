@@ -1,10 +1,5 @@
-"""The goals "How fast can it go" sets on one H200 in bf16, and what a recorded ladder says of
-each: met or missed, by how much, and the profile and roofline evidence of why.
-
-The goals are recorded, not asserted: each is judged from the fastest rung of its ladder that
-computed eager's answer, and every figure of a verdict is computed from the results file. The
-page places them (``findings_tables``).
-"""
+"""The goals "How fast can it go" sets on one H200 in bf16, each judged from the fastest rung
+of its ladder that computed eager's answer: met or missed, by how much, and why."""
 
 from __future__ import annotations
 
@@ -48,8 +43,8 @@ class Outcome(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Why:
-    """The evidence of a missed goal: the idle share in % and the kernels per call, the largest
-    kernel and its share in %, and the roofline where the run measured it."""
+    """Why a goal was missed: idle %, kernels per call, the largest kernel and its %, the
+    roofline."""
 
     idle_pct: float | None
     kernels: float | None
@@ -60,9 +55,8 @@ class Why:
 
 @dataclass(frozen=True)
 class Judged:
-    """One goal against a ladder: the outcome, the fastest rung, its median ms and % of peak,
-    and where missed by how much (``over_ms`` and ``times`` for a latency, ``short`` in points
-    for a share of peak) and why."""
+    """One goal against a ladder: the fastest rung's median ms and % of peak, and where missed
+    by how much (``over_ms`` and ``times``, or ``short`` in points of peak) and why."""
 
     goal: Goal
     outcome: Outcome
@@ -77,8 +71,7 @@ class Judged:
 
 @dataclass(frozen=True)
 class Goals:
-    """The goals against a ladder run; ``judged`` is False off an H200 in bf16, where they are
-    not judged (``device`` and ``dtype`` say what the run was)."""
+    """The goals against a ladder run; not ``judged`` off an H200 in bf16."""
 
     judged: bool
     device: str
@@ -129,6 +122,6 @@ def listing() -> str:
     """The goals as a table, before any run is judged."""
     return render.markdown_table(("Model", "Batch", "Goal"), (
         (g.model, str(g.batch_size),
-         f"at most {g.target:g} ms" if g.metric == "latency_ms"
-         else f"at least {g.target:g} % of the measured {DTYPE} peak") for g in GOALS),
+         f"≤ {g.target:g} ms" if g.metric == "latency_ms" else f"≥ {g.target:g} % of peak")
+        for g in GOALS),
         align="lrl")

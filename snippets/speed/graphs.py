@@ -1,11 +1,5 @@
-"""The speed ladder's hand-captured rung against its CUDA-graph rung, as data and one table.
-
-``python -m snippets.speed --ladder --rungs compile,channels-last,cuda-graphs,eager-graphed``
-climbs to ``+ CUDA graphs`` (Inductor's kernels in one graph) and captures eager beside it in
-the same rounds and the same layout (``eager, graphed by hand``). Their ratio is what Inductor
-adds on top of the graph, read as the benchmark's graph variants are (``bench.graphs``). Pure:
-nothing here measures or composes text.
-"""
+"""The ladder's hand-captured eager rung against its CUDA-graph rung: what Inductor adds on top
+of the graph, read as the benchmark's graph variants are (``bench.graphs``)."""
 
 from __future__ import annotations
 
@@ -30,8 +24,7 @@ def splits(doc: dict[str, Any]) -> list[graphs.Split]:
 
 @dataclass(frozen=True)
 class Graphs:
-    """The splits, and the ladders (model and its batch sizes, as the page names them) where
-    the graph alone was enough (``enough_on``) and where Inductor paid on top (``pays_on``)."""
+    """The splits, and the ladders where the graph alone was enough and where Inductor paid."""
 
     splits: tuple[graphs.Split, ...]
     enough_on: tuple[str, ...]

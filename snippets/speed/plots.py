@@ -1,7 +1,5 @@
-"""The ladder plots: one figure per ladder (model and batch size), each rung's median latency with
-its spread, the roofline floor measured in the same run, and the goal where one is set. Drawn
-with ``snippets.core.plots``; the table beside keeps the exact numbers.
-"""
+"""The ladder plots: a figure per ladder, each rung's median and spread, its roofline floor and
+goal; the table beside keeps the exact numbers."""
 
 from __future__ import annotations
 
@@ -59,7 +57,7 @@ def ladder(doc: dict[str, Any], model: str, bs: int) -> str:
         ax.grid(axis="x")
         if floor or goal:
             plots.legend_below(fig, 2)
-        svg = plots.svg(fig, f"ladder-{model}-{bs}-{doc['provenance']['device']}")
+        svg = plots.svg(fig, "-".join(("ladder", model, str(bs), doc["provenance"]["device"])))
     # Read in place of the drawing, as its caption: the table beside it holds every value.
     return plots.html_figure(svg, f"{model} ladder at batch {bs}", f"{model} at batch {bs}")
 

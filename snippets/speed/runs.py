@@ -17,7 +17,6 @@ from snippets.core import roofline
 from snippets.speed import freezing, ladder, settings
 
 
-
 @dataclass(frozen=True)
 class Runs:
     """Climb the speed ladder against the device's own ceilings, measure the backend settings per
@@ -44,13 +43,10 @@ LADDER_KIND = bench.kinds.BENCH.name
 # sample length are the benchmark's; on a GPU 50 profiled calls span a few milliseconds at
 # batch 1, enough for every kernel of a call to appear fifty times.
 DEFAULTS: dict[str, dict[str, Any]] = {
-    "cuda": {**{k: bench.DEFAULTS["cuda"][k] for k in (
-        "batch_sizes", "dtype", "rounds", "warm_rounds", "sample_ms")},
-        "modes": bench.FAST_MODES, "profile_calls": 50},
-    "cpu": {**{k: bench.DEFAULTS["cpu"][k] for k in (
-        "batch_sizes", "dtype", "rounds", "warm_rounds", "sample_ms")},
-        "modes": ("eager", "default"), "profile_calls": 3},
-}
+    device: {**{k: bench.DEFAULTS[device][k] for k in (
+        "batch_sizes", "dtype", "rounds", "warm_rounds", "sample_ms")}, **own}
+    for device, own in (("cuda", {"modes": bench.FAST_MODES, "profile_calls": 50}),
+                        ("cpu", {"modes": ("eager", "default"), "profile_calls": 3}))}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,9 +87,7 @@ class SpeedConfig:
         if {"graph-timed-autotune", "max-autotune"} <= set(self.rungs or ()):
             # In one process the second rung could take the first's choices from autotuning's
             # cache instead of timing its candidates again.
-            raise config.ConfigError("rungs", "climb graph-timed-autotune in a command of its "
-                                     "own, without max-autotune: the second could take the "
-                                     "first's choices from autotuning's cache")
+            raise config.ConfigError("rungs", "climb graph-timed-autotune without max-autotune")
 
     def resolve(self) -> SpeedConfig:
         return config.resolve(self, DEFAULTS)
@@ -120,48 +114,36 @@ class SpeedConfig:
         return out
 
 
-def _ladder_group(cfg: SpeedConfig) -> bench.Group:
+def _group(cfg: SpeedConfig) -> bench.Group:
+    """The rows of one (model, batch size): the run's ladder, settings sweep or freezing check."""
     chosen = dict(cfg.mode_backends)
+    bench_cfg = cfg.bench_config()
 
     def backends_for(mode: str | None) -> backends.BackendSettings:
         return chosen.get(mode or "eager", bench_cfg.backends)
 
-    bench_cfg = cfg.bench_config()
-
     def group(b: bench.BenchConfig, name: str, factory: models.Factory, bs: int,
               peak: float | None, progress: Callable[[str], None]) -> Iterator[dict[str, Any]]:
-        return ladder.climb(
-            name, factory, bs, device=torch.device(b.device), dtype=bench.DTYPES[b.dtype],
-            autotune=bool(cfg.rungs and "max-autotune" in cfg.rungs), rounds=b.rounds,
-            warm_rounds=b.warm_rounds, sample_ms=b.sample_ms, warmup=b.warmup,
-            tolerance=bench.TOLERANCE[b.dtype], peak_tflops=peak, only=cfg.rungs,
-            profile_calls=cfg.profile_calls, backends_for=backends_for if chosen else None,
-            progress=progress)
+        common = dict(device=torch.device(b.device), rounds=b.rounds, warm_rounds=b.warm_rounds,
+                      sample_ms=b.sample_ms, warmup=b.warmup, tolerance=bench.TOLERANCE[b.dtype],
+                      progress=progress)
+        if cfg.run == "ladder":
+            return ladder.climb(
+                name, factory, bs, dtype=bench.DTYPES[b.dtype], peak_tflops=peak,
+                autotune=bool(cfg.rungs and "max-autotune" in cfg.rungs), only=cfg.rungs,
+                profile_calls=cfg.profile_calls, backends_for=backends_for if chosen else None,
+                **common)
+        if cfg.run == "freezing":
+            return freezing.check(name, factory, bs, torch_dtype=bench.DTYPES[b.dtype], **common)
+        return settings.sweep(name, factory, bs, dtype=b.dtype, torch_dtype=bench.DTYPES[b.dtype],
+                              modes=cfg.modes, **common)
 
     return group
 
 
-def _settings_group(cfg: SpeedConfig) -> bench.Group:
-    def group(b: bench.BenchConfig, name: str, factory: models.Factory, bs: int,
-              peak: float | None, progress: Callable[[str], None]) -> Iterator[dict[str, Any]]:
-        return settings.sweep(
-            name, factory, bs, device=torch.device(b.device), dtype=b.dtype,
-            torch_dtype=bench.DTYPES[b.dtype], modes=cfg.modes, rounds=b.rounds,
-            warm_rounds=b.warm_rounds, sample_ms=b.sample_ms, warmup=b.warmup,
-            tolerance=bench.TOLERANCE[b.dtype], progress=progress)
-
-    return group
-
-
-def _freezing_group(cfg: SpeedConfig) -> bench.Group:
-    def group(b: bench.BenchConfig, name: str, factory: models.Factory, bs: int,
-              peak: float | None, progress: Callable[[str], None]) -> Iterator[dict[str, Any]]:
-        return freezing.check(
-            name, factory, bs, device=torch.device(b.device), torch_dtype=bench.DTYPES[b.dtype],
-            rounds=b.rounds, warm_rounds=b.warm_rounds, sample_ms=b.sample_ms, warmup=b.warmup,
-            tolerance=bench.TOLERANCE[b.dtype], progress=progress)
-
-    return group
+# What each run adds to the benchmark's document: a ladder is a benchmark file with ceilings.
+DOCUMENT = {"ladder": {"ceilings": roofline.ceilings}, "freezing": {"kind": freezing.KIND},
+            "settings": {"kind": settings.KIND}}
 
 
 def document(cfg: SpeedConfig, progress: Callable[[str], None] = lambda _: None,
@@ -169,17 +151,8 @@ def document(cfg: SpeedConfig, progress: Callable[[str], None] = lambda _: None,
              commit: str | None = None) -> dict[str, Any]:
     """The results document of a run; an interrupted run keeps its finished rows."""
     cfg = cfg.resolve()
-    if cfg.run == "ladder":
-        return bench.document(cfg.bench_config(), progress, on_row, commit=commit,
-                              group=_ladder_group(cfg), ceilings=roofline.ceilings,
-                              settings=cfg.settings())
-    if cfg.run == "freezing":
-        return bench.document(cfg.bench_config(), progress, on_row, commit=commit,
-                              group=_freezing_group(cfg), kind=freezing.KIND,
-                              settings=cfg.settings())
-    return bench.document(cfg.bench_config(), progress, on_row, commit=commit,
-                          group=_settings_group(cfg), kind=settings.KIND,
-                          settings=cfg.settings())
+    return bench.document(cfg.bench_config(), progress, on_row, commit=commit, group=_group(cfg),
+                          settings=cfg.settings(), **DOCUMENT[cfg.run])
 
 
 def with_evidence(cfg: SpeedConfig, doc: dict[str, Any]) -> SpeedConfig:
@@ -210,10 +183,8 @@ def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
 
 
 def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """``old`` with the rows ``new`` measured, by the one rule of ``--append``
-    (``results.join``): a command given ``--rungs`` for its top rung (max-autotune, in a command
-    of its own) keeps the eager row and the rung below that it timed beside it, as a block of its
-    own; a command that climbed whole ladders replaces them. The provenance keeps a part per
-    command, with its date, commit and ceilings."""
+    """``old`` with the rows ``new`` measured (``--append``, ``results.join``): a command given
+    ``--rungs`` keeps its eager row and rung below as a block of its own; whole ladders replace
+    theirs."""
     return results.join(old, new, row_key, measured=("ceilings", "peak_bf16_tflops"),
                         ran=("models", "batch_sizes", "rungs", "modes"))

@@ -1,10 +1,5 @@
-"""The tables of "How fast can it go": each ladder read against the device's measured ceilings,
-the profile of its fastest rung, the settings grid with a verdict per mode, and the freezing
-check.
-
-Everything here takes a results document and returns Markdown tables; nothing measures, prints
-or composes a sentence (the page's prose places ``snippets.speed.findings``).
-"""
+"""The tables of "How fast can it go": ladders against the measured ceilings, profiles, the
+settings grid and the freezing check, each from a results document."""
 
 from __future__ import annotations
 
@@ -43,9 +38,8 @@ def ceilings(doc: dict[str, Any]) -> str:
 
 
 def ladder(doc: dict[str, Any], blocks: list[typed.InRun] | None = None) -> str:
-    """The key columns of every ladder: latency and spread, what each rung buys over eager and
-    over the rung below, compile time, share of peak, status. ``blocks``: the rows to show, each
-    ladder's climb from its one eager row by default (``findings.climbed``)."""
+    """The key columns of every ladder; ``blocks``: the rows to show, each ladder's climb from
+    its one eager row by default (``findings.climbed``)."""
     placed = findings.climbed(doc) if blocks is None else blocks
     # A ratio is shown against a row the table shows from the same run: × eager where the run's
     # eager row is in the file, × below where the rung below is the row above it.
@@ -69,8 +63,7 @@ def _below(p: typed.InRun, above: typed.InRun | None) -> bool:
 
 
 def roofline_table(doc: dict[str, Any]) -> str:
-    """Each row's measured time beside its compute-bound and memory-bound floors, placed in
-    its command's block as the ladder tables place it (``command 5 · + CUDA graphs``)."""
+    """Each row's measured time beside its compute-bound and memory-bound floors."""
     ceil = doc["provenance"].get("ceilings")
     read = {id(r): roofline.row_reading(r, ceil) or {} for r in doc["rows"]}
     of = lambda p: read[id(columns.raw(p))]  # noqa: E731
@@ -114,9 +107,8 @@ def _tagged(doc: dict[str, Any]) -> Any:
 
 
 def ladder_report(doc: dict[str, Any]) -> str:
-    """A ladder run's tables as the page shows them: ceilings, ladders, then the roofline, the
-    profile, the top kernels and what autotuning measured in blocks that open. The page's
-    prose places ``findings.ladders`` under them."""
+    """A ladder run's tables: ceilings and ladders, then the roofline, profiles and autotuning
+    in blocks that open."""
     parts = [p for p in (ceilings(doc), ladder(doc)) if p]
     added = findings.later(doc)
     if added:  # each beside its own eager row, which its ratios are against
@@ -145,8 +137,7 @@ SWITCH_WORDS = {"cudnn_benchmark": "cudnn.benchmark", "tf32": "TF32"}
 
 
 def settings_verdicts(doc: dict[str, Any]) -> str:
-    """Per mode and switch: the verdict, how many groups it helped and hurt in, the geometric
-    mean of its speedups, and the setting chosen from that evidence."""
+    """Per mode and switch: the verdict, its counts and geometric mean, the setting chosen."""
     chosen = settings.chosen(doc)
     rows = []
     for (mode, switch), v in settings.verdicts(doc).items():
@@ -163,7 +154,7 @@ def settings_verdicts(doc: dict[str, Any]) -> str:
 def settings_groups(doc: dict[str, Any]) -> str:
     """The groups the verdicts count: each model and the batch sizes it was measured at."""
     return render.markdown_table(("Model", "Batch sizes"), (
-        (m, ", ".join(map(str, b))) for m, b in findings.settings(doc).sizes), align="ll")
+        (m, ", ".join(map(str, b))) for m, b in findings.settings(doc)), align="ll")
 
 
 def settings_report(doc: dict[str, Any]) -> str:
@@ -179,8 +170,8 @@ WAY_WORDS = {"option": "the option alone", "switch": "option and switch"}
 
 
 def freezing_switch(value: list[dict[str, Any]]) -> str:
-    """The two ways of asking for freezing (``freezing.compared``): the operators each ran; empty
-    where this torch has no oneDNN. The page says what they show (``freezing_findings.prepacked``)."""
+    """The operators each way of asking for freezing ran (``freezing.compared``); empty where
+    this torch has no oneDNN."""
     if not value:
         return ""
     body = [[WAY_WORDS[v["way"]], ", ".join(f"`{op}`" for op in _innermost(v["ops"])) or "none",
@@ -193,8 +184,7 @@ DISPATCH = ("aten::convolution", "aten::_convolution")  # the way in to every CP
 
 
 def _innermost(ops: list[str]) -> list[str]:
-    """The operators that did the work: ``aten::convolution`` and ``aten::_convolution`` only
-    dispatch to one of them, so they are left out wherever another was seen."""
+    """The operators that did the work: those of ``DISPATCH`` only where no other was seen."""
     inner = [op for op in ops if op not in DISPATCH]
     return inner or ops
 
@@ -204,8 +194,7 @@ def _way(r: dict[str, Any]) -> str:
 
 
 def freezing_table(doc: dict[str, Any]) -> str:
-    """The recorded check: each way's latency and spread, its speed against no freezing, and on
-    a GPU what each replay copied into the graph's buffers."""
+    """Each way's latency, its speed against no freezing, and on a GPU what a replay copied."""
     def copied(r: dict[str, Any]) -> str | None:
         c = r.get("replay_copy")
         return f"{c['tensors']:.0f} ({render.plain(c['mb'], '.3g')} MiB)" if c else None
@@ -221,16 +210,15 @@ def freezing_table(doc: dict[str, Any]) -> str:
 
 
 def freezing_sizes(doc: dict[str, Any]) -> str:
-    """What each model and batch of the check holds, to set its copies beside: the input and
-    the weights; "" where no replay copied (a CPU) or the sizes were not recorded."""
-    rows = [f for f in freezing_findings.freezing(doc).checks if f.copied is not None and f.weights_mib]
-    if not rows:
-        return ""
+    """The input and weights of each model and batch, to set its copies beside; "" where no
+    replay copied (a CPU)."""
+    rows = [f for f in freezing_findings.freezing(doc)
+            if f.copied is not None and f.weights_mib]
     return render.markdown_table(("Model · batch", "Input MiB", "Weights MiB"), (
-        (f"{f.model} · {f.batch}", render.plain(f.input_mib, ".3g"), render.plain(f.weights_mib, ".3g")) for f in rows))
+        (f"{f.model} · {f.batch}", render.plain(f.input_mib, ".3g"),
+         render.plain(f.weights_mib, ".3g")) for f in rows)) if rows else ""
 
 
 def freezing_report(doc: dict[str, Any]) -> str:
-    """The recorded check's tables: each way against no freezing, and the sizes to read its
-    copies against."""
+    """The recorded check's tables: each way, and the sizes to read its copies against."""
     return "\n\n".join(p for p in (freezing_table(doc), freezing_sizes(doc)) if p)

@@ -17,7 +17,7 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 @pytest.mark.parametrize("argv, expect", [
-    ([], "choose one run: --ladder, --settings or --freezing"),
+    ([], "choose --ladder, --settings or --freezing"),
     (["--ladder", "--settings"], "not allowed with argument"),
     (["--ladder", "--rungs", "turbo"], "unknown rung 'turbo'"),
     (["--ladder", "--modes", "default"], "--modes does not apply to --ladder"),
@@ -31,7 +31,7 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     (["--ladder", "--backends-from", "/no/such.json"], "no such file"),
     (["--ladder", "--output", "/no/such/dir/r.json"], "does not exist"),
     (["--ladder", "--model", "no_such_pkg.mod:f"], "cannot import 'no_such_pkg.mod'"),
-    (["--ladder", "--rungs", "max-autotune,graph-timed-autotune"], "in a command of its own"),
+    (["--ladder", "--rungs", "max-autotune,graph-timed-autotune"], "without max-autotune"),
 ])
 def test_bad_input_gets_one_line_and_exit_2(capsys, argv, expect):
     cli_run.assert_one_line_error(*run_cli(capsys, *argv), expect)

@@ -193,7 +193,7 @@ def test_what_to_try_first_ranks_steps_by_what_they_paid():
 
     d = {"rows": [step("compile", 2.0), step("+ freezing", 0.9, freezing=True,
                                              freezing_switch=True)]}
-    assert [(p.mode, p.gmean, p.ladders) for p in findings.paid(d).paid] == [
+    assert [(p.mode, p.gmean, p.ladders) for p in findings.paid(d)] == [
         ("compile", 2.0, 1), ("+ freezing", 0.9, 1)]
 
 

@@ -55,7 +55,7 @@ def test_the_page_reads_the_copies_against_the_weights():
     assert markdown.row(text, "m", 1, "the option alone") == ["0.590 ±0.0%", "0.78",
                                                               "268 (49.1 MiB)", "ok"]
     assert markdown.row(text, "m", 1) == ["0.3", "49"]  # the sizes to read the copies against
-    (check,) = freezing_findings.freezing(doc).checks
+    (check,) = freezing_findings.freezing(doc)
     assert (check.copied, check.copied_mib, check.input_mib, check.weights_mib) == (
         1, 0.3, 0.3, 49.0)
     assert not freezing_findings.of_freezing(doc).fastpath_off
@@ -79,4 +79,4 @@ def test_an_encoder_is_checked_without_its_fast_path_as_on_the_ladder():
                                            factories=(("enc", encoder),), **QUICK))
     assert all(r["fastpath"] is False and r["status"] in ("ok", "noisy") for r in doc["rows"])
     assert torch.backends.mha.get_fastpath_enabled()
-    assert all(not c.fastpath for c in freezing_findings.freezing(doc).checks)
+    assert all(not c.fastpath for c in freezing_findings.freezing(doc))

