@@ -185,8 +185,8 @@ ZOO: tuple[Entry, ...] = (
     Entry("whisper_base_encoder", "encoder-decoder", "transformers", "30 s of 80 mel bins",
           # the encoder alone: the decoder's work is a generation loop (the Generation page)
           _hf("WhisperModel", "WhisperConfig", _audio, part="encoder", d_model=512,
-              encoder_layers=6, decoder_layers=6, encoder_attention_heads=8, decoder_attention_heads=8,
-              encoder_ffn_dim=2048, decoder_ffn_dim=2048, **_LM)),
+              encoder_layers=6, decoder_layers=6, encoder_attention_heads=8,
+              decoder_attention_heads=8, encoder_ffn_dim=2048, decoder_ffn_dim=2048, **_LM)),
     # others people compile
     Entry("clip_vision_b32", "other", "transformers", "3x224x224 image",
           _hf("CLIPVisionModel", "CLIPVisionConfig", _pixels)),
@@ -212,5 +212,5 @@ def __getattr__(name: str) -> Callable[[int], tuple[nn.Module, Any]]:
     reader's own: ``python -m snippets.diagnose snippets.zoo.catalog:bert_base``."""
     entry = next((e for e in ZOO if e.name == name), None)
     if entry is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        raise AttributeError(name)
     return entry.build
