@@ -109,7 +109,8 @@ def _verdict_rows(v: dict, batch: object, note: str = "") -> tuple[tuple[str, ob
     return ((SAY["advice"], v["advice"]), (SAY["batch"], batch), (SAY["mode"], v["mode"] or "–"),
             (SAY["speedup"], _ratio(v["speedup"], v["spread"]) + note),
             (SAY["compile"], _seconds(v["compile_s"])), (SAY["calls"], calls),
-            (SAY["shapes"], v["shapes"] or "–"), (SAY["stalls"], _stalls(v["stalls_s"], v["shapes"])))
+            (SAY["shapes"], v["shapes"] or "–"),
+            (SAY["stalls"], _stalls(v["stalls_s"], v["shapes"])))
 
 
 def verdict(rec: Recommendation, batch: int | None = None,
