@@ -1,5 +1,11 @@
-"""The benchmark: eager against torch.compile on the same weights and inputs, in eval without
-grad; the first call (the compile) timed apart, then every variant in interleaved rounds."""
+"""The benchmark: eager against torch.compile on real models, measured honestly.
+
+For each model and batch size, eager and every compiled mode run on the same weights and inputs,
+under the same grad mode (eval, no grad). Compile time is the first call, timed apart. After a
+warmup, the variants are timed in interleaved rounds; each sample is the per-call latency of a
+batch of back-to-back calls, device-synchronized. Every row carries its raw samples.
+``python -m snippets.bench`` runs it (``__main__``); ``tables`` draws what it returns.
+"""
 
 from __future__ import annotations
 
@@ -26,7 +32,8 @@ from snippets.explain import explain
 
 @dataclass
 class _Group:
-    """One (model, batch size) while it is measured: its rows so far and the callables to time."""
+    """One (model, batch size) while it is measured: the model, its input, the eager reference
+    and the rows so far, with the callables that will be timed."""
 
     cfg: BenchConfig
     name: str
@@ -44,15 +51,20 @@ class _Group:
         return torch.device(self.cfg.device)
 
 
-def _prepare(cfg: BenchConfig, name: str, factory: models.Factory, bs: int) -> _Group:
-    """The model and its input on the device, in the run's dtype and layout (token ids and
-    masks keep their dtype)."""
-    device, dtype = torch.device(cfg.device), DTYPES[cfg.dtype]
-    model, x = models.build(factory, name, bs)
+def prepare(model, x, device, dtype, channels_last=False):
+    """The model and its input on the device, in the run's dtype and layout
+    (floating-point inputs only: token ids and masks keep their dtype)."""
     model = model.to(device, dtype).eval()
-    if cfg.channels_last:
+    if channels_last:
         model = model.to(memory_format=torch.channels_last)
-    x = examples.place(x, device, dtype, channels_last=cfg.channels_last)
+    x = examples.place(x, device, dtype, channels_last=channels_last)
+    return model, x
+
+
+def _prepare(cfg: BenchConfig, name: str, factory: models.Factory, bs: int) -> _Group:
+    """Build the model and its input, and ``prepare`` them for the run."""
+    device, dtype = torch.device(cfg.device), DTYPES[cfg.dtype]
+    model, x = prepare(*models.build(factory, name, bs), device, dtype, cfg.channels_last)
     return _Group(cfg, name, bs, model, x, examples.parameter_bytes(model))
 
 
@@ -73,32 +85,46 @@ def _reference(g: _Group) -> None:
     g.rows["eager"] = new_row(g.name, g.bs, "eager", rel_err=0.0, **g.common)
 
 
+def compile_and_call(model, x, mode, device):
+    """``model`` compiled in ``mode`` and bound to ``x``, its first answer,
+    and the seconds that first call took: the compile."""
+    compiled = torch.compile(model, mode=mode)
+    # The first call compiles: timed whole, apart from every later (steady)
+    # call. compiled(x), compiled(*x) or compiled(**x), as the example holds
+    run = examples.bind(compiled, x)
+    out, compile_s = measure.time_first_call(run, device)
+    return run, out, compile_s
+
+
 def _start(g: _Group, mode: str) -> tuple[Callable[[], object], object, float]:
     """A variant's callable, its first answer and the seconds that answer took: the compile, or
     for the hand capture its warm-up and capture."""
+    model, x, device = g.model, g.x, g.device
     if mode == "eager-graphed":
-        return cudagraph.capture_timed(g.model, g.x, g.device)
-    backend = mode == "cudagraphs-backend"  # Dynamo's graph replayed, no Inductor to cache
-    options = {"backend": "cudagraphs"} if backend else {"mode": mode}
-    cold = g.cfg.cold_compile and not backend
-    with backends.cold_cache(reset=False) if cold else contextlib.nullcontext():
-        # The first call compiles: timed whole, apart from every later (steady) call.
-        run = examples.bind(torch.compile(g.model, **options), g.x)
-        out, seconds = measure.time_first_call(run, g.device)
-    return run, out, seconds
+        return cudagraph.capture_timed(model, x, device)
+    if mode == "cudagraphs-backend":
+        run = examples.bind(torch.compile(model, backend="cudagraphs"), x)
+        out, seconds = measure.time_first_call(run, device)
+        return run, out, seconds
+    cold = backends.cold_cache(reset=False) if g.cfg.cold_compile else contextlib.nullcontext()
+    with cold:
+        return compile_and_call(model, x, mode, device)
 
 
 def _compile_mode(g: _Group, mode: str) -> dict[str, Any] | None:
     """Compile one mode (or capture one graph variant) and check its output; a fault is returned
-    as that mode's finished row. A graph compiled while warming up is a recompile (a guard that
-    failed on a repeated call)."""
+    as that mode's finished row. The row counts the graphs its first call compiled, the graphs
+    compiled again while it warmed up (a recompile: a guard that failed on a repeated call) and
+    the CUDA graphs Inductor skipped (a reduce-overhead mode that runs without them says so in
+    ``cudagraph_skips``)."""
     if mode in GRAPH_VARIANTS and g.device.type != "cuda":
-        return new_row(g.name, g.bs, mode, status="unsupported", **g.common, message="needs CUDA")
+        return new_row(g.name, g.bs, mode, status="unsupported", **g.common,
+                       message="a CUDA graph needs a CUDA device")
     tol = TOLERANCE[g.cfg.dtype]
-    graphs_before, skips_before = counters.graphs_compiled(), counters.cudagraph_skips()
+    counts = _Counts()
     try:
         run, out, compile_s = _start(g, mode)
-        graphs = counters.graphs_compiled() - graphs_before
+        graphs = counts.graphs()
         err = examples.relative_error(out, g.ref)
         del out  # a CUDA-graph output is overwritten by the next replay; hold none
         for _ in range(g.cfg.warmup):  # here, so a fault while warming (a CUDA-graph
@@ -109,14 +135,26 @@ def _compile_mode(g: _Group, mode: str) -> dict[str, Any] | None:
     ok = err <= tol
     g.rows[mode] = new_row(g.name, g.bs, mode, compile_s=compile_s, rel_err=err,
                         **g.common, graphs_compiled=graphs,
-                        recompiles=counters.graphs_compiled() - graphs_before - graphs,
-                        cudagraph_skips=counters.cudagraph_skips() - skips_before,
+                        recompiles=counts.graphs() - graphs, cudagraph_skips=counts.skips(),
                         status="ok" if ok else "mismatch",
                         message="" if ok else f"rel_err {err:.3g} above {tol}")
     if mode == "eager-graphed":
         g.rows[mode]["copies_input"] = True  # files recorded before copied nothing per call
     g.fns[mode] = run
     return None
+
+
+class _Counts:
+    """Dynamo's graphs compiled and Inductor's CUDA-graph skips since this was made."""
+
+    def __init__(self) -> None:
+        self._graphs, self._skips = counters.graphs_compiled(), counters.cudagraph_skips()
+
+    def graphs(self) -> int:
+        return counters.graphs_compiled() - self._graphs
+
+    def skips(self) -> int:
+        return counters.cudagraph_skips() - self._skips
 
 
 def _time(g: _Group) -> tuple[measure.Timed, dict[str, Any], dict[str, float | None]]:
@@ -160,15 +198,15 @@ def measure_group(
 ) -> Iterator[dict[str, Any]]:
     """All rows of one (model, batch size): eager first, then each compiled mode."""
     g = _prepare(cfg, name, factory, bs)
-    progress(f"{name} bs={bs}: eager")
+    progress(f"{name} bs={bs}: eager reference, FLOPs and graph count")
     _reference(g)
     for mode in cfg.modes:
         if mode != "eager":
-            progress(f"compiling {name} bs={bs} {mode}")
+            progress(f"{name} bs={bs}: compiling {mode}")
             fault = _compile_mode(g, mode)
             if fault:
                 yield fault
-    progress(f"timing {name} bs={bs}")
+    progress(f"{name} bs={bs}: measuring {', '.join(g.fns)}")
     try:
         timed, evidence, mems = _time(g)
     except Exception as exc:
@@ -186,8 +224,10 @@ Group = Callable[[BenchConfig, str, models.Factory, int, "float | None",
 def run(cfg: BenchConfig, peak: float | None = None,
         progress: Callable[[str], None] = lambda _: None,
         group: Group | None = None) -> Iterator[dict[str, Any]]:
-    """Every row of a resolved config, group after group, under its backend settings. ``peak``:
-    the measured bf16 matmul TFLOP/s; ``group``: the speed ladder's and the zoo's own."""
+    """Yield every row of a resolved config, one (model, batch size) group after another, under
+    the config's backend settings. ``peak`` is the device's measured bf16 matmul TFLOP/s;
+    ``group`` measures one (model, batch size) (default: the modes side by side; the speed
+    ladder and the zoo pass their own)."""
     device = torch.device(cfg.device)
     group = group or measure_group
     factories = [(n, models.BUILTIN[n]) for n in cfg.models] + list(cfg.factories)
@@ -215,8 +255,10 @@ def document(cfg: BenchConfig, progress: Callable[[str], None] = lambda _: None,
              commit: str | None = None, group: Group | None = None,
              ceilings: Callable[[torch.device], dict[str, Any]] | None = None,
              kind: str = kinds.BENCH.name, settings: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A config's results document; ``on_row`` sees it after each row (to save it). ``group``,
-    ``ceilings``, ``kind`` and ``settings`` are for the runs built on the benchmark's."""
+    """A whole results document for a config: provenance, the measured bf16 peak on CUDA, then
+    the rows. ``on_row`` sees the document after each row (to save it); an interrupted run
+    leaves it with the finished rows and ``complete`` false. ``group``, ``ceilings``, ``kind``
+    and ``settings`` (added to the config's) are for the runs built on the benchmark's."""
     cfg = cfg.resolve()
     return runs.document(kind, torch.device(cfg.device), {**cfg.settings(), **(settings or {})},
                          lambda peak: run(cfg, peak, progress, group), progress, on_row,
@@ -229,7 +271,8 @@ def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:
 
 
 def crosscheck_on(device: str) -> Callable[..., dict[str, Any]]:
-    """The page's run timed again by two other timers; on a CPU the transformer alone (short)."""
+    """The noise page's cross-check: the page's run timed again by two other timers; on a CPU
+    the transformer alone, to keep the produce step short."""
     return produce_on(device, crosscheck=True,
                       **({"models": ("transformer",)} if device == "cpu" else {}))
 

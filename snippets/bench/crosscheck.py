@@ -1,6 +1,16 @@
-"""The harness checked against two timers that share nothing with it: after its rounds, the same
-callables timed again one variant after another, by ``torch.utils.benchmark.Timer`` and by a
-wall clock around back-to-back calls and a device synchronize."""
+"""The harness checked against two timers that share nothing with it.
+
+After the harness has timed a group's variants in its interleaved rounds, the very same callables
+(the same compiled modules, inputs and CUDA graphs) are timed again, one variant after another:
+
+- by ``torch.utils.benchmark.Timer.blocked_autorange``, PyTorch's own timer: it picks its block
+  size, and on CUDA its clock synchronizes the device at each reading;
+- by a plain wall clock: ``time.perf_counter`` around ``calls`` back-to-back calls and a device
+  synchronize, repeated.
+
+Where the three agree, the harness's CUDA events measure what a caller feels. Where they do not,
+the difference is the finding: the harness's rounds interleave the variants, these do not.
+"""
 
 from __future__ import annotations
 
@@ -21,7 +31,9 @@ AGREE_WITHIN = 0.03  # the issue's bar for the CUDA-graph rows: 3 %
 
 def timer_ms(fn: Callable[[], object],
              min_run_s: float | None = None) -> tuple[measure.Measurement, int]:
-    """Per-call ms from ``blocked_autorange``, a sample per block, and the calls it put in one."""
+    """Per-call milliseconds from ``blocked_autorange``, one sample per block, and the number of
+    calls in its blocks (it picks them: enough for a block to last about a thousandth of
+    ``min_run_s``)."""
     from torch.utils import benchmark
 
     m = benchmark.Timer(stmt="fn()", globals={"fn": fn}).blocked_autorange(
@@ -31,9 +43,11 @@ def timer_ms(fn: Callable[[], object],
 
 def timer_blocks_ms(fn: Callable[[], object], calls: int, repeats: int = WALL_REPEATS,
                     num_threads: int = 1) -> measure.Measurement:
-    """The Timer held to blocks of ``calls`` calls, as long as the harness's samples, to tell a
-    gap from short blocks (a device idle between them) from one of the clock. It runs torch at
-    ``num_threads`` intra-op threads (its default is one, whatever the process had)."""
+    """The same Timer made to run blocks of ``calls`` calls, as long as the harness's samples:
+    if this agrees with the harness where ``blocked_autorange`` does not, the difference is the
+    block length (a device left idle between short blocks), not the clock. The Timer sets
+    torch's intra-op threads to ``num_threads`` while it runs (its default is one, whatever the
+    process had); given the harness's count, what is left of a gap is the Timer's own."""
     from torch.utils import benchmark
 
     timer = benchmark.Timer(stmt="fn()", globals={"fn": fn}, num_threads=num_threads)
@@ -42,7 +56,7 @@ def timer_blocks_ms(fn: Callable[[], object], calls: int, repeats: int = WALL_RE
 
 def wall_ms(fn: Callable[[], object], device: torch.device, calls: int,
             repeats: int = WALL_REPEATS) -> measure.Measurement:
-    """Per-call ms from a wall clock around ``calls`` calls and a synchronize."""
+    """Per-call milliseconds from a wall clock around ``calls`` calls and a synchronize."""
     samples = []
     for _ in range(repeats):
         measure.synchronize(device)

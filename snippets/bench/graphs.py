@@ -11,7 +11,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from snippets.bench.rows import by_key
+from snippets.bench.stability import by_key
 from snippets.core import columns, render
 from snippets.core import rows as typed
 from snippets.core.findings import Span

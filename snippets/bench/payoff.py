@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from snippets.bench.rows import Key, by_key
+from snippets.bench.stability import Key, by_key
 from snippets.core import render, stamps
 from snippets.core.findings import Span
 

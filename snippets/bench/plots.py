@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from snippets.bench import payoff
-from snippets.bench.rows import by_key
+from snippets.bench.stability import by_key
 from snippets.core import plots
 
 

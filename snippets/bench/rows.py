@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-Key = tuple[str, int, str]  # model, batch size, mode
-
 
 def new_row(model: str, bs: int, mode: str, **fields: Any) -> dict[str, Any]:
     row = {"model": model, "batch_size": bs, "mode": mode, "status": "ok", "message": "",
@@ -18,8 +16,3 @@ def new_row(model: str, bs: int, mode: str, **fields: Any) -> dict[str, Any]:
            "host_canary_us": None}
     row.update(fields)
     return row
-
-
-def by_key(doc: dict[str, Any]) -> dict[Key, dict[str, Any]]:
-    """A document's rows by (model, batch size, mode)."""
-    return {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}

@@ -114,8 +114,9 @@ class BenchConfig:
 
 
 def cache_state(settings: dict[str, Any]) -> str:
-    """How a run's compile times read: Inductor's cache ``empty`` (or off), ``not empty`` (some
-    compiles may be warm), or ``not recorded`` (the run did not count it)."""
+    """How a run's compile times should be read: ``empty`` (Inductor's cache was empty or off:
+    every compile is cold), ``not empty`` (it held compiled graphs, perhaps these: some compiles
+    may be warm), or ``not recorded`` (``inductor_cache`` None: the run did not count it)."""
     cache = settings.get("inductor_cache")
     if settings.get("fx_graph_cache") is False or settings.get("cold_compile"):
         return "empty"

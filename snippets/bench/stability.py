@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from snippets.bench.findings import CUDA_GRAPH_MODES
-from snippets.bench.rows import Key, by_key
 from snippets.core import folders, results
 from snippets.core.findings import Span
 
+Key = tuple[str, int, str]  # model, batch size, mode
 Runs = list[tuple[str, dict[str, Any]]]
 
 
@@ -74,6 +74,11 @@ class Stability:
         if name not in STATED:
             raise AttributeError(name)
         return next((f for f in self.figures if (f.model, f.batch, f.mode) == STATED[name]), None)
+
+
+def by_key(doc: dict[str, Any]) -> dict[Key, dict[str, Any]]:
+    """A document's rows by (model, batch size, mode)."""
+    return {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}
 
 
 def speedups(tables: list[dict[Key, dict[str, Any]]], key: Key) -> list[float]:

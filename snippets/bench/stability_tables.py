@@ -6,8 +6,7 @@ import statistics
 from typing import Any
 
 from snippets.bench import stability
-from snippets.bench.rows import Key, by_key
-from snippets.bench.stability import Runs
+from snippets.bench.stability import Key, Runs, by_key
 from snippets.core import render, stamps
 
 

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from snippets import bench
 from snippets.bench import findings
-from snippets.bench.rows import Key, by_key
+from snippets.bench.stability import Key, by_key
 from snippets.core import columns, compare, render, results, rows
 from snippets.core.stamps import stamp
 

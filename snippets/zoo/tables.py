@@ -75,7 +75,7 @@ def models(doc: dict[str, Any]) -> str:
                      "–" if breaks is None else breaks])
     head = ["Model · batch", "Family", "Eager ms", *(f"`{m}`" for m in z.modes),
             "Compile s", "Breaks"]
-    return render.details(f"All {z.models} models, batch by batch",
+    return render.details(f"All {z.models} models",
                           render.markdown_table(head, body, left=2))
 
 
