@@ -29,7 +29,8 @@ class Widest:
 
 @dataclass(frozen=True)
 class Correlation:
-    """Of one model, eager's correlation with the host canary over the runs."""
+    """Of one model, eager's correlation with the host canary, over the rows that kept both per
+    round."""
 
     model: str
     corr: Span
