@@ -1,10 +1,5 @@
-"""What the cross-check shows, as data: each row's other timers against the harness, and a summary
-of the CUDA-graph rows (the device sets their time) apart from the rest.
-
-``of(doc)`` takes one ``bench-crosscheck`` document and returns a frozen ``Crosscheck``; the noise
-page places its numbers into sentences written in ``docs/includes/crosscheck-says.md``. Pure:
-nothing here measures, formats or composes text.
-"""
+"""What the cross-check shows, as data (``of(doc)``): each row's other timers against the harness,
+and the CUDA-graph rows (the device sets their time) summed up apart from the rest."""
 
 from __future__ import annotations
 
@@ -33,9 +28,8 @@ def agreement(ratio: float) -> Agreement:
 
 @dataclass(frozen=True)
 class Check:
-    """One row: each other timer's median over the harness's, and whether it agrees. ``held``
-    is the Timer held to the harness's block length, ``threads`` that Timer also given the
-    harness's thread count (None where the run did not time it)."""
+    """One row: each other timer's median over the harness's. ``held``: the Timer held to the
+    harness's block length; ``threads``: also given its thread count (None: not timed)."""
 
     model: str
     batch: int
@@ -48,17 +42,14 @@ class Check:
     thread_count: int | None
     timer_calls: int | None  # calls per block the Timer chose itself
     harness_calls: int  # calls per sample of the harness
-    timer_agrees: Agreement
     wall_agrees: Agreement
 
 
 @dataclass(frozen=True)
 class Group:
-    """A set of rows, each ratio as its lowest and highest over them. ``wall_agrees`` is the
-    verdict of the wall clock's worst row; ``gap_open`` says the Timer read more than the bar
-    above the harness and the rows cannot say why (they did not time the Timer held to the
-    harness's block length on every row). ``held`` and the block lengths are there only where
-    every row has them; ``threads`` where any does."""
+    """A set of rows, each ratio lowest to highest. ``wall_agrees``: the wall clock's worst row's;
+    ``gap_open``: the Timer read above the bar and not every row timed it held to the harness's
+    blocks (``held`` and the block lengths are there only where every row has them)."""
 
     rows: int
     noisy: int
@@ -75,8 +66,7 @@ class Group:
 
 @dataclass(frozen=True)
 class Crosscheck:
-    """The cross-check of one run: every row, the CUDA-graph rows and the others (None where
-    the run has none of them), and the bar the wall clock is held to."""
+    """Every row, the CUDA-graph rows and the others (or None), and the wall clock's bar."""
 
     checks: tuple[Check, ...]
     graphs: Group | None
@@ -95,8 +85,7 @@ def check(row: dict[str, Any]) -> Check | None:
                  got[0], got[1], held["median"] / harness if held else None,
                  threads["median"] / harness if threads else None,
                  other.get("harness_threads") if threads else None,
-                 other.get("timer_block_calls"), row["calls_per_sample"],
-                 agreement(got[0]), agreement(got[1]))
+                 other.get("timer_block_calls"), row["calls_per_sample"], agreement(got[1]))
 
 
 def group(checks: list[Check]) -> Group | None:

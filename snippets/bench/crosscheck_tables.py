@@ -1,8 +1,5 @@
-"""The cross-check's table, for the noise page: the harness's median beside
-``torch.utils.benchmark.Timer``'s and a wall clock's, per row. Rendering only:
-``snippets.bench.crosscheck`` measures, ``snippets.bench.crosscheck_findings`` says what the rows
-show.
-"""
+"""The cross-check's tables, for the noise page: the harness's median beside
+``torch.utils.benchmark.Timer``'s and a wall clock's, per row, and each group's ratios."""
 
 from __future__ import annotations
 
@@ -14,8 +11,7 @@ from snippets.core.findings import Span
 
 
 def crosscheck(doc: dict[str, Any]) -> str:
-    """The harness's median beside torch.utils.benchmark.Timer's and a wall clock's, per row; the
-    Timer held to the harness's block length where the run measured it."""
+    """The harness's median beside the other timers', per row (the held Timer where measured)."""
     from snippets.bench import crosscheck as cc
 
     checked = [r for r in doc["rows"] if cc.ratios(r)]
@@ -42,8 +38,7 @@ def _ends(s: Span | None) -> str:
 
 
 def groups(doc: dict[str, Any]) -> str:
-    """Per group of rows (the CUDA-graph rows, the others): each timer's median over the
-    harness's, lowest to highest, and the calls a Timer's block and a harness's sample held."""
+    """Per group of rows, each timer's median over the harness's and the calls per block."""
     found = crosscheck_findings.of(doc)
     named = [(name, g) for name, g in (("CUDA-graph rows", found.graphs),
              ("Other rows" if found.graphs else "Every row", found.others)) if g is not None]
@@ -56,8 +51,8 @@ def groups(doc: dict[str, Any]) -> str:
         ("Harness's sample, calls", lambda g: _calls(g.harness_calls)),
         ("Threads", lambda g: "/".join(map(str, g.thread_counts)) or "–"),
         ("+ threads ÷ harness", lambda g: _ends(g.threads)))
-    return render.markdown_table(("Reading", *(name for name, _ in named)),
-                                 ((label, *(cell(g) for _, g in named)) for label, cell in readings))
+    body = ((label, *(cell(g) for _, g in named)) for label, cell in readings)
+    return render.markdown_table(("Reading", *(name for name, _ in named)), body)
 
 
 def _calls(span: Any) -> str:
@@ -65,6 +60,5 @@ def _calls(span: Any) -> str:
 
 
 def report(doc: dict[str, Any]) -> str:
-    """The page's tables of a cross-check run: every row, then each group's ratios to the
-    harness (``crosscheck_findings.of``)."""
+    """Every row, then each group's ratios to the harness."""
     return crosscheck(doc) + "\n\n" + groups(doc)

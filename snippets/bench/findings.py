@@ -1,9 +1,4 @@
-"""What a benchmark run says, as data: the numbers and verdicts its page's prose reads.
-
-``of(doc)`` takes one ``bench`` document and returns a frozen ``Findings``; the pages place its
-numbers into sentences written in ``docs/*.md`` and branch on its verdicts. Pure: nothing here
-measures, formats or composes text.
-"""
+"""What a benchmark run says, as data: ``of(doc)``, the numbers and verdicts its page reads."""
 
 from __future__ import annotations
 
@@ -30,8 +25,7 @@ class Bound(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Growth:
-    """How much longer eager took at the largest batch than at the smallest, for how much more
-    work, and what that says it waits on."""
+    """Eager's time and work at its largest batch over its smallest, and what it waits on."""
 
     model: str
     small: int
@@ -43,8 +37,8 @@ class Growth:
 
 @dataclass(frozen=True)
 class Fastest:
-    """The fastest mode of one (model, batch) that computed eager's answer; ``speedup`` is its
-    median against eager's median in the same run (None where eager itself is fastest)."""
+    """The fastest mode of one (model, batch) that computed eager's answer, and its speedup
+    (None where eager itself is fastest)."""
 
     model: str
     batch: int
@@ -54,8 +48,7 @@ class Fastest:
 
 @dataclass(frozen=True)
 class Gain:
-    """One compiled row's speedup over eager, the IQR of its paired per-round ratios, and its
-    verdict."""
+    """One compiled row's speedup, the IQR of its per-round ratios, and its verdict."""
 
     model: str
     batch: int
@@ -98,14 +91,12 @@ class Findings:
 
 
 def host_bound(time_ratio: float, work_ratio: float) -> bool:
-    """Eager grew by less than a quarter of the added work: the device had time to spare, so
-    something other than its arithmetic set the pace."""
+    """Eager grew by less than a quarter of the added work: not the device's arithmetic."""
     return time_ratio < work_ratio / 4
 
 
 def growth(doc: dict[str, Any], model: str) -> Growth | None:
-    """Eager's growth for ``model`` from its smallest to its largest batch; None with one batch
-    size or no eager times."""
+    """Eager's growth for ``model``; None with one batch size or no eager times."""
     found = typed.by_key(results.typed_rows(doc))
     device = results.device_type_of(doc)
     sizes = sorted({k.batch for k in found if k.model == model})
@@ -135,9 +126,8 @@ def _fastest(found: list[typed.Row]) -> list[Fastest]:
 
 
 def _later_compiles(doc: dict[str, Any]) -> dict[str, list[float]]:
-    """Each later mode's compile time over its group's first: one process compiles the modes in
-    turn, and a later one reuses what an earlier one cached, so an empty cache is empty for the
-    first compile only."""
+    """Each later mode's compile time over its group's first: an empty cache is empty for the
+    first compile only, a later one reuses what it cached."""
     if bench.cache_state(doc["provenance"].get("settings", {})) != "empty":
         return {}
     first: dict[tuple[str, int], float] = {}

@@ -1,11 +1,8 @@
-"""A graph alone against a graph of Inductor's kernels: what a run with the graph variants
-(``python -m snippets.bench --modes reduce-overhead,eager-graphed,cudagraphs-backend``) says, as
-data, and its one table.
+"""A graph alone against a graph of Inductor's kernels, as data, and its one table.
 
 ``reduce-overhead`` does two things at once: Inductor's kernels, and one CUDA graph to launch them.
 The eager model captured by hand (``eager-graphed``) and Dynamo's graph replayed by the
-``cudagraphs`` backend do only the second. Their ratio, both timed in the same rounds, is what
-Inductor adds on top of the graph. Pure: nothing here measures or composes text.
+``cudagraphs`` backend do only the second; their ratio, in the same rounds, is Inductor's part.
 """
 
 from __future__ import annotations
@@ -14,12 +11,12 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
+from snippets.bench.stability import by_key
 from snippets.core import columns, render
 from snippets.core import rows as typed
 from snippets.core.findings import Span
 
 HAND, BACKEND, COMPILED = "eager-graphed", "cudagraphs-backend", "reduce-overhead"
-ORDER = ("eager", HAND, BACKEND, COMPILED)
 # Within a tenth of the hand capture, reduce-overhead adds nothing a reader should pay a compile
 # for: the runs' own spreads (half the IQR of the per-round ratios) reach a few hundredths.
 ENOUGH = 1.10
@@ -55,10 +52,9 @@ def _ms(row: dict[str, Any] | None) -> float | None:
 
 def split(doc: dict[str, Any], names: tuple[str, str, str] = (HAND, BACKEND, COMPILED),
           ) -> list[Split]:
-    """A ``Split`` per model and batch whose eager row was timed, in the run's order. ``names``
-    are the rows' variants for the hand capture, the backend and the compiled graph: the speed
-    ladder names its rungs otherwise."""
-    by = {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}
+    """A ``Split`` per model and batch whose eager row was timed; ``names``: the rows' variants
+    for the hand capture, the backend and the compiled graph (the speed ladder's differ)."""
+    by = by_key(doc)
     found = []
     for (model, batch, mode), eager in by.items():
         if mode != "eager" or _ms(eager) is None:
@@ -78,19 +74,14 @@ def split(doc: dict[str, Any], names: tuple[str, str, str] = (HAND, BACKEND, COM
     return found
 
 
-def where(splits: list[Split], verdict: Verdict) -> list[Split]:
-    """The model and batch pairs of one verdict: where a hand capture was enough, say."""
-    return [s for s in splits if s.verdict == verdict]
-
-
 def _times(s: float | None) -> str:
     return render.num(s, ".2f") + "x" if s is not None else columns.MISSING
 
 
 def table(doc: dict[str, Any], splits: list[Split] | None = None, backend: bool = True) -> str:
-    """A row per model and batch: eager's time, each graph's speedup over that eager row, and
-    reduce-overhead over the hand capture (both columns of the same row, the same rounds)."""
-    found = split(doc) if splits is None else splits  # ``backend``: the speed ladder has none
+    """A row per model and batch: eager's time, each graph's speedup over it, and reduce-overhead
+    over the hand capture. ``backend``: the speed ladder has none."""
+    found = split(doc) if splits is None else splits
     return columns.markdown(found, (columns.Column("Model", lambda s: s.model, left=True),
                                          columns.Column("Batch", lambda s: s.batch, left=True)), (
         columns.ms("Eager", lambda s: s.eager_ms),
@@ -103,40 +94,54 @@ def table(doc: dict[str, Any], splits: list[Split] | None = None, backend: bool 
 
 @dataclass(frozen=True)
 class Graphs:
-    """A run's splits, and the pairs where the graph alone was enough or compile paid on top."""
+    """A run's splits, and the models of each verdict in run order, for the page to name."""
 
     splits: tuple[Split, ...]
-    enough: float = ENOUGH  # the verdicts' mark, for the page to say
     complete: bool = True  # the file's flag: False where a run stopped before its last model
+    margin_pct: float = (ENOUGH - 1) * 100  # how close to reduce-overhead is enough, in %
 
-    @property
-    def graph_enough(self) -> list[Split]:
-        return where(list(self.splits), Verdict.GRAPH)
+    def by_model(self, verdict: str) -> list[tuple[str, list[Split]]]:
+        """The splits of one verdict (``"graph"``, ``"inductor"``) by model, in run order."""
+        out: dict[str, list[Split]] = {}
+        for s in self.splits:
+            if s.verdict is Verdict(verdict):
+                out.setdefault(s.model, []).append(s)
+        return list(out.items())
 
-    @property
-    def compile_pays(self) -> list[Split]:
-        return where(list(self.splits), Verdict.INDUCTOR)
-
-    @property
-    def neither(self) -> list[Split]:
-        return where(list(self.splits), Verdict.NEITHER)
+    def at(self, model: str, batch: int) -> Split | None:
+        return next((s for s in self.splits if (s.model, s.batch) == (model, batch)), None)
 
     @property
     def count(self) -> int:
         return len(self.splits)
 
     @property
-    def graph_count(self) -> int:
-        return len(self.graph_enough)
-
-    @property
     def graph_models(self) -> tuple[str, ...]:
-        """The models where the graph alone was enough, in run order."""
-        return _models(self.graph_enough)
+        return tuple(m for m, _ in self.by_model(Verdict.GRAPH))
 
     @property
     def inductor_models(self) -> tuple[str, ...]:
-        return _models(self.compile_pays)
+        return tuple(m for m, _ in self.by_model(Verdict.INDUCTOR))
+
+    @property
+    def neither_models(self) -> tuple[str, ...]:
+        return tuple(m for m, _ in self.by_model(Verdict.NEITHER))
+
+    @property
+    def graph_count(self) -> int:
+        return sum(len(ss) for _, ss in self.by_model(Verdict.GRAPH))
+
+    @property
+    def inductor_count(self) -> int:
+        return len(self.compile_pays)
+
+    @property
+    def compile_pays(self) -> list[Split]:
+        return [s for _, ss in self.by_model(Verdict.INDUCTOR) for s in ss]
+
+    @property
+    def neither(self) -> list[Split]:
+        return [s for s in self.splits if s.verdict is Verdict.NEITHER]
 
     @property
     def on_top(self) -> Span | None:
@@ -153,13 +158,6 @@ class Graphs:
     def resnet50(self) -> Split | None:
         return self.at("resnet50", 1)
 
-    def by_model(self, verdict: str) -> list[tuple[str, list[Split]]]:
-        """The splits of one verdict (``"graph"``, ``"inductor"``) grouped by model, in run order."""
-        out: dict[str, list[Split]] = {}
-        for s in where(list(self.splits), Verdict(verdict)):
-            out.setdefault(s.model, []).append(s)
-        return list(out.items())
-
     @property
     def backend_behind(self) -> bool:
         """Whether the cudagraphs backend ran slower than the hand capture wherever both ran."""
@@ -171,27 +169,6 @@ class Graphs:
         """Whether every hand capture of the run copied its input in at each timed call."""
         return all(s.copies_input for s in self.splits if s.hand)
 
-    def at(self, model: str, batch: int) -> Split | None:
-        return next((s for s in self.splits if (s.model, s.batch) == (model, batch)), None)
-
-    @property
-    def inductor_count(self) -> int:
-        return len(self.compile_pays)
-
-    @property
-    def neither_models(self) -> tuple[str, ...]:
-        return _models(self.neither)
-
-    @property
-    def margin_pct(self) -> float:
-        """How close to reduce-overhead the hand capture came where it was enough, in %."""
-        return (self.enough - 1) * 100
-
 
 def of(doc: dict[str, Any]) -> Graphs:
     return Graphs(tuple(split(doc)), complete=bool(doc.get("complete", True)))
-
-
-def _models(splits: list[Split]) -> tuple[str, ...]:
-    """The models of ``splits``, each once, in run order."""
-    return tuple(dict.fromkeys(s.model for s in splits))

@@ -1,13 +1,9 @@
 """The benchmark held to an independent timer: one configuration, alone in a process of its own.
 
-The benchmark times every mode of a model in interleaved rounds, inside one process that has
-compiled and captured all of them. A timer beside it in the same rounds (``bench.crosscheck``)
-cannot see a difference that comes from that process: the other modes' graphs and memory, the
-order of the calls, the rounds' warm-up. Here a separate process builds one model at one batch
-size under the benchmark's own settings (dtype, eval, no grad, backend switches), compiles one
-mode, warms it, and times back-to-back calls between two CUDA events, nothing else: no
-interleaving, no batching rule, no host canary. ``of`` sets each such process beside the
-benchmark's median for the same configuration, from a benchmark run recorded in the same session.
+A timer in the benchmark's own rounds (``bench.crosscheck``) cannot see what its process adds:
+the other modes' graphs and memory, the order of the calls. Here a separate process builds one
+model under the benchmark's settings, compiles one mode and times back-to-back calls between two
+CUDA events; ``of`` sets each process beside the benchmark's median for the same configuration.
 
     python -m snippets.bench.independent --model resnet50 --batch-size 1 \
         --mode reduce-overhead --output FILE
@@ -97,8 +93,7 @@ class Agreement(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Check:
-    """One configuration: the benchmark's median, this timer's median over its processes, and
-    their ratio (the harness's over this timer's)."""
+    """One configuration: the harness's median, each process's, and the harness's over theirs."""
 
     model: str
     batch: int
@@ -148,8 +143,7 @@ FOLDER = "independent"  # beside a run folder's other files: the harness's run a
 
 
 def recorded(results_dir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
-    """The newest GPU run folder's ``independent/``: its benchmark run and its processes, in the
-    order they ran; None where there is none."""
+    """The newest GPU run folder's ``independent/``: its benchmark run and its processes by date."""
     for folder in sorted(Path(results_dir).glob(f"*/{FOLDER}"), reverse=True):
         harness = folder / "bench.json"
         docs = [results.load(p) for p in folder.glob("*.json") if p.name != harness.name]
@@ -159,7 +153,7 @@ def recorded(results_dir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]] |
 
 
 def stamp(docs: list[dict[str, Any]]) -> str:
-    """One stamp for the processes timed alone: device, torch, how many, when, the commits."""
+    """One stamp for the processes timed alone."""
     from snippets.core import render
 
     prov, settings = docs[0]["provenance"], docs[0]["provenance"]["settings"]
@@ -193,13 +187,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--output", type=Path, required=True, help="write the results file here")
     args = p.parse_args(argv)
     if not torch.cuda.is_available():
-        cli.fail(prog, "this timer reads CUDA events: it needs a CUDA device")
+        cli.fail(prog, "needs a CUDA device")
     cli.check_output(prog, args.output)
     doc = document(args.model, args.batch_size, args.mode, commit=cli.commit_from_env())
     results.write_atomic(args.output, doc)
     row = doc["rows"][0]
-    print(f"{row['model']} · {row['batch_size']} · {row['mode']}: "
-          f"{(row['latency_ms'] or {}).get('median')} ms ({row['status']})")
+    print(row["status"], (row["latency_ms"] or {}).get("median"), "ms")
     return 0
 
 

@@ -1,13 +1,8 @@
 """When compiling pays back its cost: compile time cold and warm, and the calls needed to recoup it.
 
-Pure rendering over recorded bench runs. Two runs made back to back on one fresh machine are the
-evidence: the first compiled on a machine no benchmark had run on, the second could find the first
-one's artifacts on disk (the cache is on by default, under /tmp unless TORCHINDUCTOR_CACHE_DIR
-says otherwise), what a restarted process sees. Both predate the benchmark's count of the cache,
-so their files say its state is unknown; the page says what the run's log adds.
-
-The tables are drawn here; what they show is data (``slower_to_pay``, ``tiny``), which the page
-places in sentences of its own.
+The evidence is two runs made back to back on one fresh machine: the second could find the first
+one's artifacts in Inductor's on-disk cache, as a restarted process does. Both predate the
+benchmark's count of the cache, so their files say its state is unknown.
 """
 
 from __future__ import annotations
@@ -16,17 +11,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from snippets.bench.stability import Key, by_key
 from snippets.core import render, stamps
 from snippets.core.findings import Span
 
-Rows = dict[tuple[str, int, str], dict[str, Any]]
+Rows = dict[Key, dict[str, Any]]
 
 
 @dataclass(frozen=True)
 class SlowerToPay:
-    """A row that compiled faster in the next process yet needs more calls there: the calls
-    divide by the time each call saves against eager *of the same run*, so an eager median
-    inflated by a slow spell of the host makes the first process's saving look larger."""
+    """A row that compiled faster in the next process yet needs more calls there: an eager
+    median inflated by a slow spell of the host makes a run's saving per call look larger."""
 
     model: str
     batch: int
@@ -41,9 +36,8 @@ class SlowerToPay:
 
 @dataclass(frozen=True)
 class TinyWork:
-    """The graph-breaks page's small blocks: how many ran slower compiled than eager, how long
-    eager took on them, and the blocks that did not run slower (as the table labels them,
-    "cause: variant")."""
+    """The graph-breaks page's small blocks: how many ran slower compiled, eager's times, and
+    the blocks (``cause: variant``) that did not run slower."""
 
     blocks: int
     slower: int
@@ -59,16 +53,9 @@ def break_even_calls(compile_s: float, eager_ms: float, compiled_ms: float) -> f
     return compile_s * 1e3 / saved_ms if saved_ms > 0 else None
 
 
-def rows_by_key(doc: dict[str, Any]) -> dict[tuple[str, int, str], dict[str, Any]]:
-    return {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}
-
-
-def compile_and_calls(rows: dict[tuple[str, int, str], dict[str, Any]],
-                      key: tuple[str, int, str]) -> tuple[float, float | None] | None:
-    """(compile s, calls to break even) of one row, against eager's median from the same run:
-    each run's latencies are its own, taken in the same rounds, so they are compared only with
-    each other. None where the row or its eager row was not timed; calls None where it never
-    breaks even."""
+def compile_and_calls(rows: Rows, key: Key) -> tuple[float, float | None] | None:
+    """(compile s, calls to break even) of one row against eager's median of the same run (never
+    another run's); None where either was not timed, calls None where it never breaks even."""
     row = rows.get(key) or {}
     eager = (rows.get((key[0], key[1], "eager")) or {}).get("latency_ms")
     if not eager or not row.get("latency_ms") or row.get("compile_s") is None:
@@ -77,7 +64,7 @@ def compile_and_calls(rows: dict[tuple[str, int, str], dict[str, Any]],
                                               row["latency_ms"]["median"])
 
 
-def _calls(rows: dict[tuple[str, int, str], dict[str, Any]], key: tuple[str, int, str]) -> str:
+def _calls(rows: Rows, key: Key) -> str:
     got = compile_and_calls(rows, key)
     if got is None:
         return "–"
@@ -85,8 +72,7 @@ def _calls(rows: dict[tuple[str, int, str], dict[str, Any]], key: tuple[str, int
 
 
 def first_two(results_dir: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """The first two benchmark runs on one fresh H200 machine, one process after the other;
-    None where they are not recorded."""
+    """The first two benchmark runs on one fresh H200 machine, one process after the other."""
     from snippets.bench import stability
 
     runs = dict(stability.recorded_gpu_runs(results_dir))
@@ -95,10 +81,9 @@ def first_two(results_dir: Path) -> tuple[dict[str, Any], dict[str, Any]] | None
 
 
 def cold_warm_markdown(cold: dict[str, Any], warm: dict[str, Any]) -> str:
-    """The table of the two processes, and one of the rows that need more calls in the second
-    (``slower_to_pay``). The runs predate the count of Inductor's cache (their cache state is
-    unknown), so the columns name the process, not the cache."""
-    cold_rows, warm_rows = rows_by_key(cold), rows_by_key(warm)
+    """The two processes' table, and one of the rows ``slower_to_pay``. The columns name the
+    process, not the cache: the runs predate its count."""
+    cold_rows, warm_rows = by_key(cold), by_key(warm)
     head = ("Model · batch · mode", "Compile s, first process", "Compile s, next process",
             "Calls to break even, first", "Calls to break even, next")
     body = []
@@ -117,14 +102,14 @@ def cold_warm_markdown(cold: dict[str, Any], warm: dict[str, Any]) -> str:
          for f in slower]) if slower else "")
 
 
-def _eager_ms(rows: Rows, key: tuple[str, int, str]) -> tuple[float, str]:
+def _eager_ms(rows: Rows, key: Key) -> tuple[float, str]:
     eager = rows[(key[0], key[1], "eager")]
     return eager["latency_ms"]["median"], eager["status"]
 
 
 def slower_to_pay(cold: dict[str, Any], warm: dict[str, Any]) -> tuple[SlowerToPay, ...]:
     """Every row that compiled faster in the next process yet needs more calls there."""
-    cold_rows, warm_rows = rows_by_key(cold), rows_by_key(warm)
+    cold_rows, warm_rows = by_key(cold), by_key(warm)
     out = []
     for key in cold_rows:
         first, nxt = compile_and_calls(cold_rows, key), compile_and_calls(warm_rows, key)
@@ -139,10 +124,9 @@ def slower_to_pay(cold: dict[str, Any], warm: dict[str, Any]) -> tuple[SlowerToP
 
 
 def cold_warm_stamp(cold: dict[str, Any], warm: dict[str, Any]) -> str:
-    """The first process's stamp (a fresh machine, as the page says) and the next one's date:
-    it ran on the same machine, under the same settings."""
+    """The first process's stamp and the next one's date (same machine, same settings)."""
     return (f"{stamps.stamp(cold, 'recorded, first process')}; "
-            f"next process, same machine: {warm['provenance']['date']}")
+            f"next process: {warm['provenance']['date']}")
 
 
 def tiny(doc: dict[str, Any]) -> TinyWork:
@@ -160,8 +144,7 @@ def _block(row: dict[str, Any]) -> str:
 
 
 def tiny_work(doc: dict[str, Any]) -> str:
-    """The graph-breaks page's small blocks, eager against compiled (``tiny`` says what they
-    show)."""
+    """The graph-breaks page's small blocks, eager against compiled."""
     head = ("Block: written as", "Eager ms", "Compiled ms", "Speedup")
     return render.markdown_table(head, [
         (_block(r), render.ms(r["eager_ms"]["median"]),

@@ -1,13 +1,12 @@
-"""The benchmark's plots: the speedup of every model, batch size and mode with its spread, and
-compile time against the calls it takes to earn it back. Drawn from results documents with
-``snippets.core.plots``; each returns the HTML of one figure, and the page keeps the table beside.
-"""
+"""The benchmark's plots: every speedup with its spread, and compile time against the calls it
+takes to earn it back; each returns the HTML of one figure, the page keeps the table beside."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from snippets.bench import payoff
+from snippets.bench.stability import by_key
 from snippets.core import plots
 
 
@@ -18,8 +17,7 @@ def _valid(row: dict[str, Any]) -> bool:
 
 
 def speedup(doc: dict[str, Any]) -> str:
-    """One line per model and batch size, one dot per compiled mode, its bar spanning the
-    speedup's spread (half the interquartile range of the per-round ratios, either side)."""
+    """A line per model and batch, a dot per compiled mode, its bar half the IQR either side."""
     rows = [r for r in doc["rows"] if _valid(r)]
     if not rows:
         return ""  # nothing to draw: the table says why
@@ -48,10 +46,9 @@ def speedup(doc: dict[str, Any]) -> str:
 
 
 def break_even(cold: dict[str, Any], warm: dict[str, Any]) -> str:
-    """Compile time against the calls that earn it back, one panel per model: each
-    configuration's point in the first process on a fresh machine joined to its point in the
-    next process (which could reuse what the first one cached)."""
-    cold_rows, warm_rows = payoff.rows_by_key(cold), payoff.rows_by_key(warm)
+    """Compile time against the calls that earn it back, a panel per model: each configuration's
+    point in the first process joined to its point in the next."""
+    cold_rows, warm_rows = by_key(cold), by_key(warm)
     keys = [k for k, r in cold_rows.items() if k[2] != "eager" and r.get("compile_s")]
     models = list(dict.fromkeys(k[0] for k in keys))
     configs = list(dict.fromkeys(k[1:] for k in keys))  # (batch, mode): one colour each

@@ -1,9 +1,5 @@
-"""How far recorded runs of the same benchmark agree, and what the machine did while they ran.
-
-Pure, over recorded results documents: which numbers repeat from run to run and which move with
-the host CPU. The benchmark and noise pages place the findings of ``of(runs)`` (a frozen
-``Stability``) in sentences of their own, and ``stability_tables`` draws the evidence.
-"""
+"""How far recorded runs of the same benchmark agree, and what the machine did while they ran:
+``of(runs)``, a frozen ``Stability``; ``stability_tables`` draws the evidence."""
 
 from __future__ import annotations
 
@@ -16,14 +12,13 @@ from snippets.bench.findings import CUDA_GRAPH_MODES
 from snippets.core import folders, results
 from snippets.core.findings import Span
 
-Key = tuple[str, int, str]
+Key = tuple[str, int, str]  # model, batch size, mode
 Runs = list[tuple[str, dict[str, Any]]]
 
 
 @dataclass(frozen=True)
 class Widest:
-    """Of one mode, the configuration whose speedup moved most from run to run: its highest
-    over its lowest, and the two: how far a single run's figure can be trusted."""
+    """Of one mode, the configuration whose speedup moved most from run to run."""
 
     mode: str
     ratio: float
@@ -43,8 +38,7 @@ class Correlation:
 
 @dataclass(frozen=True)
 class Noisiest:
-    """The noisiest eager group of all runs, which the spells table shows round by round, and
-    how many times its fastest sample a slow one takes."""
+    """The noisiest eager group of all runs, and how many times its fastest a slow sample is."""
 
     label: str
     model: str
@@ -54,9 +48,8 @@ class Noisiest:
 
 @dataclass(frozen=True)
 class Figure:
-    """The guide's one figure for a configuration: the median of its speedup over the recorded
-    runs of the default matrix, and their lowest and highest. Every page that names what a mode
-    buys on this device uses it or links to it, rather than reading one run of its own."""
+    """The guide's one figure for a configuration: its median speedup over the recorded runs of
+    the default matrix. Every page that names what a mode buys here uses it or links to it."""
 
     model: str
     batch: int
@@ -76,26 +69,16 @@ class Stability:
     widest: tuple[Widest, ...]
     correlations: tuple[Correlation, ...]  # over the runs the host table shows
     noisiest: Noisiest
-    # the figures the home page's table states (``STATED``)
-    transformer_1_ro: Figure | None = None
-    resnet50_1_ro: Figure | None = None
-    transformer_32_ro: Figure | None = None
-    resnet50_32_ro: Figure | None = None
-    transformer_32_default: Figure | None = None
-    resnet50_32_default: Figure | None = None
 
-
-def load_runs(folder: Path, names: list[str]) -> list[tuple[str, dict[str, Any]]]:
-    """(label, document) for each named file of ``folder`` that exists, in the order given."""
-    out = []
-    for name in names:
-        path = folder / name
-        if path.exists():
-            out.append((name.removesuffix(".json"), results.load(path)))
-    return out
+    def __getattr__(self, name: str) -> Figure | None:
+        """The figures the home page's table states, by their ``STATED`` names."""
+        if name not in STATED:
+            raise AttributeError(name)
+        return next((f for f in self.figures if (f.model, f.batch, f.mode) == STATED[name]), None)
 
 
 def by_key(doc: dict[str, Any]) -> dict[Key, dict[str, Any]]:
+    """A document's rows by (model, batch size, mode)."""
     return {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}
 
 
@@ -118,8 +101,7 @@ def figures(runs: Runs) -> tuple[Figure, ...]:
 
 
 def widest(runs: Runs) -> tuple[Widest, ...]:
-    """Per mode, in the order the runs list them, the configuration whose speedup moved most
-    from run to run (none for a mode no configuration of which ran twice)."""
+    """Per mode, the configuration whose speedup moved most (of those that ran twice)."""
     tables = [by_key(doc) for _, doc in runs]
     out: dict[str, Widest] = {}
     for key in (k for k in tables[0] if k[2] != "eager") if tables else ():
@@ -131,9 +113,8 @@ def widest(runs: Runs) -> tuple[Widest, ...]:
 
 
 def correlation(row: dict[str, Any]) -> float | None:
-    """Pearson correlation of a row's samples with the host canary of the same rounds: near 1,
-    the row's latency moved with the host CPU's speed. None where the run kept no canary
-    sample per round (the gated runs kept only its median and best)."""
+    """Pearson correlation of a row's samples with the host canary of the same rounds (near 1:
+    it moved with the host CPU); None where the run kept no canary sample per round."""
     samples = (row.get("latency_ms") or {}).get("samples")
     canary = (row.get("host_canary_us") or {}).get("samples")
     if not samples or not canary or len(samples) != len(canary) or len(set(canary)) < 2:
@@ -142,8 +123,7 @@ def correlation(row: dict[str, Any]) -> float | None:
 
 
 def correlations(runs: Runs) -> tuple[Correlation, ...]:
-    """Eager's correlation with the canary per model, over the runs that kept both: the range
-    the prose may lean on."""
+    """Eager's correlation with the canary per model, over the runs that kept both."""
     by_model: dict[str, list[float]] = {}
     for _, doc in runs:
         for row in doc["rows"]:
@@ -157,10 +137,8 @@ SLOW = 1.5  # a sample this many times its variant's fastest is a slow one (a sp
 
 def round_states(rows: dict[Key, dict[str, Any]], modes: list[str], model: str,
                   batch_size: int) -> list[str]:
-    """Each round's host state, from every variant the host sets the pace of (not the CUDA-graph
-    replays): "slow spell" where all of them ran slow, "normal" where none did, "partly slow"
-    where some did. The variants take turns within a round, so a spell that starts or ends
-    during a round reaches only those timed after or before it."""
+    """Each round's host state from the variants the host paces (not CUDA-graph replays): "slow
+    spell" where all ran slow, "partly slow" where some did (a spell that starts mid-round)."""
     host = [rows[(model, batch_size, m)]["latency_ms"]["samples"] for m in modes
             if m not in CUDA_GRAPH_MODES]
     states = []
@@ -173,8 +151,7 @@ def round_states(rows: dict[Key, dict[str, Any]], modes: list[str], model: str,
 # ---- which runs ---------------------------------------------------------------------------------
 
 def recorded_gpu_runs(results_dir: Path) -> list[tuple[str, dict[str, Any]]]:
-    """Every recorded bench run of the newest GPU run folder: the page's run and its repeat
-    first, then the runs kept as evidence under ``noise/``, in the order they were made."""
+    """The newest GPU run folder's bench runs: the page's, its repeat, then ``noise/`` by date."""
     newest = [p for p, d in folders.recorded_runs(results_dir, "bench")
               if results.device_type_of(d) == "cuda"]
     if not newest:
@@ -182,11 +159,12 @@ def recorded_gpu_runs(results_dir: Path) -> list[tuple[str, dict[str, Any]]]:
     folder = newest[0].parent
     extra = sorted(folder.glob("noise/*.json"), key=lambda p: results.load(p)["provenance"]["date"])
     names = ["bench.json", "bench-repeat.json", *(str(p.relative_to(folder)) for p in extra)]
-    return load_runs(folder, names)
+    return [(n.removesuffix(".json"), results.load(folder / n)) for n in names
+            if (folder / n).exists()]
 
 
 def host_runs(runs: Runs) -> Runs:
-    """The runs that recorded what the host did (its canary or the hypervisor's steal)."""
+    """The runs that recorded the host's canary or the hypervisor's steal."""
     return [r for r in runs if r[1]["rows"][0].get("host_canary_us")
             or r[1]["rows"][0].get("cpu_steal_pct") is not None]
 
@@ -202,13 +180,11 @@ def noisiest(runs: Runs) -> Noisiest:
 
 def of(runs: Runs) -> Stability:
     """The findings of the recorded runs of the default matrix (two at least)."""
-    found = figures(runs)
-    by = {(f.model, f.batch, f.mode): f for f in found}
-    return Stability(len(runs), found, widest(runs), correlations(host_runs(runs)),
-                     noisiest(runs), **{name: by.get(k) for name, k in STATED.items()})
+    return Stability(len(runs), figures(runs), widest(runs), correlations(host_runs(runs)),
+                     noisiest(runs))
 
 
-# The Stability fields the home page places, each one configuration's figure.
+# The figures the home page places, by the names it reads them under.
 STATED = {"transformer_1_ro": ("transformer", 1, "reduce-overhead"),
           "resnet50_1_ro": ("resnet50", 1, "reduce-overhead"),
           "transformer_32_ro": ("transformer", 32, "reduce-overhead"),

@@ -1,6 +1,4 @@
-"""The benchmark's run-to-run evidence drawn as tables, from ``stability``'s readings of the
-recorded runs: each configuration's speedup over every run, the host's state beside eager's
-spread, and one group's rounds through a slow spell of the host."""
+"""The benchmark's run-to-run evidence drawn as tables, from ``stability``'s readings."""
 
 from __future__ import annotations
 
@@ -8,13 +6,13 @@ import statistics
 from typing import Any
 
 from snippets.bench import stability
-from snippets.bench.stability import Key, Runs
+from snippets.bench.stability import Key, Runs, by_key
 from snippets.core import render, stamps
 
 
 def _per_run(runs: list[tuple[str, dict[str, Any]]], keys: list[Key]) -> str:
-    """Every run's speedup for every compiled configuration: the evidence behind the summary."""
-    tables = [stability.by_key(doc) for _, doc in runs]
+    """Every run's speedup for every compiled configuration."""
+    tables = [by_key(doc) for _, doc in runs]
     head = ("Model · batch · mode", *(label for label, _ in runs))
     return render.markdown_table(head, (
         [" · ".join(map(str, key)),
@@ -22,9 +20,8 @@ def _per_run(runs: list[tuple[str, dict[str, Any]]], keys: list[Key]) -> str:
 
 
 def speedup_spread(runs: list[tuple[str, dict[str, Any]]]) -> str:
-    """One line per compiled configuration: the lowest, median and highest speedup over all
-    runs and highest over lowest; every run's own value in a block that opens."""
-    tables = [stability.by_key(doc) for _, doc in runs]
+    """Per compiled configuration, its speedup over the runs; each run's in a block that opens."""
+    tables = [by_key(doc) for _, doc in runs]
     keys = [k for k in tables[0] if k[2] != "eager"] if tables else []
     head = ("Model · batch · mode", "Runs", "Lowest", "Median", "Highest", "Highest/lowest")
     body = []
@@ -48,16 +45,15 @@ def _corr(row: dict[str, Any]) -> str:
 
 
 def host_evidence(runs: list[tuple[str, dict[str, Any]]]) -> str:
-    """Per run and model group: the spread of eager and of a CUDA-graph replay, beside how slow
-    the host ran and whether eager moved with it; what else the machine reported (hypervisor
-    steal, the GPU's SM clock) and the default mode in a block that opens."""
+    """Per run and group: eager's and a replay's spread beside the host's speed; the default
+    mode, hypervisor steal and SM clock in a block that opens."""
     key_head = ("Run · model · batch", "Eager IQR %", "reduce-overhead IQR %",
                 "Host canary median/best", "Corr. eager ~ canary")
     full_head = ("Run · model · batch", "default IQR %", "CPU steal %", "SM clock MHz",
                  "Corr. default ~ canary")
     key, full = [], []
     for label, doc in runs:
-        rows = stability.by_key(doc)
+        rows = by_key(doc)
         for (model, bs, mode), eager in rows.items():
             if mode != "eager":
                 continue
@@ -79,10 +75,8 @@ def host_evidence(runs: list[tuple[str, dict[str, Any]]]) -> str:
 
 
 def spells(doc: dict[str, Any], model: str, batch_size: int) -> str:
-    """The samples of one group, round by round, summarised as stretches of rounds in one host
-    state: a spell shows as a stretch where every variant without CUDA graphs slows down
-    together and the replay does not."""
-    rows = stability.by_key(doc)
+    """One group's rounds as stretches in one host state (``stability.round_states``)."""
+    rows = by_key(doc)
     modes = [m for (mm, b, m) in rows if mm == model and b == batch_size]
     states = stability.round_states(rows, modes, model, batch_size)
     stretches, start = [], 0
@@ -123,9 +117,7 @@ def runs_stamp(runs: list[tuple[str, dict[str, Any]]]) -> str:
 
 
 def evidence(which: str, runs: Runs) -> tuple[str, Runs]:
-    """One evidence block of the benchmark page, "spread", "widest", "host", "correlations",
-    "spells" or "claims", or the home page's "figures": its Markdown and the runs it was drawn
-    from (for its stamp)."""
+    """One evidence block by name, and the runs it was drawn from (for its stamp)."""
     if which == "spread":
         return speedup_spread(runs), runs
     if which == "widest":
@@ -140,8 +132,7 @@ def evidence(which: str, runs: Runs) -> tuple[str, Runs]:
 
         return claims.verdicts_over_runs(runs), runs
     if which != "spells":
-        raise ValueError(f"evidence {which!r}: expected spread, widest, host, correlations, "
-                         "spells, figures or claims")
+        raise ValueError(f"unknown evidence {which!r}")
     # The noisiest eager group of all runs, round by round; the page names it from ``of``.
     group = stability.noisiest(runs)
     doc = dict(runs)[group.label]

@@ -1,9 +1,5 @@
-"""The benchmark's tables: Markdown for the site, rich tables for a terminal, a run against a
-recorded one, and the findings the page states under its table.
-
-Everything here takes a results document (or its rows) and returns text or a rich renderable;
-nothing measures, and nothing prints.
-"""
+"""The benchmark's tables: Markdown for the site, rich for a terminal, a run against a recorded
+one, and the readings the page states under its table."""
 
 from __future__ import annotations
 
@@ -14,11 +10,9 @@ from rich.table import Table
 
 from snippets import bench
 from snippets.bench import findings
+from snippets.bench.stability import Key, by_key
 from snippets.core import columns, compare, render, results, rows
 from snippets.core.stamps import stamp
-
-Key = tuple[str, int, str]
-num = render.num
 
 # What labels a row: the model, the batch, the mode (after its command, where its group holds
 # several).
@@ -56,17 +50,13 @@ def detail_columns(prov: dict[str, Any] | None = None) -> tuple[columns.Column, 
         columns.words("Status", lambda p: _status(p.row)))
 
 
-COLUMNS = tuple(columns.grid([], KEY, detail_columns(), joined=False)[0])
-
-
 def markdown_table(found: list[dict[str, Any]], prov: dict[str, Any] | None = None) -> str:
     """Every column of every row: what a terminal shows, and the page's detail block."""
     return columns.markdown(placed(found), KEY, detail_columns(prov), joined=False)
 
 
 def placed(found: list[dict[str, Any]]) -> list[rows.InRun]:
-    """The rows in blocks, one per run of each group (a ladder file that several commands filled
-    holds several), each opened by the eager row its speedups are against."""
+    """The rows in blocks, one per run of each group, each opened by its eager row."""
     return rows.in_runs(found, lambda r: r["mode"] == "eager")
 
 
@@ -81,8 +71,7 @@ def key_values(doc: dict[str, Any]) -> tuple[columns.Column, ...]:
 
 
 def key_table(doc: dict[str, Any]) -> str:
-    """The key columns of every row, rows by mode: a mode's row carries its own compile time and
-    status beside its median and speedup, which a column per mode would have no room for."""
+    """The key columns of every row, a row per mode (with its own compile time and status)."""
     return columns.markdown(placed(doc["rows"]), KEY, key_values(doc))
 
 
@@ -105,8 +94,7 @@ def table(doc: dict[str, Any]) -> str:
 
 
 def fastest(f: findings.Findings) -> str:
-    """The fastest mode of each (model, batch) of a run and its speed over eager's in the same
-    run, from the run's findings."""
+    """The fastest mode of each (model, batch) and its speed over eager's."""
     return render.markdown_table(("Model · batch", "Fastest", "× eager"), [
         (f"{x.model} · {x.batch}", f"`{x.mode}`", render.num(x.speedup, ".2f"))
         for x in f.fastest])
@@ -125,13 +113,11 @@ COMPARED_SETTINGS = ("dtype", "channels_last", "tf32", "cudnn_benchmark")
 
 
 def bound_by(doc: dict[str, Any]) -> dict[Key, str]:
-    """What each row's latency waits on, read from the run itself. On a CPU the host does all
-    the work ("host (CPU run)"). On a GPU a CUDA-graph replay waits on the GPU; eager and the
-    default mode wait on the host where eager hardly grows with the batch (``findings.growth``),
-    else on the GPU; "–" where the run has one batch size and cannot tell."""
+    """What each row's latency waits on: on a GPU, a replay on the GPU, the others on the host
+    where eager hardly grows with the batch (``findings.growth``); "–" with one batch size."""
     cpu = results.device_type_of(doc) == "cpu"
     out = {}
-    for key in _by_key(doc):
+    for key in by_key(doc):
         growth = findings.growth(doc, key[0])
         if cpu:
             out[key] = "host (CPU run)"
@@ -144,24 +130,9 @@ def bound_by(doc: dict[str, Any]) -> dict[Key, str]:
     return out
 
 
-def ratios(doc: dict[str, Any], other: dict[str, Any]) -> list[tuple[str, float]]:
-    """(what the row waits on, this run's median over the recorded one's) for each row that both
-    runs timed."""
-    recorded = _by_key(other)
-    bound = {**bound_by(doc), **bound_by(other)}
-    out = []
-    for row in doc["rows"]:
-        key = (row["model"], row["batch_size"], row["mode"])
-        now_ms, old_ms = rows.median(row), rows.median(recorded.get(key))
-        if now_ms and old_ms:
-            out.append((bound.get(key, "–"), now_ms / old_ms))
-    return out
-
-
 @dataclass(frozen=True)
 class Against:
-    """A row of this run, the recorded run's row of the same key (None where it has none), and
-    what the row waits on."""
+    """A row of this run, the recorded run's of the same key (or None), and what it waits on."""
 
     row: dict[str, Any]
     old: dict[str, Any] | None
@@ -171,7 +142,7 @@ class Against:
 def against(doc: dict[str, Any], other: dict[str, Any]) -> list[Against]:
     """This run beside a recorded one, matched on (model, batch size, mode), with what each
     row waits on (from the recorded run, which has the batch sizes to tell, else this one)."""
-    recorded = _by_key(other)
+    recorded = by_key(other)
     bound = {**bound_by(doc), **bound_by(other)}
     return [Against(r, recorded.get(k), bound.get(k, "–"))
             for r in doc["rows"] for k in [(r["model"], r["batch_size"], r["mode"])]]
@@ -180,6 +151,11 @@ def against(doc: dict[str, Any], other: dict[str, Any]) -> list[Against]:
 def _ratio(a: Against) -> float | None:
     now_ms, old_ms = rows.median(a.row), rows.median(a.old)
     return now_ms / old_ms if now_ms and old_ms else None
+
+
+def ratios(doc: dict[str, Any], other: dict[str, Any]) -> list[tuple[str, float]]:
+    """(what the row waits on, this run's median over the recorded one's) where both timed it."""
+    return [(a.bound, r) for a in against(doc, other) if (r := _ratio(a))]
 
 
 # The two medians, and what the page reads off them.
@@ -211,8 +187,7 @@ def compare_title(doc: dict[str, Any], other: dict[str, Any]) -> str:
 
 
 def compare_page(doc: dict[str, Any], other: dict[str, Any]) -> str:
-    """The comparison as a page shows it: the row label in one column and the two latencies in
-    a block that opens, so the ratios and the bound fit a desktop page without scrolling."""
+    """The comparison as a page shows it, the two latencies in a block that opens (to fit)."""
     pairs = against(doc, other)
     spans: dict[str, list[float]] = {}
     for bound, ratio in ratios(doc, other):  # the ratio's range per kind of bound
@@ -235,13 +210,8 @@ def compare_table(doc: dict[str, Any], other: dict[str, Any]) -> Table:
                               compare_rows(doc, other), left_last=True)
 
 
-def _by_key(doc: dict[str, Any]) -> dict[Key, dict[str, Any]]:
-    return {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}
-
-
 def ranges(doc: dict[str, Any]) -> str:
-    """Each model's speedup over eager in each mode, lowest to highest over the batch sizes, on
-    the rows that computed eager's answer (``findings.ranges``)."""
+    """Each model's speedup in each mode, lowest to highest over the batch sizes."""
     f = findings.of(doc)
     modes = list(dict.fromkeys(r.mode for r in f.ranges))
     return render.markdown_table(["Model", *modes], (
@@ -250,9 +220,8 @@ def ranges(doc: dict[str, Any]) -> str:
 
 
 def reading(doc: dict[str, Any]) -> str:
-    """What a run's table says, a row per (model, batch): its fastest mode and that mode's speed
-    over eager's, and on a model's largest batch how much eager grew from its smallest, for how
-    much more work, and what that says eager waits on (``findings.growth``)."""
+    """A row per (model, batch): its fastest mode, and at a model's largest batch how eager grew
+    from its smallest against the work (``findings.growth``)."""
     f = findings.of(doc)
     grown = {(g.model, g.large): g for g in f.growth}
     head = ["Model · batch", "Fastest", "× eager"]

@@ -14,6 +14,7 @@ from snippets.diagnose.findings import (
     RiskKind,
     Section,
     Status,
+    as_dict,
 )
 
 SAY = MappingProxyType({
@@ -22,11 +23,11 @@ SAY = MappingProxyType({
     "batch": "timed at batch size",
     "advice": "advice", "mode": "mode", "speedup": "speedup over eager",
     "compile": "compile (empty cache)", "calls": "calls to break even", "shapes": "shapes",
-    "stalls": "compile stalls over the batch sizes",
-    "stalls_of": "{default} s, {remedy} s with {name}",
+    "stalls": "compile stalls, all batch sizes",
+    "stalls_of": "{default} s; {name}: {remedy} s",
     "risks": "Risks found",
     "code": "Code to paste",
-    Phase.BREAKS: "Graph breaks", Phase.RECOMPILES: "Recompiles over the batch sizes {schedule}",
+    Phase.BREAKS: "Graph breaks", Phase.RECOMPILES: "Recompiles, batch sizes {schedule}",
     Phase.MODES: "Modes against eager",
     "graphs": "{graphs}, {breaks}",
     "skipped": "skipped: {what}",
@@ -101,16 +102,21 @@ def code_lines(rec: Recommendation) -> tuple[str, ...]:
     return (f"model = torch.compile(model{args})", *rec.before_call, rec.call)
 
 
+def _verdict_rows(v: dict, batch: object, note: str = "") -> tuple[tuple[str, object], ...]:
+    """The verdict's rows, from the verdict as a results file holds it (``findings.as_dict``)."""
+    calls = "never" if v["advice"] == Advice.STAY_EAGER.value else render.num(
+        v["break_even_calls"], ".0f")
+    return ((SAY["advice"], v["advice"]), (SAY["batch"], batch), (SAY["mode"], v["mode"] or "–"),
+            (SAY["speedup"], _ratio(v["speedup"], v["spread"]) + note),
+            (SAY["compile"], _seconds(v["compile_s"])), (SAY["calls"], calls),
+            (SAY["shapes"], v["shapes"] or "–"),
+            (SAY["stalls"], _stalls(v["stalls_s"], v["shapes"])))
+
+
 def verdict(rec: Recommendation, batch: int | None = None,
             breaks: dict[str, str] | None = None) -> list[Block]:
-    calls = "never" if rec.advice is Advice.STAY_EAGER else render.num(rec.break_even_calls, ".0f")
-    rows = ((SAY["advice"], rec.advice.value), (SAY["batch"], batch or "–"),
-            (SAY["mode"], rec.mode or "–"),
-            (SAY["speedup"], _ratio(rec.speedup, rec.spread)
-             + (f" ({rec.verdict.value})" if rec.verdict else "")),
-            (SAY["compile"], _seconds(rec.compile_s)),
-            (SAY["calls"], calls), (SAY["shapes"], rec.shapes or "–"),
-            (SAY["stalls"], _stalls(rec.stalls_s, rec.shapes)))
+    rows = _verdict_rows(as_dict(rec), batch or "–",
+                         f" ({rec.verdict.value})" if rec.verdict else "")
     out = [Block(SAY["verdict"], (SAY["finding"], SAY["value"]), rows)]
     if rec.risks:
         out.append(Block(SAY["risks"], ("risk", "where", "times", "what to do"),
@@ -207,20 +213,13 @@ def terminal(found: list[Block], title: str, console: object) -> None:
 def summary(doc: dict) -> str:
     """A recorded diagnosis, as the Results page draws it: the verdict, its risks, the phases."""
     v = doc["verdict"]
-    calls = "never" if v["advice"] == Advice.STAY_EAGER.value else render.num(
-        v["break_even_calls"], ".0f")
     schedule = doc["provenance"].get("settings", {}).get("schedule") or ["–"]
     links = {r["location"]: fix_link(r["kind"], r["reason"]) for row in doc["rows"]
              if row["phase"] == Phase.BREAKS.value and row.get("found")
              for r in row["found"]["break_reasons"]}
-    verdict_rows = ((SAY["advice"], v["advice"]), (SAY["batch"], schedule[0]),
-                    (SAY["mode"], v["mode"] or "–"),
-                    (SAY["speedup"], _ratio(v["speedup"], v["spread"])),
-                    (SAY["compile"], _seconds(v["compile_s"])),
-                    (SAY["calls"], calls), (SAY["shapes"], v["shapes"] or "–"),
-                    (SAY["stalls"], _stalls(v["stalls_s"], v["shapes"])))
     # Words align left, counts and seconds right.
-    out = [render.markdown_table((SAY["finding"], SAY["value"]), verdict_rows, align="ll")]
+    out = [render.markdown_table((SAY["finding"], SAY["value"]), _verdict_rows(v, schedule[0]),
+                                 align="ll")]
     if v["risks"]:
         out.append(render.markdown_table(
             ("risk", "where", "times", "what to do"),

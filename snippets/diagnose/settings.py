@@ -36,13 +36,13 @@ def parse_shapes(text: str) -> tuple[int, ...]:
     """``batch=1,8,32``: the batch sizes each call of the schedule gets, in order."""
     name, sep, sizes = text.partition("=")
     if not sep or name.strip() != "batch":
-        raise config.ConfigError("shapes", f"{text!r} is not of the form batch=N,N,...")
+        raise config.ConfigError("shapes", f"{text!r}: expected batch=N,N,...")
     try:
         got = tuple(int(s) for s in sizes.split(","))
     except ValueError:
-        raise config.ConfigError("shapes", f"{text!r}: batch sizes must be whole numbers") from None
+        raise config.ConfigError("shapes", f"{text!r}: not whole numbers") from None
     if not got or min(got) <= 0:
-        raise config.ConfigError("shapes", f"{text!r}: batch sizes must be positive")
+        raise config.ConfigError("shapes", f"{text!r}: sizes must be positive")
     return got
 
 

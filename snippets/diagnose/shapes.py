@@ -54,10 +54,8 @@ def _user_function(name: str) -> str:
 
 
 def _where(function: str, place: str, model: torch.nn.Module | None) -> str:
-    """The function that recompiled, as its user knows it. A torch.nn module that Dynamo's trace
-    rules skip is compiled through an extra frame, ``inner`` in ``torch/_dynamo/external_utils.py``
-    (``wrap_inline``, which ``OptimizedModule._initialize`` puts around it): that frame is the
-    module's call."""
+    """The function that recompiled, as its user knows it (Dynamo's wrapper frame around a skipped
+    torch.nn module, ``findings.WRAPPER_FRAME``, is the module's call)."""
     if WRAPPER_FRAME in place.replace("\\", "/") and model is not None:
         return f"{type(model).__name__}.forward (torch.compile's wrapper frame)"
     return f"{_user_function(function)} in {torch_logs.clean_path(place)}"

@@ -1,11 +1,5 @@
-"""The model zoo: real architectures, eager against torch.compile, family by family.
-
-``catalog`` lists the models (torchvision, timm and transformers, random weights from configs).
-A zoo run is the benchmark's run over the catalog's factories: the same harness, timer and
-correctness gate (``snippets.bench``), each (model, batch size) a group whose fault is its own
-rows, so one model that fails to compile, answers wrongly or runs out of memory leaves the others
-measured. ``python -m snippets.zoo`` runs it (``__main__``).
-"""
+"""The model zoo: the benchmark's run over ``catalog``'s real architectures, family by family,
+each (model, batch size) a group whose fault is its own rows."""
 
 from __future__ import annotations
 
@@ -80,10 +74,8 @@ class ZooConfig:
 def group(about: dict[str, dict[str, str]], cfg: bench.BenchConfig, name: str,
           factory: models.Factory, bs: int, peak: float | None,
           progress: Callable[[str], None]) -> Iterator[dict[str, Any]]:
-    """The benchmark's group for one (model, batch size), each row with the catalog's family,
-    library and input of its model, where a model that does not build (a config this library
-    version lacks) is that model's rows, not the end of the run as a user's own factory's
-    mistake is."""
+    """The benchmark's group, each row with its model's family, library and input; a model that
+    does not build (a config this library version lacks) is its own rows, not the run's end."""
     entry = about[name]
     try:
         for row in bench.measure_group(cfg, name, factory, bs, peak, progress):
@@ -97,8 +89,7 @@ def group(about: dict[str, dict[str, str]], cfg: bench.BenchConfig, name: str,
 def document(cfg: ZooConfig, progress: Callable[[str], None] = lambda _: None,
              on_row: Callable[[dict[str, Any]], None] = lambda _: None, *,
              commit: str | None = None) -> dict[str, Any]:
-    """The zoo's results document: the benchmark's rows for each entry, each with its model's
-    family, library and input."""
+    """The zoo's results document: the benchmark's rows for each entry."""
     about = {e.name: {"family": e.family, "library": e.library, "input": e.input}
              for e in cfg.entries()}
     return bench.document(cfg.bench(), progress, on_row, commit=commit, kind=KIND,
@@ -113,8 +104,7 @@ JOINED_SETTINGS = ("dtype", "rounds", "warm_rounds", "sample_ms", "warmup", "bac
 
 
 def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
-    """Raise ResultsError, naming the difference, if a run of provenance ``prov`` cannot add
-    its rows to the recorded ``old`` (``--append``)."""
+    """Raise ResultsError if a run of provenance ``prov`` cannot ``--append`` to ``old``."""
     results.check_joinable(old, prov, JOINED_SETTINGS)
 
 

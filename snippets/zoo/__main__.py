@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     cfg = flags.build(PROG, zoo.ZooConfig, args).resolve()
     if not cfg.entries():
-        cli.fail(PROG, "no zoo model is in both --models and --families")
+        cli.fail(PROG, "no --models model in --families")
     cli.check_append(PROG, args.append, args.output)
     run = cfg.bench().resolve()  # the settings the file records: an appended run must match them
     return recording.record_run(PROG, args, zoo.KIND, cfg, zoo.document, PRINT, join=zoo.join,

@@ -1,13 +1,7 @@
 """The zoo's models: real architectures from torchvision, timm, transformers and diffusers, built
-from their configs with random weights (speed does not depend on the values; nothing is
-downloaded).
-
-Each entry says its family, the library that wrote it, the input it is timed on, and whether the
-CPU set runs it (small enough for two cores in fp32). A factory takes the batch size and returns
-``(model, example)`` as every tool's factory does (``snippets.core.examples``): image tensors,
-or a dict of keyword arguments for the text models. Language models are built with
-``use_cache=False``: a forward over a fixed sequence, the work a benchmark times, returns no
-KV-cache object.
+from their configs with random weights (speed does not depend on them; nothing is downloaded).
+Language models are built with ``use_cache=False``: a forward over a fixed sequence, the work a
+benchmark times, returns no KV-cache object.
 """
 
 from __future__ import annotations
@@ -62,8 +56,7 @@ def _torchvision_resnet50(batch: int) -> tuple[nn.Module, torch.Tensor]:
 
 def _hf(model_cls: str, config_cls: str, inputs: Callable[[int, Any], Any], *,
         part: str | None = None, **config: Any) -> Callable[[int], tuple[nn.Module, Any]]:
-    """A transformers model from its config class; ``inputs(batch, config)`` makes the example;
-    ``part`` names a submodule to keep (``encoder``)."""
+    """A transformers model from its config class; ``part``: a submodule to keep (``encoder``)."""
     def build(batch: int) -> tuple[nn.Module, Any]:
         import transformers
 
@@ -185,8 +178,8 @@ ZOO: tuple[Entry, ...] = (
     Entry("whisper_base_encoder", "encoder-decoder", "transformers", "30 s of 80 mel bins",
           # the encoder alone: the decoder's work is a generation loop (the Generation page)
           _hf("WhisperModel", "WhisperConfig", _audio, part="encoder", d_model=512,
-              encoder_layers=6, decoder_layers=6, encoder_attention_heads=8, decoder_attention_heads=8,
-              encoder_ffn_dim=2048, decoder_ffn_dim=2048, **_LM)),
+              encoder_layers=6, decoder_layers=6, encoder_attention_heads=8,
+              decoder_attention_heads=8, encoder_ffn_dim=2048, decoder_ffn_dim=2048, **_LM)),
     # others people compile
     Entry("clip_vision_b32", "other", "transformers", "3x224x224 image",
           _hf("CLIPVisionModel", "CLIPVisionConfig", _pixels)),
@@ -208,9 +201,8 @@ ZOO: tuple[Entry, ...] = (
 
 
 def __getattr__(name: str) -> Callable[[int], tuple[nn.Module, Any]]:
-    """Each model's factory by its name, so that every tool takes a zoo model as it takes a
-    reader's own: ``python -m snippets.diagnose snippets.zoo.catalog:bert_base``."""
+    """Each model's factory by its name, as every tool takes it (``snippets.zoo.catalog:gpt2``)."""
     entry = next((e for e in ZOO if e.name == name), None)
     if entry is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        raise AttributeError(name)
     return entry.build

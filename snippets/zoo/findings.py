@@ -1,9 +1,5 @@
-"""What a zoo run found, as data: per family, how many models compiled and answered as eager did,
-and the geometric-mean speedup per mode and batch size with its range; the compiled rows that did
-not pay and the evidence each row holds of why (found in ``outliers``); the tutorial's claims set
-against the families' ranges; and whether small work gains the most.
-
-Pure arithmetic on one zoo results document (``of``); the page words what these numbers mean.
+"""What a zoo run found, as data (``of``): per family what passed and the geometric-mean speedups,
+the rows that did not pay (``outliers``), the tutorial's claims, and whether small work gains most.
 """
 
 from __future__ import annotations
@@ -31,8 +27,7 @@ CLAIM_MODE = "default"  # the zoo times default and reduce-overhead; the tutoria
 
 @dataclass(frozen=True)
 class Cell:
-    """One family (or the whole zoo) in one mode at one batch size: the geometric mean of its
-    models' speedups over eager, their range, and the models at either end."""
+    """One family (or the zoo) in one mode and batch size: the geometric mean of its speedups."""
 
     geomean: float
     span: Span
@@ -63,8 +58,8 @@ class Holds(str, enum.Enum):
 @dataclass(frozen=True)
 class Trend:
     """The tutorial's "small batches gain the most", in one mode: the models whose batch-1
-    speedup is above their batch-32 one, and the rank correlation (Spearman's) of the speedup
-    with eager's latency and with the work (FLOPs) of a call, over every model and batch."""
+    speedup is above their batch-32 one, and Spearman's correlation of the speedup with eager's
+    latency and with a call's FLOPs."""
 
     mode: str
     smaller_gains_more: int
@@ -76,7 +71,7 @@ class Trend:
 
 @dataclass(frozen=True)
 class ClaimCheck:
-    """One of the tutorial's typical speedups against the zoo families that stand for its model."""
+    """One tutorial claim against the zoo families that stand for its model."""
 
     model: str
     batch: int

@@ -1,11 +1,5 @@
-"""Where a zoo model's compiled call loses, kernel by kernel, as data.
-
-A speed ladder over a zoo model (``python -m snippets.speed --ladder --rungs compile,cuda-graphs
---model snippets.zoo.catalog:wav2vec2_base``) profiles a rung that runs slower than the rung below
-it, and that rung too, in the same run (``speed.ladder``). Here the two profiles' longest kernels
-are set side by side: which kernels took as long in both, which only the compiled call ran, and
-which only eager ran. Pure: nothing here measures or composes text.
-"""
+"""Where a zoo model's compiled call loses, kernel by kernel: a speed ladder profiles a rung slower
+than the one below and that one too, and here their longest kernels are set side by side."""
 
 from __future__ import annotations
 
@@ -36,8 +30,7 @@ class Kernel:
 
 @dataclass(frozen=True)
 class Loss:
-    """A compiled rung slower than eager: its speed over eager, both profiles' busy GPU time per
-    call, and their longest kernels side by side (the longest first)."""
+    """A compiled rung slower than eager: both profiles' busy GPU time and longest kernels."""
 
     model: str
     batch: int
@@ -61,8 +54,7 @@ class Loss:
 
     @property
     def only_net_us(self) -> float:
-        """The kernels only the compiled call ran, less those only eager ran, in µs per call:
-        how much of the busy time's growth the longest kernels account for."""
+        """µs per call of the kernels only compiled ran, less those only eager ran."""
         return (sum(k.compiled_us for k in self.only_compiled)
                 - sum(k.eager_us for k in self.only_eager))
 
@@ -74,8 +66,7 @@ class Loss:
 
     @property
     def math_attention(self) -> bool:
-        """Whether the compiled call ran a kernel Inductor made from ``_safe_softmax``: attention
-        as SDPA's math path lowers it (matmuls and a softmax), not one fused attention kernel."""
+        """Whether compiled ran a kernel from ``_safe_softmax``: SDPA's math path, not fused."""
         return any("_safe_softmax" in k.name for k in self.only_compiled)
 
 

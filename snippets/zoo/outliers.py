@@ -1,8 +1,5 @@
-"""A zoo run's compiled rows that did not pay, as data: each slower than eager, within noise of
-it, or failed, with the evidence its row holds of why (a failure, graph breaks, recompiles,
-CUDA graphs skipped, host-bound, or the kernels themselves). ``findings.of`` gathers them into a
-``Zoo``; the page words what each cause means.
-"""
+"""A zoo run's compiled rows that did not pay (slower, within noise or failed), each with the
+cause its row holds evidence of."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""The zoo page's plot: each model's speedup over eager against eager's own latency, one panel
-per compiled mode, batch sizes apart by colour. Where the tutorial says small work gains the
-most, the points of short eager calls would sit highest. Drawn with ``snippets.core.plots``.
-"""
+"""The zoo page's plot: each model's speedup against eager's own latency, a panel per mode."""
 
 from __future__ import annotations
 
@@ -13,8 +10,7 @@ from snippets.zoo import findings
 
 
 def _log_axes(ax: Any) -> None:
-    """Both axes logarithmic, labelled with plain numbers at 1-2-5 steps: matplotlib's own
-    labels of a short log axis are powers of ten that overlap one another."""
+    """Both axes logarithmic, with plain labels at 1-2-5 (matplotlib's powers of ten overlap)."""
     from matplotlib import ticker
 
     for axis, scale in ((ax.xaxis, ax.set_xscale), (ax.yaxis, ax.set_yscale)):

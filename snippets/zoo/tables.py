@@ -1,8 +1,4 @@
-"""The zoo page's tables, drawn from a zoo results document through its findings
-(``snippets.zoo.findings``): the families, every model, the rows that did not pay with their
-evidence, and the tutorial's claims against the families. Each returns Markdown; nothing
-measures or prints.
-"""
+"""The zoo page's tables, drawn through its findings (``snippets.zoo.findings``)."""
 
 from __future__ import annotations
 
@@ -40,8 +36,7 @@ def _head(modes: tuple[str, ...], batches: tuple[int, ...]) -> list[str]:
 
 
 def families(doc: dict[str, Any]) -> str:
-    """One row per family and one for the whole zoo: models that passed, the geometric-mean
-    speedup over eager per mode and batch with its range, and the median compile time."""
+    """A row per family and one for the zoo: what passed, the speedups, the compile time."""
     z = findings.of(doc)
     body = []
     for f in z.families:
@@ -64,8 +59,7 @@ def _speedup(row: dict[str, Any] | None) -> str:
 
 
 def models(doc: dict[str, Any]) -> str:
-    """Every model and batch size: eager's latency and each compiled mode's speedup over it
-    (from the same rounds), the compile times and the graphs, in a block that opens on a click."""
+    """Every model and batch size, in a block that opens."""
     z = findings.of(doc)
     rows = {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}
     groups = list(dict.fromkeys((r["model"], r["batch_size"]) for r in doc["rows"]))
@@ -81,7 +75,7 @@ def models(doc: dict[str, Any]) -> str:
                      "–" if breaks is None else breaks])
     head = ["Model · batch", "Family", "Eager ms", *(f"`{m}`" for m in z.modes),
             "Compile s", "Breaks"]
-    return render.details(f"All {z.models} models, batch by batch",
+    return render.details(f"All {z.models} models",
                           render.markdown_table(head, body, left=2))
 
 
@@ -97,8 +91,7 @@ def _evidence(o: Outlier) -> str:
 
 
 def outliers(doc: dict[str, Any]) -> str:
-    """The compiled rows that did not pay (slower than eager, within noise of it, or failed),
-    with what each row holds of why and a link to where the guide treats that cause."""
+    """The rows that did not pay, their evidence, and where the guide treats the cause."""
     z = findings.of(doc)
     if not z.outliers:
         return ""
@@ -135,8 +128,7 @@ def catalog() -> str:
 
 
 def kernels(doc: dict[str, Any]) -> str:
-    """For each compiled rung slower than eager in a zoo model's ladder, the two profiles' longest
-    kernels side by side, in µs per call (a dash: not among that profile's longest)."""
+    """Each slower rung's two profiles, longest kernels side by side in µs per call."""
     from snippets.core import columns
     from snippets.zoo import kernels as found
 

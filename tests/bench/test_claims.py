@@ -23,9 +23,9 @@ def test_verdict(value, spread, expect):
     assert claims.verdict(value, spread, 1.3, 2.0) == expect
 
 
-def test_a_judgement_per_claim_and_mode_the_tutorials_mode_last():
+def test_one_run_is_judged_by_its_own_speedups_the_tutorials_mode_last():
     doc = results.load(H200 / "bench.json")
-    found = claims.judged(doc)
+    found = claims.judged_over_runs([("bench", doc)])
     modes = list(dict.fromkeys(j.mode for j in found))
     assert modes == ["default", "reduce-overhead", claims.TUTORIAL_MODE]
     assert [(j.model, j.batch) for j in found if j.mode == "default"] == list(claims.CLAIMED)
@@ -34,11 +34,8 @@ def test_a_judgement_per_claim_and_mode_the_tutorials_mode_last():
         claims.Claim.NOT_MEASURED}
     rows = {(r["model"], r["batch_size"], r["mode"]): r for r in doc["rows"]}
     for j in (j for j in found if j.mode != claims.TUTORIAL_MODE):
-        row = rows[(j.model, j.batch, j.mode)]
-        assert (j.speedup, j.spread) == (row["speedup"], row["speedup_iqr"])
-        assert j.verdict.value == claims.verdict(j.speedup, j.spread, *j.claimed)
-    rows_shown = table_rows(claims.verdicts(doc).split("\n\n")[0])
-    assert [r[0] for r in rows_shown] == [f"{m} · {b}" for m, b in claims.CLAIMED]
+        assert j.speedup == rows[(j.model, j.batch, j.mode)]["speedup"] and j.runs == 1
+        assert j.verdict.value == claims.verdict(j.speedup, 0.0, *j.claimed)
 
 
 def test_verdicts_over_runs_count_every_run_in_every_cell():
@@ -48,7 +45,8 @@ def test_verdicts_over_runs_count_every_run_in_every_cell():
     found = claims.judged_over_runs(runs)
     measured = [j for j in found if j.verdict is not claims.Claim.NOT_MEASURED]
     assert measured and all(j.runs == len(runs) for j in measured)
-    assert all(j.lowest <= j.speedup <= j.highest and 0 <= j.within <= j.runs for j in measured)
+    assert all(j.over_runs.low <= j.speedup <= j.over_runs.high and 0 <= j.within <= j.runs
+               for j in measured)
     # no max-autotune run is recorded in this matrix: a row of the summary, not a column
     assert {j.verdict for j in found if j.mode == claims.TUTORIAL_MODE} == {
         claims.Claim.NOT_MEASURED}

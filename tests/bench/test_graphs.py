@@ -29,7 +29,7 @@ def test_each_model_and_batch_splits_into_the_graph_and_what_inductor_adds():
     assert cnn.verdict is graphs.Verdict.INDUCTOR and enc.verdict is graphs.Verdict.GRAPH
     assert enc.backend is None and enc.on_top == pytest.approx(0.2 / 0.21)
     found = graphs.of(doc)
-    assert found.graph_enough == [enc] and found.compile_pays == [cnn]
+    assert found.compile_pays == [cnn] and found.neither == []
     assert found.at("cnn", 1) == cnn and found.at("cnn", 32) is None
     assert found.by_model("graph") == [("enc", [enc])] and found.by_model("inductor") == [
         ("cnn", [cnn])]
@@ -55,7 +55,7 @@ def test_where_neither_graph_beats_eager_the_split_says_neither():
                _row("conv1d", 1, "reduce-overhead", 0.96, 1.04))
     found = graphs.of(doc)
     assert found.splits[0].verdict is graphs.Verdict.NEITHER
-    assert found.neither == list(found.splits) and found.graph_enough == []
+    assert found.neither == list(found.splits) and found.graph_count == 0
 
 
 def test_the_findings_carry_the_files_completeness():
