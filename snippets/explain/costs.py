@@ -61,8 +61,7 @@ class CostConfig:
         config.check(self)
         if self.mode == "reduce-overhead" and config.device_type(
                 config.resolve_device(self.device)) == "cpu":
-            raise config.ConfigError("mode", "reduce-overhead replays CUDA graphs: it needs a "
-                                     "CUDA device")
+            raise config.ConfigError("mode", "reduce-overhead needs a CUDA device")
 
     @property
     def batch(self) -> int:

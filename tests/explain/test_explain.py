@@ -18,9 +18,9 @@ from snippets.explain import (
     logs,
     reasons,
     records,
-    report,
     tables,
 )
+from snippets.explain.__main__ import load_target
 
 CASES = [(cause.name, kind, variant) for cause in breaks.CAUSES
          for kind, variant in [("broken", cause.broken)] + [("fixed", f) for f in cause.fixes]]
@@ -241,9 +241,9 @@ def test_graph_break_log_names_the_line():
 
 def test_load_target_reports_spec_errors():
     with pytest.raises(models.SpecError, match="must return"):
-        explain.load_target("snippets.explain.breaks:example_input")
+        load_target("snippets.explain.breaks:example_input")
     with pytest.raises(models.SpecError, match="has no callable"):
-        explain.load_target("snippets.explain.breaks:WIDTH")
+        load_target("snippets.explain.breaks:WIDTH")
 
 
 def _explained(name):
@@ -258,9 +258,9 @@ def test_a_skipped_function_names_the_statement_and_the_loop():
     at = {key: first + next(i for i, ln in enumerate(lines) if key in ln)
           for key in ("graph_break()", "for i in")}
     assert r.location.endswith(f"corpus.py:{at['graph_break()']} in break_in_loop")
-    assert (r.function, r.eager) == ("break_in_loop", report.Eager.FUNCTION)
+    assert (r.function, r.eager) == ("break_in_loop", explain.Eager.FUNCTION)
     assert r.blocker == reasons.Blocker(reasons.Block.FOR, at["for i in"])
-    assert str(at["for i in"]) in r.skipped and r.skipped == report.skipped(r)
+    assert str(at["for i in"]) in r.skipped and r.function in r.skipped
     _, exp = _explained("break_in_try")
     assert exp.break_reasons[0].blocker.block is reasons.Block.TRY
 
