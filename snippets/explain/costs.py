@@ -87,7 +87,7 @@ def measure_cause(cause: breaks.Cause, cfg: CostConfig) -> list[dict[str, Any]]:
     # fp32 on every device: the NumPy examples hand the tensor to NumPy, which has no bf16.
     x = breaks.example_input(cfg.batch, device)
     fns, rows = {}, {}
-    for kind, variant in [("broken", cause.broken)] + [("fixed", f) for f in cause.fixes]:
+    for kind, variant in cause.variants():
         torch.manual_seed(0)
         model = variant.module().to(device).eval()
         exp = explain_quietly(model, *variant.args(x))

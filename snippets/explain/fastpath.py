@@ -58,19 +58,16 @@ def compile_without_fastpath(model):
 
 def graph_doc(*, commit: str | None = None) -> dict[str, Any]:
     """What Dynamo records for the encoder, with and without the fast path (no compiler runs)."""
-    doc = results.new_document(kinds.TRANSFORMER_GRAPH.name,
-                               results.provenance(torch.device("cpu"), {}, commit=commit))
+    rows = []
     for enabled in (True, False):
         torch.manual_seed(0)
         model, x = models.transformer(1)
         with fastpath(enabled):
             exp = explain_quietly(model.eval(), x)
         ops = Counter(op for graph in exp.ops_per_graph for op in graph)
-        doc["rows"].append({"fastpath": enabled, "graph_count": exp.graph_count,
-                            "graph_break_count": exp.graph_break_count,
-                            "ops": dict(ops.most_common())})
-    doc["complete"] = True
-    return doc
+        rows.append({"fastpath": enabled, "graph_count": exp.graph_count,
+                     "graph_break_count": exp.graph_break_count, "ops": dict(ops.most_common())})
+    return kinds.traced(kinds.TRANSFORMER_GRAPH, rows, commit)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -3,6 +3,11 @@ that ``python -m snippets.site.produce`` records on any CPU in seconds."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import torch
+
+from snippets.core import results
 from snippets.core.results import NUM, Kind, declare
 
 _EXPLAINED = {"graph_count": (int,), "graph_break_count": (int,), "break_reasons": (list,)}
@@ -24,7 +29,19 @@ MODELS = declare(Kind("explain-models", "snippets.explain-models/1",
 TRANSFORMER_GRAPH = declare(Kind("transformer-graph", "snippets.transformer-graph/1", {
     "fastpath": (bool,), "graph_count": (int,), "graph_break_count": (int,), "ops": (dict,)},
     measured=False))
+
+
+def traced(kind: Kind, rows: list[dict[str, Any]], commit: str | None) -> dict[str, Any]:
+    """A whole document of one of the kinds recorded by tracing on the CPU."""
+    prov = results.provenance(torch.device("cpu"), {}, commit=commit)
+    return results.new_document(kind.name, prov, rows=rows, complete=True)
 AGREEMENT = declare(Kind("explain-agreement", "snippets.explain-agreement/2", {
     "case": (str,), "file": (str,), "source": (str,), "logged": (list,), "explain": (list,),
     "torch_explain": (list, type(None)), "agrees": (bool,), "torch_agrees": (bool,)},
     measured=False))
+
+
+def traced(kind: Kind, rows: list[dict[str, Any]], commit: str | None) -> dict[str, Any]:
+    """A whole document of one of the kinds recorded by tracing on the CPU."""
+    prov = results.provenance(torch.device("cpu"), {}, commit=commit)
+    return results.new_document(kind.name, prov, rows=rows, complete=True)

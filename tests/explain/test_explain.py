@@ -23,7 +23,7 @@ from snippets.explain import (
 from snippets.explain.__main__ import load_target
 
 CASES = [(cause.name, kind, variant) for cause in breaks.CAUSES
-         for kind, variant in [("broken", cause.broken)] + [("fixed", f) for f in cause.fixes]]
+         for kind, variant in cause.variants()]
 
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
@@ -87,8 +87,7 @@ def test_causes_doc_schema_and_table():
     doc = counts.causes_doc()
     assert results.validate(doc, kind="explain-causes") and doc["complete"]
     assert [(r["cause"], r["kind"], r["variant"]) for r in doc["rows"]] == [
-        (c.title, k, v.name) for c in breaks.CAUSES
-        for k, v in [("broken", c.broken)] + [("fixed", f) for f in c.fixes]]
+        (c.title, k, v.name) for c in breaks.CAUSES for k, v in c.variants()]
     table = tables.causes(doc)
     assert table.count("\n") == len(doc["rows"]) + 1
     # No address of a function object: it differs in every process, so every build would differ.
