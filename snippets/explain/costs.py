@@ -12,7 +12,7 @@ from typing import Any
 import torch
 import torch._inductor.config
 
-from snippets.core import backends, config, measure, results
+from snippets.core import backends, config, measure
 from snippets.core import profile as profiler
 from snippets.core.rows import fault
 from snippets.explain import breaks, explain_quietly, kinds
@@ -134,14 +134,9 @@ def measure_cause(cause: breaks.Cause, cfg: CostConfig) -> list[dict[str, Any]]:
 def produce(cfg: CostConfig = CostConfig(), *, commit: str | None = None) -> dict[str, Any]:
     """The results document of one run over every cause; the examples' prints are swallowed."""
     cfg = cfg.resolve()
-    device = torch.device(cfg.device)
-    doc = results.new_document(KIND, results.provenance(device, cfg.settings(), commit=commit))
-    with cfg.backends.apply(), torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
-        for cause in breaks.CAUSES:
-            doc["rows"] += measure_cause(cause, cfg)
-            torch._dynamo.reset()
-    doc["complete"] = True
-    return doc
+    with contextlib.redirect_stdout(io.StringIO()):
+        return kinds.timed(KIND, cfg, lambda cause: measure_cause(cause, cfg), breaks.CAUSES,
+                           commit)
 
 
 def produce_on(device: str, size: str = "small") -> Callable[..., dict[str, Any]]:

@@ -16,7 +16,7 @@ from typing import Any
 import torch
 import torch._inductor.config
 
-from snippets.core import backends, config, measure, models, results
+from snippets.core import backends, config, measure, models
 from snippets.explain import explain_quietly, kinds
 
 KIND = kinds.FASTPATH.name
@@ -124,14 +124,7 @@ def measure_batch(cfg: FastpathConfig, bs: int) -> list[dict[str, Any]]:
 def produce(cfg: FastpathConfig = FastpathConfig(), *, commit: str | None = None
             ) -> dict[str, Any]:
     cfg = cfg.resolve()
-    device = torch.device(cfg.device)
-    doc = results.new_document(KIND, results.provenance(device, cfg.settings(), commit=commit))
-    with cfg.backends.apply(), torch.no_grad():
-        for bs in cfg.batch_sizes:
-            doc["rows"] += measure_batch(cfg, bs)
-            torch._dynamo.reset()
-    doc["complete"] = True
-    return doc
+    return kinds.timed(KIND, cfg, functools.partial(measure_batch, cfg), cfg.batch_sizes, commit)
 
 
 def produce_on(device: str) -> Callable[..., dict[str, Any]]:
