@@ -43,7 +43,7 @@ class Pace(str, enum.Enum):
 @dataclass(frozen=True)
 class Profiled:
     """One variant's profile, eager and compiled: kernels and device busy time a call (the
-    union of its kernels' spans, in microseconds), beside the timed medians (microseconds)."""
+    union of its kernels' spans, in microseconds), beside the compiled call's timed median."""
 
     cause: str
     variant: str
@@ -51,9 +51,7 @@ class Profiled:
     kernels_compiled: float
     busy_us_eager: float
     busy_us_compiled: float
-    eager_us: float
     compiled_us: float
-    speedup: float
     verdict: Verdict  # of the paired per-round ratios, as Costs.slower counts them
     same_work: bool  # the compiled kernels' busy time is within SAME_WORK of eager's
     compiled_pace: Pace
@@ -139,8 +137,7 @@ def profiled_row(row: dict[str, Any]) -> Profiled | None:
     compiled_us = row["compiled_ms"]["median"] * 1e3
     return Profiled(
         row["cause"], row["variant"], eager["kernels_per_call"], comp["kernels_per_call"],
-        busy_e, busy_c, row["eager_ms"]["median"] * 1e3, compiled_us, row["speedup"],
-        paired(row)[2], abs(busy_c - busy_e) <= SAME_WORK * busy_e,
+        busy_e, busy_c, compiled_us, paired(row)[2], abs(busy_c - busy_e) <= SAME_WORK * busy_e,
         Pace.HOST if compiled_us > HOST_MARGIN * busy_c else Pace.DEVICE)
 
 
