@@ -3,16 +3,28 @@
 from __future__ import annotations
 
 import contextlib
+import enum
 import io
-import traceback
+import logging
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-from snippets.core import models, torch_logs
-from snippets.explain import reasons, records, report
+from snippets.core import torch_logs
+from snippets.explain import reasons, records
+
+
+class Eager(str, enum.Enum):
+    """What Dynamo ran eagerly after a break it could not resume from (its records say which)."""
+
+    FUNCTION = "function"  # the whole function: "Skipping the function"
+    REST = "rest"  # the rest of the function after the break: "skipping the rest"
+
+
+_RAN = {Eager.FUNCTION: "all of", Eager.REST: "the rest of"}
 
 
 @dataclass(frozen=True)
@@ -24,13 +36,17 @@ class BreakReason:
     inside: str = ""  # where the log says the trace broke, when that is in torch or the stdlib
     kind: str = ""  # Dynamo's own name for the type of break ("Failed to trace builtin operator")
     function: str = ""  # the user's function the line is in (never a resume function's name)
-    eager: report.Eager | None = None  # what Dynamo ran eagerly after a break it did not resume
+    eager: Eager | None = None  # what Dynamo ran eagerly after a break it did not resume
     blocker: reasons.Blocker | None = None  # the loop, with or try that kept it from resuming
 
     @property
     def skipped(self) -> str:
-        """What Dynamo ran eagerly after the break and why, in the report's words; or ""."""
-        return report.skipped(self)
+        """A label for what Dynamo ran eagerly after this break, and the block that kept it from
+        resuming (the graph-breaks page says why); "" where it resumed."""
+        if self.eager is None:
+            return ""
+        at = f" ({self.blocker.block.value}, line {self.blocker.line})" if self.blocker else ""
+        return f"not resumed{at}: ran {_RAN[self.eager]} {self.function} eagerly"
 
 
 @dataclass(frozen=True)
@@ -48,7 +64,8 @@ class Explanation:
                                   for r in self.break_reasons]}
 
 
-def _where(filename: str, lineno: int | None, name: str) -> str:
+def where(filename: str, lineno: int | None, name: str) -> str:
+    """``file.py:line in name``, the file relative to the repository or site-packages."""
     return f"{torch_logs.clean_path(filename)}:{lineno} in {name}"
 
 
@@ -77,11 +94,11 @@ def reasons_of(logged: list[records.Record]) -> tuple[BreakReason, ...]:
         # Where Dynamo ran code eagerly after this break: what, and what kept it from picking
         # the trace up again.
         skipped = {r.skipped for r in group} - {""}
-        eager = (None if not skipped else report.Eager.FUNCTION if "function" in skipped
-                 else report.Eager.REST)
+        eager = (None if not skipped else Eager.FUNCTION if "function" in skipped
+                 else Eager.REST)
         inside = "" if first.in_user_code else torch_logs.clean_path(f"{first.file}:{first.line}")
         out.append(BreakReason(torch_logs.clean_path(said.reason),
-                               _where(file, line, around.function),
+                               where(file, line, around.function),
                                torch_logs.clean_path(said.hint), len(group), inside, said.kind,
                                around.function, eager, around.blocker if eager else None))
     return tuple(out)
@@ -128,9 +145,6 @@ def explain(fn: Callable[..., object], *args: object,
 def explain_quietly(fn: Callable[..., object], *args: object, **kwargs: object) -> Explanation:
     """``explain`` with the traced code's prints and Dynamo's warnings kept off the page (and out
     of a test run that turns warnings into errors, which would change what Dynamo traces)."""
-    import logging
-    import warnings
-
     dynamo_log = logging.getLogger("torch._dynamo")
     level = dynamo_log.level
     dynamo_log.setLevel(logging.ERROR)
@@ -144,37 +158,12 @@ def explain_quietly(fn: Callable[..., object], *args: object, **kwargs: object) 
 
 
 def text_report(exp: Explanation) -> str:
-    """The plain-text report ``python -m snippets.explain`` prints (``report.text``)."""
-    return report.text(exp)
-
-
-def load_target(spec: str) -> tuple[Callable[..., object], tuple[Any, ...]]:
-    """Import ``pkg.module:factory`` and call it; raise SpecError with one line on any misuse."""
-    factory = models.load_factory(spec)
-    try:
-        made = factory()
-    except Exception as exc:
-        where = traceback.extract_tb(exc.__traceback__)[-1]
-        raise models.SpecError(report.SAY["factory failed"].format(
-            spec=spec, error=f"{type(exc).__name__}: {exc}",
-            where=_where(where.filename, where.lineno, where.name))) from None
-    problem = _malformed(made)
-    if problem:
-        raise models.SpecError(report.SAY["not a pair"].format(spec=spec, problem=problem))
-    return made
-
-
-def _malformed(made: object) -> str:
-    """What is wrong with a factory's return value, in a few words; "" when nothing is."""
-    say = report.SAY
-    if not isinstance(made, tuple):
-        return say["not a tuple"].format(type=type(made).__name__)
-    if len(made) != 2:
-        return say["items"].format(n=len(made))
-    fn, args = made
-    if not callable(fn):
-        return say["not callable"].format(type=type(fn).__name__)
-    if not isinstance(args, (tuple, dict)):  # a dict holds keyword arguments
-        one = say["one input"] if not isinstance(args, list) else ""
-        return say["args"].format(type=type(args).__name__) + one
-    return ""
+    """The plain-text report ``python -m snippets.explain`` prints: labels, the page explains."""
+    lines = [f"graphs: {exp.graph_count}", f"graph breaks: {exp.graph_break_count}"]
+    for i, r in enumerate(exp.break_reasons, 1):
+        lines.append(f"  {i}. {r.reason}")
+        if r.location:
+            lines.append(f"     at {r.location}" + (f" (logged {r.times}x)" if r.times > 1 else ""))
+        lines += [f"     {label}{text}" for label, text in (
+            ("broke inside ", r.inside), ("", r.skipped), ("hint: ", r.hint)) if text]
+    return "\n".join(lines)

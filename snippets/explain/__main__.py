@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
 from snippets import explain
 from snippets.core import cli, examples, flags, models, process, results
-from snippets.explain import costs, fastpath, report, tables
+from snippets.explain import costs, fastpath, tables
 
 PROG = "python -m snippets.explain"
 
@@ -41,12 +42,32 @@ def parser() -> cli.Parser:
     return p
 
 
+def load_target(spec: str) -> tuple[object, object]:
+    """Import ``pkg.module:factory`` and call it; raise SpecError with one line on any misuse."""
+    factory = models.load_factory(spec)
+    try:
+        made = factory()
+    except Exception as exc:
+        tb = traceback.extract_tb(exc.__traceback__)[-1]
+        raise models.SpecError(f"{spec}() failed: {type(exc).__name__}: {exc} "
+                               f"({explain.where(tb.filename, tb.lineno, tb.name)})") from None
+    if not isinstance(made, tuple) or len(made) != 2:
+        got = f"a tuple of {len(made)}" if isinstance(made, tuple) else type(made).__name__
+    elif not callable(made[0]) or not isinstance(made[1], (tuple, dict)):  # a dict: keywords
+        got = f"({type(made[0]).__name__}, {type(made[1]).__name__})"
+        if callable(made[0]) and not isinstance(made[1], list):
+            got += ": write (x,) for one input"
+    else:
+        return made
+    raise models.SpecError(f"{spec}() must return (callable, args tuple), got {got}")
+
+
 def explain_spec(spec: str, fmt: str) -> int:
     # What the factory and the traced code print goes to stderr, down to the file descriptor, so
     # that --format json stays parseable whatever they write.
     with process.stdout_to_stderr():
         try:
-            fn, args = explain.load_target(spec)
+            fn, args = load_target(spec)
         except models.SpecError as exc:
             cli.fail(PROG, str(exc))
         try:
@@ -60,17 +81,17 @@ def explain_spec(spec: str, fmt: str) -> int:
     elif fmt == "markdown":
         print(tables.explanation(exp))
     else:
-        print(report.text(exp))
+        print(explain.text_report(exp))
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.spec and args.output:
-        cli.fail(PROG, "--output applies to --latency and --fastpath only")
+        cli.fail(PROG, "--output needs --latency or --fastpath")
     for flag in ("size", "rounds", "profile", "mode"):
         if getattr(args, flag) and args.run != "latency":
-            cli.fail(PROG, f"--{flag} applies to --latency only")
+            cli.fail(PROG, f"--{flag} needs --latency")
 
     def stopped() -> int:
         interrupt.settle()

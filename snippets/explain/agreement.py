@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from snippets.core import results, torch_logs
+from snippets.core import torch_logs
 from snippets.explain import corpus, explain_quietly, kinds
 
 KIND = kinds.AGREEMENT.name
@@ -121,7 +121,6 @@ def torch_lines(case: corpus.Case) -> set[int] | None:
 
 
 def produce(*, module: str = corpus.__name__, commit: str | None = None) -> dict[str, Any]:
-    doc = results.new_document(KIND, results.provenance(torch.device("cpu"), {}, commit=commit))
     cases = list(_cases_of(module).values())
     names = [c.name for c in cases]
     child = start_logging(names, module)  # the truth, in a fresh Python, while this one traces
@@ -129,13 +128,13 @@ def produce(*, module: str = corpus.__name__, commit: str | None = None) -> dict
         answers = {c.name: (explained_lines(c), torch_lines(c)) for c in cases}
     finally:
         truth = logged_lines(child, names, module)
+    rows = []
     for case in cases:
         mine, theirs = answers[case.name]
-        doc["rows"].append({
+        rows.append({
             "case": case.name, "file": os.path.basename(case.fn.__code__.co_filename),
             "source": case.source, "logged": sorted(truth[case.name]),
             "explain": sorted(mine), "torch_explain": None if theirs is None else sorted(theirs),
             "agrees": mine == truth[case.name],
             "torch_agrees": theirs == truth[case.name]})
-    doc["complete"] = True
-    return doc
+    return kinds.traced(kinds.AGREEMENT, rows, commit)

@@ -240,6 +240,10 @@ class Cause:
     broken: Variant
     fixes: tuple[Variant, ...]
 
+    def variants(self) -> tuple[tuple[str, Variant], ...]:
+        """("broken", the broken variant), then ("fixed", each fix): a row's kind, its variant."""
+        return (("broken", self.broken), *(("fixed", f) for f in self.fixes))
+
 
 def _parts(make: Callable) -> Callable[[torch.Tensor], tuple]:
     return lambda x: make(x, _chunks(x))

@@ -10,19 +10,13 @@ from typing import Any
 import torch
 
 # The files of pytorch/pytorch the corpus's cases are written after, by their paths there.
-DOCS = "docs/source/compile/"
-COMMON = DOCS + "programming_model.common_graph_breaks.md"
-SKIPPED = DOCS + "programming_model.skipped_functions.md"
-NESTED = DOCS + "programming_model.nested_graph_breaks.md"
-DISABLE = DOCS + "programming_model.compiler_disable.md"
-FULLGRAPH = DOCS + "programming_model.fullgraph_true.md"
-TESTS = "test/dynamo/"
-ERRORS = TESTS + "test_error_messages.py"
-MESSAGES = TESTS + "test_graph_break_messages.py"
-MISC = TESTS + "test_misc.py"
-GENERATOR = TESTS + "test_generator.py"
-MODULES = TESTS + "test_modules.py"
-REORDER = TESTS + "test_reorder_logs.py"
+COMMON, SKIPPED, NESTED, DISABLE, FULLGRAPH = (
+    f"docs/source/compile/programming_model.{name}.md" for name in (
+        "common_graph_breaks", "skipped_functions", "nested_graph_breaks", "compiler_disable",
+        "fullgraph_true"))
+ERRORS, MESSAGES, MISC, GENERATOR, MODULES, REORDER = (
+    f"test/dynamo/test_{name}.py" for name in (
+        "error_messages", "graph_break_messages", "misc", "generator", "modules", "reorder_logs"))
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 import torch
 import torch._inductor.config
 
-from snippets.core import backends, config, measure, results
+from snippets.core import backends, config, measure
 from snippets.core import profile as profiler
 from snippets.core.rows import fault
 from snippets.explain import breaks, explain_quietly, kinds
@@ -61,8 +61,7 @@ class CostConfig:
         config.check(self)
         if self.mode == "reduce-overhead" and config.device_type(
                 config.resolve_device(self.device)) == "cpu":
-            raise config.ConfigError("mode", "reduce-overhead replays CUDA graphs: it needs a "
-                                     "CUDA device")
+            raise config.ConfigError("mode", "reduce-overhead needs a CUDA device")
 
     @property
     def batch(self) -> int:
@@ -88,7 +87,7 @@ def measure_cause(cause: breaks.Cause, cfg: CostConfig) -> list[dict[str, Any]]:
     # fp32 on every device: the NumPy examples hand the tensor to NumPy, which has no bf16.
     x = breaks.example_input(cfg.batch, device)
     fns, rows = {}, {}
-    for kind, variant in [("broken", cause.broken)] + [("fixed", f) for f in cause.fixes]:
+    for kind, variant in cause.variants():
         torch.manual_seed(0)
         model = variant.module().to(device).eval()
         exp = explain_quietly(model, *variant.args(x))
@@ -135,14 +134,9 @@ def measure_cause(cause: breaks.Cause, cfg: CostConfig) -> list[dict[str, Any]]:
 def produce(cfg: CostConfig = CostConfig(), *, commit: str | None = None) -> dict[str, Any]:
     """The results document of one run over every cause; the examples' prints are swallowed."""
     cfg = cfg.resolve()
-    device = torch.device(cfg.device)
-    doc = results.new_document(KIND, results.provenance(device, cfg.settings(), commit=commit))
-    with cfg.backends.apply(), torch.no_grad(), contextlib.redirect_stdout(io.StringIO()):
-        for cause in breaks.CAUSES:
-            doc["rows"] += measure_cause(cause, cfg)
-            torch._dynamo.reset()
-    doc["complete"] = True
-    return doc
+    with contextlib.redirect_stdout(io.StringIO()):
+        return kinds.timed(KIND, cfg, lambda cause: measure_cause(cause, cfg), breaks.CAUSES,
+                           commit)
 
 
 def produce_on(device: str, size: str = "small") -> Callable[..., dict[str, Any]]:

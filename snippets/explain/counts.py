@@ -7,33 +7,29 @@ from typing import Any
 
 import torch
 
-from snippets.core import models, results
+from snippets.core import models
 from snippets.explain import breaks, explain_quietly, kinds
 
 
 def causes_doc(*, commit: str | None = None) -> dict[str, Any]:
     """Graphs and breaks of every broken example and its fixes."""
-    doc = results.new_document(kinds.CAUSES.name,
-                               results.provenance(torch.device("cpu"), {}, commit=commit))
+    rows = []
     for cause in breaks.CAUSES:
-        for kind, variant in [("broken", cause.broken)] + [("fixed", f) for f in cause.fixes]:
+        for kind, variant in cause.variants():
             torch.manual_seed(0)
             model = variant.module().eval()
             exp = explain_quietly(model, *variant.args(breaks.example_input()))
-            doc["rows"].append({"cause": cause.title, "variant": variant.name, "kind": kind,
-                                **exp.as_dict()})
-    doc["complete"] = True
-    return doc
+            rows.append({"cause": cause.title, "variant": variant.name, "kind": kind,
+                         **exp.as_dict()})
+    return kinds.traced(kinds.CAUSES, rows, commit)
 
 
 def models_doc(*, commit: str | None = None) -> dict[str, Any]:
     """Graph counts of the two benchmark models, traced as the benchmark runs them."""
-    doc = results.new_document(kinds.MODELS.name,
-                               results.provenance(torch.device("cpu"), {}, commit=commit))
+    rows = []
     for name, factory in models.BUILTIN.items():
         model, x = factory(1)
         exp = explain_quietly(model.eval(), x)
-        doc["rows"].append({"model": name, **exp.as_dict(),
-                            "ops": sum(len(ops) for ops in exp.ops_per_graph)})
-    doc["complete"] = True
-    return doc
+        rows.append({"model": name, **exp.as_dict(),
+                     "ops": sum(len(ops) for ops in exp.ops_per_graph)})
+    return kinds.traced(kinds.MODELS, rows, commit)

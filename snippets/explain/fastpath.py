@@ -16,7 +16,7 @@ from typing import Any
 import torch
 import torch._inductor.config
 
-from snippets.core import backends, config, measure, models, results
+from snippets.core import backends, config, measure, models
 from snippets.explain import explain_quietly, kinds
 
 KIND = kinds.FASTPATH.name
@@ -58,19 +58,16 @@ def compile_without_fastpath(model):
 
 def graph_doc(*, commit: str | None = None) -> dict[str, Any]:
     """What Dynamo records for the encoder, with and without the fast path (no compiler runs)."""
-    doc = results.new_document(kinds.TRANSFORMER_GRAPH.name,
-                               results.provenance(torch.device("cpu"), {}, commit=commit))
+    rows = []
     for enabled in (True, False):
         torch.manual_seed(0)
         model, x = models.transformer(1)
         with fastpath(enabled):
             exp = explain_quietly(model.eval(), x)
         ops = Counter(op for graph in exp.ops_per_graph for op in graph)
-        doc["rows"].append({"fastpath": enabled, "graph_count": exp.graph_count,
-                            "graph_break_count": exp.graph_break_count,
-                            "ops": dict(ops.most_common())})
-    doc["complete"] = True
-    return doc
+        rows.append({"fastpath": enabled, "graph_count": exp.graph_count,
+                     "graph_break_count": exp.graph_break_count, "ops": dict(ops.most_common())})
+    return kinds.traced(kinds.TRANSFORMER_GRAPH, rows, commit)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -127,14 +124,7 @@ def measure_batch(cfg: FastpathConfig, bs: int) -> list[dict[str, Any]]:
 def produce(cfg: FastpathConfig = FastpathConfig(), *, commit: str | None = None
             ) -> dict[str, Any]:
     cfg = cfg.resolve()
-    device = torch.device(cfg.device)
-    doc = results.new_document(KIND, results.provenance(device, cfg.settings(), commit=commit))
-    with cfg.backends.apply(), torch.no_grad():
-        for bs in cfg.batch_sizes:
-            doc["rows"] += measure_batch(cfg, bs)
-            torch._dynamo.reset()
-    doc["complete"] = True
-    return doc
+    return kinds.timed(KIND, cfg, functools.partial(measure_batch, cfg), cfg.batch_sizes, commit)
 
 
 def produce_on(device: str) -> Callable[..., dict[str, Any]]:

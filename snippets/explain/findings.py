@@ -16,15 +16,13 @@ from snippets.explain import fastpath as fp
 
 @dataclass(frozen=True)
 class Fix:
-    """One fixed variant against its cause's broken one, both compiled: the broken version's
-    median over the fix's (above 1: the fix is faster), the IQR of the per-round ratios (rounds
-    are interleaved per cause) and its verdict."""
+    """A fix against its cause's broken variant, both compiled, in rounds interleaved per cause."""
 
     cause: str
     variant: str
     broken: str
-    speedup: float
-    spread: float
+    speedup: float  # the broken version's median over the fix's: above 1, the fix is faster
+    spread: float  # the IQR of the per-round ratios
     verdict: Verdict
 
 
@@ -45,7 +43,7 @@ class Pace(str, enum.Enum):
 @dataclass(frozen=True)
 class Profiled:
     """One variant's profile, eager and compiled: kernels and device busy time a call (the
-    union of its kernels' spans, in microseconds), beside the timed medians (microseconds)."""
+    union of its kernels' spans, in microseconds), beside the compiled call's timed median."""
 
     cause: str
     variant: str
@@ -53,9 +51,7 @@ class Profiled:
     kernels_compiled: float
     busy_us_eager: float
     busy_us_compiled: float
-    eager_us: float
     compiled_us: float
-    speedup: float
     verdict: Verdict  # of the paired per-round ratios, as Costs.slower counts them
     same_work: bool  # the compiled kernels' busy time is within SAME_WORK of eager's
     compiled_pace: Pace
@@ -74,27 +70,15 @@ class Costs:
 
     same_work_pct = 100 * SAME_WORK
     host_over_pct = 100 * (HOST_MARGIN - 1)  # how much longer than its kernels a call waits
-
-    @property
-    def same_work(self) -> int:
-        return sum(p.same_work for p in self.profiled)
-
-    @property
-    def same_work_slower(self) -> int:
-        return sum(p.same_work and p.verdict is Verdict.SLOWER for p in self.profiled)
-
-    @property
-    def host_paced(self) -> int:
-        return sum(p.compiled_pace is Pace.HOST for p in self.profiled)
-
-    @property
-    def profiled_count(self) -> int:
-        return len(self.profiled)
-
-    @property
-    def flag(self) -> Profiled | None:  # the fix the page reads in full
-        return next((p for p in self.profiled if p.variant == "guarded by a flag"), None)
-
+    # Counts of the profiled variants, as the page places them.
+    same_work = property(lambda self: sum(p.same_work for p in self.profiled))
+    same_work_slower = property(lambda self: sum(p.same_work and p.verdict is Verdict.SLOWER
+                                                 for p in self.profiled))
+    host_paced = property(lambda self: sum(p.compiled_pace is Pace.HOST for p in self.profiled))
+    profiled_count = property(lambda self: len(self.profiled))
+    # The fix the page reads in full.
+    flag = property(lambda self: next((p for p in self.profiled
+                                       if p.variant == "guarded by a flag"), None))
     # The fixes by the verdict of their speedup over the broken version, both compiled.
     fixes_pay = property(lambda self: self._fixes(Verdict.PAYS))
     fixes_tie = property(lambda self: self._fixes(Verdict.WITHIN_NOISE))
@@ -104,29 +88,15 @@ class Costs:
         return tuple(f.variant for f in self.fixes if f.verdict is said)
 
 
-def _variant(row: dict[str, Any]) -> breaks.Variant | None:
-    """The example a row was measured on, by the keys the producer wrote (cause title, variant
-    name); None for one no longer in ``breaks``."""
-    for cause in breaks.CAUSES:
-        if cause.title == row["cause"]:
-            return next((v for v in (cause.broken, *cause.fixes) if v.name == row["variant"]),
-                        None)
-    return None
-
-
-def _compiled(row: dict[str, Any]) -> measure.Measurement:
-    return measure.Measurement.from_dict(row["compiled_ms"])
+def _ms(row: dict[str, Any], side: str) -> measure.Measurement:
+    return measure.Measurement.from_dict(row[f"{side}_ms"])
 
 
 def paired(row: dict[str, Any]) -> tuple[float, float, Verdict]:
     """A cost row's speedup of compiled over eager: the median of its paired per-round ratios,
     their IQR, and the verdict of the two (what "slower" counts)."""
-    ratio = measure.speedup(measure.Measurement.from_dict(row["eager_ms"]), _compiled(row))
+    ratio = measure.speedup(_ms(row, "eager"), _ms(row, "compiled"))
     return ratio.value, ratio.iqr, verdict(ratio.value, ratio.iqr)
-
-
-def _verdict(row: dict[str, Any]) -> Verdict:
-    return paired(row)[2]
 
 
 def costs(doc: dict[str, Any]) -> Costs:
@@ -137,18 +107,20 @@ def costs(doc: dict[str, Any]) -> Costs:
     rows = [r for r in doc["rows"] if r["compiled_ms"] is not None]
     # Slower by the verdict of the paired per-round ratios, not by a median ratio under 1: a
     # row at 0.99x whose rounds straddle 1 is a tie.
-    slower = [r for r in rows if _verdict(r) is Verdict.SLOWER]
+    slower = [r for r in rows if paired(r)[2] is Verdict.SLOWER]
     broken = {r["cause"]: r for r in rows if r["kind"] == "broken"}
     fixes = []
     for r in rows:
         base = broken.get(r["cause"])
         if r["kind"] != "fixed" or base is None:
             continue
-        ratio = measure.speedup(_compiled(base), _compiled(r))
+        ratio = measure.speedup(_ms(base, "compiled"), _ms(r, "compiled"))
         fixes.append(Fix(r["cause"], r["variant"], base["variant"], ratio.value, ratio.iqr,
                          verdict(ratio.value, ratio.iqr)))
-    numpy = tuple(r["variant"] for r in rows
-                  if (v := _variant(r)) is not None and v.numpy)
+    # By the example's flag, found by the keys the producer wrote (cause title, variant name).
+    hands_to_numpy = {(c.title, v.name) for c in breaks.CAUSES for v in (c.broken, *c.fixes)
+                      if v.numpy}
+    numpy = tuple(r["variant"] for r in rows if (r["cause"], r["variant"]) in hands_to_numpy)
     batch = doc.get("provenance", {}).get("settings", {}).get("batch")
     profiled = tuple(p for r in rows if (p := profiled_row(r)) is not None)
     return Costs(batch, len(rows), len(slower), sum(r["kind"] == "fixed" for r in slower), numpy,
@@ -165,8 +137,7 @@ def profiled_row(row: dict[str, Any]) -> Profiled | None:
     compiled_us = row["compiled_ms"]["median"] * 1e3
     return Profiled(
         row["cause"], row["variant"], eager["kernels_per_call"], comp["kernels_per_call"],
-        busy_e, busy_c, row["eager_ms"]["median"] * 1e3, compiled_us, row["speedup"],
-        _verdict(row), abs(busy_c - busy_e) <= SAME_WORK * busy_e,
+        busy_e, busy_c, compiled_us, paired(row)[2], abs(busy_c - busy_e) <= SAME_WORK * busy_e,
         Pace.HOST if compiled_us > HOST_MARGIN * busy_c else Pace.DEVICE)
 
 
@@ -176,8 +147,7 @@ EAGER, EAGER_OFF, COMPILED, COMPILED_OFF = fp.VARIANTS
 
 
 class Ranked(str, enum.Enum):
-    """Whether a run can order its variants: their medians lie further apart than the widest
-    interquartile range among them, or not."""
+    """Whether the variants' medians lie further apart than the widest IQR among them."""
 
     APART = "apart"
     WITHIN_SPREAD = "within spread"
@@ -185,30 +155,26 @@ class Ranked(str, enum.Enum):
 
 @dataclass(frozen=True)
 class FastpathBatch:
-    """One batch size: each compiled variant's time over eager's (eager with its fast path, as
-    the benchmark runs it), the compiled variant without the fast path over the one with it,
-    the fastest variant, and whether switching the fast path off paid once compiled (the
-    verdict of the compiled-with over compiled-without ratio and its per-round spread)."""
+    """One batch size's times over eager's (eager with its fast path, as the benchmark runs it)."""
 
     batch: int
     compiled_of_eager: float
     compiled_off_of_eager: float
-    off_of_on: float
+    off_of_on: float  # compiled without the fast path over compiled with it
     fastest: str
-    off_verdict: Verdict
+    off_verdict: Verdict  # of off_of_on and its per-round spread: did switching it off pay
 
 
 @dataclass(frozen=True)
 class Spread:
-    """One batch size: how far apart its variants' medians lie against the widest IQR among
-    them (over ``rounds`` rounds, where the run says)."""
+    """One batch size: how far apart its variants' medians lie against the widest IQR."""
 
     batch: int
     variants: int
     span_ms: float
     widest_iqr_ms: float
     widest: str
-    rounds: int | None
+    rounds: int | None  # where the run says
     ranked: Ranked
 
 
@@ -219,17 +185,9 @@ class Fastpath:
 
     @property
     def off_verdict(self) -> Verdict | None:
-        """The verdict every batch shares on switching the fast path off, compiled; None where
-        the batches differ."""
+        """The verdict every batch shares; None where they differ."""
         found = {b.off_verdict for b in self.batches}
         return found.pop() if len(found) == 1 else None
-
-
-def _batches(doc: dict[str, Any]) -> dict[int, list[dict[str, Any]]]:
-    out: dict[int, list[dict[str, Any]]] = {}
-    for r in doc["rows"]:
-        out.setdefault(r["batch_size"], []).append(r)
-    return out
 
 
 def _batch(bs: int, rows: list[dict[str, Any]]) -> FastpathBatch:
@@ -251,7 +209,9 @@ def _spread(bs: int, rows: list[dict[str, Any]], rounds: int | None) -> Spread:
 
 def fastpath(doc: dict[str, Any]) -> Fastpath:
     rounds = doc["provenance"].get("settings", {}).get("rounds")
-    groups = _batches(doc)
+    groups: dict[int, list[dict[str, Any]]] = {}
+    for r in doc["rows"]:
+        groups.setdefault(r["batch_size"], []).append(r)
     # A batch's ratios need all four variants; its spread, any of them.
     return Fastpath(tuple(_batch(bs, rows) for bs, rows in groups.items()
                           if {r["variant"] for r in rows} >= set(fp.VARIANTS)),
@@ -262,15 +222,13 @@ def fastpath(doc: dict[str, Any]) -> Fastpath:
 
 @dataclass(frozen=True)
 class Agreement:
-    """Of ``cases``, in how many each explainer named exactly the logged lines; for
-    ``torch._dynamo.explain``, in how many it missed a logged line and in how many it named a
-    line with no record (a case may count in both)."""
+    """Of ``cases``, in how many each explainer named exactly the logged lines."""
 
     cases: int
     snippets: int
     torch: int
-    torch_missed: int
-    torch_invented: int
+    torch_missed: int  # cases where torch._dynamo.explain missed a logged line
+    torch_invented: int  # cases where it named a line with no record (a case may count in both)
 
 
 def agreement(doc: dict[str, Any]) -> Agreement:

@@ -3,6 +3,12 @@ that ``python -m snippets.site.produce`` records on any CPU in seconds."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import torch
+
+from snippets.core import results
 from snippets.core.results import NUM, Kind, declare
 
 _EXPLAINED = {"graph_count": (int,), "graph_break_count": (int,), "break_reasons": (list,)}
@@ -28,3 +34,23 @@ AGREEMENT = declare(Kind("explain-agreement", "snippets.explain-agreement/2", {
     "case": (str,), "file": (str,), "source": (str,), "logged": (list,), "explain": (list,),
     "torch_explain": (list, type(None)), "agrees": (bool,), "torch_agrees": (bool,)},
     measured=False))
+
+
+def traced(kind: Kind, rows: list[dict[str, Any]], commit: str | None) -> dict[str, Any]:
+    """A whole document of one of the kinds recorded by tracing on the CPU."""
+    prov = results.provenance(torch.device("cpu"), {}, commit=commit)
+    return results.new_document(kind.name, prov, rows=rows, complete=True)
+
+
+def timed(kind: str, cfg: Any, each: Callable[[Any], list[dict[str, Any]]], items: Iterable[Any],
+          commit: str | None) -> dict[str, Any]:
+    """A whole timed document of ``each(item)``'s rows, under the resolved config's backend
+    settings and no grad, Dynamo reset after each item so that no trace leaks into the next."""
+    prov = results.provenance(torch.device(cfg.device), cfg.settings(), commit=commit)
+    doc = results.new_document(kind, prov)
+    with cfg.backends.apply(), torch.no_grad():
+        for item in items:
+            doc["rows"] += each(item)
+            torch._dynamo.reset()
+    doc["complete"] = True
+    return doc

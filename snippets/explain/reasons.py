@@ -14,38 +14,32 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Known:
-    """A break Dynamo words in its own terms, and the plain words a user reads for it."""
+    """A break Dynamo words in its own terms, and the short label the explainer says instead
+    (the graph-breaks page explains each)."""
 
     pattern: str  # a regular expression on Dynamo's reason; groups ``op``/``op2`` name an operator
-    reason: str  # what the explainer says instead; ``{op}`` is the operator matched
+    label: str  # ``{op}`` is the operator matched
     # False: said only where Dynamo gives no ``Explanation:`` (its internal lines of 2.5 and 2.6,
     # and the titles of later ones). True: said over the explanation too, where the user's line
     # shows no ``.item(`` (a tensor read as a number behind the user's back).
     hidden_item: bool = False
 
 
-# Internal reasons of torch 2.5 and 2.6 (and titles of later ones) that say little to a user,
-# in the words of the explanations later versions give for the same breaks; the first that
-# matches is said.
+# The first that matches is said.
 KNOWN: tuple[Known, ...] = (
     Known(r"generic_jump TensorVariable|data.dependent (?:branching|jump)",
-          "data-dependent branching: Python needs a tensor's value to decide an `if` or `while`"),
-    Known(r"Tensor\.item|call_method TensorVariable\(\) item",
-          "Tensor.item() copies a tensor's value into Python"),
-    Known(r"builtin: print|BuiltinVariable\(print\)|builtin operator `print`",
-          "print() is a side effect Dynamo cannot put in a graph"),
-    Known(r"torch\.save|serialization",
-          "torch.save writes a file, which Dynamo cannot put in a graph"),
+          "data-dependent branching"),
+    Known(r"Tensor\.item|call_method TensorVariable\(\) item", "Tensor.item() call"),
+    Known(r"builtin: print|BuiltinVariable\(print\)|builtin operator `print`", "print() call"),
+    Known(r"torch\.save|serialization", "torch.save call"),
     Known(r"dynamic shape operator: (?P<op>aten\.\w+)|(?P<op2>aten\.nonzero)",
-          "the output shape of {op} depends on the data, so the graph cannot be sized ahead"),
+          "dynamic output shape: {op}"),
     Known(r"call torch\._dynamo\.disable\(\) wrapped function|torch\.compiler\.disable",
-          "a function wrapped with torch.compiler.disable runs eagerly"),
-    Known(r"graph_break\(\)", "an explicit torch._dynamo.graph_break() call"),
-    # A tensor used as an index or slice bound, or passed to int()/range(), is read with .item()
-    # behind the user's back: say so, since the line itself shows no .item().
-    Known(r"Tensor\.item|item\(\)",
-          "a tensor used where Python needs a number (an index, a slice bound, int(), range()) "
-          "is read with Tensor.item(), which copies its value into Python", hidden_item=True),
+          "torch.compiler.disable function"),
+    Known(r"graph_break\(\)", "explicit torch._dynamo.graph_break()"),
+    # A tensor used as an index, a slice bound, or passed to int()/range(): read with .item()
+    # behind the user's back, which the line itself does not show.
+    Known(r"Tensor\.item|item\(\)", "tensor read as a Python number", hidden_item=True),
 )
 _USELESS_HINTS = ("please report", "file an issue", "report an issue")
 
@@ -83,11 +77,11 @@ def plain(text: str, source_line: str = "") -> Plain:
         match = re.search(known.pattern, reason, re.I)
         if match:
             op = match.groupdict().get("op") or match.groupdict().get("op2") or "the operator"
-            reason = known.reason.format(op=op)
+            reason = known.label.format(op=op)
             break
     for known in KNOWN:
         if known.hidden_item and re.search(known.pattern, reason) and ".item(" not in source_line:
-            reason = known.reason
+            reason = known.label
     reason = reason.removesuffix(" Message: None")  # graph_break() called without a message
     hint = hints[0] if hints else ""
     return Plain(_no_address(reason.rstrip(".")), _no_address(hint), _no_address(kind))

@@ -1,22 +1,16 @@
-"""Dynamo's own graph-break records: caught from its ``graph_breaks`` logger and read.
-
-Every time Dynamo stops a trace it writes one record to the ``graph_breaks`` log (what
-``TORCH_LOGS=graph_breaks`` prints): the user line it broke at, the reason, and the user's stack.
-These records are the truth the explainer reports: it counts no break that has no record, and
-names the line of every record. ``catching()`` attaches a handler to those loggers for the length
-of a trace, without printing anything; ``parse()`` turns one message into a ``Record``.
+"""Dynamo's own graph-break records, caught from its ``graph_breaks`` logger and read: the
+truth the explainer reports (no break without a record, the line of every record).
 
 The forms read, by torch version:
 
-- 2.5 on: ``Graph break in user code at FILE:LINE`` then ``Reason: ...`` (2.5, 2.6) or
-  ``Graph Break Reason: ...`` (2.7 on), then the user code traceback.
-- A second break of the same kind at the same place is logged shorter, as ``Graph break (user
-  stack suppressed due to duplicate graph break) in user code at FILE:LINE``: same line, no stack.
-- A break Dynamo could not resume from, raised outside the tracer, is logged without that header:
-  ``Graph break: skip: from user code at:`` (up to 2.6) or ``Graph break: torch.compile cannot
-  properly resume from this graph break`` (2.7 on), then the stack. Its line is the stack's last.
-- 2.7 on, the reason is structured: a title (the break's type), ``Explanation:``, ``Hint:`` lines
-  and a ``Developer debug context:``; ``reasons.plain`` reads it.
+- 2.5 on: ``Graph break in user code at FILE:LINE``, then ``Reason: ...`` (2.5, 2.6) or
+  ``Graph Break Reason: ...`` (2.7 on), then the user code traceback. A repeat at the same place
+  says ``(user stack suppressed due to duplicate graph break)`` and has no stack.
+- A break Dynamo could not resume from, raised outside the tracer, has no such header:
+  ``Graph break: skip: from user code at:`` (to 2.6) or ``Graph break: torch.compile cannot
+  properly resume from this graph break`` (2.7 on), then the stack, whose last line is the break.
+- 2.7 on, the reason is structured (a title, ``Explanation:``, ``Hint:`` lines); ``reasons.plain``
+  reads it.
 """
 
 from __future__ import annotations

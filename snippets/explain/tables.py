@@ -17,10 +17,14 @@ def _prose(text: str) -> str:
                     for i, p in enumerate(parts))
 
 
+def _label(row: dict[str, Any]) -> str:
+    return f"{row['cause']}: {row['kind']}, {row['variant']}"
+
+
 def _first_break(row: dict[str, Any]) -> str:
-    first = row["break_reasons"][0] if row["break_reasons"] else None
-    if not first:
+    if not row["break_reasons"]:
         return "–"
+    first = row["break_reasons"][0]
     # Every example lives in breaks.py, shown above: its name and line are enough, and the
     # shorter cell keeps the table within a desktop page.
     where = first["location"].rsplit("/", 1)[-1]
@@ -31,8 +35,8 @@ def causes(doc: dict[str, Any]) -> str:
     """Graphs and breaks of every example, and the first break with where it happened."""
     head = ("Cause: written as", "Graphs", "Breaks", "First break, and where")
     return render.markdown_table(head, (
-        (f"{r['cause']}: {r['kind']}, {r['variant']}", r["graph_count"], r["graph_break_count"],
-         _first_break(r)) for r in doc["rows"]), left=1, left_last=True)
+        (_label(r), r["graph_count"], r["graph_break_count"], _first_break(r))
+        for r in doc["rows"]), left=1, left_last=True)
 
 
 def models(doc: dict[str, Any]) -> str:
@@ -42,34 +46,28 @@ def models(doc: dict[str, Any]) -> str:
 
 
 def costs(doc: dict[str, Any]) -> str:
-    """What each break costs: eager and compiled latency of every example, a row per way of
-    writing it, labelled by its cause.
+    """Eager and compiled latency of every example, a row per way of writing it.
 
-    Graphs only, no break count: the graph count means the same in every recorded file, while
-    the files made before commit e01dde6 (where the explainer began to read Dynamo's own
-    graph-break records) hold graphs - 1 as their break count, which disagrees with the live
-    table of causes."""
+    Graphs, no break count: files made before commit e01dde6 (where the explainer began to read
+    Dynamo's own records) hold graphs - 1 there, which disagrees with the table of causes."""
     head = ("Cause: written as", "Graphs", "Eager ms", "Compiled ms", "Speedup", "Verdict")
-    # Three significant figures and the verdict of the paired rounds: a 0.996x row whose rounds
-    # all ran slower compiled reads as slower, not as a 1.00x tie.
     rows = []
     for r in doc["rows"]:
-        label = f"{r['cause']}: {r['kind']}, {r['variant']}"
+        first = (_label(r), r["graph_count"], render.plain(r["eager_ms"]["median"], ".3g"))
         if r["compiled_ms"] is None:  # the compiled side failed: its fault in the verdict
-            rows.append((label, r["graph_count"], render.plain(r["eager_ms"]["median"], ".3g"), "–",
-                         "–", r.get("status", "error")))
+            rows.append((*first, "–", "–", r.get("status", "error")))
             continue
+        # Three significant figures and the verdict of the paired rounds: a 0.996x row whose
+        # rounds all ran slower compiled reads as slower, not as a 1.00x tie.
         ratio, iqr, said = findings.paired(r)
-        rows.append((label, r["graph_count"], render.plain(r["eager_ms"]["median"], ".3g"),
-                     render.plain(r["compiled_ms"]["median"], ".3g"),
+        rows.append((*first, render.plain(r["compiled_ms"]["median"], ".3g"),
                      f"{ratio:#.3g}x ±{iqr / 2:.2g}", said.value))
     return render.markdown_table(head, rows)
 
 
 def costs_profile(doc: dict[str, Any]) -> str:
-    """Each profiled variant: its kernels and their busy time a call, eager and compiled, beside
-    the compiled call's timed median (a call the device sat idle in takes longer than its
-    kernels)."""
+    """Each profiled variant's kernels and busy time a call, eager and compiled, beside the
+    compiled call's median (a call the device sat idle in takes longer than its kernels)."""
     found = findings.costs(doc).profiled
     # The speedup is the costs table's, beside it: this one stays within the page's width.
     head = ("Written as", "Kernels, eager", "Kernels, compiled", "Busy µs, eager",
@@ -102,18 +100,17 @@ def fastpath_graph(doc: dict[str, Any]) -> str:
 
 
 def fastpath_latency(doc: dict[str, Any]) -> str:
-    """The four ways of running the transformer per batch; speedup against eager with its
-    fast path, the way the benchmark runs it."""
+    """The four ways of running the transformer per batch; speedup over eager with fast path."""
     head = ("Batch · variant", "Compile s", "Median ms", "IQR ms", "Speedup", "rel err")
     return render.markdown_table(head, (
         (f"{r['batch_size']} · {r['variant']}", render.num(r["compile_s"], ".1f"),
-         render.plain(r["latency_ms"]["median"], ".3g"), render.plain(r["latency_ms"]["iqr"], ".2g"),
+         render.plain(r["latency_ms"]["median"], ".3g"),
+         render.plain(r["latency_ms"]["iqr"], ".2g"),
          f"{r['speedup']:.2f}x", f"{r['rel_err']:.1e}") for r in doc["rows"]))
 
 
 def fastpath_ratios(doc: dict[str, Any]) -> str:
-    """Per batch, from the findings: each compiled variant's time over eager's (with its fast
-    path), the compiled variant without the fast path over the one with it, and the fastest."""
+    """Per batch, ``findings.FastpathBatch``'s ratios and the fastest variant."""
     # times over times, not speedups: "÷", as the guide writes a ratio of two medians' times
     head = ("Batch", "Compiled ÷ eager", "Compiled, no fast path ÷ eager", "÷ compiled with it",
             "Fastest")
@@ -124,12 +121,12 @@ def fastpath_ratios(doc: dict[str, Any]) -> str:
 
 
 def fastpath_spread(doc: dict[str, Any]) -> str:
-    """Per batch, from the findings: how far apart its variants' medians lie, the widest IQR
-    among them and whose it is, and whether the run can rank them."""
+    """Per batch, ``findings.Spread``: whether the run can rank its variants."""
     head = ("Batch", "Variants", "Medians within ms", "Widest IQR ms", "Widest", "Ranked")
     return render.markdown_table(head, (
-        (s.batch, s.variants, render.plain(s.span_ms, ".3g"), render.plain(s.widest_iqr_ms, ".3g"), f"*{s.widest}*",
-         s.ranked.value) for s in findings.fastpath(doc).spreads), align="rrrrll")
+        (s.batch, s.variants, render.plain(s.span_ms, ".3g"),
+         render.plain(s.widest_iqr_ms, ".3g"), f"*{s.widest}*", s.ranked.value)
+        for s in findings.fastpath(doc).spreads), align="rrrrll")
 
 
 # ---- one function explained, and the explainer against Dynamo's log ---------------------------
@@ -151,9 +148,8 @@ def _lines(lines: list[int] | None, agrees: bool) -> str:
 
 
 def agreement(doc: dict[str, Any]) -> str:
-    """Per file of cases, the lines of that file each explainer names (✓ where they are the
-    logged ones), then where each case comes from; the page places the counts
-    (``findings.agreement``)."""
+    """Per file of cases, the lines each explainer names (✓: the logged ones), then where each
+    case comes from; the page places the counts (``findings.agreement``)."""
     files = list(dict.fromkeys(r["file"] for r in doc["rows"]))  # in the rows' order
     return "\n\n".join([
         *(render.details(f"The {sum(r['file'] == f for r in doc['rows'])} cases in {f}",

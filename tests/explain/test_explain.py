@@ -18,12 +18,12 @@ from snippets.explain import (
     logs,
     reasons,
     records,
-    report,
     tables,
 )
+from snippets.explain.__main__ import load_target
 
 CASES = [(cause.name, kind, variant) for cause in breaks.CAUSES
-         for kind, variant in [("broken", cause.broken)] + [("fixed", f) for f in cause.fixes]]
+         for kind, variant in cause.variants()]
 
 
 pytestmark = pytest.mark.usefixtures("fresh_dynamo")
@@ -87,8 +87,7 @@ def test_causes_doc_schema_and_table():
     doc = counts.causes_doc()
     assert results.validate(doc, kind="explain-causes") and doc["complete"]
     assert [(r["cause"], r["kind"], r["variant"]) for r in doc["rows"]] == [
-        (c.title, k, v.name) for c in breaks.CAUSES
-        for k, v in [("broken", c.broken)] + [("fixed", f) for f in c.fixes]]
+        (c.title, k, v.name) for c in breaks.CAUSES for k, v in c.variants()]
     table = tables.causes(doc)
     assert table.count("\n") == len(doc["rows"]) + 1
     # No address of a function object: it differs in every process, so every build would differ.
@@ -241,9 +240,9 @@ def test_graph_break_log_names_the_line():
 
 def test_load_target_reports_spec_errors():
     with pytest.raises(models.SpecError, match="must return"):
-        explain.load_target("snippets.explain.breaks:example_input")
+        load_target("snippets.explain.breaks:example_input")
     with pytest.raises(models.SpecError, match="has no callable"):
-        explain.load_target("snippets.explain.breaks:WIDTH")
+        load_target("snippets.explain.breaks:WIDTH")
 
 
 def _explained(name):
@@ -258,9 +257,9 @@ def test_a_skipped_function_names_the_statement_and_the_loop():
     at = {key: first + next(i for i, ln in enumerate(lines) if key in ln)
           for key in ("graph_break()", "for i in")}
     assert r.location.endswith(f"corpus.py:{at['graph_break()']} in break_in_loop")
-    assert (r.function, r.eager) == ("break_in_loop", report.Eager.FUNCTION)
+    assert (r.function, r.eager) == ("break_in_loop", explain.Eager.FUNCTION)
     assert r.blocker == reasons.Blocker(reasons.Block.FOR, at["for i in"])
-    assert str(at["for i in"]) in r.skipped and r.skipped == report.skipped(r)
+    assert str(at["for i in"]) in r.skipped and r.function in r.skipped
     _, exp = _explained("break_in_try")
     assert exp.break_reasons[0].blocker.block is reasons.Block.TRY
 

@@ -88,22 +88,22 @@ def _known(pattern_part: str) -> reasons.Known:
 def test_jargon_in_plain_words():
     # Internal lines of 2.5 and 2.6 are said as the table's row for them.
     assert reasons.plain("builtin: print [ConstantVariable] False").reason == (
-        _known("builtin: print").reason.rstrip("."))
+        _known("builtin: print").label)
     nonzero = reasons.plain("dynamic shape operator: aten.nonzero.default").reason
-    assert nonzero == _known("dynamic shape").reason.format(op="aten.nonzero")
+    assert nonzero == _known("dynamic shape").label.format(op="aten.nonzero")
     # A tensor used as a slice bound is read with .item(), though the line shows none: said over
     # Dynamo's explanation.
     item = "Explanation: Dynamo does not support tracing `Tensor.item()`."
     hidden = next(k for k in reasons.KNOWN if k.hidden_item)
-    assert reasons.plain(item, "return x[:n]").reason == hidden.reason
-    assert reasons.plain(item, "y = x.item()").reason != hidden.reason  # the line shows it
+    assert reasons.plain(item, "return x[:n]").reason == hidden.label
+    assert reasons.plain(item, "y = x.item()").reason != hidden.label  # the line shows it
     no_message = "Explanation: User-inserted graph break. Message: None"
     assert reasons.plain(no_message).reason == "User-inserted graph break"
 
 
 def test_every_known_reason_is_one_row_of_one_table():
     assert len({k.pattern for k in reasons.KNOWN}) == len(reasons.KNOWN)
-    assert all(k.reason and not k.reason.endswith(".") for k in reasons.KNOWN)
+    assert all(k.label and not k.label.endswith(".") for k in reasons.KNOWN)
     assert sum(k.hidden_item for k in reasons.KNOWN) == 1
 
 
