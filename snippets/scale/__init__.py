@@ -41,17 +41,6 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 
-def seconds(text: str) -> float:
-    """``--timeout``'s text: a positive number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not value > 0:
-        raise ValueError(f"{text!r} is not a positive number of seconds")
-    return value
-
-
 @dataclass(frozen=True, kw_only=True)
 class ScaleConfig:
     """Train a step with DDP and FSDP2 over several processes, launched with torchrun, eager and
@@ -91,8 +80,7 @@ class ScaleConfig:
     """steps each rank profiles after the timed ones, 0 for none"""
     lr: float = LR
     seed: int = SEED
-    timeout_s: float | None = config.option(None, positive=True, unit=" s", flag="--timeout",
-                                            parse=seconds)
+    timeout_s: float | None = config.option(None, positive=True, unit=" s", flag="--timeout")
     """seconds a configuration may take"""
     # fresh: on a CPU that alone is some 20 s of one-time work per process
     inductor_cache: str = config.option("fresh", choices=("fresh", "shared"))
@@ -163,10 +151,9 @@ def plan(cfg: ScaleConfig) -> list[Job]:
 
 
 def describe(item: Job) -> str:
-    where = ("one process" if item.strategy == "single" else
-             f"{item.strategy}, {item.nodes} x {item.nproc} processes")
+    where = "" if item.strategy == "single" else f" {item.nodes}x{item.nproc}"
     bucket = f", {item.bucket_cap_mb:g} MB buckets" if item.bucket_cap_mb is not None else ""
-    return f"{item.model}: {item.variant}, {where}{bucket}"
+    return f"{item.model} {item.variant} {item.strategy}{where}{bucket}"
 
 
 def run(cfg: ScaleConfig, progress: Callable[[str], None] = lambda _: None

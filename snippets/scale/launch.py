@@ -215,5 +215,5 @@ def exit_reason(logs: list[str], codes: list[int]) -> str:
             return f"rank {rank} {how}"
     lines = [ln.strip() for log in logs for ln in log.splitlines() if ln.strip(" =-*")]
     last = lines[-1][:300] if lines else ""
-    return f"the launcher exited with code {next(c for c in codes if c)}" + (
+    return f"launcher exit code {next(c for c in codes if c)}" + (
         f": {last}" if last else "")

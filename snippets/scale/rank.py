@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
         local_rank = int(os.environ["LOCAL_RANK"])
     except (KeyError, ValueError):
-        cli.fail(PROG, "RANK, LOCAL_RANK and WORLD_SIZE are unset: start it with torchrun")
+        cli.fail(PROG, "RANK unset: start with torchrun")
     try:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

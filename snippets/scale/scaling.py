@@ -59,7 +59,7 @@ def _diverged(r: dict[str, Any], tolerance: float | None) -> str:
     if tolerance is None:
         return ""
     if r["loss_gap_eager"] is not None and r["loss_gap_eager"] > tolerance:
-        return f"loss gap {r['loss_gap_eager']:.3g} from its own eager run, above {tolerance:g}"
+        return f"eager gap {r['loss_gap_eager']:.3g} > {tolerance:g}"
     if r["loss_gap"] is not None and r["loss_gap"] > tolerance and not r.get("batch_norm"):
-        return f"loss gap {r['loss_gap']:.3g} from one process, above {tolerance:g}"
+        return f"single gap {r['loss_gap']:.3g} > {tolerance:g}"
     return ""

@@ -108,14 +108,14 @@ def check_blocks(model: nn.Module, variant: str) -> None:
     """Raise NoBlocks where the variant compiles blocks and the model has none. (FSDP2 still
     shards a model without blocks, as one unit: the root.)"""
     if variant.startswith("per-block") and not blocks(model):
-        raise NoBlocks(f"no block known in {type(model).__name__} to compile on its own")
+        raise NoBlocks(f"no blocks in {type(model).__name__}")
 
 
 def compiled_autograd_missing() -> str | None:
     """Why the installed torch cannot run the compiled-autograd variant, or None."""
     name = "maybe_enable_compiled_autograd"
     if not hasattr(torch._dynamo.utils, name):
-        return f"torch {torch.__version__} has no torch._dynamo.utils.{name}"
+        return f"torch {torch.__version__} lacks {name}"
     return None
 
 

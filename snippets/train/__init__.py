@@ -13,8 +13,8 @@ from typing import Any
 import torch
 import torch._inductor.config
 
-from snippets.core import (backends, config, examples, machine, measure, models, profile,
-                           results, rows, runs)
+from snippets.core import (backends, cli, config, examples, flags, machine, measure, models,
+                           profile, results, rows, runs)
 from snippets.train import classifiers, group, kinds
 # The public names the scale runs build on: the step, its optimizer and the first steps timed apart.
 from snippets.train.group import FIRST_STEPS  # noqa: F401
@@ -117,10 +117,11 @@ def measure_group(cfg: TrainConfig, name: str, factory: models.Factory, bs: int,
     """All rows of one (model, batch size): each variant's first steps, then all timed."""
     device = torch.device(cfg.device)
     g = group.prepare(name, factory, bs, device, DTYPES[cfg.dtype], cfg.seed)
-    progress(f"{name} bs={bs}: FLOPs of a forward and backward pass")
+    at = f"{name} bs={bs}"
+    progress(f"{at}: FLOPs")
     flops = group.count_flops(g.model(), g.x, g.y, g.amp_dtype)
     for variant in cfg.variants:
-        progress(f"{name} bs={bs}: {variant}, first {cfg.steps} steps")
+        progress(f"{at} {variant}: {cfg.steps} steps")
         g.rows[variant] = group.first_steps(g, variant, cfg.steps, cfg.lr)
     tol, reference = TOLERANCE[cfg.dtype], g.rows["eager"]["losses"]
     for variant, row in g.rows.items():
@@ -130,8 +131,8 @@ def measure_group(cfg: TrainConfig, name: str, factory: models.Factory, bs: int,
             if gap > tol:
                 row["status"] = "mismatch"
                 row["message"] = (f"loss gap {gap:.3g} above {tol:g}" if row["loss_gap"]
-                                  else "the loss is not finite") + ": it does not learn the same"
-    progress(f"{name} bs={bs}: timing {', '.join(g.steps)} in interleaved rounds")
+                                  else "loss not finite")
+    progress(f"{at}: timing {', '.join(g.steps)}")
     mon, gate = machine.Monitor(device), measure.HostGate(enabled=False)
     try:
         timed = measure.measure_variants(
@@ -146,7 +147,7 @@ def measure_group(cfg: TrainConfig, name: str, factory: models.Factory, bs: int,
     evidence = {**mon.summary(), "host_canary_us": statistics.median(gate.canary_us)}
     finished = list(group.timed_rows(g, timed, evidence, flops, peak))
     if cfg.profile_steps:  # after the timing, which the profiler would slow
-        progress(f"{name} bs={bs}: profiling {cfg.profile_steps} steps of each variant")
+        progress(f"{at}: profiling {cfg.profile_steps} steps")
         for row in finished:
             if row["variant"] in g.steps:
                 row["profile"] = profile.profile_or_error(
@@ -172,7 +173,7 @@ def run(cfg: TrainConfig, peak: float | None = None,
     factories = [(n, classifiers.BUILTIN[n]) for n in cfg.models] + list(cfg.factories)
     with cfg.backends.apply():
         if any(v != "eager" for v in cfg.variants):
-            progress("compiling once to warm up the compiler")
+            progress("warming up the compiler")
             warm_up(device)
         for name, factory in factories:
             for bs in cfg.batch_sizes:
@@ -199,6 +200,17 @@ def document(cfg: TrainConfig, progress: Callable[[str], None] = lambda _: None,
     cfg = cfg.resolve()
     return runs.document(KIND, torch.device(cfg.device), cfg.settings(),
                          lambda peak: run(cfg, peak, progress), progress, on_row, commit=commit)
+
+
+def parser(prog: str, cls: type, defaults: dict[str, dict[str, Any]]) -> cli.Parser:
+    """A recorded training run's command line (``python -m snippets.train``, ``.scale``)."""
+    p = cli.Parser(prog=prog, description=flags.about(cls))
+    flags.declare(p, cls, defaults)
+    cli.add_model(p, logits=True)
+    cli.add_output(p)
+    p.add_argument("--append", action="store_true", help=cli.APPEND_SAME_SETTINGS)
+    cli.add_compare(p)
+    return p
 
 
 def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:
