@@ -3,12 +3,12 @@ compiled."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
-import torch._inductor.config
 
 from snippets.core import backends, config, results
 from snippets.core import models as core_models
@@ -16,7 +16,7 @@ from snippets.scale import gather, kinds, launch, scaling
 from snippets.scale import models as scale_models
 from snippets.scale.job import Job
 from snippets.scale.wrap import DDP_BUCKET_MB, STRATEGIES, VARIANTS, compiled_autograd_missing
-from snippets.train import DTYPES, FIRST_STEPS, LR, SEED, TOLERANCE
+from snippets.train import DTYPES, LR, SEED, step_settings
 
 KIND = kinds.SCALE.name
 
@@ -39,17 +39,6 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "bucket_caps": (1.0,), "dtype": "fp32", "steps": 5, "rounds": 3, "profile_steps": 1,
             "timeout_s": 300.0},
 }
-
-
-def seconds(text: str) -> float:
-    """``--timeout``'s text: a positive number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not value > 0:
-        raise ValueError(f"{text!r} is not a positive number of seconds")
-    return value
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,8 +80,7 @@ class ScaleConfig:
     """steps each rank profiles after the timed ones, 0 for none"""
     lr: float = LR
     seed: int = SEED
-    timeout_s: float | None = config.option(None, positive=True, unit=" s", flag="--timeout",
-                                            parse=seconds)
+    timeout_s: float | None = config.option(None, positive=True, unit=" s", flag="--timeout")
     """seconds a configuration may take"""
     # fresh: on a CPU that alone is some 20 s of one-time work per process
     inductor_cache: str = config.option("fresh", choices=("fresh", "shared"))
@@ -127,22 +115,15 @@ class ScaleConfig:
             "nccl_nvls_enable": "0", "omp_threads": "host cores / ranks on the host",
             "inductor_cache": ("a fresh folder per node and configuration"
                                if self.inductor_cache == "fresh" else "shared"),
-            "dtype": "bf16 autocast" if self.dtype == "bf16" else self.dtype,
-            "autocast": self.dtype if DTYPES.get(self.dtype or "") else None,
-            "weights": "fp32", "optimizer": f"AdamW(lr={self.lr:g})", "loss": "cross_entropy",
-            "seed": self.seed, "steps": self.steps, "first_steps": FIRST_STEPS,
+            **step_settings(self.dtype, self.lr, self.seed, self.steps, b),
             "rounds": self.rounds, "warmup": self.warmup, "profile_steps": self.profile_steps,
             "timeout_s": self.timeout_s,
-            "tolerance": TOLERANCE.get(self.dtype or ""), "tf32": b.tf32,
-            "cudnn_benchmark": b.cudnn_benchmark, "backends": b.as_dict(),
-            "fx_graph_cache": bool(torch._inductor.config.fx_graph_cache),
             "compiled_autograd": compiled_autograd_missing() or "available",
         }
 
 
 def plan(cfg: ScaleConfig) -> list[Job]:
-    """Every configuration of a resolved config, in the order it runs: per model, the
-    one-process reference first, then each strategy's variants (DDP's at each bucket size)."""
+    """Every configuration of a resolved config, the one-process reference first."""
     common = {"device": config.device_type(cfg.device), "dtype": cfg.dtype, "steps": cfg.steps,
               "warmup": cfg.warmup, "rounds": cfg.rounds, "profile_steps": cfg.profile_steps,
               "lr": cfg.lr, "seed": cfg.seed,
@@ -150,28 +131,25 @@ def plan(cfg: ScaleConfig) -> list[Job]:
     out = []
     for model in cfg.models:
         for strategy in cfg.strategies:
+            # one process trains the whole batch; the others each a rank's share of it
+            spread = {} if strategy == "single" else {"nodes": cfg.nodes, "nproc": cfg.nproc}
             for variant in cfg.variants:
-                if strategy == "single":
-                    out.append(Job(model=model, strategy=strategy, variant=variant,
-                                   batch_size=cfg.batch_size * cfg.world, **common))
-                    continue
                 for cap in cfg.bucket_caps if strategy == "ddp" else (None,):
                     out.append(Job(model=model, strategy=strategy, variant=variant,
-                                   batch_size=cfg.batch_size, nodes=cfg.nodes, nproc=cfg.nproc,
-                                   bucket_cap_mb=cap, **common))
+                                   batch_size=cfg.batch_size * (1 if spread else cfg.world),
+                                   bucket_cap_mb=cap, **spread, **common))
     return out
 
 
 def describe(item: Job) -> str:
-    where = ("one process" if item.strategy == "single" else
-             f"{item.strategy}, {item.nodes} x {item.nproc} processes")
+    where = "" if item.strategy == "single" else f" {item.nodes}x{item.nproc}"
     bucket = f", {item.bucket_cap_mb:g} MB buckets" if item.bucket_cap_mb is not None else ""
-    return f"{item.model}: {item.variant}, {where}{bucket}"
+    return f"{item.model} {item.variant} {item.strategy}{where}{bucket}"
 
 
 def run(cfg: ScaleConfig, progress: Callable[[str], None] = lambda _: None
         ) -> Iterator[dict[str, Any]]:
-    """Yield every configuration's row of a resolved config, one launched job after another."""
+    """Every configuration's row, one launched job after another."""
     missing = compiled_autograd_missing()
     for item in plan(cfg):
         progress(describe(item))
@@ -185,10 +163,8 @@ def run(cfg: ScaleConfig, progress: Callable[[str], None] = lambda _: None
 def document(cfg: ScaleConfig, progress: Callable[[str], None] = lambda _: None,
              on_row: Callable[[dict[str, Any]], None] = lambda _: None, *,
              commit: str | None = None, old: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A whole results document, each row added as its job ends (``on_row`` sees the document
-    then, to save it); with ``old``, this run's rows are joined to a recorded run's (--append).
-    Not ``core.runs.document``: that measures a matmul peak in this process first, which would
-    hold a GPU that the ranks need, and the table here has no % of peak."""
+    """A whole results document, joined to ``old`` where given (--append). Not
+    ``core.runs.document``: its matmul peak here would hold a GPU that the ranks need."""
     cfg = cfg.resolve()
     prov = results.provenance(torch.device(config.device_type(cfg.device)), cfg.settings(),
                               commit=commit)
@@ -212,18 +188,11 @@ def with_derived(doc: dict[str, Any]) -> dict[str, Any]:
 # and node counts may differ: that is what commands split a run by.
 JOINED_SETTINGS = ("dtype", "optimizer", "seed", "steps", "rounds", "warmup", "batch_size",
                    "tolerance", "backends", "backend", "inductor_cache")
-
-
-def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
-    """Raise ResultsError, naming the difference, if a run of provenance ``prov`` cannot add its
-    rows to the recorded ``old`` (``--append``)."""
-    results.check_joinable(old, prov, JOINED_SETTINGS)
+check_joinable = functools.partial(results.check_joinable, settings=JOINED_SETTINGS)
 
 
 def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """``old`` with ``new``'s rows added by the one rule of ``--append`` (``results.join``): a
-    command's rows of one model stay together, and replace an earlier command's only where they
-    measured every configuration it did; the lists of what was run grow."""
+    """``old`` with ``new``'s rows added (``--append``, ``results.join``), by model."""
     doc = results.join(old, new, gather.key, group=lambda r: (r["model"],),
                        ran=("models", "strategies", "variants", "bucket_caps", "nodes", "nproc",
                             "devices"))
@@ -235,9 +204,7 @@ def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
 
 def cluster_line(nodes: int = 4, nproc: int = 8, model: str = "transformer",
                  strategy: str = "fsdp2", variant: str = "per-block") -> str:
-    """What every node of a cluster runs for one configuration at the CUDA defaults: the same
-    launcher line as on one host, with the head node's address and the job's id where the
-    local run has a free port. ``$NODE_RANK`` is each node's own number."""
+    """The launcher line every node of a cluster runs for one configuration (CUDA defaults)."""
     cfg = ScaleConfig(device="cuda", models=(model,), strategies=(strategy,),
                       variants=(variant,), nproc=nproc, nodes=nodes).resolve()
     job = plan(cfg)[0]

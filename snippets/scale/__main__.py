@@ -3,53 +3,34 @@ torchrun, rows onto a file, a table out."""
 
 from __future__ import annotations
 
+import functools
+
 import torch
 import torch.distributed as dist
 from rich.table import Table
 
-from snippets import scale
+from snippets import scale, train
 from snippets.core import cli, columns, flags, recording, stamps
 from snippets.scale import compare, tables
 
 PROG = "python -m snippets.scale"
-
-
-def parser() -> cli.Parser:
-    p = cli.Parser(prog=PROG, description=flags.about(scale.ScaleConfig))
-    flags.declare(p, scale.ScaleConfig, scale.DEFAULTS)
-    cli.add_model(p, logits=True)
-    cli.add_output(p)
-    p.add_argument("--append", action="store_true", help=cli.APPEND_SAME_SETTINGS)
-    cli.add_compare(p)
-    return p
-
-
-def _device(text: str) -> str:
-    if text not in ("auto", "cpu", "cuda"):
-        cli.fail(PROG, f"unknown device {text!r}; choose from auto, cpu, cuda (the ranks take "
-                       "GPUs 0, 1, ... of the visible ones)")
-    if text == "cuda" and not torch.cuda.is_available():
-        cli.fail(PROG, "--device cuda asked for, but this machine has no CUDA device")
-    return text
-
-
-def _check_gpus(cfg: scale.ScaleConfig) -> None:
-    found = torch.cuda.device_count() if cfg.device == "cuda" else cfg.world
-    if found < cfg.world:
-        cli.fail(PROG, f"{cfg.world} ranks need {cfg.world} GPUs; this machine has {found}")
+parser = functools.partial(train.parser, PROG, scale.ScaleConfig, scale.DEFAULTS)
 
 
 def config_from_args(argv: list[str] | None) -> tuple[scale.ScaleConfig, object]:
     args = parser().parse_args(argv)
     if not dist.is_available():
-        cli.fail(PROG, f"torch {torch.__version__} was built without torch.distributed")
+        cli.fail(PROG, "torch.distributed is unavailable")
     user, only_user = cli.user_models(PROG, args.model, args.models is not None)
     cli.check_append(PROG, args.append, args.output)
+    if (args.device or "auto") not in ("auto", "cpu", "cuda"):  # the ranks take GPUs 0, 1, ...
+        cli.fail(PROG, f"unknown device {args.device!r}")
     # the ranks load the user's models by their specs: here they are only checked
     chosen = (*(() if only_user else args.models or ()), *(s for s, _ in user)) or None
-    cfg = flags.build(PROG, scale.ScaleConfig, args, models=chosen,
-                      device=_device(args.device or "auto")).resolve()
-    _check_gpus(cfg)
+    cfg = flags.build(PROG, scale.ScaleConfig, args, models=chosen).resolve()
+    found = torch.cuda.device_count() if cfg.device == "cuda" else cfg.world
+    if found < cfg.world:
+        cli.fail(PROG, f"need {cfg.world} GPUs, found {found}")
     return cfg, args
 
 

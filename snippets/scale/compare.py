@@ -1,7 +1,4 @@
-"""A scale run beside a recorded one, as ``python -m snippets.scale --compare`` prints it: the
-step time of each configuration in both, and the settings that differ. Takes two results
-documents and returns Markdown; nothing measures or prints.
-"""
+"""A scale run beside a recorded one (``--compare``): each configuration's step in both."""
 
 from __future__ import annotations
 
@@ -15,8 +12,7 @@ COMPARED = ("dtype", "batch_size", "steps", "rounds", "backend", "devices")
 
 
 def compare(doc: dict[str, Any], recorded: dict[str, Any]) -> str:
-    """The step time of each configuration in both runs; under it, the settings that differ
-    (the device first), each here and there."""
+    """Each configuration's step in both runs, then the settings that differ."""
     theirs = {key(r): r for r in recorded["rows"]}
     body = []
     for r in doc["rows"]:

@@ -1,8 +1,5 @@
-"""What the scale page says about a run, as data: per model and strategy whether two GPUs beat
-one and what compiling bought, FSDP2's eager step against DDP's, the configurations that failed,
-the compiled variants that got no graph and ran eagerly, whether every configuration learned the
-same, and how many rows each of the page's tables shows; and how many one-GPU steps of the
-training page's run its table shows."""
+"""What the scale page says about a run, as data: per model and strategy N GPUs against one and
+what compiling bought, the faults, the learning, and how many rows each table shows."""
 
 from __future__ import annotations
 
@@ -68,29 +65,21 @@ class Learning:
     batch_norm: tuple[str, ...]  # the models that normalize with batch norm, per rank's slice
 
 
-@dataclass(frozen=True)
-class Shown:
-    """How many rows each table of the page shows, by the name of its ``tables`` function."""
-
-    table: int
-    time_split: int
-    buckets: int
-    blocks: int
-    autograd: int
-    nodes: int
-    losses: int
+# The rows each table of the page shows, by the name of its ``tables`` function.
+SHOWN = {"table": shown.main_rows, "time_split": shown.profiled_rows,
+         "buckets": shown.bucket_rows, "blocks": shown.block_rows,
+         "autograd": shown.autograd_rows, "nodes": shown.node_rows, "losses": shown.loss_rows}
 
 
 @dataclass(frozen=True)
 class Scale:
-    models: tuple[str, ...]
     strategies: tuple[Strategy, ...]
     fsdp_cost: tuple[FsdpCost, ...]
     configurations: int
     faults: tuple[str, ...]  # "model · strategy · variant" of each that failed or learned apart
     uncompiled: tuple[str, ...]  # "model · variant" of each compiled variant that got no graph
     learning: Learning
-    shown: Shown
+    shown: dict[str, int]  # how many rows each table shows (``SHOWN``)
 
 
 def _timed(row: dict[str, Any]) -> bool:
@@ -138,7 +127,6 @@ def of(doc: dict[str, Any]) -> Scale:
     models = tuple(dict.fromkeys(r["model"] for r in rows))
     curves = shown.loss_rows(doc)
     return Scale(
-        models=models,
         strategies=tuple(s for m in models for st in STRATEGIES
                          if (s := _strategy(rows, m, st))),
         fsdp_cost=tuple(c for m in models if (c := _fsdp_cost(rows, m))),
@@ -150,10 +138,7 @@ def of(doc: dict[str, Any]) -> Scale:
             tolerance_pct=_pct(doc["provenance"]["settings"].get("tolerance")),
             mismatched=tuple(_label(r) for r in doc["rows"] if r["status"] == "mismatch"),
             batch_norm=tuple(sorted({r["model"] for r in curves if r.get("batch_norm")}))),
-        shown=Shown(table=len(rows), time_split=len(shown.profiled_rows(doc)),
-                    buckets=len(shown.bucket_rows(doc)), blocks=len(shown.block_rows(doc)),
-                    autograd=len(shown.autograd_rows(doc)),
-                    nodes=len(shown.node_rows(doc)), losses=len(curves)))
+        shown={name: len(rows_of(doc)) for name, rows_of in SHOWN.items()})
 
 
 # ---- one GPU, from the training run ------------------------------------------------------------

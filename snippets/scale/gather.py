@@ -83,7 +83,7 @@ def row(job: Job, ranks: list[dict[str, Any]], failure: str | None, *,
     peaks = [r.get("peak_mem_mb") for r in ranks]
     status, message = "ok", ""
     if steps.noisy:
-        status, message = "noisy", f"IQR is {100 * steps.iqr_ratio:.1f}% of median"
+        status, message = "noisy", f"IQR {100 * steps.iqr_ratio:.1f}% of median"
     return {**base, "run_status": status, "run_message": message, "status": status,
             "message": message,
             "compile_s": max(r["compile_s"] or 0.0 for r in ranks),

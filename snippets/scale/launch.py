@@ -1,6 +1,5 @@
-"""One configuration, launched the way distributed training is launched: PyTorch's own launcher
-(``torchrun``, here ``python -m torch.distributed.run``) in a subprocess per node, one
-``snippets.scale.rank`` per GPU under it."""
+"""One configuration, launched with ``torchrun`` (``python -m torch.distributed.run``) per node,
+one ``snippets.scale.rank`` per GPU under it."""
 
 from __future__ import annotations
 
@@ -48,9 +47,8 @@ def free_port() -> int:
 
 
 def node_argv(job: Job, node: int, out: Path, port: int | None) -> list[str]:
-    """The command line one local "node" runs: ``torchrun`` as this Python's module, and on one
-    host the rendezvous store hosted by node 0 (on a cluster the node whose name is the
-    endpoint's hosts it; here every node's name is)."""
+    """The command line one local "node" runs; node 0 hosts the rendezvous store (every node
+    here has the endpoint's name)."""
     endpoint = f"localhost:{port}" if port else None
     argv = torchrun(job.nodes, job.nproc, job.rank_args(out), node, endpoint,
                     rdzv_id=f"scale-{port}")
@@ -62,8 +60,7 @@ def node_argv(job: Job, node: int, out: Path, port: int | None) -> list[str]:
 
 
 def shown(argv: list[str], out: Path | None = None, width: int = 72) -> str:
-    """A command line as a reader would type it: ``torchrun``, the rank records' folder as
-    ``ranks``, and broken into lines of ``width`` at option boundaries."""
+    """A command line as a reader types it, broken into lines of ``width`` between options."""
     words = ["torchrun" if w == "torch.distributed.run" else w for w in argv]
     if words[:2] == [sys.executable, "-m"]:
         words = words[2:]
@@ -113,8 +110,7 @@ def node_env(job: Job, node: int, tmp: Path) -> dict[str, str]:
 
 
 def _wait(procs: list[subprocess.Popen], timeout_s: float) -> bool:
-    """Wait for every launcher; True if the time ran out first. Once one launcher has failed,
-    the others (whose ranks wait for the failed node's in a collective) get a short while."""
+    """Wait for every launcher; True on a timeout. Once one fails, the others get 30 s."""
     deadline, grace_until = time.monotonic() + timeout_s, None
     while True:
         codes = [p.poll() for p in procs]
@@ -133,11 +129,8 @@ MARK = "SNIPPETS_SCALE_CONFIGURATION"  # in the environment of every process a c
 
 
 def _marked(mark: str) -> list[int]:
-    """The processes whose environment carries ``MARK=mark``: a configuration's launchers, its
-    ranks, and anything they started, whoever their parent now is. An environment is inherited,
-    so a rank that torchrun started just before it was stopped, and never registered, is found too;
-    a process id written by the rank is not there yet at that moment. Empty where there is no
-    ``/proc``."""
+    """The processes whose environment carries ``MARK=mark``, whoever their parent now is: an
+    inherited environment finds even a rank started just before the stop, unlike a pid file."""
     key, found = f"{MARK}={mark}".encode(), []
     if not Path("/proc").is_dir():
         return found
@@ -151,8 +144,8 @@ def _marked(mark: str) -> list[int]:
 
 
 def stop(procs: list[subprocess.Popen], mark: str) -> None:
-    """Stop whatever still runs: the launchers first (which pass the signal to their ranks), then
-    every process of the configuration that is left, killed until none is, so no rank outlives it."""
+    """Stop the launchers (they signal their ranks), then kill what is left of the
+    configuration until nothing is."""
     running = [p for p in procs if p.poll() is None]
     for p in running:
         p.terminate()
@@ -215,5 +208,5 @@ def exit_reason(logs: list[str], codes: list[int]) -> str:
             return f"rank {rank} {how}"
     lines = [ln.strip() for log in logs for ln in log.splitlines() if ln.strip(" =-*")]
     last = lines[-1][:300] if lines else ""
-    return f"the launcher exited with code {next(c for c in codes if c)}" + (
+    return f"launcher exit code {next(c for c in codes if c)}" + (
         f": {last}" if last else "")

@@ -25,11 +25,7 @@ PROG = "python -m snippets.scale.rank"
 
 
 def parser() -> cli.Parser:
-    """The rank's flags, which the launch writes (``launch``): no help, none are a user's.
-    torchrun sets RANK, LOCAL_RANK and WORLD_SIZE; ``--batch-size`` is samples per rank,
-    ``--steps`` those whose losses are kept, ``--warmup`` untimed steps after them,
-    ``--rounds`` steady steps timed one by one, ``--profile-steps`` those profiled after them,
-    ``--out`` the folder for ``rank<RANK>.json``, made if missing."""
+    """The rank's flags, as ``Job.rank_args`` writes them (no help: none are a user's)."""
     p = cli.Parser(prog=PROG)
     p.add_argument("--model", required=True)
     p.add_argument("--strategy", choices=wrap.STRATEGIES, required=True)
@@ -50,8 +46,7 @@ def parser() -> cli.Parser:
 
 def batch(spec: str, global_batch: int, rank: int, per_rank: int,
           seed: int) -> tuple[nn.Module, torch.Tensor, torch.Tensor]:
-    """The seeded model, and this rank's slice of the whole batch and its labels: every rank
-    (and the one-process reference, whose slice is all of it) draws the same whole batch."""
+    """The seeded model, and this rank's slice of the one whole batch and its labels."""
     torch.manual_seed(seed)
     model, x = models.build(factory(spec), spec, global_batch)
     with torch.no_grad():
@@ -62,9 +57,8 @@ def batch(spec: str, global_batch: int, rank: int, per_rank: int,
 
 
 def _counts() -> dict[str, Any]:
-    """What Dynamo and the compilers made in this process. ``compiled_graphs`` counts the graphs
-    AOTAutograd compiled: a Dynamo graph that DDP split at its buckets is one graph in
-    ``graph_count`` and one per piece here."""
+    """What Dynamo and the compilers made here; ``compiled_graphs`` counts each piece of a graph
+    DDP split at its buckets."""
     from torch._dynamo.utils import counters
 
     reasons = counters["graph_break"]
@@ -80,8 +74,7 @@ def _counts() -> dict[str, Any]:
 
 
 def train(args: Any, rank: int, local_rank: int, world: int, rec: dict[str, Any]) -> None:
-    """Train this rank's configuration, filling ``rec`` as it goes (so a fault keeps what was
-    measured before it)."""
+    """Train this rank's configuration, filling ``rec`` as it goes (a fault keeps it)."""
     cuda = args.device == "cuda"
     device = torch.device("cuda", local_rank) if cuda else torch.device("cpu")
     if cuda:
@@ -132,9 +125,7 @@ def train(args: Any, rank: int, local_rank: int, world: int, rec: dict[str, Any]
 
 
 def fault(exc: BaseException) -> tuple[str, str]:
-    """(status, one-line message): Dynamo's Unsupported is what the installed torch cannot
-    compile, as is a model without blocks for a per-block variant; the rest as the training
-    page records its faults."""
+    """(status, message); Dynamo's Unsupported and NoBlocks are "unsupported"."""
     if isinstance(exc, wrap.NoBlocks):
         return "unsupported", str(exc)
     if isinstance(exc, torch._dynamo.exc.Unsupported):
@@ -174,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
         local_rank = int(os.environ["LOCAL_RANK"])
     except (KeyError, ValueError):
-        cli.fail(PROG, "RANK, LOCAL_RANK and WORLD_SIZE are unset: start it with torchrun")
+        cli.fail(PROG, "RANK unset: start with torchrun")
     try:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -1,8 +1,6 @@
-"""What a configuration's row is worth against the others: its scaling efficiency against the same
-step in one process, its loss against that process's and against its own strategy's eager run.
-Scaling efficiency is ``t_1 / (N * t_N)`` for the batch both train. Batch norm normalizes each
-rank's slice by its own statistics, so such a model is held to its own strategy's eager run only
-(``loss_gap_eager``). All is derived again whenever rows are added (``--append``)."""
+"""A row against the others: scaling efficiency ``t_1 / (N * t_N)`` against one process, and its
+loss against one process's and its own strategy's eager run (batch norm normalizes per rank, so
+such a model is held to the latter only). Derived again whenever rows are added."""
 
 from __future__ import annotations
 
@@ -54,12 +52,11 @@ def derive(rows: list[dict[str, Any]], tolerance: float | None) -> list[dict[str
 
 
 def _diverged(r: dict[str, Any], tolerance: float | None) -> str:
-    """Why a row does not learn as it should (its message, beside the status ``mismatch``),
-    or ""."""
+    """Why a row is a ``mismatch``, or ""."""
     if tolerance is None:
         return ""
     if r["loss_gap_eager"] is not None and r["loss_gap_eager"] > tolerance:
-        return f"loss gap {r['loss_gap_eager']:.3g} from its own eager run, above {tolerance:g}"
+        return f"eager gap {r['loss_gap_eager']:.3g} > {tolerance:g}"
     if r["loss_gap"] is not None and r["loss_gap"] > tolerance and not r.get("batch_norm"):
-        return f"loss gap {r['loss_gap']:.3g} from one process, above {tolerance:g}"
+        return f"single gap {r['loss_gap']:.3g} > {tolerance:g}"
     return ""

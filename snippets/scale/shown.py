@@ -1,6 +1,4 @@
-"""Which rows each of the scale page's tables shows, and how a row is read (its median step, its
-profile): shared by the tables and the findings, so that a sentence reads the rows its table
-shows."""
+"""Which rows each of the scale page's tables shows: shared by the tables and the findings."""
 
 from __future__ import annotations
 
@@ -46,9 +44,7 @@ def profiled_rows(doc: dict[str, Any]) -> list[Row]:
 
 
 def one_gpu_rows(train: dict[str, Any]) -> dict[tuple[str, str, int], Row]:
-    """The training run's compiled (``model``) step per model and batch, and the eager step its
-    command timed beside it (a file filled by several commands holds an eager row of each; the
-    compiled step is read against its own, as the training page reads it)."""
+    """The training run's ``model`` step per model and batch, and its own command's eager."""
     seen: dict[tuple[str, str, int], Row] = {}
     timed = [r for r in train["rows"] if r.get("step_ms")]
     for r in timed:

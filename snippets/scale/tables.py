@@ -1,6 +1,4 @@
-"""The scale page's tables: the run, where a step's time goes, the one-GPU steps of the training
-run, DDP's bucket sizes, FSDP2's ways of compiling, compiled autograd, several nodes, the loss
-against one process (a run beside a recorded one, ``--compare``, is ``compare``'s)."""
+"""The scale page's tables, each of the rows ``shown`` picks for it."""
 
 from __future__ import annotations
 
@@ -31,9 +29,7 @@ def pct(value: float | None) -> str:
 
 def gap(value: float | None) -> str:
     """A loss gap as a percentage of the reference's first loss."""
-    if value is None:
-        return "–"
-    return f"{100 * value:.2g} %"
+    return "–" if value is None else f"{100 * value:.2g} %"
 
 
 def graphs(row: Row) -> str:
@@ -55,28 +51,33 @@ def layout(row: Row) -> str:
 # What labels a row: the model, how it is spread over the ranks, and the variant.
 KEY = (columns.field("Model", "model"), columns.field("Strategy", "strategy"),
        columns.field("Variant", "variant"))
+def _number(head: str, name: str, fmt: str) -> columns.Column:
+    return columns.number(head, lambda r: r.get(name), fmt)
+
+
 STEP = columns.ms("Step", median)
 STATUS = columns.words("Status", lambda r: r["status"])
+COMPILE = _number("Compile s", "compile_s", ".1f")
+EFFICIENCY = columns.Column("Efficiency", lambda r: pct(r.get("scaling_efficiency")))
+GRAPHS = columns.Column("Graphs", graphs)
+GAP = columns.Column("Loss gap", lambda r: gap(r.get("loss_gap")))
 
 
 def detail_columns() -> tuple[columns.Column, ...]:
     """Every column of a row."""
     step = lambda r: r.get("step_ms") or {}  # noqa: E731 (one reading, two columns)
     return (
-        columns.Column("Nodes × procs", layout), columns.Column("Batch/rank",
-                                                                lambda r: r["batch_size"]),
-        columns.number("Bucket MB", lambda r: r.get("bucket_cap_mb"), "g"),
-        columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"),
+        columns.Column("Nodes × procs", layout),
+        columns.Column("Batch/rank", lambda r: r["batch_size"]),
+        _number("Bucket MB", "bucket_cap_mb", "g"), COMPILE,
         columns.ms("Median", lambda r: step(r).get("median")),
         columns.ms("IQR", lambda r: step(r).get("iqr")),
-        columns.number("Samples/s", lambda r: r.get("samples_per_s"), ",.0f"),
-        columns.Column("Efficiency", lambda r: pct(r.get("scaling_efficiency"))),
-        *(columns.number(head, lambda r, name=name: r.get(name), "d") for head, name in (
+        _number("Samples/s", "samples_per_s", ",.0f"), EFFICIENCY,
+        *(_number(head, name, "d") for head, name in (
             ("Graphs", "graph_count"), ("Compiled graphs", "compiled_graphs"),
             ("Breaks", "graph_breaks"), ("Ops", "ops_captured"),
             ("Backward graphs", "compiled_autograd_graphs"))),
-        columns.number("Peak MB", lambda r: r.get("peak_mem_mb"), ",.0f"),
-        columns.Column("Loss gap", lambda r: gap(r.get("loss_gap"))),
+        _number("Peak MB", "peak_mem_mb", ",.0f"), GAP,
         columns.Column("Gap vs eager", lambda r: gap(r.get("loss_gap_eager"))),
         columns.words("Status", status))
 
@@ -91,28 +92,20 @@ def markdown_table(rows: Iterable[Row]) -> str:
 
 def _table(rows: list[Row], key: tuple[columns.Column, ...],
            values: tuple[columns.Column, ...]) -> str:
-    """A table whose last column is each row's status (a failed row's message is in the detail
-    block: too long for a cell of a table that must fit the page); "" for no rows."""
+    """A table of ``rows``; "" for none."""
     return columns.markdown(rows, key, values) if rows else ""
 
 
 def table(doc: dict[str, Any]) -> str:
     """The page's view of a run (and the Results page's): the key columns of the main rows,
     then every column of every row in a detail block."""
-    key = _table(main_rows(doc), KEY, (
-        columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"), STEP,
-        columns.Column("Efficiency", lambda r: pct(r.get("scaling_efficiency"))),
-        columns.Column("Graphs", graphs), columns.Column("Loss gap",
-                                                         lambda r: gap(r.get("loss_gap"))),
-        STATUS))
+    key = _table(main_rows(doc), KEY, (COMPILE, STEP, EFFICIENCY, GRAPHS, GAP, STATUS))
     return (key + "\n\n" if key else "") + render.details(
         "Every column", markdown_table(doc["rows"]))
 
 
 def said(doc: dict[str, Any]) -> str:
-    """Per model and strategy, from the findings: eager's N GPUs against one, the fastest
-    compiled variant that learned the same and its speed over eager's, and under FSDP2 its
-    eager step over DDP's; "" where no strategy has an eager row."""
+    """``findings.of``'s strategies as a table; "" for none."""
     found = findings.of(doc)
     cost = {c.model: c.ratio for c in found.fsdp_cost}
     body = [[f"{s.model} · {s.strategy}", s.eager.verdict.value,
@@ -134,8 +127,7 @@ def _nccl_share(p: dict[str, Any]) -> float | None:
 
 
 def time_split(doc: dict[str, Any]) -> str:
-    """Each configuration's profile (rank 0's, a few steps after the timed ones): how long the
-    GPU sat idle, and what share of its kernel time NCCL's collectives took."""
+    """Rank 0's profile: the GPU's idle share and NCCL's share of kernel time."""
     return _table(profiled_rows(doc), KEY, (
         STEP, columns.Column("GPU idle", lambda r: pct(profile(r)["idle_fraction"])),
         columns.Column("NCCL of kernel time", lambda r: pct(_nccl_share(profile(r)))),
@@ -143,9 +135,7 @@ def time_split(doc: dict[str, Any]) -> str:
 
 
 def one_gpu(train: dict[str, Any]) -> str:
-    """The training page's one-GPU steps, eager and compiled, at each batch it measured, with
-    how long the GPU sat idle in them, each step over the same variant's at the smallest batch,
-    and the compiled step over eager's at its batch."""
+    """The training run's one-GPU steps, over the smallest batch's and over eager's."""
     found = one_gpu_rows(train)
 
     def vs_smallest(r: Row) -> float | None:
@@ -172,39 +162,30 @@ def one_gpu(train: dict[str, Any]) -> str:
 def buckets(doc: dict[str, Any]) -> str:
     """DDP at each bucket size: the pieces its compiled graph was split into, and the step."""
     key = (KEY[0], KEY[2], columns.Column("Bucket MB", lambda r: f"{r['bucket_cap_mb']:g}"))
-    return _table(bucket_rows(doc), key, (
-        columns.Column("Graphs", graphs),
-        columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"), STEP,
-        columns.Column("Efficiency", lambda r: pct(r.get("scaling_efficiency"))), STATUS))
+    return _table(bucket_rows(doc), key, (GRAPHS, COMPILE, STEP, EFFICIENCY, STATUS))
 
 
 def blocks(doc: dict[str, Any]) -> str:
     """FSDP2 compiled whole, per block before sharding, and per block in place."""
     return _table(block_rows(doc), (KEY[0], KEY[2]), (
-        columns.Column("Graphs", graphs),
-        columns.number("Ops in graphs", lambda r: r.get("ops_captured"), "d"),
-        columns.number("Breaks", lambda r: r.get("graph_breaks"), "d"),
-        columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"), STEP, STATUS))
+        GRAPHS, _number("Ops in graphs", "ops_captured", "d"),
+        _number("Breaks", "graph_breaks", "d"), COMPILE, STEP, STATUS))
 
 
 def autograd(doc: dict[str, Any]) -> str:
     """Compiled autograd against the model compiled alone, per strategy."""
     return _table(autograd_rows(doc), KEY, (
-        columns.Column("Graphs", graphs),
-        columns.number("Backward graphs", lambda r: r.get("compiled_autograd_graphs"), "d"),
-        columns.number("Compile s", lambda r: r.get("compile_s"), ".1f"), STEP, STATUS))
+        GRAPHS, _number("Backward graphs", "compiled_autograd_graphs", "d"),
+        COMPILE, STEP, STATUS))
 
 
 def nodes(doc: dict[str, Any]) -> str:
-    """The several-node runs beside the one-node runs of as many ranks, and the first node's
-    command line as the run started it."""
+    """The several-node runs beside one-node runs of as many ranks, and the launch line."""
     multi = [r for r in doc["rows"] if r["nodes"] > 1]
     if not multi:
         return ""
     body = _table(node_rows(doc), KEY, (
-        columns.Column("Nodes × procs", layout), STEP,
-        columns.Column("Efficiency", lambda r: pct(r.get("scaling_efficiency"))),
-        columns.Column("Loss gap", lambda r: gap(r.get("loss_gap"))), STATUS))
+        columns.Column("Nodes × procs", layout), STEP, EFFICIENCY, GAP, STATUS))
     return body + "\n\n```bash\n" + multi[0]["launch"] + "\n```"
 
 

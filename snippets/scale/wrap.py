@@ -25,9 +25,7 @@ def _residual_blocks() -> tuple[type, ...]:
 
 def blocks(model: nn.Module) -> list[tuple[nn.Module, str]]:
     """``(parent, name)`` of each block: every entry of a ``ModuleList`` (a transformer's
-    layers, as ``nn.TransformerEncoder`` and most language models hold them) and ResNet's
-    residual blocks. Nothing inside a block is searched; a compiled block (``torch.compile``'s
-    wrapper, which holds it as ``_orig_mod``) is still the block."""
+    layers) and ResNet's residual blocks, compiled or not; nothing inside one."""
     residual, found = _residual_blocks(), []
 
     def walk(parent: nn.Module) -> None:
@@ -105,24 +103,22 @@ def prepare(model, strategy, variant, device, mesh=None,
 
 
 def check_blocks(model: nn.Module, variant: str) -> None:
-    """Raise NoBlocks where the variant compiles blocks and the model has none. (FSDP2 still
-    shards a model without blocks, as one unit: the root.)"""
+    """Raise NoBlocks where the variant compiles blocks and the model has none."""
     if variant.startswith("per-block") and not blocks(model):
-        raise NoBlocks(f"no block known in {type(model).__name__} to compile on its own")
+        raise NoBlocks(f"no blocks in {type(model).__name__}")
 
 
 def compiled_autograd_missing() -> str | None:
     """Why the installed torch cannot run the compiled-autograd variant, or None."""
     name = "maybe_enable_compiled_autograd"
     if not hasattr(torch._dynamo.utils, name):
-        return f"torch {torch.__version__} has no torch._dynamo.utils.{name}"
+        return f"torch {torch.__version__} lacks {name}"
     return None
 
 
 def make_step(variant: str, model: nn.Module, optimizer: torch.optim.Optimizer,
               amp_dtype: torch.dtype | None):
-    """``step(x, y)``: the training page's step on this model; for compiled autograd, with its
-    backward pass under compiled autograd."""
+    """``step(x, y)``: the training page's step, its backward compiled for compiled-autograd."""
     step = functools.partial(train_step, model, optimizer, amp_dtype=amp_dtype)
     if variant != "compiled-autograd":
         return step

@@ -13,8 +13,8 @@ from typing import Any
 import torch
 import torch._inductor.config
 
-from snippets.core import (backends, config, examples, machine, measure, models, profile,
-                           results, rows, runs)
+from snippets.core import (backends, cli, config, examples, flags, machine, measure, models,
+                           profile, results, rows, runs)
 from snippets.train import classifiers, group, kinds
 # The public names the scale runs build on: the step, its optimizer and the first steps timed apart.
 from snippets.train.group import FIRST_STEPS  # noqa: F401
@@ -50,6 +50,19 @@ DEFAULTS: dict[str, dict[str, Any]] = {
             "warm_rounds": 1, "sample_ms": 50.0, "profile_steps": 2,
             "backends": backends.DEFAULT["cpu"]},
 }
+
+
+def step_settings(dtype: str | None, lr: float, seed: int, steps: int | None,
+                  b: backends.BackendSettings) -> dict[str, Any]:
+    """What a results file records of the training step (``scale`` records the same)."""
+    return {
+        # what the stamp shows: the compute dtype, and that the weights stay fp32
+        "dtype": "bf16 autocast" if dtype == "bf16" else dtype,
+        "autocast": dtype if DTYPES.get(dtype or "") else None, "weights": "fp32",
+        "optimizer": f"AdamW(lr={lr:g})", "loss": "cross_entropy", "seed": seed, "steps": steps,
+        "first_steps": group.FIRST_STEPS, "tolerance": TOLERANCE.get(dtype or ""),
+        "tf32": b.tf32, "cudnn_benchmark": b.cudnn_benchmark, "backends": b.as_dict(),
+        "fx_graph_cache": bool(torch._inductor.config.fx_graph_cache)}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,21 +106,14 @@ class TrainConfig:
 
     def settings(self) -> dict[str, Any]:
         """What the results file records of this run's settings."""
-        b = self.backends or backends.BackendSettings()
         return {
             "models": [*(self.models or ()), *(n for n, _ in self.factories)],
             "batch_sizes": list(self.batch_sizes or ()), "variants": list(self.variants or ()),
-            # what the stamp shows: the compute dtype, and that the weights stay fp32
-            "dtype": "bf16 autocast" if self.dtype == "bf16" else self.dtype,
-            "autocast": self.dtype if DTYPES.get(self.dtype or "") else None,
-            "weights": "fp32", "optimizer": f"AdamW(lr={self.lr:g})",
-            "loss": "cross_entropy", "seed": self.seed, "steps": self.steps,
-            "first_steps": group.FIRST_STEPS, "tolerance": TOLERANCE.get(self.dtype or ""),
-            "tf32": b.tf32, "cudnn_benchmark": b.cudnn_benchmark, "backends": b.as_dict(),
+            **step_settings(self.dtype, self.lr, self.seed, self.steps,
+                            self.backends or backends.BackendSettings()),
             "rounds": self.rounds, "warm_rounds": self.warm_rounds,
             "sample_ms": self.sample_ms, "warmup": self.warmup,
             "profile_steps": self.profile_steps, "grad": True, "train": True,
-            "fx_graph_cache": bool(torch._inductor.config.fx_graph_cache),
             "inductor_cache_dir": os.environ.get("TORCHINDUCTOR_CACHE_DIR"),
         }
 
@@ -117,10 +123,11 @@ def measure_group(cfg: TrainConfig, name: str, factory: models.Factory, bs: int,
     """All rows of one (model, batch size): each variant's first steps, then all timed."""
     device = torch.device(cfg.device)
     g = group.prepare(name, factory, bs, device, DTYPES[cfg.dtype], cfg.seed)
-    progress(f"{name} bs={bs}: FLOPs of a forward and backward pass")
+    at = f"{name} bs={bs}"
+    progress(f"{at}: FLOPs")
     flops = group.count_flops(g.model(), g.x, g.y, g.amp_dtype)
     for variant in cfg.variants:
-        progress(f"{name} bs={bs}: {variant}, first {cfg.steps} steps")
+        progress(f"{at} {variant}: {cfg.steps} steps")
         g.rows[variant] = group.first_steps(g, variant, cfg.steps, cfg.lr)
     tol, reference = TOLERANCE[cfg.dtype], g.rows["eager"]["losses"]
     for variant, row in g.rows.items():
@@ -130,8 +137,8 @@ def measure_group(cfg: TrainConfig, name: str, factory: models.Factory, bs: int,
             if gap > tol:
                 row["status"] = "mismatch"
                 row["message"] = (f"loss gap {gap:.3g} above {tol:g}" if row["loss_gap"]
-                                  else "the loss is not finite") + ": it does not learn the same"
-    progress(f"{name} bs={bs}: timing {', '.join(g.steps)} in interleaved rounds")
+                                  else "loss not finite")
+    progress(f"{at}: timing {', '.join(g.steps)}")
     mon, gate = machine.Monitor(device), measure.HostGate(enabled=False)
     try:
         timed = measure.measure_variants(
@@ -146,7 +153,7 @@ def measure_group(cfg: TrainConfig, name: str, factory: models.Factory, bs: int,
     evidence = {**mon.summary(), "host_canary_us": statistics.median(gate.canary_us)}
     finished = list(group.timed_rows(g, timed, evidence, flops, peak))
     if cfg.profile_steps:  # after the timing, which the profiler would slow
-        progress(f"{name} bs={bs}: profiling {cfg.profile_steps} steps of each variant")
+        progress(f"{at}: profiling {cfg.profile_steps} steps")
         for row in finished:
             if row["variant"] in g.steps:
                 row["profile"] = profile.profile_or_error(
@@ -156,8 +163,7 @@ def measure_group(cfg: TrainConfig, name: str, factory: models.Factory, bs: int,
 
 
 def warm_up(device: torch.device) -> None:
-    """Compile and train something unrelated once: the process's one-time costs (imports,
-    finding the C++ compiler, starting compile workers) then land on no variant's first steps."""
+    """Compile something once, so the process's one-time costs land on no variant."""
     torch._dynamo.reset()
     layer = torch.nn.Linear(3, 3).to(device)
     torch.compile(lambda x: layer(x).relu().sum())(torch.randn(2, 3, device=device)).backward()
@@ -166,13 +172,12 @@ def warm_up(device: torch.device) -> None:
 
 def run(cfg: TrainConfig, peak: float | None = None,
         progress: Callable[[str], None] = lambda _: None) -> Iterator[dict[str, Any]]:
-    """Yield every row of a resolved config, one (model, batch size) after another, under the
-    config's backend settings. ``peak`` is the device's measured bf16 matmul TFLOP/s."""
+    """Every row of a resolved config; ``peak``: the measured bf16 matmul TFLOP/s."""
     device = torch.device(cfg.device)
     factories = [(n, classifiers.BUILTIN[n]) for n in cfg.models] + list(cfg.factories)
     with cfg.backends.apply():
         if any(v != "eager" for v in cfg.variants):
-            progress("compiling once to warm up the compiler")
+            progress("warming up the compiler")
             warm_up(device)
         for name, factory in factories:
             for bs in cfg.batch_sizes:
@@ -193,12 +198,21 @@ def run(cfg: TrainConfig, peak: float | None = None,
 def document(cfg: TrainConfig, progress: Callable[[str], None] = lambda _: None,
              on_row: Callable[[dict[str, Any]], None] = lambda _: None, *,
              commit: str | None = None) -> dict[str, Any]:
-    """A whole results document: provenance, the measured bf16 peak on CUDA, then the rows.
-    ``on_row`` sees the document after each row (to save it); an interrupted run leaves it with
-    the finished rows and ``complete`` false."""
+    """A whole results document; ``on_row`` sees it after each row (to save it)."""
     cfg = cfg.resolve()
     return runs.document(KIND, torch.device(cfg.device), cfg.settings(),
                          lambda peak: run(cfg, peak, progress), progress, on_row, commit=commit)
+
+
+def parser(prog: str, cls: type, defaults: dict[str, dict[str, Any]]) -> cli.Parser:
+    """A recorded training run's command line (``python -m snippets.train``, ``.scale``)."""
+    p = cli.Parser(prog=prog, description=flags.about(cls))
+    flags.declare(p, cls, defaults)
+    cli.add_model(p, logits=True)
+    cli.add_output(p)
+    p.add_argument("--append", action="store_true", help=cli.APPEND_SAME_SETTINGS)
+    cli.add_compare(p)
+    return p
 
 
 def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:
@@ -212,18 +226,13 @@ def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:
 # setting that changes what a step time or a loss means.
 JOINED_SETTINGS = ("dtype", "optimizer", "seed", "steps", "tolerance", "rounds", "warm_rounds",
                    "sample_ms", "warmup", "backends")
-
-
-def check_joinable(old: dict[str, Any], prov: dict[str, Any]) -> None:
-    """Raise ResultsError, naming the difference, if a run of provenance ``prov`` cannot add
-    its rows to the recorded ``old`` (``--append``)."""
-    results.check_joinable(old, prov, JOINED_SETTINGS)
+# Raises ResultsError, naming the difference, where a run cannot add its rows (``--append``).
+check_joinable = functools.partial(results.check_joinable, settings=JOINED_SETTINGS)
 
 
 def join(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """``old`` with ``new``'s rows added by the one rule of ``--append`` (``results.join``): a
-    command's rows of one model and batch size stay together with the eager row they were timed
-    against, and replace an earlier command's only where they measured every variant it did."""
+    """``old`` with ``new``'s rows added (``--append``, ``results.join``), each group with its
+    eager row."""
     return results.join(old, new, lambda r: (r["model"], r["batch_size"], r["variant"]),
                         measured=("peak_bf16_tflops",),
                         ran=("models", "batch_sizes", "variants", "inductor_cache"))

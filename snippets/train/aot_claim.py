@@ -1,8 +1,5 @@
-"""The tutorial's third claim on training, held to what AOTAutograd traced (``aot.traced``):
-compiling takes care of the loss and the backward, since AOTAutograd traces both. The verdict is
-data (``Traced``, with an enum verdict); the table is drawn from it, and the page's sentences say
-what each verdict means.
-"""
+"""The tutorial's third claim on training, "compiling takes care of the loss and the backward",
+held to what AOTAutograd traced (``aot.traced``)."""
 
 from __future__ import annotations
 
@@ -22,9 +19,7 @@ class Aot(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Traced:
-    """What AOTAutograd was seen to trace (``aot.traced``): a backward graph for the compiled
-    model, the loss in the model's graphs, the graphs the loss is in when the whole step is
-    compiled, and the verdict on "compiling takes care of the loss and the backward"."""
+    """What AOTAutograd traced of the model compiled and of the whole step, and the verdict."""
 
     backward: bool
     loss_with_model: bool

@@ -27,14 +27,10 @@ HOT_SPOT = 0.10
 
 
 def ratio(base: dict[str, Any] | None, other: dict[str, Any] | None) -> measure.Ratio | None:
-    """Speedup of ``other`` over ``base`` with its spread, where both were timed and learn like
-    eager. Rows of one command share their rounds, so the spread is of the paired ratios. Rows
-    of two commands (``--append``) are not paired, and the host ran at a different speed in
-    each. Two replayed CUDA graphs are set against each other by their step times directly: a
-    replay that is the GPU's work barely moves with the host's speed (the page's two runs show
-    it; ``unranked`` says where a replay is not). Any other step is read against the eager
-    step of its own command, whose ratio cancels the host's speed where eager is bound by the
-    host too. In both, the relative spreads add."""
+    """Speedup of ``other`` over ``base`` with its spread, where both learn like eager. In one
+    command, the paired ratios; across commands (hosts at other speeds), two CUDA-graph replays
+    by their steps (the GPU's work), any other pair through each one's own eager step. The
+    relative spreads add."""
     if not base or not other or not tables.step_median(base) or not tables.step_median(other):
         return None
     if base["status"] not in tables.LEARNS or other["status"] not in tables.LEARNS:
@@ -53,13 +49,9 @@ def ratio(base: dict[str, Any] | None, other: dict[str, Any] | None) -> measure.
 
 
 def unranked(base: dict[str, Any], other: dict[str, Any]) -> float | None:
-    """The hosts' gap (``tables.hosts_apart``) where it is too wide for ``ratio`` to rank two
-    rows of different commands, else None. A host-bound step and eager's need not move alike (where
-    eager's step is the GPU's work, they do not), so the ratio of the two commands' speedups
-    keeps the hosts' gap. Two replayed CUDA graphs are compared by their steps, and rank where
-    both replays are steady: a replay that is the GPU's work barely varies from round to round,
-    while one whose rounds spread as a noisy row's do waits on the host too (the transformer's
-    replayed step at batch 32 on the H200: noisy, and idle through much of it by the profiler)."""
+    """The hosts' gap (``tables.hosts_apart``) where it is too wide for ``ratio`` to rank rows
+    of two commands, else None; two steady (not noisy) replays still rank, being the GPU's work
+    (a noisy replay waits on the host too: the transformer's at batch 32 on the H200)."""
     apart = tables.hosts_apart(base, other)
     if apart is None or apart <= HOSTS_APART:
         return None
@@ -103,10 +95,8 @@ class Payback(str, enum.Enum):
 
 @dataclass(frozen=True)
 class OptimizerJudged:
-    """"Compile the model rather than the whole step, unless the optimizer step is a hot spot",
-    against one model and batch size: the optimizer compiled too and the whole step compiled,
-    each over the model alone; the share of eager's step that compiling the optimizer saves;
-    where rows of two commands ran on hosts too far apart, the hosts' gap."""
+    """"Compile the model, not the whole step, unless the optimizer is a hot spot", at one
+    model and batch: the optimizer and the whole step compiled, each over ``model``."""
 
     model: str
     batch: int
@@ -119,11 +109,9 @@ class OptimizerJudged:
 
 @dataclass(frozen=True)
 class AutotuneJudged:
-    """"Add max-autotune only once the shapes are stable", against one model, batch size and
-    autotuning mode: its first steps over those of the same compile without autotuning
-    (``base``), its steps' speed over that compile's, and after how many steps at one shape it
-    has paid for the difference. The claim holds where autotuning's first steps cost more than
-    ``CHEAP_COMPILE`` times the untuned ones."""
+    """"Add max-autotune only once the shapes are stable", at one model, batch and mode, against
+    the same compile untuned (``base``): it holds where the first steps cost over
+    ``CHEAP_COMPILE`` times as much."""
 
     model: str
     batch: int
@@ -139,8 +127,7 @@ class AutotuneJudged:
 
 
 def hot_share(rows: dict, model: str, bs: int) -> float | None:
-    """The share of eager's step that compiling the optimizer saves: ``model``'s step less
-    ``model+optimizer``'s, over eager's."""
+    """``model``'s step less ``model+optimizer``'s, over eager's."""
     eager, base, opt = (tables.step_median(rows.get((model, bs, v)))
                         for v in ("eager", "model", "model+optimizer"))
     return None if not (eager and base and opt) else (base - opt) / eager
@@ -148,10 +135,8 @@ def hot_share(rows: dict, model: str, bs: int) -> float | None:
 
 def optimizer_verdict(opt: measure.Ratio | None, whole: measure.Ratio | None,
                       share: float | None) -> Holds:
-    """``opt``: the optimizer compiled too, over the model alone; ``whole``: the whole step over
-    the model alone; ``share``: what compiling the optimizer saves of eager's step
-    (``hot_share``). The hot spot is decided from ``opt`` and ``share`` alone, never from the
-    whole step, so the verdict cannot hold merely because the whole step won."""
+    """The hot spot is read from ``opt`` and ``share`` alone, never from the whole step, so the
+    verdict cannot hold merely because the whole step won."""
     if opt is None or whole is None or share is None:
         return Holds.NO_VERDICT
     if not faster(whole):
@@ -160,7 +145,6 @@ def optimizer_verdict(opt: measure.Ratio | None, whole: measure.Ratio | None,
 
 
 def optimizer_judged(doc: dict[str, Any]) -> list[OptimizerJudged]:
-    """Per model and batch size: the verdict on "compile the model, not the whole step"."""
     rows, out = tables.by_key(doc), []
     for model, bs in tables.groups(doc):
         base = rows.get((model, bs, "model"))
@@ -174,19 +158,13 @@ def optimizer_judged(doc: dict[str, Any]) -> list[OptimizerJudged]:
     return out
 
 
-def _optimizer_cell(j: OptimizerJudged) -> str:
-    if j.hosts_apart is not None:
-        return f"{j.verdict.value}: hosts {j.hosts_apart:.0%} apart"
-    return j.verdict.value
-
-
 def optimizer_claim(doc: dict[str, Any]) -> str:
-    """Per model and batch size: what compiling the optimizer and the whole step add to a
-    compiled model, what compiling the optimizer saves, and the verdict."""
     # The saving is shown where the verdict reads it: where the whole step is faster.
     body = [[f"{j.model} · {j.batch}", _show(j.optimizer), _show(j.whole),
              render.num(j.share if j.verdict in (Holds.BY_EXCEPTION, Holds.DOES_NOT_HOLD)
-                        else None, ".0%"), _optimizer_cell(j)] for j in optimizer_judged(doc)]
+                        else None, ".0%"),
+             j.verdict.value + (f": hosts {j.hosts_apart:.0%} apart" if j.hosts_apart else "")]
+            for j in optimizer_judged(doc)]
     head = ("Model · batch", "Optimizer compiled too, over `model`", "Whole step, over `model`",
             f"Optimizer saves (mark {HOT_SPOT:.0%})", "Verdict")
     return render.markdown_table(head, body, align="lrrrl")
@@ -215,16 +193,11 @@ def autotune_judged_one(model: str, bs: int, mode: str, base: dict[str, Any] | N
 
 
 def autotuned_modes(doc: dict[str, Any]) -> list[str]:
-    """The autotuning modes the run timed; the first alone where it timed none, so that the
-    claim says it was not measured."""
+    """The autotuning modes the run timed; else the first, which the claim says is unmeasured."""
     return [m for m in AUTOTUNED if any(r["variant"] == m for r in doc["rows"])] or [AUTOTUNED[0]]
 
 
 def autotune_judged(doc: dict[str, Any]) -> list[AutotuneJudged]:
-    """Per model and batch size and autotuning mode: its first steps against the same compile
-    without autotuning (``UNTUNED``), its steps against that compile's, and after how many
-    steps at one shape it has paid for the difference (every new shape pays its compile
-    again)."""
     rows = tables.by_key(doc)
     return [autotune_judged_one(model, bs, m, rows.get((model, bs, UNTUNED[m])),
                                 rows.get((model, bs, m)))
@@ -240,8 +213,6 @@ def _payback_cell(j: AutotuneJudged) -> str:
 
 
 def autotune_claim(doc: dict[str, Any]) -> str:
-    """Per model and batch size and autotuning mode, against the same compile without it: the
-    first steps' cost, the steps' speed, when it pays back at one shape, and the verdict."""
     body = [[f"{j.model} · {j.batch}", f"`{j.mode}` against `{j.base}`",
              render.num(j.cost, ".1f"), _show(j.speed), _payback_cell(j),
              j.status if j.verdict is Holds.FAILED else j.verdict.value]
@@ -252,5 +223,4 @@ def autotune_claim(doc: dict[str, Any]) -> str:
 
 
 def verdicts(doc: dict[str, Any]) -> str:
-    """The first two claims' tables: the optimizer's, then autotuning's."""
     return optimizer_claim(doc) + "\n\n" + autotune_claim(doc)

@@ -1,6 +1,5 @@
-"""The models the training page trains: the guide's two, made classifiers, and two tiny ones for
-a CPU. Each is a factory like ``core.models``' (batch size in, ``(module, input)`` out) whose
-module returns one row of class logits per sample."""
+"""The models the training page trains, as ``core.models`` factories whose module returns class
+logits: the guide's two, and two tiny ones for a CPU."""
 
 from __future__ import annotations
 

@@ -24,11 +24,6 @@ COMPARE_COLUMNS = ("Model", "Batch", "Variant", "This ms", "Recorded ms", "This/
                    "This speedup", "Recorded speedup")
 
 
-def setting_differences(doc: dict[str, Any], other: dict[str, Any]) -> list[str]:
-    """What makes a recorded training run unlike this one: its settings, or its device."""
-    return against.setting_differences(doc, other, COMPARED_SETTINGS)
-
-
 def compare_title(doc: dict[str, Any], other: dict[str, Any]) -> str:
     return against.title(doc, other, COMPARED_SETTINGS)
 

@@ -1,6 +1,5 @@
-"""Where a training step's time goes, and whether two runs of the same commands agree: the
-tables under the training page's results, drawn from its findings (``snippets.train.where``,
-``snippets.train.repeat``)."""
+"""The training page's tables of where a step's time goes and whether two runs agree, drawn from
+its findings (``where``, ``repeat``)."""
 
 from __future__ import annotations
 
@@ -31,16 +30,14 @@ def report(doc: dict[str, Any]) -> str:
 
 
 def where(doc: dict[str, Any], again: dict[str, Any] | None = None) -> str:
-    """The profiles of ``doc``, with those of ``again`` (a second run of the same commands) for
-    the rows ``doc`` did not profile; empty where neither run profiled any row."""
+    """The profiles of ``doc``, ``again``'s for rows it did not profile; "" for none."""
     profiled = any(r.get("profile") for r in [*doc["rows"], *(again or {"rows": []})["rows"]])
     return profiles(doc, profiles_seen(doc, again)) if profiled else ""
 
 
 def profiles(doc: dict[str, Any], seen: Seen | None = None) -> str:
-    """Every profiled variant's step, and the top kernels of each group's fastest profiled
-    variant, in a block that opens; a row ``doc`` did not profile shows the profile ``seen``
-    holds for it from a second run of the same commands, so marked."""
+    """Every profiled step, and the top kernels of each group's fastest, in a block that
+    opens; a row ``doc`` did not profile shows ``seen``'s from run 2, so marked."""
     mine, rows, names = by_key(doc), [], {}
     for r, name in zip(doc["rows"], labels(doc), strict=True):
         # A group's later eager rows (one per command) have no twin: run 2's is its first's.
@@ -77,9 +74,7 @@ def profiles(doc: dict[str, Any], seen: Seen | None = None) -> str:
 # ---- which variant pays, and where the time goes (from the findings) ----------------------------
 
 def picks(doc: dict[str, Any]) -> str:
-    """Per model and batch size, the fastest variant that learns like eager: its speed over
-    eager's, after how many steps it has paid for its first ones, and a rival timed in another
-    command with the larger speedup over its own command's eager, with the hosts' gap."""
+    """``findings.picks`` as a table."""
     body = [[f"{p.model} · {p.batch}", p.variant and f"`{p.variant}`" or p.winner.value,
              render.num(p.speedup, ".2f"), render.num(p.pays_after, ",.0f"),
              f"`{p.rival.variant}`" if p.rival else "–",
@@ -95,14 +90,12 @@ def _pct(share: float | None) -> str:
 
 
 def _at(model: str, batch: int, source: Source | None = None) -> str:
-    """A row's label, marked where the reading took the second run's profile."""
+    """A row's label, marked where the reading took run 2's profile."""
     return f"{model} · {batch}" + (" (repeat run)" if source is Source.RUN_2 else "")
 
 
 def readings(doc: dict[str, Any], again: dict[str, Any] | None = None) -> str:
-    """What the step times and the profiles say, one table per reading (each only where it has
-    rows): ``model`` against its replay, the idle GPU in ``model``'s profile, the eager steps
-    that keep the GPU busy, the peak goals, and what held back a goal that was missed."""
+    """One table per reading of ``where`` that has rows."""
     seen = profiles_seen(doc, again)
     waits, busy = reading.waiting(doc, seen), reading.busy(doc, seen)
     goals = reading.goals(doc, seen)
@@ -148,9 +141,7 @@ def _label(key: Key, later: bool) -> str:
 
 
 def agreement(doc: dict[str, Any], again: dict[str, Any]) -> str:
-    """Every compiled speedup of one run beside the same row of a second run of the same
-    commands, and, for the pairs apart by more than ``repeat.AGREE``, what moved (``moved``).
-    A row the first file took from a command run after the second run is marked "later"."""
+    """``repeat.agreement`` as a table, and what moved (``moved``)."""
     agreed = repeat.agreement(doc, again)
     body = [[_label(p.key, p.later), render.num(p.first, ".2f"), render.num(p.second, ".2f"),
              render.num(100 * p.apart if p.apart is not None else None, "+.1f")]
@@ -162,8 +153,7 @@ def agreement(doc: dict[str, Any], again: dict[str, Any]) -> str:
 
 
 def moved(agreed: repeat.Agreement) -> str:
-    """For the speedups that moved between two runs: eager's step and the variant's, and the
-    host canary (a fixed piece of CPU work timed beside the rounds), run 1 → run 2."""
+    """For the speedups that moved: eager's step, the variant's and the canary, run 1 → 2."""
     body = [[_label(m.key, m.later), _then(*map(render.ms, m.eager_ms)),
              _then(*map(render.ms, m.variant_ms)),
              _then(*(render.num(c, ".0f") for c in m.canary_us))] for m in agreed.moved]

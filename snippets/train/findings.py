@@ -11,6 +11,7 @@ from snippets.train import repeat, where
 from snippets.train.repeat import Agreement
 from snippets.train.tables import (
     LEARNS,
+    At,
     Key,
     break_even_steps,
     by_key,
@@ -33,9 +34,8 @@ class Winner(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Rival:
-    """A row of the same group, timed in another command, whose speedup (over its own command's
-    eager) beats the fastest row's: the hosts ran at different speeds, so which is faster stays
-    open. ``hosts_apart`` is the canaries' gap, None where one was not recorded."""
+    """A row of another command whose speedup beats the fastest row's: on hosts
+    ``hosts_apart`` apart (None: not recorded), which is faster stays open."""
 
     variant: str
     speedup: float
@@ -43,13 +43,10 @@ class Rival:
 
 
 @dataclass(frozen=True)
-class Pick:
-    """The fastest variant of one model and batch size that learns like eager: its speedup over
-    eager and after how many steps it has paid for its first steps; where eager is fastest, the
-    variants faster still that learn differently."""
+class Pick(At):
+    """The fastest variant that learns like eager at one model and batch; where that is eager,
+    the variants faster still that learn differently."""
 
-    model: str
-    batch: int
     winner: Winner
     variant: str | None = None
     speedup: float | None = None
@@ -60,9 +57,7 @@ class Pick:
 
 @dataclass(frozen=True)
 class Counts:
-    """The rows by status, and what the file says of the noisy rows' cause: their IQR as a
-    share of their median, and the most CPU steal (a hypervisor taking the cores) during their
-    rounds, None where not recorded."""
+    """The rows by status; the noisy rows' IQR share of median and most CPU steal."""
 
     rows: int
     mismatched: int
@@ -115,8 +110,7 @@ def counts(doc: dict[str, Any]) -> Counts:
 
 
 def unpaired(doc: dict[str, Any]) -> tuple[Key, ...]:
-    """The compiled rows whose own command's eager row the file does not hold: their speedups
-    are against eager rounds the file does not show."""
+    """The compiled rows whose command's eager row the file does not hold."""
     return tuple(row_key(r) for r in doc["rows"] if r["variant"] != "eager"
                  and r.get("speedup") is not None and own_eager(doc, r) is None)
 
@@ -124,16 +118,13 @@ def unpaired(doc: dict[str, Any]) -> tuple[Key, ...]:
 # ---- learning the same ------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Drift:
-    model: str
-    batch: int
+class Drift(At):
     variant: str
 
 
 @dataclass(frozen=True)
 class Learning:
-    """Over how many steps the losses were compared, the tolerance (a fraction of eager's first
-    loss, None where not recorded), and the variants that drifted past it."""
+    """The steps compared, the tolerance (of eager's first loss), and who drifted past it."""
 
     steps: int
     tolerance: float | None
@@ -178,8 +169,7 @@ class Findings:
 
 
 def of(doc: dict[str, Any], again: dict[str, Any] | None = None) -> Findings:
-    """The findings of one training run, with a second run of the same commands where given:
-    its profiles stand in for rows the first did not profile."""
+    """A training run's findings; ``again``'s profiles stand in for rows it did not profile."""
     seen = where.profiles_seen(doc, again)
     return Findings(
         device_type=doc["provenance"].get("device_type", ""), picks=picks(doc), counts=counts(doc),

@@ -1,7 +1,5 @@
-"""Two runs of the same commands, as data: each compiled speedup in both, how far apart, and for
-those that moved, which step moved (the variant's or eager's) and how fast the host ran each
-time. Part of ``findings.of``; pure, and nothing here composes text.
-"""
+"""Two runs of the same commands, as data: each compiled speedup in both, and for those that
+moved, which step moved and how fast the host ran each time."""
 
 from __future__ import annotations
 
@@ -15,8 +13,7 @@ AGREE = 0.05
 
 
 def command_date(doc: dict[str, Any], row: dict[str, Any]) -> str:
-    """When the command that measured ``row`` started (ISO 8601, so strings order as dates):
-    its part's date in a file joined from several commands, else the file's."""
+    """When ``row``'s command started (ISO 8601: strings order as dates)."""
     prov = doc["provenance"]
     parts, part = prov.get("parts") or [], row.get("part", 0)
     return (parts[part] if part < len(parts) else prov).get("date", "")
@@ -24,8 +21,8 @@ def command_date(doc: dict[str, Any], row: dict[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class Pair:
-    """One compiled speedup in each run, and how far run 2's is from run 1's (a fraction of
-    it); ``later``: run 1's row comes from a command run after run 2."""
+    """A speedup in each run, run 2's apart from run 1's (a fraction); ``later``: run 1's row
+    was measured after run 2."""
 
     key: Key
     first: float
@@ -40,8 +37,8 @@ class Pair:
 
 @dataclass(frozen=True)
 class Moved:
-    """For a speedup that moved: each run's eager step and the variant's, and the host canary
-    (a fixed piece of CPU work; higher is a slower host), run 1 then run 2."""
+    """A speedup that moved: eager's step, the variant's and the host canary (higher is
+    slower), run 1 then run 2."""
 
     key: Key
     later: bool
@@ -80,8 +77,6 @@ class Agreement:
 
 
 def agreement(doc: dict[str, Any], again: dict[str, Any]) -> Agreement:
-    """Every compiled speedup of one run beside the same row of a second run, and for those
-    apart by more than ``AGREE``, which of the two steps moved."""
     first, second = by_key(doc), by_key(again)
     last = max((command_date(again, r) for r in again["rows"]), default="")
     later = {k for k, r in first.items() if k in second and command_date(doc, r) > last}

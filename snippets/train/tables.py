@@ -4,6 +4,7 @@ what AOTAutograd traced (``evidence`` reads where a step's time goes and whether
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from snippets.core import columns, render
@@ -12,6 +13,14 @@ from snippets.train.step import COMPILES, CUDA_GRAPHS
 
 LEARNS = ("ok", "noisy")  # the statuses of a row that trained like eager and was timed
 Key = tuple[str, int, str]
+
+
+@dataclass(frozen=True)
+class At:
+    """A finding of one model at one batch size."""
+
+    model: str
+    batch: int
 
 
 def step_median(row: dict[str, Any] | None) -> float | None:
@@ -27,14 +36,12 @@ def row_label(row: dict[str, Any], tag: str = "") -> str:
 
 
 def placed(found: list[dict[str, Any]]) -> list[typed.InRun]:
-    """The rows as the tables show them: each group's runs in blocks, each opened by the eager
-    row its speedups are against (``core.rows.in_runs``)."""
+    """Each group's runs in blocks, each opened by its eager row (``core.rows.in_runs``)."""
     return typed.in_runs(found, lambda r: r["variant"] == "eager")
 
 
 def by_key(doc: dict[str, Any]) -> dict[Key, dict[str, Any]]:
-    """Each row by model, batch size and variant; of a group's eager rows (one per command that
-    added rows to it) the first."""
+    """Each row by model, batch size and variant; of a group's eager rows, the first."""
     out: dict[Key, dict[str, Any]] = {}
     for r in doc["rows"]:
         out.setdefault(row_key(r), r)
@@ -42,15 +49,13 @@ def by_key(doc: dict[str, Any]) -> dict[Key, dict[str, Any]]:
 
 
 def own_eager(doc: dict[str, Any], row: dict[str, Any]) -> dict[str, Any] | None:
-    """The eager row measured in the same command as ``row``, in whose rounds its speedup was
-    taken; None where the file does not hold it (joined before every command's eager row was
-    kept)."""
+    """The eager row of ``row``'s command, its speedup's baseline; None where not kept."""
     return typed.own_baseline(doc["rows"], row, lambda r: r["variant"] == "eager")
 
 
 def hosts_apart(base: dict[str, Any], other: dict[str, Any]) -> float | None:
-    """How much slower the host ran in one row's command than in the other's, by the host
-    canary, where the two rows come from different commands; None in one command."""
+    """How much slower one row's host ran than the other's, by the canary; None in one
+    command."""
     if base.get("part") == other.get("part"):
         return None
     a, b = base.get("host_canary_us"), other.get("host_canary_us")
@@ -59,9 +64,8 @@ def hosts_apart(base: dict[str, Any], other: dict[str, Any]) -> float | None:
 
 def saved_ms(row: dict[str, Any], base: dict[str, Any], ratio: float | None = None
              ) -> float | None:
-    """What one step of ``row`` saves against ``base``'s: ``ratio`` (base's step over row's)
-    where given; against an eager row, ``row``'s speedup, which is against the eager rounds of
-    its own command; else the difference of the two medians."""
+    """What one step of ``row`` saves against ``base``'s: by ``ratio`` (base over row) where
+    given, else its speedup against eager, else by the medians."""
     step = step_median(row)
     if not step:
         return None
@@ -108,7 +112,7 @@ def _peak(row: dict[str, Any]) -> str | None:
 
 
 def detail_columns(prov: dict[str, Any] | None = None) -> tuple[columns.Column, ...]:
-    """Every column of a row; with ``prov``, its % of peak against the file's printed peak."""
+    """Every column; with ``prov``, % of peak against the file's printed peak."""
     step = lambda p: p.row.get("step_ms") or {}  # noqa: E731 (one reading, two columns)
     return (
         columns.Column("First steps s", lambda p: p.row.get("compile_s"), first_steps),
@@ -143,14 +147,13 @@ KEY_VALUES = (columns.ms("Step", lambda p: step_median(p.row)), columns.speedup(
 
 
 def labels(doc: dict[str, Any]) -> list[str]:
-    """Each row's label, in the file's order, with its run where its group holds several."""
+    """Each row's label, with its run where its group holds several."""
     tags = {id(p.row): p.tag for p in placed(doc["rows"])}
     return [row_label(r, tags[id(r)]) for r in doc["rows"]]
 
 
 def key_status(row: dict[str, Any]) -> str:
-    """A noisy row's reason in the key table, as short as a cell of a table that fits the page:
-    its IQR's share of the median (the full message is in the detail block)."""
+    """A noisy row's IQR share of its median, short enough for the key table's cell."""
     step = row.get("step_ms") or {}
     if row["status"] == "noisy" and step.get("median") and step.get("iqr") is not None:
         return f"noisy: IQR {step['iqr'] / step['median']:.0%}"
@@ -164,8 +167,7 @@ def table(doc: dict[str, Any]) -> str:
 
 
 def results(doc: dict[str, Any]) -> str:
-    """The table, and when each compiled variant pays back (``findings.picks`` says which
-    variant pays for each model and batch size)."""
+    """The table, and when each compiled variant pays back."""
     return table(doc) + "\n\n" + payoff(doc)
 
 
@@ -173,9 +175,8 @@ def results(doc: dict[str, Any]) -> str:
 
 def break_even_steps(row: dict[str, Any], eager: dict[str, Any], ratio: float | None = None
                      ) -> float | None:
-    """Steps after which a variant's faster steps have paid for its slower first ones (compile
-    included), against eager's (or another row's, ``ratio`` faster, see ``saved_ms``); None if
-    its steps are not faster."""
+    """Steps after which ``row``'s faster steps have paid for its slower first ones, against
+    ``eager`` (``ratio``: see ``saved_ms``); None if its steps are not faster."""
     saved = saved_ms(row, eager, ratio)
     if saved is None or saved <= 0 or row.get("compile_s") is None:
         return None
@@ -191,8 +192,7 @@ def pays(row: dict[str, Any], eager: dict[str, Any]) -> str:
 
 
 def payoff(doc: dict[str, Any]) -> str:
-    """For each compiled variant: what its first steps cost beyond eager's, what each later step
-    saves, and so when it has paid back."""
+    """Each compiled variant's extra first-step cost, saving per step, and payback."""
     rows, body = by_key(doc), []
     for (model, bs, variant), row in rows.items():
         eager = own_eager(doc, row) or rows.get((model, bs, "eager"))
@@ -210,8 +210,7 @@ def payoff(doc: dict[str, Any]) -> str:
 # ---- learning the same ------------------------------------------------------------------------
 
 def losses(doc: dict[str, Any]) -> str:
-    """Each variant's loss at a few steps beside eager's, and the largest gap: the loss curves
-    as a table (the file holds every step; ``findings.learning`` says which drifted)."""
+    """Each variant's loss at a few steps, and its largest gap from eager's."""
     n = max((len(r.get("losses") or []) for r in doc["rows"]), default=0)
     shown = columns.steps_shown(n)
     head = ("Model · batch · variant", *(f"Step {s}" for s in shown), "Loss gap")
@@ -229,8 +228,7 @@ def losses(doc: dict[str, Any]) -> str:
 # ---- memory -----------------------------------------------------------------------------------
 
 def memory(doc: dict[str, Any]) -> str:
-    """Peak memory of a step per variant, the CUDA graphs' pool where one was measured, and
-    the two together against eager's."""
+    """Each variant's peak memory, its CUDA graphs' pool, and the two against eager's."""
     body = []
     for p in placed(doc["rows"]):
         row, variant = p.row, p.row["variant"]

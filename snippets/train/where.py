@@ -1,6 +1,5 @@
-"""Where a training step's time goes, as data: how much of a compiled step the host holds (set
-against the same graphs replayed as CUDA graphs), which eager steps keep the GPU busy and on what
-kernels, and how near the measured peak the best variant came, with what held it back."""
+"""Where a training step's time goes, as data: the host's share (against a CUDA-graph replay),
+the eager steps that keep the GPU busy, and how near the peak the best variant came."""
 
 from __future__ import annotations
 
@@ -10,12 +9,11 @@ from typing import Any
 
 from snippets.core import rows as typed
 from snippets.core.profile import profile_of
-from snippets.train.tables import LEARNS, Key, by_key, groups, row_key, step_median
+from snippets.train.tables import LEARNS, At, Key, by_key, groups, row_key, step_median
 
 
 class Source(str, enum.Enum):
-    """Which run's profile a reading took: the run's own, or the second run's for a row the
-    first did not profile."""
+    """Which run's profile a reading took."""
 
     RUN_1 = "the profiler"
     RUN_2 = "run 2's profile"
@@ -59,8 +57,7 @@ class Pace(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Idle:
-    """A GPU profile's idle share of ``model``'s step, its kernels a step, and the idle share
-    of the replayed step where that was profiled too."""
+    """``model``'s idle share and kernels a step, and the replayed step's idle share."""
 
     source: Source
     share: float
@@ -70,8 +67,7 @@ class Idle:
 
 @dataclass(frozen=True)
 class Larger:
-    """``model``'s step at the next larger batch: that batch, its samples over this one's, and
-    its step over this one's."""
+    """``model``'s step at the next larger batch, over this one's."""
 
     batch: int
     samples: float
@@ -79,12 +75,9 @@ class Larger:
 
 
 @dataclass(frozen=True)
-class Waiting:
-    """``model``'s step against the same graphs replayed as CUDA graphs (``reduce-overhead``):
-    what the replay takes off it is the host's share."""
+class Waiting(At):
+    """``model``'s step against its replay (``reduce-overhead``): the difference is the host's."""
 
-    model: str
-    batch: int
     pace: Pace
     step_ms: float | None = None
     replayed_ms: float | None = None
@@ -107,12 +100,9 @@ class Kernel:
 
 
 @dataclass(frozen=True)
-class Busy:
-    """An eager step that keeps the GPU busy (idle under ``KERNEL_BOUND``): its busy share and
-    its longest kernels, the work a compiled step can shorten there."""
+class Busy(At):
+    """An eager step idle under ``KERNEL_BOUND``: its busy share and longest kernels."""
 
-    model: str
-    batch: int
     source: Source
     busy: float
     longest: tuple[Kernel, ...]
@@ -130,11 +120,9 @@ class Short:
 
 
 @dataclass(frozen=True)
-class Goal:
+class Goal(At):
     """A model's goal at its largest batch, and the best variant's share of the peak."""
 
-    model: str
-    batch: int
     goal: float
     variant: str
     pct: float

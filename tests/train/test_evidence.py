@@ -13,6 +13,11 @@ from tests.markdown import all_rows, label, row, table_rows
 from .rows import pair, timed
 
 
+def _counts_in_summary(text: str) -> list[str]:
+    """The numbers in the summary of the last block that opens."""
+    return re.findall(r"\d+", re.findall(r"<summary>(.*?)</summary>", text)[-1])
+
+
 def test_two_runs_of_the_same_commands_are_set_side_by_side(cpu_train_run, tmp_path):
     from snippets.site import build, pages
 
@@ -71,7 +76,8 @@ def test_the_profiles_take_run_2_s_for_a_row_run_1_did_not_profile():
                                             "share": 0.1}],
                                    "annotations": ["Optimizer.step#AdamW.step"]}
     text = evidence.where(doc, again)
-    assert row(text, "m", 32, "model (repeat run)") is not None and "5 steps" in text
+    assert row(text, "m", 32, "model (repeat run)") is not None
+    assert _counts_in_summary(text) == ["5"]  # the steps run 2 profiled
     assert "`Optimizer.step#AdamW.step`" in text.split("Annotations")[1]  # named as one
     assert evidence.where(doc) == ""  # neither run profiled a row
 
@@ -84,7 +90,8 @@ def test_the_cpu_report_is_the_results_and_the_profiles(cpu_train_run):
     assert [r[0] for r in table_rows(text)] == [f"tiny-cnn · 4 · {r['variant']}"
                                                 for r in doc["rows"]]
     assert "<details" in text and all(c in text for c in tables.COLUMNS)
-    block = text.split("Profiled: 2 steps each")[1]
+    assert _counts_in_summary(text) == ["2"]  # the steps each variant was profiled for
+    block = text.rsplit("</summary>", 1)[1]
     shown = [cells[0] for cells in all_rows(block)]
     assert all(label("tiny-cnn", 4, r["variant"]) in shown for r in doc["rows"])
     # a CPU's profile table has no launches column, and no table of kernel classes follows
