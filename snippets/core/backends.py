@@ -4,11 +4,23 @@ only."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import torch
+
+
+@contextlib.contextmanager
+def swapped(get: Callable[[], Any], put: Callable[[Any], None], value: Any) -> Iterator[None]:
+    """One of torch's process-wide switches (the default dtype, the encoder's fast path) set to
+    ``value`` for the block and put back after it, whatever the block raised."""
+    was = get()
+    put(value)
+    try:
+        yield
+    finally:
+        put(was)
 
 
 @dataclass(frozen=True, kw_only=True)

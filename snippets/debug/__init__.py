@@ -18,7 +18,6 @@ from typing import Any
 
 import torch
 import torch._inductor.config
-from torch import nn
 
 from snippets.core import torch_logs
 

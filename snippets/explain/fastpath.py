@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,16 +32,10 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 
-@contextlib.contextmanager
-def fastpath(enabled: bool) -> Iterator[None]:
+def fastpath(enabled: bool) -> contextlib.AbstractContextManager[None]:
     """Set the encoder's fast path for a block; ``torch.backends.mha`` has had it since 2.3."""
     mha = torch.backends.mha
-    was = mha.get_fastpath_enabled()
-    mha.set_fastpath_enabled(enabled)
-    try:
-        yield
-    finally:
-        mha.set_fastpath_enabled(was)
+    return backends.swapped(mha.get_fastpath_enabled, mha.set_fastpath_enabled, enabled)
 
 
 # --8<-- [start:fix]

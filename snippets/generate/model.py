@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import copy
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+from snippets.core import backends
 
 
 @dataclass(frozen=True)
@@ -200,24 +200,15 @@ class Decoder(nn.Module):
         return self.output(self.norm(x))
 
 
-@contextlib.contextmanager
-def default_dtype(dtype: torch.dtype) -> Iterator[None]:
-    """Floating-point tensors made in the block are ``dtype`` (a module's parameters too)."""
-    was = torch.get_default_dtype()
-    torch.set_default_dtype(dtype)
-    try:
-        yield
-    finally:
-        torch.set_default_dtype(was)
-
-
 def build(size: str | Shape, device: torch.device | str, dtype: torch.dtype,
           seed: int = 0) -> Decoder:
     """A decoder of a named size with seeded random weights, without gradients, made where it
     runs and in its dtype: a 7 B decoder made in fp32 first would take 27 GB on the way."""
     s = SIZES[size] if isinstance(size, str) else size
     torch.manual_seed(seed)
-    with torch.device(device), default_dtype(dtype):
+    # floating-point tensors made in the block, the parameters too, are ``dtype``
+    with torch.device(device), backends.swapped(torch.get_default_dtype, torch.set_default_dtype,
+                                                dtype):
         model = Decoder(s)
     # An embedding's default init is N(0, 1), a linear's is uniform with std 1/sqrt(3 fan_in):
     # the logits then spread over a few units, so greedy argmax is not decided by a tie.

@@ -10,7 +10,6 @@ import sys
 import torch
 from torch import nn
 
-from snippets.core import examples
 
 # What each path needs from torch; all are present from torch 2.7 on (the cache artifacts arrived
 # in 2.7, AOTInductor's package functions and set_stance in 2.6).

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 # The variants, in the order a run measures them; "eager" is the reference for the others.

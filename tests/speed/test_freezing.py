@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from snippets.speed import findings, freezing, freezing_findings, tables
+from snippets.speed import freezing, freezing_findings, tables
 from tests import markdown
 
 

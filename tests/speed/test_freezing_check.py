@@ -7,7 +7,7 @@ from torch import nn
 
 from snippets.speed import runs as speed
 from snippets.core import results
-from snippets.speed import findings, freezing, freezing_findings, tables
+from snippets.speed import freezing, freezing_findings, tables
 from snippets.speed.__main__ import PROG
 from tests import cli_run, markdown
 

@@ -27,7 +27,7 @@ def _row(model, family, bs, mode, speedup=None, *, status="ok", eager_ms=1.0, fl
 
 def _model(model, family, gains, *, eager_ms=(1.0, 4.0), **fields):
     """Rows of one model: ``gains`` maps (mode, batch) to a speedup."""
-    rows = [_row(model, family, bs, "eager", eager_ms=ms) for bs, ms in zip((1, 32), eager_ms)]
+    rows = [_row(model, family, bs, "eager", eager_ms=ms) for bs, ms in zip((1, 32), eager_ms, strict=True)]
     rows += [_row(model, family, bs, mode, s, **fields) for (mode, bs), s in gains.items()]
     return rows
 
@@ -90,8 +90,9 @@ def test_the_trend_counts_models_whose_small_batch_gains_more():
             + _model("b", "encoder", {**GOOD, ("default", 1): 1.2})
             + _model("c", "encoder", {**GOOD, ("default", 1): 1.1}))
     z = findings.of(_doc(rows))
-    assert (z.trend("reduce-overhead").smaller_gains_more, z.trend("reduce-overhead").pairs) == (3, 3)
-    assert z.trend("reduce-overhead").verdict is Holds.HOLDS
+    ro = z.trend("reduce-overhead")
+    assert (ro.smaller_gains_more, ro.pairs) == (3, 3)
+    assert ro.verdict is Holds.HOLDS
     assert z.trend("default").smaller_gains_more == 1
     assert z.trend("default").verdict is Holds.MIXED
 
