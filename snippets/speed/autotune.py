@@ -1,20 +1,13 @@
-"""What max-autotune measured while it chose: for each operator it tuned, the candidates its timer
-ranked (the library kernel, cuBLAS or cuDNN on a GPU, and the kernels Inductor generates from its
-templates), and, on a GPU, the same candidates' kernel time as the profiler reads it.
+"""What max-autotune measured while it chose: per tuned operator, the candidates its timer ranked
+(library kernels and Inductor's templates), and on a GPU their kernel time as the profiler reads it.
 
-The autotuner times a candidate with a pair of events recorded on the stream before and after
-it is launched, so time the device spends waiting for the host to launch it counts; the
-profiler's reading counts the kernels alone, which is what a CUDA-graph replay pays. Where the
-two rank a library kernel and a template the other way round, the choice was made on launch
-cost the compiled model does not pay. ``recording`` collects both readings through Inductor's
-feedback hook (``torch._inductor.select_algorithm.add_feedback_saver``), which it calls once per
-tuned operator with the timings it chose from, and a function that times them again. That
-function reads a template's kernels from the profiler, but times a library call that writes into
-an ``out=`` tensor (``mm``, ``addmm``: most of them) with the autotuner's own timer, so while it
-runs the timer is made the profiler's too. ``graph_timed`` swaps the autotuner's GPU timer
-for one that times each candidate as a replay of a CUDA graph it is captured in, the way newer
-Inductor releases do behind a switch (``autotune_cudagraph_benchmarking``) that torch 2.11 lacks.
-Nothing here prints or writes a file.
+The autotuner's timer counts the device waiting for each launch; the profiler counts the kernels
+alone, which is what a CUDA-graph replay pays: where the two rank a library kernel and a template
+the other way round, the choice was made on launch cost the compiled model does not pay.
+``recording`` collects both readings through Inductor's feedback hook (``add_feedback_saver``);
+its re-timing times an ``out=`` library call (``mm``, ``addmm``) with the autotuner's own timer,
+so while it runs that timer is made the profiler's too. ``graph_timed`` times each candidate as a
+CUDA-graph replay, as newer Inductor does behind ``autotune_cudagraph_benchmarking``.
 """
 
 from __future__ import annotations
@@ -36,9 +29,8 @@ RETIME_BUDGET_S = 90.0
 
 
 def _kind(choice: Any) -> str:
-    """``library`` for a call into ATen (``addmm``, ``bias_addmm``, ``convolution``,
-    ``_mkl_linear``), ``template`` for a kernel Inductor generates (``triton_mm_12``,
-    ``triton_convolution2d_3``, ``cpp_CppMicroGemmFP32Vec_0``)."""
+    """``library`` for a call into ATen (``addmm``), ``template`` for a kernel Inductor
+    generates (``triton_mm_12``)."""
     from torch._inductor.select_algorithm import ExternKernelCaller
     inner = getattr(choice, "wrapped", choice)  # a CPU choice may come wrapped
     return "library" if isinstance(inner, ExternKernelCaller) else "template"
@@ -53,11 +45,9 @@ def _size(node: Any) -> list[int] | str:
 
 def summarize_op(name: str, sizes: list[Any], timed: dict[str, tuple[str, float]],
                  kernel: dict[str, float] | None) -> dict[str, Any]:
-    """One tuned operator: how many candidates there were, which was chosen (the fastest by the
-    autotuner's time), and the fastest library kernel and the fastest template, each with the
-    autotuner's time (``ms``) and, where re-timed, the profiler's (``kernel_ms``). ``timed``
-    maps a candidate's name to its kind and time; one that failed to run is timed as infinity
-    and is never reported."""
+    """One tuned operator: its candidates' count, the kind chosen (the fastest), and the fastest
+    library kernel and template, each with the autotuner's ``ms`` and, where re-timed, the
+    profiler's ``kernel_ms``. ``timed``: name -> (kind, ms), inf for one that failed to run."""
     ok = {n: kt for n, kt in timed.items() if math.isfinite(kt[1])}
 
     def fastest(kind: str) -> dict[str, Any] | None:
@@ -74,9 +64,8 @@ def summarize_op(name: str, sizes: list[Any], timed: dict[str, tuple[str, float]
 
 @contextlib.contextmanager
 def recording(retime: bool) -> Iterator[list[dict[str, Any]]]:
-    """Collect one record per operator autotuned inside the block (none where Inductor's cache
-    already held the choice). ``retime``: also read the reported candidates' kernel time from
-    the profiler (a GPU only: Inductor's profiler timing reads CUDA kernels)."""
+    """One record per operator autotuned inside the block (none where Inductor's cache held the
+    choice); ``retime``: also the profiler's kernel time of those reported (CUDA kernels only)."""
     from torch._inductor import select_algorithm
     ops: list[dict[str, Any]] = []
     spent = [0.0]  # seconds gone to re-timing so far
@@ -114,7 +103,7 @@ def recording(retime: bool) -> Iterator[list[dict[str, Any]]]:
 @contextlib.contextmanager
 def side_stream() -> Iterator[None]:
     """A CUDA stream of its own as the current one inside the block, joined to the one before
-    after it; nothing on a machine without CUDA."""
+    after it (nothing without CUDA)."""
     if not torch.cuda.is_available():
         yield
         return
@@ -141,16 +130,15 @@ def _kernel_ms(rec: dict[str, Any], timings: dict[Any, float],
 
 
 def _profiled(candidate: Callable[[], Any], **_: Any) -> float:
-    """``candidate``'s kernel time by the profiler, in milliseconds: Inductor's own reading,
-    the one it gives a template."""
+    """``candidate``'s kernel time by the profiler in ms, as Inductor reads a template's."""
     from torch._inductor.utils import do_bench_using_profiling
     return do_bench_using_profiling(candidate)
 
 
 @contextlib.contextmanager
 def gpu_timer(wrap: Callable[[Callable[..., float]], Callable[..., float]]) -> Iterator[None]:
-    """Inductor's GPU timer, through which every candidate's time goes, replaced by
-    ``wrap(timer)`` inside the block and left as it was found after (nested swaps included)."""
+    """Inductor's GPU timer replaced by ``wrap(timer)`` inside the block, and left as it was
+    found after (nested swaps included)."""
     from torch._inductor.runtime.benchmarking import benchmarker
     own = vars(benchmarker).get("benchmark_gpu")
     benchmarker.benchmark_gpu = wrap(benchmarker.benchmark_gpu)

@@ -1,26 +1,18 @@
-"""Freezing set as Inductor's switch against freezing passed as a compile option, looked at.
+"""Freezing set as Inductor's switch against freezing passed as a compile option.
 
-``torch.compile(model, options={"freezing": True})`` reads like the way to freeze one model, but
-the option reaches Inductor only. Dynamo decides whether the weights are inputs of the graph
-while it traces, from ``torch._inductor.config.freezing``, the global switch; with the switch
-off, the weights stay inputs, so Inductor cannot fold them into constants. On a CPU that shows in
-which convolution runs: with the switch on, Inductor hands each one to oneDNN with its weights
-packed once (``mkldnn::`` operators); with the option alone, the plain convolution is called.
-A small convolutional model compiled both ways (the option alone, the option with the switch)
-on a CPU: which operators the profiler saw, and
-whether both compute eager's answer. Kernels of a small model only, so any machine with oneDNN
-records it in seconds (``python -m snippets.site.produce``).
-
-``check`` is the recorded run (``python -m snippets.speed --freezing``): on the guide's models,
-no freezing, the option alone, and the option with the switch, each compiled as the ladder's
-freezing rung is, timed together, and on a GPU what each CUDA-graph replay copies first.
+``options={"freezing": True}`` reaches Inductor only: Dynamo decides while it traces whether the
+weights are graph inputs from ``torch._inductor.config.freezing``, the global switch, and with it
+off Inductor cannot fold them into constants. On a CPU that shows in which convolution runs
+(oneDNN's prepacked ``mkldnn::`` operators with the switch on): ``compared``, in seconds on any
+machine with oneDNN. ``check`` is the recorded run (``python -m snippets.speed --freezing``): no
+freezing, the option alone, and the option with the switch, each compiled as the ladder's freezing
+rung is, timed together, and on a GPU what each CUDA-graph replay copies.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -80,10 +72,9 @@ POINT_WORDS = {"off": "no freezing", "option": "the option alone", "switch": "op
 
 
 def replay_copies(fn: Callable[[], object], calls: int = 3) -> dict[str, float] | None:
-    """What a CUDA-graph replay copied into the graph's own input buffers, per call: tensors and
-    MiB. CUDA-graph trees copy every input that is not static with one ``torch._foreach_copy_``
-    before each replay, so that call is counted. The input itself is never static, so a call
-    that copies nothing means this torch copies some other way: None, not a count of zero."""
+    """What a CUDA-graph replay copied into the graph's input buffers per call (tensors, MiB),
+    counted at the one ``torch._foreach_copy_`` CUDA-graph trees call before each replay. The
+    input is never static, so no copy seen means this torch copies another way: None, not 0."""
     seen: list[tuple[int, int]] = []
     real = torch._foreach_copy_
 
@@ -108,8 +99,7 @@ def check(name: str, factory: models.Factory, bs: int, *, device: torch.device,
           warmup: int, tolerance: float,
           progress: Callable[[str], None] = lambda _: None) -> Iterator[dict[str, Any]]:
     """The three ways (``POINTS``) of one (model, batch size), each compiled as the ladder's
-    freezing rung is (its mode, layout and fast path), timed together in interleaved rounds; on
-    a GPU, what each replay copies. A way that fails is its row."""
+    freezing rung is, timed together; on a GPU, what each replay copies. A failed way is its row."""
     model, x = models.build(factory, name, bs)
     model, x = model.to(device, torch_dtype).eval(), examples.place(x, device, torch_dtype)
     # The ladder's own freezing rung (its mode, layout and fast path: an encoder without it,
@@ -127,33 +117,19 @@ def check(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     weights_mb = examples.parameter_bytes(model) / 2**20
     input_mb = examples.nbytes(x) / 2**20
     torch._dynamo.reset()
-    fns: dict[str, Callable[[], object]] = {}
-    rows: dict[str, dict[str, Any]] = {}
-    for point in POINTS:
-        progress(f"{name} bs={bs}: freezing {POINT_WORDS[point]}")
-        rows[point] = new_row(name, bs, rung.mode, point=point, weights_mb=weights_mb,
+    rows = {point: new_row(name, bs, rung.mode, point=point, weights_mb=weights_mb,
                            input_mb=input_mb, **({} if rung.fastpath else {"fastpath": False}))
-        fn = settings.built_point(rows[point],
-                                  functools.partial(_build, ways[point], model, x, ref, device),
-                                  around(point), warmup, tolerance)
-        if fn is not None:
-            fns[point] = fn
-    if fns:
-        progress(f"{name} bs={bs}: timing {len(fns)} ways together")
-        timed = measure.measure_variants(fns, device, rounds=rounds, sample_ms=sample_ms,
-                                         warmup=0, warm_rounds=warm_rounds,
-                                         around=around)
-        settings.finish(rows, fns, timed, POINTS[0])
-        if device.type == "cuda":
-            for point, fn in fns.items():
-                with around(point):
-                    rows[point]["replay_copy"] = replay_copies(fn)
+            for point in POINTS}
+
+    def build(point: str) -> tuple[Callable[[], object], float | None, float]:
+        b = ladder.build(ways[point], model, x, ref, device)
+        return b.fn, b.compile_s, b.rel_err
+
+    fns = settings.time_points(rows, build, around, device, rounds=rounds, warm_rounds=warm_rounds,
+                               sample_ms=sample_ms, warmup=warmup, tolerance=tolerance,
+                               progress=progress)
+    for point, fn in fns.items() if device.type == "cuda" else ():
+        with around(point):
+            rows[point]["replay_copy"] = replay_copies(fn)
     torch._dynamo.reset()
     yield from rows.values()
-
-
-def _build(rung: ladder.Rung, model: nn.Module, x: examples.Example, ref: list[torch.Tensor],
-           device: torch.device) -> tuple[Callable[[], object], float | None, float]:
-    """One way, built as the ladder builds a rung: its callable, compile time and error."""
-    b = ladder.build(rung, model, x, ref, device)
-    return b.fn, b.compile_s, b.rel_err

@@ -1,18 +1,12 @@
-"""The speed ladder: from eager, one step at a time, each step adding one thing to the one before.
+"""The speed ladder: from eager, one step at a time, each rung adding one change to the one below.
 
-A rung is a way of running the model: a compile mode, a memory layout and Inductor's inference
-freezing. Each rung keeps what the rung before it did and adds one change, so the speedup over the
-rung before is what that one change buys. Every rung runs on its own copy of the same weights,
-and all of them are timed in the same interleaved rounds as the benchmark's modes, so one row of
-the machine's noise falls on all of them alike. Rows use the benchmark's schema (the rung's name
-is the row's ``mode``), with ``speedup_prev`` beside ``speedup``, the bytes a call must move at
-least (``bytes``), and a profile (``profile``) of the fastest rung and of any rung plainly slower
-than the one below it, and that one.
-
-The rungs share one process, as the benchmark's modes do, so each is compiled with its own
-options (two rungs that differ only in freezing are two compiled entries). Freezing, which Dynamo
-reads only from Inductor's global switch (see ``frozen``), is also on around each of a frozen
-rung's calls, so no rung compiles again while it is timed. ``python -m snippets.speed --ladder``.
+A rung is a compile mode, a memory layout and Inductor's freezing; its speedup over the rung below
+is what that one change buys. Every rung runs on its own copy of the weights, timed in the same
+interleaved rounds as the benchmark's modes. Rows use the benchmark's schema (the rung's name is
+the row's ``mode``), with ``speedup_prev``, the bytes a call must move at least (``bytes``), and a
+``profile`` of the fastest rung and of any rung plainly slower than the one below it (and that one).
+Freezing, which Dynamo reads only from Inductor's global switch (see ``frozen``), is also on around
+each of a frozen rung's calls, so no rung compiles again while it is timed.
 """
 
 from __future__ import annotations
@@ -128,7 +122,6 @@ def frozen(on):
 
 @dataclass
 class Built:
-    rung: Rung
     fn: Callable[[], object]
     compile_s: float | None
     rel_err: float
@@ -147,27 +140,19 @@ def build(rung: Rung, model: nn.Module, x: examples.Example, ref: list[torch.Ten
         xi = examples.place(x, device, channels_last=True)
     weights = examples.parameter_bytes(m)
     if rung.by_hand:
-        call, out, capture_s = cudagraph.capture_timed(m, xi, device)
-        err, moved = examples.relative_error(out, ref), roofline.min_bytes(weights, xi, out)
-        del out  # overwritten by the next replay
-        return Built(rung, call, capture_s, err, weights, moved)
-    if rung.mode is None:
-        out = examples.call(m, xi)
-        return Built(rung, examples.bind(m, xi), None, examples.relative_error(out, ref),
-                     weights, roofline.min_bytes(weights, xi, out))
-    # A code object of its own per rung: Dynamo keeps compiled code per code object, and with
-    # the model's modules inlined it does not tell two copies of one model apart, so two rungs
-    # whose options match (the fast path is a switch, not an option) would share an entry.
-    compiled = examples.bind(compile_rung(settings.own_function(m), rung), xi)
-    out, compile_s = measure.time_first_call(compiled, device)
-    err, moved = examples.relative_error(out, ref), roofline.min_bytes(weights, xi, out)
+        fn, out, compile_s = cudagraph.capture_timed(m, xi, device)
+    elif rung.mode is None:
+        fn, out, compile_s = examples.bind(m, xi), examples.call(m, xi), None
+    else:
+        # A code object of its own per rung: Dynamo keeps compiled code per code object, and with
+        # the model's modules inlined it does not tell two copies of one model apart, so two
+        # rungs whose options match (the fast path is a switch, not an option) would share one.
+        fn = examples.bind(compile_rung(settings.own_function(m), rung), xi)
+        out, compile_s = measure.time_first_call(fn, device)
+    built = Built(fn, compile_s, examples.relative_error(out, ref), weights,
+                  roofline.min_bytes(weights, xi, out))
     del out  # a CUDA-graph output is overwritten by the next replay
-    return Built(rung, compiled, compile_s, err, weights, moved)
-
-
-def _best(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
-    timed = [r for r in rows if r["status"] in ("ok", "noisy") and r.get("latency_ms")]
-    return min(timed, key=lambda r: r["latency_ms"]["median"]) if timed else None
+    return built
 
 
 def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
@@ -192,9 +177,8 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
 
     @contextlib.contextmanager
     def around(rung_name: str) -> Iterator[None]:
-        """A rung's settings, around each of its calls: its mode's backend settings and its
-        freezing switch, so that a compile at any call (the first, or Dynamo's again) sees
-        them."""
+        """A rung's backend settings, freezing switch and fast path, around each of its calls,
+        so that a compile at any call (the first, or Dynamo's again) sees them."""
         rung = next(r for r in ladder if r.name == rung_name)
         chosen = backends_for(rung.mode).apply() if backends_for else contextlib.nullcontext()
         with chosen, frozen(rung.freezing), fastpath(rung.fastpath):
@@ -210,11 +194,10 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     # from the one before only in layout must not be compiled with dynamic strides.
     with torch._dynamo.config.patch(automatic_dynamic_shapes=False):
         for rung in ladder:
-            progress(f"{name} bs={bs}: {rung.name}")
+            progress(rung.name)
             if rung.by_hand and device.type != "cuda":
                 faults[rung.name] = new_row(name, bs, rung.name, status="unsupported",
-                                            message="a CUDA graph needs a CUDA device",
-                                            flops=flops)
+                                            message="needs CUDA", flops=flops)
                 continue
             try:
                 tunes = "max-autotune" in (rung.mode or "")
@@ -234,8 +217,8 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
             except Exception as exc:  # one rung's fault is its row; the ladder goes on
                 status, msg = fault(exc)
                 faults[rung.name] = new_row(name, bs, rung.name, status=status, message=msg,
-                                         flops=flops)
-        progress(f"{name} bs={bs}: timing {len(built)} rungs together")
+                                            flops=flops)
+        progress(f"timing {len(built)} rungs")
         timed = measure.measure_variants({k: b.fn for k, b in built.items()}, device,
                                          rounds=rounds, sample_ms=sample_ms, warmup=0,
                                          warm_rounds=warm_rounds, around=around)
@@ -245,16 +228,13 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
             rows.append(faults[rung.name])
             continue
         b, m = built[rung.name], timed[rung.name]
-        ok = b.rel_err <= tolerance
-        row = new_row(name, bs, rung.name, compile_s=b.compile_s, rel_err=b.rel_err, flops=flops,
-                   status="ok" if ok else "mismatch",
-                   message="" if ok else f"rel_err {b.rel_err:.3g} above {tolerance}")
+        row = new_row(name, bs, rung.name, compile_s=b.compile_s, flops=flops,
+                      **settings.checked(b.rel_err, tolerance))
         with around(rung.name):
             row["peak_mem_mb"] = or_none(
                 lambda b=b: measure.peak_memory_mb(b.fn, device, b.weights_bytes))
-        finish_row(row, m, calls=timed.calls[rung.name], flops=flops,
-                        peak_tflops=peak_tflops, baseline=timed["eager"] if "eager" in built
-                        else None)
+        finish_row(row, m, calls=timed.calls[rung.name], flops=flops, peak_tflops=peak_tflops,
+                   baseline=timed["eager"] if "eager" in built else None)
         # The side rung stands on eager, not on the rung listed before it, and no rung on it.
         below = "eager" if rung.by_hand and "eager" in built else prev
         row["speedup_prev"] = measure.speedup(timed[below], m).value if below else None
@@ -275,15 +255,15 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
         else:
             prev = rung.name
         rows.append(row)
-    best = _best(rows)
+    ok = [r for r in rows if r["status"] in ("ok", "noisy") and r.get("latency_ms")]
     # Besides the fastest rung, a rung plainly slower than the one below it is a surprise that
     # the page must explain: both are profiled, so that it can say what the step changed.
     slower = [r for r in rows if (r.get("speedup_prev") or 1.0) < 1 - measure.NOISY_IQR_RATIO]
     wanted = {r["mode"] for r in slower} | {r["prev_rung"] for r in slower}
-    wanted |= {best["mode"]} if best is not None else set()
+    wanted |= {min(ok, key=lambda r: r["latency_ms"]["median"])["mode"]} if ok else set()
     profiled = [r for r in rows if r["mode"] in wanted and r["mode"] in built]
     for row in profiled if profile_calls else []:
-        progress(f"{name} bs={bs}: profiling {row['mode']}")
+        progress(f"profiling {row['mode']}")
         with around(row["mode"]):
             row["profile"] = profiler.profile_or_error(
                 built[row["mode"]].fn, device, profile_calls, lambda exc: fault(exc)[1])

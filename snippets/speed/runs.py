@@ -126,7 +126,7 @@ def _group(cfg: SpeedConfig) -> bench.Group:
               peak: float | None, progress: Callable[[str], None]) -> Iterator[dict[str, Any]]:
         common = dict(device=torch.device(b.device), rounds=b.rounds, warm_rounds=b.warm_rounds,
                       sample_ms=b.sample_ms, warmup=b.warmup, tolerance=bench.TOLERANCE[b.dtype],
-                      progress=progress)
+                      progress=lambda what: progress(f"{name} bs={bs}: {what}"))
         if cfg.run == "ladder":
             return ladder.climb(
                 name, factory, bs, dtype=bench.DTYPES[b.dtype], peak_tflops=peak,

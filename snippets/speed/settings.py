@@ -1,23 +1,17 @@
 """Backend settings measured, not assumed: cuDNN's autotuner and TF32, on and off, per mode.
 
-For each model, batch size and mode, every point of the settings grid runs the same weights on
-the same input: ``cudnn.benchmark`` off and on, and, where the dtype is fp32 (the only one TF32
-changes), TF32 off and on. The points are timed in interleaved rounds like the benchmark's modes,
-each sample under its own settings (``measure.interleaved``'s ``around``), and each compiled point
-is its own compiled function, so that it compiles, and captures its CUDA graph, under its own
-settings. Rows are the benchmark's, with the point's ``backends`` and its ``speedup`` over the
-grid's first point (everything off) of the same mode.
-
-``verdicts`` reads a document: per mode and switch, whether the switch helps, hurts or stays
-within the noise; ``chosen`` turns that into the settings each mode should run with, and
-``evidence`` into what a later run records in its provenance.
+Every point of the grid (``grid``) runs the same weights on the same input, timed in interleaved
+rounds, each sample under its own settings; each compiled point is a function of its own, so it
+compiles and captures its CUDA graph under its own settings. Rows are the benchmark's, with the
+point's ``backends`` and its ``speedup`` over the grid's first point (everything off).
+``verdicts`` reads a document per mode and switch, ``chosen`` turns that into each mode's settings
+and ``evidence`` into what a later run records in its provenance.
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy
-import functools
 import itertools
 import math
 import types
@@ -81,42 +75,53 @@ def sweep(name: str, factory: models.Factory, bs: int, *, device: torch.device,
     flops = or_none(lambda: models.count_flops(model, x))
     for mode in modes:
         torch._dynamo.reset()  # each mode compiles from nothing; its points share the process
-        fns, rows = {}, {}
-        for point, b in points.items():
-            progress(f"{name} bs={bs} {mode}: {point}")
-            rows[point] = new_row(name, bs, mode, flops=flops, backends=b.as_dict(), point=point)
-            fn = built_point(rows[point], functools.partial(_build, model, x, ref, mode, device),
-                             b.apply(), warmup, tolerance)
-            if fn is not None:
-                fns[point] = fn
-        if fns:
-            progress(f"{name} bs={bs} {mode}: timing {len(fns)} settings together")
-            timed = measure.measure_variants(
-                fns, device, rounds=rounds, sample_ms=sample_ms, warmup=0,
-                warm_rounds=warm_rounds, around=lambda p: points[p].apply())
-            finish(rows, fns, timed, next(iter(points)))
+        rows = {point: new_row(name, bs, mode, flops=flops, backends=b.as_dict(), point=point)
+                for point, b in points.items()}
+        time_points(rows, lambda _, mode=mode: _build(model, x, ref, mode, device),
+                    lambda p: points[p].apply(), device, rounds=rounds, warm_rounds=warm_rounds,
+                    sample_ms=sample_ms, warmup=warmup, tolerance=tolerance,
+                    progress=lambda what, mode=mode: progress(f"{mode}: {what}"))
         yield from rows.values()
 
 
-def built_point(row: dict[str, Any],
-                build: Callable[[], tuple[Callable[[], object], float | None, float]],
-                around: contextlib.AbstractContextManager, warmup: int,
-                tolerance: float) -> Callable[[], object] | None:
-    """One point built and warmed under ``around``: its callable, with ``row`` given its
-    compile time, error and status; None where it failed, its fault in ``row`` (one point's
-    fault is its row, and the run goes on)."""
-    try:
-        with around:
-            fn, compile_s, err = build()
-            for _ in range(warmup):
-                fn()
-    except Exception as exc:
-        row["status"], row["message"] = fault(exc)
-        return None
+def time_points(rows: dict[str, dict[str, Any]],
+                build: Callable[[str], tuple[Callable[[], object], float | None, float]],
+                around: Callable[[str], contextlib.AbstractContextManager], device: torch.device,
+                *, rounds: int, warm_rounds: int, sample_ms: float, warmup: int,
+                tolerance: float, progress: Callable[[str], None]
+                ) -> dict[str, Callable[[], object]]:
+    """Each point of ``rows`` built and warmed under ``around(point)``, then those built timed
+    together against the first; a point that fails is its row. The built points' callables."""
+    fns = {}
+    for point, row in rows.items():
+        progress(point)
+        try:
+            with around(point):
+                fn, compile_s, err = build(point)
+                for _ in range(warmup):
+                    fn()
+        except Exception as exc:  # one point's fault is its row; the run goes on
+            row["status"], row["message"] = fault(exc)
+            continue
+        row.update(compile_s=compile_s, **checked(err, tolerance))
+        fns[point] = fn
+    if fns:
+        progress(f"timing {len(fns)} points")
+        timed = measure.measure_variants(fns, device, rounds=rounds, sample_ms=sample_ms,
+                                         warmup=0, warm_rounds=warm_rounds, around=around)
+        base = next(iter(rows))
+        for point in fns:
+            # % of peak is left out: the points are read against the base point, not a peak.
+            finish_row(rows[point], timed[point], calls=timed.calls[point],
+                       flops=rows[point]["flops"], baseline=timed[base] if base in fns else None)
+    return fns
+
+
+def checked(err: float, tolerance: float) -> dict[str, Any]:
+    """A built point's error and status: ``mismatch`` above ``tolerance``."""
     ok = err <= tolerance
-    row.update(compile_s=compile_s, rel_err=err, status="ok" if ok else "mismatch",
-               message="" if ok else f"rel_err {err:.3g} above {tolerance}")
-    return fn
+    return {"rel_err": err, "status": "ok" if ok else "mismatch",
+            "message": "" if ok else f"rel_err {err:.3g} above {tolerance}"}
 
 
 def _build(model: torch.nn.Module, x: examples.Example, ref: list[torch.Tensor], mode: str,
@@ -132,14 +137,6 @@ def _build(model: torch.nn.Module, x: examples.Example, ref: list[torch.Tensor],
     err = examples.relative_error(out, ref)
     del out  # a CUDA-graph output is overwritten by the next replay
     return compiled, compile_s, err
-
-
-def finish(rows: dict[str, dict[str, Any]], fns: dict[str, Callable[[], object]],
-            timed: measure.Timed, base: str) -> None:
-    for point in fns:
-        # % of peak is left out: the settings grid is read against its base point, not a peak.
-        finish_row(rows[point], timed[point], calls=timed.calls[point],
-                        flops=rows[point]["flops"], baseline=timed[base] if base in fns else None)
 
 
 # ---- reading a document ------------------------------------------------------------------------
@@ -171,8 +168,6 @@ def effects(doc: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _verdict(speedup: float, spread: float) -> str:
-    """``helps`` where the speedup, less its spread, is above 1; ``hurts`` where it is below 1
-    with its spread added; else ``within noise``."""
     if speedup - spread > 1:
         return "helps"
     if speedup + spread < 1:
