@@ -199,15 +199,14 @@ def summarize(strategy: str, calls: list[dict[str, Any]], limit: int) -> dict[st
     stalls = [c["ms"] for c in calls if c["compiled"]]
     compiles = sum(c["compiled"] for c in calls)
     seen: set[tuple[int, int]] = set()
-    new_shape_uncompiled = 0
+    eager = 0
     for c in calls:  # a new shape that compiled nothing ran eagerly: the limit was hit
         shape = (c["batch"], c["seq"])
-        if shape not in seen and not c["compiled"] and not c["error"] and seen:
-            new_shape_uncompiled += 1 if compiles >= limit else 0
+        eager += bool(seen and shape not in seen and not c["compiled"] and not c["error"])
         seen.add(shape)
     return {"strategy": strategy, "compiles": compiles,
             "compiled_at": [c["ran_as"] for c in calls if c["compiled"]],
             "stall_total_ms": sum(stalls), "stall_max_ms": max(stalls, default=0.0),
-            "eager_after_limit": new_shape_uncompiled,
+            "eager_after_limit": eager if compiles >= limit else 0,
             "errors": sorted({c["error"] for c in calls if c["error"]}),
             "all_correct": all(c["correct"] for c in calls if not c["error"]), "calls": calls}

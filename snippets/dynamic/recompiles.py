@@ -73,5 +73,5 @@ def stance_outcomes() -> list[tuple[str, str | None]]:
 def stance_demo() -> str:
     """The outcomes as the page shows them, a line each: the guard's message where one fired."""
     if not has_stance():
-        return f"torch {torch.__version__} has no torch.compiler.set_stance (added in 2.6)"
+        return f"torch {torch.__version__} has no set_stance"  # added in 2.6
     return "\n".join(f"{label}: {error or 'no recompile'}" for label, error in stance_outcomes())
