@@ -80,8 +80,8 @@ def test_a_factory_that_builds_no_pair_stops_the_run_with_one_line(capsys, tmp_p
     lines = err.strip().splitlines()
     assert code == 2 and "Traceback" not in out + err, err
     assert [ln for ln in lines if ": error: " in ln] == lines[-1:], err
-    assert lines[-1].startswith("python -m snippets.production: error: model ")
-    assert "must return (nn.Module, example), got Tensor" in lines[-1]
+    assert lines[-1].startswith("python -m snippets.production: error: ")
+    assert "not_a_pair" in lines[-1] and "got Tensor" in lines[-1]
     assert not any("compile-empty" in ln for ln in lines)
 
 
