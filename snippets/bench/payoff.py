@@ -126,7 +126,7 @@ def slower_to_pay(cold: dict[str, Any], warm: dict[str, Any]) -> tuple[SlowerToP
 def cold_warm_stamp(cold: dict[str, Any], warm: dict[str, Any]) -> str:
     """The first process's stamp and the next one's date (same machine, same settings)."""
     return (f"{stamps.stamp(cold, 'recorded, first process')}; "
-            f"next process: {warm['provenance']['date']}")
+            f"next process: {(warm['provenance'].get('date') or '')[:10]}")
 
 
 def tiny(doc: dict[str, Any]) -> TinyWork:

@@ -81,8 +81,8 @@ def run_rows(prog: str, produce: Callable[..., dict], show: Callable[[dict], Non
             if status:
                 status.start()
             save(produce(progress, save))
-    except models.SpecError as exc:
-        fail(prog, str(exc))
+    except (models.SpecError, results.ResultsError) as exc:  # a factory that builds nothing;
+        fail(prog, str(exc))  # an --append file that cannot take a row of this run
     except OSError as exc:
         fail(prog, f"--output {output}: {exc.strerror}")
     except KeyboardInterrupt:

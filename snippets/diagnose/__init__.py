@@ -9,7 +9,6 @@ from dataclasses import replace
 from typing import Any
 
 import torch
-import torch._inductor.config
 
 from snippets import explain
 from snippets.bench import TOLERANCE, payoff

@@ -24,7 +24,7 @@ SAY = MappingProxyType({
     "advice": "advice", "mode": "mode", "speedup": "speedup over eager",
     "compile": "compile (empty cache)", "calls": "calls to break even", "shapes": "shapes",
     "stalls": "compile stalls, all batch sizes",
-    "stalls_of": "{default} s; {name}: {remedy} s",
+    "stalls_of": "default: {default} s; {name}: {remedy} s",
     "risks": "Risks found",
     "code": "Code to paste",
     Phase.BREAKS: "Graph breaks", Phase.RECOMPILES: "Recompiles, batch sizes {schedule}",

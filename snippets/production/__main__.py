@@ -3,7 +3,6 @@ rows onto a file, a table out."""
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from dataclasses import dataclass
@@ -12,7 +11,7 @@ from typing import Any
 import torch
 
 from snippets import production
-from snippets.core import cli, config, flags, models, process, recording, results
+from snippets.core import cli, config, flags, process, recording, results
 from snippets.production import hazards, modes, startup, stream, tables
 
 PROG = "python -m snippets.production"
@@ -82,59 +81,25 @@ def _job(args: Any, device: str) -> tuple[str, Any, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    # Expected on every CPU-only machine and alarming in a CPU table (see snippets.bench).
-    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
     args = parser().parse_args(argv)
     device = cli.device(PROG, args.device or "auto")
     kind, make, join = _job(args, device)
-    cli.check_output(PROG, args.output)
     cli.check_append(PROG, args.append, args.output)
 
     def joinable(old: dict) -> None:  # checked before the run, not after its first row
         here = torch.device(config.resolve_device(device))
         production.check_joinable(old, results.provenance(here, {}))
 
-    # the first of several commands starts the file
-    previous = recording.appending_to(PROG, args.output, args.append, kind, joinable)
     if production.eager_requested(os.environ):  # read once, here: each child reads it too
         print(f"{production.EAGER_ENV} set: serving eager", file=sys.stderr)
-    doc: dict = {}
+    commit = cli.commit_from_env()
 
-    def save(current: dict) -> None:
-        interrupt.check()  # between rows: a Ctrl-C that torch swallowed stops the run here
-        merged = join(previous, current) if join else current
-        doc.update(merged)
-        if args.output:
-            results.write_atomic(args.output, merged)
+    def produce(progress: Any, on_row: Any, _old: dict | None) -> dict:
+        with process.stdout_to_stderr():  # children's prints stay out of --format json
+            return make(commit=commit, on_row=on_row, progress=progress)
 
-    def progress(message: str) -> None:
-        interrupt.check()
-        print(message, file=sys.stderr)
-
-    def show() -> None:
-        recording.Printer(markdown=tables.report)(doc, args.format)
-
-    def stopped() -> int:
-        interrupt.settle()
-        if doc.get("rows"):
-            show()
-        print(f"interrupted: {len(doc.get('rows', []))} finished rows kept", file=sys.stderr)
-        return interrupt.exit_code
-
-    interrupt = process.Interrupt(last_words=stopped)
-    try:
-        with interrupt.installed(), process.stdout_to_stderr():
-            save(make(commit=cli.commit_from_env(), on_row=save, progress=progress))
-    except (production.MergeError, models.SpecError) as exc:  # a file of another device or
-        cli.fail(PROG, str(exc))  # torch; a factory that builds no (module, example)
-    except OSError as exc:
-        cli.fail(PROG, f"--output {args.output}: {exc.strerror}")
-    except KeyboardInterrupt:
-        pass  # every finished row is already on disk: show them and stop, below
-    if interrupt.seen:
-        return stopped()
-    show()
-    return 0
+    return recording.record(PROG, args, kind, produce, recording.Printer(markdown=tables.report),
+                            joinable=joinable, join=join, show_joined=True)
 
 
 if __name__ == "__main__":

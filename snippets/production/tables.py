@@ -218,7 +218,7 @@ def regions(doc: dict[str, Any]) -> str:
                                                    if r["status"] == "ok"]) else None
                for v, rs in by.items()}
     base = medians.get("unmarked")
-    head = ("Stack · variant", "First call s", "Each process, s", "× unmarked", "Status")
+    head = ("Stack · variant", "First call s", "Each process, s", "÷ unmarked", "Status")
     return render.markdown_table(head, [
         (f"{rs[0]['blocks']} blocks · {v}", render.num(medians[v], ".1f"),
          ", ".join(render.num(r["compile_s"], ".1f") for r in rs),

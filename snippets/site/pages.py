@@ -44,7 +44,7 @@ def no_run_yet(kind: str, device: str, *, root: str = "../") -> str:
     """The note where a results section has no recorded file (``no-run-yet.md``), from a page
     whose way back to the site's root is ``root``."""
     words, target = RECORDED_BY.get(kind, (kind, RECORDING_CLI))
-    where = "Contributing" if target.startswith("contributing/") else "CLI reference"
+    where = "Contributing page" if target.startswith("contributing/") else "CLI reference"
     return (INCLUDES / "no-run-yet.md").read_text().format(
         words=words, where="a CUDA GPU" if device == "cuda" else "a CPU",
         link=f"[{where}]({root}{target})")

@@ -39,6 +39,13 @@ def test_break_even_of_each_run_uses_that_runs_own_eager():
     assert rows["resnet50 · 1 · default"][4] == f"{expected:,.0f}"
 
 
+def test_the_stamp_dates_the_next_process_by_its_day():
+    cold = results.load(H200 / "noise/first-1.json")
+    warm = results.load(H200 / "noise/first-2.json")
+    day = warm["provenance"]["date"][:10]
+    assert payoff.cold_warm_stamp(cold, warm).endswith(f"next process: {day}")
+
+
 def test_a_row_slower_to_pay_in_the_next_process_is_found():
     cold = results.load(H200 / "noise/first-1.json")
     warm = results.load(H200 / "noise/first-2.json")
