@@ -115,6 +115,7 @@ class Cpu:
     frozen_bf16_x: Span | None = None  # compile-freezing-bf16's
     freezing_paid: tuple[str, ...] = ()  # the models on which freezing paid over compile
     freezing_unpaid: tuple[str, ...] = ()
+    freezing_unpaid_later: tuple[str, ...] = ()  # "model · batch" past the first batch
     bf16_step: Span | None = None  # autocast over fp32 freezing
     bf16_paid: tuple[str, ...] = ()
     bf16_unpaid: tuple[str, ...] = ()
@@ -252,6 +253,8 @@ def _placed(f: Cpu) -> dict[str, Any]:
         batch=b, compile_x=f.speedups("compile", b), eager_bf16_x=f.speedups("eager-bf16", b),
         frozen_bf16_x=f.speedups("compile-freezing-bf16", b),
         freezing_paid=f.paid(*freezing, b), freezing_unpaid=f.paid(*freezing, b, False),
+        freezing_unpaid_later=tuple(f"{m} · {n}" for n in f.batches[1:]
+                                    for m in f.paid(*freezing, n, False)),
         bf16_step=f.step(*bf16, b), bf16_paid=f.paid(*bf16, b),
         bf16_unpaid=f.paid(*bf16, b, False),
         bf16_unpaid_later=tuple(f"{m} · {n}" for n in f.batches[1:]

@@ -80,6 +80,10 @@ class Scale:
     uncompiled: tuple[str, ...]  # "model · variant" of each compiled variant that got no graph
     learning: Learning
     shown: dict[str, int]  # how many rows each table shows (``SHOWN``)
+    complete: bool  # False where the run's last command stopped before its end
+    compile_paid: tuple[str, ...]  # "model · strategy" where the fastest compiled step beat eager
+    compile_paid_count: int  # how many ``compile_paid`` names
+    compile_timed: int  # the model and strategy pairs with a compiled step to set against eager
 
 
 def _timed(row: dict[str, Any]) -> bool:
@@ -126,9 +130,9 @@ def of(doc: dict[str, Any]) -> Scale:
     rows = shown.main_rows(doc)
     models = tuple(dict.fromkeys(r["model"] for r in rows))
     curves = shown.loss_rows(doc)
+    strategies = tuple(s for m in models for st in STRATEGIES if (s := _strategy(rows, m, st)))
     return Scale(
-        strategies=tuple(s for m in models for st in STRATEGIES
-                         if (s := _strategy(rows, m, st))),
+        strategies=strategies,
         fsdp_cost=tuple(c for m in models if (c := _fsdp_cost(rows, m))),
         configurations=len(doc["rows"]),
         faults=tuple(_label(r) for r in doc["rows"] if r["status"] not in TIMED),
@@ -138,7 +142,12 @@ def of(doc: dict[str, Any]) -> Scale:
             tolerance_pct=_pct(doc["provenance"]["settings"].get("tolerance")),
             mismatched=tuple(_label(r) for r in doc["rows"] if r["status"] == "mismatch"),
             batch_norm=tuple(sorted({r["model"] for r in curves if r.get("batch_norm")}))),
-        shown={name: len(rows_of(doc)) for name, rows_of in SHOWN.items()})
+        shown={name: len(rows_of(doc)) for name, rows_of in SHOWN.items()},
+        complete=bool(doc.get("complete", True)),
+        compile_paid=(paid := tuple(f"{s.model} · {s.strategy}" for s in strategies
+                                    if s.speedup is not None and s.speedup > 1)),
+        compile_paid_count=len(paid),
+        compile_timed=sum(s.speedup is not None for s in strategies))
 
 
 # ---- one GPU, from the training run ------------------------------------------------------------

@@ -194,9 +194,12 @@ def pays(row: dict[str, Any], eager: dict[str, Any]) -> str:
 def payoff(doc: dict[str, Any]) -> str:
     """Each compiled variant's extra first-step cost, saving per step, and payback."""
     rows, body = by_key(doc), []
-    for (model, bs, variant), row in rows.items():
-        eager = own_eager(doc, row) or rows.get((model, bs, "eager"))
-        if variant == "eager" or not eager or not step_median(eager):
+    for (_, _, variant), row in rows.items():
+        eager = own_eager(doc, row)
+        if variant == "eager":
+            continue
+        if not eager or not step_median(eager):  # its command's eager row not kept: its
+            body.append([row_label(row), "–", "–", "–"])  # speedup's baseline is not shown
             continue
         extra = (row["compile_s"] - (eager.get("compile_s") or 0.0)
                  if row.get("compile_s") is not None else None)

@@ -8,6 +8,7 @@ import pytest
 
 from snippets.bench import claims
 from snippets.core import results
+from snippets.production import kinds as production_kinds  # noqa: F401  the modes file it reads
 from tests.markdown import table_rows
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,6 +54,14 @@ def test_verdicts_over_runs_count_every_run_in_every_cell():
     table, summary = claims.verdicts_over_runs(runs).split("\n\n")
     assert f"`{claims.TUTORIAL_MODE}`" not in table.splitlines()[0]
     assert [r[0] for r in table_rows(summary)][-1] == f"`{claims.TUTORIAL_MODE}`"
+
+
+def test_a_run_counts_within_the_claim_as_the_table_prints_it():
+    row = {"model": "resnet50", "batch_size": 1, "mode": "default", "status": "ok"}
+    runs = [(str(v), {"rows": [{**row, "speedup": v}]}) for v in (2.004, 1.98, 2.006)]
+    j, = [j for j in claims.judged_over_runs(runs)
+          if (j.model, j.batch, j.mode) == ("resnet50", 1, "default")]
+    assert (j.within, j.runs) == (2, 3)  # 2.004 prints 2.00, within 1.3x-2x; 2.006 prints 2.01
 
 
 def test_the_tutorials_mode_is_held_to_its_claims_from_the_modes_run():

@@ -65,6 +65,14 @@ def test_the_bf16_step_names_a_larger_batch_where_it_did_not_pay():
     assert f.bf16_unpaid_later == ("resnet50 · 8",)
 
 
+def test_freezing_names_a_larger_batch_where_it_did_not_pay():
+    batch_8 = [r if r["variant"] != "compile-freezing" else
+               _row("resnet50", 8, "compile-freezing", 100.0, first_s=30.0) for r in _resnet(8)]
+    f = findings.of(_doc(_resnet() + batch_8))
+    assert (f.freezing_paid, f.freezing_unpaid) == (("resnet50",), ())
+    assert f.freezing_unpaid_later == ("resnet50 · 8",)
+
+
 def test_compile_stands_against_the_fastest_runtime_at_its_own_precision():
     g = findings.of(_doc(_resnet())).group("resnet50", 1)
     fp32, bf16 = g.standing("fp32"), g.standing("bf16")

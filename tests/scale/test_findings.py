@@ -56,6 +56,10 @@ def test_per_strategy_the_fastest_compiled_variant_and_fsdp2_against_ddp():
     assert found.configurations == 7
     assert found.faults == ("m · fsdp2 · compiled",)
     assert found.learning.mismatched == ("m · fsdp2 · compiled",)
+    # compile paid where a compiled step beat eager; FSDP2 has none that learned the same
+    assert (found.compile_paid, found.compile_paid_count, found.compile_timed) == (
+        ("m · ddp",), 1, 1)
+    assert found.complete and not findings.of({**run([]), "complete": False}).complete
 
 
 def test_a_compiled_variant_with_no_graph_ran_eagerly():

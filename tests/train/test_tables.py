@@ -185,6 +185,9 @@ def test_each_command_s_rows_stand_in_a_block_opened_by_its_own_eager_row():
     shown = table_rows(tables.table({**doc, "rows": legacy}))
     assert shown[2][0] == label("m", 32, "command 2", "max-autotune-no-cudagraphs")
     assert shown[2][2] == "–"
+    # Nor a saving or a payback: both would rest on that eager row.
+    paid = {r[0]: r[1:] for r in table_rows(tables.payoff({**doc, "rows": legacy}))}
+    assert paid[label("m", 32, "max-autotune-no-cudagraphs")] == ["–", "–", "–"]
 
 
 def test_the_memory_table_counts_a_cuda_graph_s_pool_where_it_was_measured():
