@@ -161,6 +161,10 @@ class Cpu:
         return tuple(g.model for g in self.at(batch) for s in g.steps
                      if (s.frm, s.to) == (frm, to) and (s.verdict is Verdict.PAYS) is pays)
 
+    def unpaid_later(self, frm: str, to: str) -> tuple[str, ...]:
+        """"model · batch" for each batch past the first where the step did not pay."""
+        return tuple(f"{m} · {n}" for n in self.batches[1:] for m in self.paid(frm, to, n, False))
+
     def first_s(self, variant: str, batch: int = 1) -> Span | None:
         """The range of ``variant``'s seconds to its first answer across the models."""
         return _span(self.at(batch), variant, "first_s")
@@ -253,12 +257,10 @@ def _placed(f: Cpu) -> dict[str, Any]:
         batch=b, compile_x=f.speedups("compile", b), eager_bf16_x=f.speedups("eager-bf16", b),
         frozen_bf16_x=f.speedups("compile-freezing-bf16", b),
         freezing_paid=f.paid(*freezing, b), freezing_unpaid=f.paid(*freezing, b, False),
-        freezing_unpaid_later=tuple(f"{m} · {n}" for n in f.batches[1:]
-                                    for m in f.paid(*freezing, n, False)),
+        freezing_unpaid_later=f.unpaid_later(*freezing),
         bf16_step=f.step(*bf16, b), bf16_paid=f.paid(*bf16, b),
         bf16_unpaid=f.paid(*bf16, b, False),
-        bf16_unpaid_later=tuple(f"{m} · {n}" for n in f.batches[1:]
-                                for m in f.paid(*bf16, n, False)),
+        bf16_unpaid_later=f.unpaid_later(*bf16),
         bf16_errors=f.errors("compile-freezing-bf16"),
         recipe_first_s=f.first_s(bf16[1] if f.bf16_hardware else bf16[0]),
         onnxruntime_first_s=f.first_s("onnxruntime"), openvino_first_s=f.first_s("openvino"),

@@ -82,8 +82,11 @@ class Scale:
     shown: dict[str, int]  # how many rows each table shows (``SHOWN``)
     complete: bool  # False where the run's last command stopped before its end
     compile_paid: tuple[str, ...]  # "model · strategy" where the fastest compiled step beat eager
-    compile_paid_count: int  # how many ``compile_paid`` names
     compile_timed: int  # the model and strategy pairs with a compiled step to set against eager
+
+    @property
+    def compile_paid_count(self) -> int:
+        return len(self.compile_paid)
 
 
 def _timed(row: dict[str, Any]) -> bool:
@@ -144,9 +147,8 @@ def of(doc: dict[str, Any]) -> Scale:
             batch_norm=tuple(sorted({r["model"] for r in curves if r.get("batch_norm")}))),
         shown={name: len(rows_of(doc)) for name, rows_of in SHOWN.items()},
         complete=bool(doc.get("complete", True)),
-        compile_paid=(paid := tuple(f"{s.model} · {s.strategy}" for s in strategies
-                                    if s.speedup is not None and s.speedup > 1)),
-        compile_paid_count=len(paid),
+        compile_paid=tuple(f"{s.model} · {s.strategy}" for s in strategies
+                           if s.speedup is not None and s.speedup > 1),
         compile_timed=sum(s.speedup is not None for s in strategies))
 
 

@@ -195,9 +195,9 @@ def payoff(doc: dict[str, Any]) -> str:
     """Each compiled variant's extra first-step cost, saving per step, and payback."""
     rows, body = by_key(doc), []
     for (_, _, variant), row in rows.items():
-        eager = own_eager(doc, row)
         if variant == "eager":
             continue
+        eager = own_eager(doc, row)
         if not eager or not step_median(eager):  # its command's eager row not kept: its
             body.append([row_label(row), "–", "–", "–"])  # speedup's baseline is not shown
             continue
