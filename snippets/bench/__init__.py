@@ -132,14 +132,11 @@ def _compile_mode(g: _Group, mode: str) -> dict[str, Any] | None:
     except Exception as exc:  # one configuration's fault is its row's, the run goes on
         status, msg = rows.fault(exc)
         return new_row(g.name, g.bs, mode, status=status, message=msg, **g.common)
-    ok = err <= tol
+    status, message = rows.answer(err, tol)
     g.rows[mode] = new_row(g.name, g.bs, mode, compile_s=compile_s, rel_err=err,
                         **g.common, graphs_compiled=graphs,
                         recompiles=counts.graphs() - graphs, cudagraph_skips=counts.skips(),
-                        status="ok" if ok else "mismatch",
-                        message="" if ok else f"rel_err {err:.3g} above {tol}")
-    if mode == "eager-graphed":
-        g.rows[mode]["copies_input"] = True  # files recorded before copied nothing per call
+                        status=status, message=message)
     g.fns[mode] = run
     return None
 
@@ -198,7 +195,7 @@ def measure_group(
 ) -> Iterator[dict[str, Any]]:
     """All rows of one (model, batch size): eager first, then each compiled mode."""
     g = _prepare(cfg, name, factory, bs)
-    progress(f"{name} bs={bs}: eager reference, FLOPs and graph count")
+    progress(f"{name} bs={bs}: eager reference")
     _reference(g)
     for mode in cfg.modes:
         if mode != "eager":

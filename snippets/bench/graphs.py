@@ -42,7 +42,6 @@ class Split:
     compiled: float | None
     on_top: float | None
     verdict: Verdict
-    copies_input: bool = False  # the hand capture's timed calls copied their input in
 
 
 def _ms(row: dict[str, Any] | None) -> float | None:
@@ -69,8 +68,7 @@ def split(doc: dict[str, Any], names: tuple[str, str, str] = (HAND, BACKEND, COM
                    Verdict.NEITHER if max(speed[HAND], speed[COMPILED]) < ENOUGH else
                    Verdict.GRAPH if on_top < ENOUGH else Verdict.INDUCTOR)
         found.append(Split(model, batch, _ms(eager), speed[HAND], speed[BACKEND],
-                           speed[COMPILED], on_top, verdict,
-                           bool((rows[HAND] or {}).get("copies_input"))))
+                           speed[COMPILED], on_top, verdict))
     return found
 
 
@@ -163,11 +161,6 @@ class Graphs:
         """Whether the cudagraphs backend ran slower than the hand capture wherever both ran."""
         both = [s for s in self.splits if s.hand and s.backend]
         return bool(both) and all(s.backend < s.hand for s in both)
-
-    @property
-    def copies_input(self) -> bool:
-        """Whether every hand capture of the run copied its input in at each timed call."""
-        return all(s.copies_input for s in self.splits if s.hand)
 
 
 def of(doc: dict[str, Any]) -> Graphs:

@@ -39,17 +39,29 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 class BenchConfig:
     """Time eager against torch.compile, honestly.
 
-    Everything one run needs; None means "the default for the device" (``DEFAULTS``)."""
+    Everything one run needs; None means "the default for the device" (``DEFAULTS``).
+
+    Attributes:
+        modes: comma-separated from {choices}, or all; eager is always run: speedups are against it
+        dtype: the weights' and inputs' dtype; on CUDA fp32 matmuls run as TF32
+        channels_last: NHWC layout for 4-D inputs
+        host_gate: re-measure rounds timed while the host CPU ran slow (default: keep them, and
+            record the host's speed beside each round)
+        crosscheck: time every variant again with torch.utils.benchmark.Timer and a plain wall
+            clock, beside the harness's own timing
+        cold_compile: compile each mode with an empty Inductor cache, so compile_s is what a new
+            machine pays
+        cudnn_benchmark: let cuDNN time its algorithms for each convolution shape
+        tf32: let fp32 matmuls and convolutions run as TF32 on the tensor cores (float32 matmul
+            precision high, cuDNN TF32), or keep them in full fp32
+    """
 
     models: tuple[str, ...] = models.names(("resnet50", "transformer"))
     batch_sizes: tuple[int, ...] | None = config.option(None, positive=True)
     modes: tuple[str, ...] | None = config.option(None, choices=VARIANTS, what="mode",
                                                   every=True)
-    """comma-separated from {choices}, or all; eager is always run: speedups are against it"""
     dtype: str | None = config.option(None, choices=tuple(DTYPES))
-    """the weights' and inputs' dtype; on CUDA fp32 matmuls run as TF32"""
     channels_last: bool = False
-    """NHWC layout for 4-D inputs"""
     device: str = "auto"
     rounds: int | None = config.option(None, positive=True)
     warm_rounds: int | None = config.option(None, positive=True, zero=True)
@@ -57,23 +69,15 @@ class BenchConfig:
     warmup: int = 3  # calls of each variant after compile, before any timing
     # measure.HostGate. Off by default: on the GPU host the slow spells outlasted the budget.
     host_gate: bool = False
-    """re-measure rounds timed while the host CPU ran slow (default: keep them, and record the
-    host's speed beside each round)"""
     backends: backends.BackendSettings | None = None  # TF32, cuDNN autotuner: set for the run
     crosscheck: bool = False  # bench.crosscheck: timers that share nothing with the harness
-    """time every variant again with torch.utils.benchmark.Timer and a plain wall clock, beside
-    the harness's own timing"""
     cold_compile: bool = False
-    """compile each mode with an empty Inductor cache, so compile_s is what a new machine pays"""
     # The two switches go on top of the device's other backend settings (``resolve``), where
     # they then live: None is the device's own. A cached choice (cuDNN's plan per convolution
     # shape) is made once per process: measure a switch like this in separate processes, one
     # per setting, not both ways in one.
     cudnn_benchmark: bool | None = None
-    """let cuDNN time its algorithms for each convolution shape"""
     tf32: bool | None = None
-    """let fp32 matmuls and convolutions run as TF32 on the tensor cores (float32 matmul
-    precision high, cuDNN TF32), or keep them in full fp32"""
     factories: tuple[tuple[str, models.Factory], ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:

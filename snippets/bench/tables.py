@@ -192,8 +192,8 @@ def compare_page(doc: dict[str, Any], other: dict[str, Any]) -> str:
     spans: dict[str, list[float]] = {}
     for bound, ratio in ratios(doc, other):  # the ratio's range per kind of bound
         spans.setdefault(bound, []).append(ratio)
-    summary = "\n".join(f"- bound by {bound}: this/recorded from {min(v):.2f} to {max(v):.2f}"
-                        for bound, v in spans.items())
+    summary = render.markdown_table(("Bound by", "This ÷ recorded, lowest", "Highest"), [
+        (bound, f"{min(v):.2f}", f"{max(v):.2f}") for bound, v in spans.items()], align="lrr")
     return (f"{compare_title(doc, other)}:\n\n"
             + columns.markdown(pairs, KEY, AGAINST) + "\n\n"
             + render.details("Median latencies: This, Recorded",

@@ -72,6 +72,11 @@ BLOCK_TIMING: dict[str, dict[str, Any]] = {
 }
 
 
+def cold_cache_setting(per: str) -> str:
+    """How a run's settings record that each ``per`` (strategy, rung) compiled from empty."""
+    return f"empty per {per} (core.backends.cold_cache)"
+
+
 @contextlib.contextmanager
 def cold_cache(*, reset: bool = True) -> Iterator[None]:
     """An empty compile cache for the block, so a compile is the cold one a new process pays:

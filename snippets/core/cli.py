@@ -13,7 +13,7 @@ from typing import Any, NoReturn, TypeVar
 
 import torch
 
-from snippets.core import models, results
+from snippets.core import config, models, results
 
 T = TypeVar("T")
 USAGE_EXIT = 2
@@ -53,8 +53,8 @@ def whole(text: str) -> int:
 
 def positive_int(text: str) -> int:
     value = whole(text)
-    if value <= 0:
-        raise ValueError(f"{value} is not a positive number")
+    if (message := config.wrong(config.Rule(positive=True), value, False)) is not None:
+        raise ValueError(message)
     return value
 
 

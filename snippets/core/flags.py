@@ -1,22 +1,22 @@
-"""A tool's flags, generated from its frozen config: a field with an attribute docstring (its
-help, read as tyro reads it) or in ``COMMON`` is a flag. A tuple reads comma-separated, a bool is
+"""A tool's flags, generated from its frozen config: a field named in the ``Attributes:`` section
+of its docstring (its help) or in ``COMMON`` is a flag. A tuple reads comma-separated, a bool is
 ``--x`` (``--x/--no-x`` where True); a rule's ``flag`` renames it, and a name without a dash is
 a positional argument taking the words left. ``tuple[T, T]`` is a flag of two."""
 
 from __future__ import annotations
 
 import argparse
-import ast
 import dataclasses
 import functools
 import inspect
-import textwrap
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from snippets.core import cli, config
 
+ENTRY = re.compile(r"^    (\w+): (.*)$")  # a field's first line in ``Attributes:``
 COMMON = {
     "device": "auto (CUDA first), cpu, cuda[:N]",
     "models": "built-in models, comma-separated: {choices}",
@@ -28,14 +28,19 @@ COMMON = {
 
 @functools.cache
 def docstrings(cls: type) -> dict[str, str]:
-    """Each field's attribute docstring, whitespace folded: ``{"rounds": "timing rounds"}``."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
-    body = tree.body[0].body  # type: ignore[attr-defined]
-    return {node.target.id: " ".join(after.value.value.split())
-            for node, after in zip(body, body[1:], strict=False)
-            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
-            and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
-            and isinstance(after.value.value, str)}
+    """Each field's help from the ``Attributes:`` section of the config's docstring (Google
+    style), whitespace folded: ``{"rounds": "timing rounds"}``. The docstring, not the source, so
+    a tool installed without its ``.py`` files keeps its flags."""
+    _, _, section = (inspect.getdoc(cls) or "").partition("\nAttributes:\n")
+    out: dict[str, str] = {}
+    for line in section.splitlines():
+        if entry := ENTRY.match(line):
+            name, out[entry[1]] = entry[1], entry[2]
+        elif line.startswith(" " * 8) and out:
+            out[name] += " " + line.strip()
+        else:
+            break
+    return out
 
 
 def about(cls: type) -> str:

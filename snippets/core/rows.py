@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -106,6 +107,15 @@ def finish(row: dict[str, Any], m: measure.Measurement, *, calls: int | None,
     if row["status"] == Status.OK.value and m.noisy:
         row["status"], row["message"] = Status.NOISY.value, noisy_message(m)
     return row
+
+
+def answer(err: float, tol: float) -> tuple[str, str]:
+    """(status, message) of an answer ``err`` away from eager's (relative error, NaN where the
+    shapes differ or a value is not finite): ok within ``tol``, else a mismatch."""
+    if err <= tol:
+        return Status.OK.value, ""
+    wrong = f"rel_err {err:.3g} above {tol}" if math.isfinite(err) else "wrong shape or not finite"
+    return Status.MISMATCH.value, wrong
 
 
 def fault(exc: BaseException) -> tuple[str, str]:

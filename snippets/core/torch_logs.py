@@ -6,7 +6,9 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 # "V1130 10:16:43.245000 5484 torch/_dynamo/symbolic_convert.py:5368] [0/0] [__graph_breaks] "
@@ -19,6 +21,17 @@ _REPO = re.compile(r"[^\s\"'`]*?" + re.escape(ROOT.name) + r"/(?=(?:snippets|tes
 def clean_path(text: str) -> str:
     """Paths as a reader can follow them: repository-relative, or from the installed package."""
     return _REPO.sub("", _SITE.sub("", text.replace(f"{ROOT}{os.sep}", "")))
+
+
+def call(fn: Callable[..., Any], *args: Any) -> str:
+    """Python code that imports ``fn`` and calls it with ``args`` (each its ``repr``), for a
+    child's ``python -c``: named from the function, so a rename fails here and not in the child."""
+    return f"from {fn.__module__} import {fn.__name__}; {fn.__name__}({', '.join(map(repr, args))})"
+
+
+def command(logs: str, code: str) -> str:
+    """The shell line a reader types to see ``TORCH_LOGS=logs`` of ``code``."""
+    return f'TORCH_LOGS="{logs}" python -c "{code}"'
 
 
 def start_logged(logs: str, code: str, *,

@@ -69,31 +69,35 @@ class CpuConfig:
 
     One run on the CPU. Each (model, batch, variant) is a process of its own: on two cores one
     takes from several seconds (eager) to well over a minute (ViT-B/16 compiled at batch 8),
-    a cold compile most of it."""
+    a cold compile most of it.
+
+    Attributes:
+        models: comma-separated from {choices}, or all (bert_base and vit_b16: the zoo extra)
+        runtimes: from {choices}, or all; eager fp32 always runs, as every row is read against it
+        precisions: from {choices} (auto: what the runtime picks for this CPU, OpenVINO's default),
+            or all
+        rounds: timing rounds of each variant, one sample each
+        sample_ms: the least time one timed sample lasts, in calls back to back
+        profile_calls: calls profiled after the timed ones, in each variant's own profiler (0: none)
+        timeout_s: the most one variant's process may take
+    """
 
     # The flag takes these; code may pass a pkg.module:factory too (the tests' tiny models).
     models: tuple[str, ...] = config.option(MODELS, choices=MODELS, what="model", every=True,
                                             flag_only=True)
-    """comma-separated from {choices}, or all (bert_base and vit_b16: the zoo extra)"""
     batch_sizes: tuple[int, ...] = config.option((1, 8), positive=True)
     runtimes: tuple[str, ...] = config.option(RUNTIMES, choices=RUNTIMES, what="runtime",
                                               every=True)
-    """from {choices}, or all; eager fp32 always runs, as every row is read against it"""
     precisions: tuple[str, ...] = config.option(PRECISIONS, choices=PRECISIONS,
                                                 what="precision", every=True)
-    """from {choices} (auto: what the runtime picks for this CPU, OpenVINO's default), or all"""
     # Three rounds: a process's fixed costs (torch's import, the model, the compile or export)
     # are most of its time on two cores, and a ViT-B/16 call at batch 8 takes seconds there.
     # The default run (64 processes) took half an hour at five rounds on a shared 2-core CPU;
     # three save a few minutes of it.
     rounds: int = config.option(3, positive=True)
-    """timing rounds of each variant, one sample each"""
     sample_ms: float = config.option(100.0, positive=True)
-    """the least time one timed sample lasts, in calls back to back"""
     profile_calls: int = config.option(2, positive=True, zero=True)
-    """calls profiled after the timed ones, in each variant's own profiler (0: none)"""
     timeout_s: float = config.option(900.0, positive=True)
-    """the most one variant's process may take"""
 
     def __post_init__(self) -> None:
         config.check(self)

@@ -15,7 +15,7 @@ import torch
 from snippets import cpu
 from snippets.core import cli, examples, measure, models, process
 from snippets.core import profile as profiler
-from snippets.core.rows import fault, finish
+from snippets.core.rows import answer, fault, finish
 from snippets.cpu import recipes
 
 PROG = "python -m snippets.cpu.child"
@@ -136,10 +136,9 @@ def run(args: Any) -> dict[str, Any]:
     del fn, info, model
     err = examples.relative_error(first, reference(args, v, first))
     rec["rel_err"] = err if math.isfinite(err) else None
-    if not err <= cpu.TOLERANCE.get(precision, cpu.TOLERANCE["bf16"]):
-        rec["status"] = "mismatch"
-        rec["message"] = (f"rel_err {err:.3g} above tolerance" if math.isfinite(err)
-                          else "wrong shape or not finite")
+    status, message = answer(err, cpu.TOLERANCE.get(precision, cpu.TOLERANCE["bf16"]))
+    if message:
+        rec["status"], rec["message"] = status, message
     return finish(rec, timed["call"], calls=timed.calls["call"], rate=False)
 
 

@@ -58,8 +58,7 @@ def demo_compile() -> None:
 # --8<-- [end:demos]
 
 
-DEMOS = {"shapes": "from snippets import debug; debug.demo_shapes()",
-         "compile": "from snippets import debug; debug.demo_compile()"}
+DEMOS = {"shapes": torch_logs.call(demo_shapes), "compile": torch_logs.call(demo_compile)}
 # What each log shows of its demo: the lines that answer its question, not its whole dump.
 LOGS = {
     # The guards on the input tensor (its size, dtype, device), and the one that replaced them
@@ -75,7 +74,7 @@ STARTS = {"output_code": r"= async_compile\."}
 
 
 def command(logs: str) -> str:
-    return f'TORCH_LOGS="{logs}" python -c "{DEMOS[LOGS[logs][0]]}"'
+    return torch_logs.command(logs, DEMOS[LOGS[logs][0]])
 
 
 @functools.lru_cache(maxsize=4)

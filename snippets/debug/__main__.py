@@ -12,11 +12,14 @@ PROG = "python -m snippets.debug"
 
 @dataclass(frozen=True)
 class Runs:
-    """The debugging page's recorded run (its one field is the switch, always given)."""
+    """The debugging page's recorded run (its one field is the switch, always given).
+
+    Attributes:
+        minify: plant a wrong-answer bug in Inductor, let the accuracy minifier find it, and record
+            what it found (minutes on a CPU)
+    """
 
     minify: bool = False
-    """plant a wrong-answer bug in Inductor, let the accuracy minifier find it, and record what
-    it found (minutes on a CPU)"""
 
 
 def parser() -> cli.Parser:

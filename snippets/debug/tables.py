@@ -81,7 +81,7 @@ def minifier(doc: dict[str, Any]) -> str:
     found = render.markdown_table(("Step", "Result", "Seconds"), [
         ("Compile with the check on", row["error"] or "no mismatch found",
          render.num(row["detect_s"], ".0f")),
-        ("Minify", f"{row['nodes_before']} graph nodes down to {row['nodes_after']}, in "
+        ("Minify", f"{row['nodes_before']} → {row['nodes_after']} graph nodes, "
                    f"{row['queries']} trial compiles", render.num(row["minify_s"], ".0f")),
     ], align="llr")
     return f"{found}\n\n```python\n{textwrap.dedent(row['repro_forward'])}\n```"

@@ -158,7 +158,7 @@ def section(s: Section, schedule: tuple[int, ...]) -> Block:
                   _ratio(m.speedup.value, m.speedup.iqr) if m.speedup else "–",
                   render.num(m.break_even_calls, ".0f"), m.message or "–") for m in s.found)
     return Block(title, ("mode", "status", "first call s, empty cache", "warm cache",
-                         "ms per call", "speedup", "calls to break even", "note"), rows,
+                         "ms per call", "speedup", SAY["calls"], "note"), rows,
                  tuple(notes))
 
 

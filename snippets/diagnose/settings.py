@@ -48,20 +48,23 @@ def parse_shapes(text: str) -> tuple[int, ...]:
 
 @dataclass(frozen=True, kw_only=True)
 class DiagnoseConfig:
-    """Graph breaks, recompiles and modes of your model, and what to do."""
+    """Graph breaks, recompiles and modes of your model, and what to do.
+
+    Attributes:
+        shapes: the batch sizes of successive calls, as batch=N,N,...
+        budget_s: seconds the whole diagnosis may take; phases skip what does not fit
+        matmul_precision: fp32 matmul precision the command runs the model at ("high": TF32 on
+            CUDA); a factory that sets its own wins
+    """
 
     device: str = "auto"
     # Repeats, growth and shrinking of the leading dimension: enough calls to see whether the
     # second size recompiles and whether the compiler then generalizes.
     shapes: str = "batch=4,4,8,2,16,8"
-    """the batch sizes of successive calls, as batch=N,N,..."""
     budget_s: float = config.option(180.0, positive=True, unit=" s")
-    """seconds the whole diagnosis may take; phases skip what does not fit"""
     rounds: int | None = None
     sample_ms: float | None = None
     matmul_precision: str | None = config.option(None, choices=PRECISIONS)
-    """fp32 matmul precision the command runs the model at ("high": TF32 on CUDA); a factory
-    that sets its own wins"""
 
     def __post_init__(self) -> None:
         config.check(self)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 
-from snippets.core import cli, flags, process, results, stamps
+from snippets.core import cli, flags, recording, results, stamps
 from snippets.dynamic import producer, tables
 
 PROG = "python -m snippets.dynamic"
@@ -34,32 +35,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     cfg = flags.build(PROG, producer.DynamicConfig, args)
     cli.check_output(PROG, args.output)
-    doc: dict = {}
 
-    def save(current: dict) -> None:
-        interrupt.check()  # between strategies: a Ctrl-C that torch swallowed stops here
-        doc.update(current)
+    def produce(progress: Callable[[str], None], on_row: Callable[[dict], None]) -> dict:
+        def row(doc: dict) -> None:
+            on_row(doc)  # written first, then a Ctrl-C that torch swallowed stops the run here
+            progress(f"{len(doc['rows'])} of {len(cfg.strategies)} strategies")
+        return producer.produce(cfg, commit=cli.commit_from_env(), on_row=row)
+
+    def write(doc: dict) -> None:
         if args.output:
-            results.write_atomic(args.output, current)
+            results.write_atomic(args.output, doc)
 
-    def stopped() -> int:
-        interrupt.settle()
-        if doc.get("rows"):
-            _print(doc, args.format)
-        print(f"interrupted: {len(doc.get('rows', []))} finished rows kept", file=sys.stderr)
-        return interrupt.exit_code
+    return recording.run_rows(PROG, produce, lambda doc: _print(doc, args.format), write=write,
+                              output=args.output)
 
-    interrupt = process.Interrupt(last_words=stopped)
-    try:
-        with interrupt.installed():
-            doc["complete"] = False
-            save(producer.produce(cfg, commit=cli.commit_from_env(), on_row=save))
-    except KeyboardInterrupt:
-        pass  # every finished row is already on disk: show them and stop, below
-    if interrupt.seen:
-        return stopped()
-    _print(doc, args.format)
-    return 0
 
 if __name__ == "__main__":
     raise SystemExit(main())

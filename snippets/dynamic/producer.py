@@ -19,17 +19,20 @@ from snippets.dynamic import (BUCKETS, KIND, SCHEDULE, SIZES, STRATEGIES, Size, 
 
 @dataclass(frozen=True, kw_only=True)
 class DynamicConfig:
-    """Recompiles and their stalls as input shapes change."""
+    """Recompiles and their stalls as input shapes change.
+
+    Attributes:
+        strategies: comma-separated from {choices} (default: all)
+        backend: eager: count recompiles in seconds, without compiling kernels
+        size: the encoder's width and the shape its kernels are timed at: small (compile does not
+            pay), large (it does)
+    """
 
     device: str = "auto"
     strategies: tuple[str, ...] = config.option(tuple(STRATEGIES), choices=tuple(STRATEGIES),
                                                 what="strategy")
-    """comma-separated from {choices} (default: all)"""
     backend: str = config.option("inductor", choices=("inductor", "eager"))
-    """eager: count recompiles in seconds, without compiling kernels"""
     size: str = config.option("small", choices=tuple(SIZES))
-    """the encoder's width and the shape its kernels are timed at: small (compile does not pay),
-    large (it does)"""
     rounds: int | None = None  # steady-state timing rounds
     sample_ms: float | None = None
     backends: backends.BackendSettings | None = None
@@ -49,7 +52,7 @@ class DynamicConfig:
                 "steady_shape": list(self.dims.steady),
                 "schedule": [list(s) for s in SCHEDULE], "buckets": BUCKETS, "dtype": "fp32",
                 "backend": self.backend, "fx_graph_cache": False,
-                "inductor_cache": "empty per strategy (core.backends.cold_cache)",
+                "inductor_cache": backends.cold_cache_setting("strategy"),
                 "limit_name": recompile_limit_name(), "limit": recompile_limit(),
                 "rounds": self.rounds, "sample_ms": self.sample_ms, "grad": False,
                 "backends": self.backends.as_dict(), "tf32": self.backends.tf32}

@@ -22,8 +22,8 @@ def demo_recompiles() -> None:
 # --8<-- [end:log_demo]
 
 
-DEMO = "from snippets.dynamic import recompiles; recompiles.demo_recompiles()"
-LOG_COMMAND = f'TORCH_LOGS="recompiles" python -c "{DEMO}"'
+DEMO = torch_logs.call(demo_recompiles)
+LOG_COMMAND = torch_logs.command("recompiles", DEMO)
 
 
 def recompile_log() -> str:

@@ -12,20 +12,21 @@ def _shapes(row: dict[str, Any]) -> str:
     return " ".join(f"{b}×{s}" for b, s in row["compiled_at"]) or "–"
 
 
+SHAPES, EAGER_AFTER = "Compiled at (batch×seq)", "New shapes run eager"
+
+
 def counts(doc: dict[str, Any]) -> str:
     """Compiles per strategy, counted with Dynamo alone."""
-    head = ("Strategy", "Compiles", "Compiled at (batch×seq)", "New shapes run eager")
+    head = ("Strategy", "Compiles", SHAPES, EAGER_AFTER)
     table = render.markdown_table(head, ((r["strategy"], r["compiles"], _shapes(r),
                                           r["eager_after_limit"]) for r in doc["rows"]),
                                   align="lrlr")
-    return table + (f"\n\nRecompile limit: `torch._dynamo.config.{doc['limit_name']}`"
-                    f" = {doc['limit']} on this torch.")
+    return table + f"\n\n`torch._dynamo.config.{doc['limit_name']} = {doc['limit']}`"
 
 
 def stalls(doc: dict[str, Any]) -> str:
     """Compiles and the stalls they cost per strategy; the errors met in a table of their own."""
-    head = ("Strategy", "Compiles", "Stall total s", "Worst stall s", "New shapes run eager",
-            "Compiled at (batch×seq)")
+    head = ("Strategy", "Compiles", "Stall total s", "Worst stall s", EAGER_AFTER, SHAPES)
     table = render.markdown_table(head, (
         (r["strategy"], r["compiles"], f"{r['stall_total_ms'] / 1e3:.2f}",
          f"{r['stall_max_ms'] / 1e3:.2f}", r["eager_after_limit"], _shapes(r))

@@ -21,12 +21,15 @@ class Runs:
     """Graphs, graph breaks and their reasons.
 
     One field per measurement of the page, its docstring the help of its switch; the other
-    choice is a user's factory, explained."""
+    choice is a user's factory, explained.
+
+    Attributes:
+        latency: time every broken example and its fixes, eager and compiled
+        fastpath: time the transformer with and without its fused fast path
+    """
 
     latency: bool = False
-    """time every broken example and its fixes, eager and compiled"""
     fastpath: bool = False
-    """time the transformer with and without its fused fast path"""
 
 
 def parser() -> cli.Parser:

@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 from snippets.core import torch_logs
-from snippets.explain import corpus, explain_quietly, kinds
+from snippets.explain import corpus, explain_quietly, kinds, records
 
 KIND = kinds.AGREEMENT.name
 _MARK = "@@case "
@@ -47,14 +47,14 @@ def _lines_of(block: str, source: str) -> set[int]:
     """The corpus lines a case's log names: each record's "in user code at" line, or where that
     is inside torch (or a record has no such header) the last corpus frame of its traceback."""
     found: set[int] = set()
-    records = re.split(r"(?=^\S*Graph break)", block, flags=re.M)
-    for record in records:
+    blocks = re.split(r"(?=^\S*Graph break)", block, flags=re.M)
+    for record in blocks:
         lines = record.splitlines()
         header = _HEADER.search(lines[0]) if lines else None
         if header and _same_file(header["file"], source):
             found.add(int(header["line"]))
             continue
-        stack = record.split("Traceback (most recent call last)")[0]
+        stack = record.split(records.TRACEBACK)[0]
         frames = [int(m["line"]) for m in _FRAME.finditer(stack)
                   if _same_file(m["file"], source)]
         if frames and "Graph break" in record:
@@ -68,9 +68,7 @@ def _same_file(file: str, source: str) -> bool:
 
 def start_logging(names: list[str], module: str = corpus.__name__) -> subprocess.Popen[str]:
     """A child Python that runs the cases with ``TORCH_LOGS=graph_breaks``."""
-    code = ("from snippets.explain import agreement; "
-            f"agreement.run_for_the_log({names!r}, {module!r})")
-    return torch_logs.start_logged("graph_breaks", code)
+    return torch_logs.start_logged("graph_breaks", torch_logs.call(run_for_the_log, names, module))
 
 
 def logged_lines(child: subprocess.Popen[str], names: list[str],

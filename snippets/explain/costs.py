@@ -43,18 +43,22 @@ DEFAULTS = backends.BLOCK_TIMING
 
 @dataclass(frozen=True, kw_only=True)
 class CostConfig:
+    """What a call costs eager and compiled, at one size of work.
+
+    Attributes:
+        size: rows through each block a call: small is microseconds of work, large a 67 MB hidden
+            activation
+        mode: torch.compile's mode for the compiled side: {choices} (CUDA only)
+        profile: profile each variant after timing it, eager and compiled: kernels, device time and
+            launches a call
+    """
     device: str = "auto"
     size: str = config.option("small", choices=tuple(SIZES))
-    """rows through each block a call: small is microseconds of work, large a 67 MB hidden
-    activation"""
     mode: str = config.option("default", choices=MODES)
-    """torch.compile's mode for the compiled side: {choices} (CUDA only)"""
     rounds: int | None = config.option(None, positive=True)
     sample_ms: float | None = None
     backends: backends.BackendSettings | None = None
     profile: bool = False
-    """profile each variant after timing it, eager and compiled: kernels, device time and
-    launches a call"""
     profile_calls: int = 20  # calls profiled: a block is a handful of kernels, each recurs 20 times
 
     def __post_init__(self) -> None:

@@ -23,8 +23,8 @@ def demo_graph_breaks() -> None:
 # --8<-- [end:logs_demo]
 
 
-DEMO = "from snippets.explain import logs; logs.demo_graph_breaks()"
-LOGS_COMMAND = f'TORCH_LOGS="graph_breaks" python -c "{DEMO}"'
+DEMO = torch_logs.call(demo_graph_breaks)
+LOGS_COMMAND = torch_logs.command("graph_breaks", DEMO)
 
 
 def graph_break_log() -> str:

@@ -33,6 +33,7 @@ _HEADER = re.compile(r"Graph break (?:\(user stack suppressed[^)]*\) )?in user c
                      r"(?P<file>.+?):(?P<line>\d+)\s*$", re.M)
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<name>\S+)', re.M)
 _REASON = re.compile(r"^(?:Graph Break )?Reason: ?", re.M)
+TRACEBACK = "Traceback (most recent call last)"  # where Python's own traceback starts
 _SKIP = re.compile(r"^Graph break:? (?:skip:|torch\.compile cannot properly resume)", re.M)
 
 
@@ -87,7 +88,7 @@ def parse(message: str) -> Record | None:
     if _SKIP.search(message):
         # The stack ends at the break; what follows it (Python's own traceback of the exception
         # that carried the break) starts with "Traceback" and is not the user's code.
-        stack_text, _, exc_text = message.partition("Traceback (most recent call last)")
+        stack_text, _, exc_text = message.partition(TRACEBACK)
         stack = _frames(stack_text)
         if stack:
             last = exc_text.strip().splitlines()[-1:] or [""]

@@ -48,25 +48,28 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 @dataclass(frozen=True, kw_only=True)
 class GenerateConfig:
     """A decoder's prefill and decode, eager against torch.compile's modes, against the
-    device's measured bandwidth and matmul rate."""
+    device's measured bandwidth and matmul rate.
+
+    Attributes:
+        size: decoder size: {choices}
+        phases: comma-separated from {choices}
+        variants: comma-separated from {choices}, or all
+        dtype: weights, activations and cache
+        prompt: prompt length in tokens
+        cache: KV-cache length in positions: at least the prompt plus --steps
+        steps: greedy tokens each compiled variant generates to compare with eager's
+    """
 
     device: str = "auto"
     size: str | None = config.option(None, choices=tuple(model.SIZES), what="size")
-    """decoder size: {choices}"""
     batch_sizes: tuple[int, ...] | None = config.option(None, positive=True)
     phases: tuple[str, ...] = config.option(PHASES, choices=PHASES, what="phase")
-    """comma-separated from {choices}"""
     variants: tuple[str, ...] | None = config.option(None, choices=VARIANTS, what="variant",
                                                      every=True)
-    """comma-separated from {choices}, or all"""
     dtype: str | None = config.option(None, choices=tuple(DTYPES))
-    """weights, activations and cache"""
     prompt: int | None = config.option(None, positive=True)
-    """prompt length in tokens"""
     cache: int | None = config.option(None, positive=True)
-    """KV-cache length in positions: at least the prompt plus --steps"""
     steps: int | None = config.option(None, positive=True)
-    """greedy tokens each compiled variant generates to compare with eager's"""
     rounds: int | None = None
     sample_ms: float | None = None
     backends: backends.BackendSettings | None = None

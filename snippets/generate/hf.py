@@ -13,11 +13,11 @@ import torch
 
 from snippets.core import config, measure, recording, results, rows
 from snippets.generate import DTYPES, command, fields, kinds, model, tables
+from snippets.generate.hf_findings import COMPILED, DYNAMIC, STATIC
 
 PROG = "python -m snippets.generate.hf"
 KIND = kinds.HF.name
-VARIANTS = ("hf dynamic cache", "hf static cache", "hf static cache, compiled",
-            "decoder eager", "decoder reduce-overhead")
+VARIANTS = (DYNAMIC, STATIC, COMPILED, "decoder eager", "decoder reduce-overhead")
 
 DEFAULTS: dict[str, dict[str, Any]] = {
     "cuda": {"size": "1b", "dtype": "bf16", "prompt": 128, "short": 16, "long": 80,
@@ -30,21 +30,24 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 @dataclass(frozen=True, kw_only=True)
 class HFConfig:
     """transformers' Llama generate, dynamic and static cache, eager and compiled, beside
-    this package's decoder of the same shape."""
+    this package's decoder of the same shape.
+
+    Attributes:
+        size: decoder size: {choices}
+        batch: sequences generated at once
+        dtype: weights, activations and cache
+        prompt: prompt length in tokens
+        short: new tokens of the short generation
+        long: new tokens of the long one: the difference is what a token costs
+    """
 
     device: str = "auto"
     size: str | None = config.option(None, choices=tuple(model.SIZES), what="size")
-    """decoder size: {choices}"""
     batch: int = config.option(1, positive=True)
-    """sequences generated at once"""
     dtype: str | None = config.option(None, choices=tuple(DTYPES))
-    """weights, activations and cache"""
     prompt: int | None = config.option(None, positive=True)
-    """prompt length in tokens"""
     short: int | None = config.option(None, positive=True)
-    """new tokens of the short generation"""
     long: int | None = config.option(None, positive=True)
-    """new tokens of the long one: the difference is what a token costs"""
     rounds: int | None = None
 
     def __post_init__(self) -> None:
@@ -95,14 +98,13 @@ def ways(cfg: HFConfig, prompt: torch.Tensor) -> dict[str, Callable[[int], torch
     dec.setup_cache(cfg.batch, cfg.prompt + cfg.long)
     # generate compiles the forward unless told not to, only with a static cache on an
     # accelerator: transformers' generation/utils.py, _valid_auto_compile_criteria.
-    out = {"hf dynamic cache": lambda n: hf.generate(
+    out = {DYNAMIC: lambda n: hf.generate(
                prompt, max_new_tokens=n, min_new_tokens=n, do_sample=False,
                disable_compile=True)[:, prompt.size(1):],
-           "hf static cache": lambda n: generate_static(hf, prompt, n, disable_compile=True),
+           STATIC: lambda n: generate_static(hf, prompt, n, disable_compile=True),
            "decoder eager": lambda n: model.generate(dec, prompt, n)}
     if torch.device(cfg.device).type == "cuda":
-        out["hf static cache, compiled"] = lambda n: generate_static(hf, prompt, n,
-                                                                     disable_compile=False)
+        out[COMPILED] = lambda n: generate_static(hf, prompt, n, disable_compile=False)
         step = model.compile_step()
         out["decoder reduce-overhead"] = lambda n: model.generate(dec, prompt, n, step=step)
     return out

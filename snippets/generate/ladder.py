@@ -38,24 +38,27 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 @dataclass(frozen=True, kw_only=True)
 class LadderConfig:
     """The decode ladder: one change per rung, every rung timed in the same rounds against
-    the copy bandwidth."""
+    the copy bandwidth.
+
+    Attributes:
+        size: decoder size: {choices}
+        batch: sequences decoded together
+        rungs: comma-separated from {choices}, or all; eager always runs (default: all)
+        prompt: prompt length; the step is timed at the position after it
+        cache: cache length in positions, at least the prompt plus --steps
+        steps: greedy tokens each rung generates, compared with eager's
+        profile: profile the fastest compiled rung: kernels per token, idle share, top kernels
+    """
 
     device: str = "auto"
     size: str | None = config.option(None, choices=tuple(M.SIZES), what="size")
-    """decoder size: {choices}"""
     batch: int = config.option(1, positive=True)
-    """sequences decoded together"""
     rungs: tuple[str, ...] = config.option(RUNGS, choices=RUNGS, what="rung", every=True)
-    """comma-separated from {choices}, or all; eager always runs (default: all)"""
     rounds: int | None = config.option(None, positive=True)
     prompt: int | None = config.option(None, positive=True)
-    """prompt length; the step is timed at the position after it"""
     cache: int | None = config.option(None, positive=True)
-    """cache length in positions, at least the prompt plus --steps"""
     steps: int | None = config.option(None, positive=True)
-    """greedy tokens each rung generates, compared with eager's"""
     profile: bool = False
-    """profile the fastest compiled rung: kernels per token, idle share, top kernels"""
     dtype: str | None = config.option(None, choices=tuple(DTYPES))
     sample_ms: float | None = None
     profile_calls: int = 20  # decode steps profiled: enough for every kernel to recur
@@ -71,7 +74,7 @@ class LadderConfig:
         return {**{k: v for k, v in asdict(self).items() if k != "device"},
                 "rungs": list(self.rungs), "position": self.prompt,
                 "recompile_limit": runs.RECOMPILE_LIMIT, "fx_graph_cache": False,
-                "inductor_cache": "empty per rung (core.backends.cold_cache)",
+                "inductor_cache": backends.cold_cache_setting("rung"),
                 "backends": backends.DEFAULT[config.device_type(self.device)].as_dict(),
                 "dynamic": "False for the whole step (fullgraph rungs), default for compile"}
 

@@ -34,32 +34,36 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 @dataclass(frozen=True, kw_only=True)
 class LoopConfig:
     """N tokens end to end, the gpt-fast loop beside a naive one and the step alone, for
-    bf16 and int8 weights in the same rounds."""
+    bf16 and int8 weights in the same rounds.
+
+    Attributes:
+        size: decoder size: {choices}
+        batch: sequences generated together
+        tokens: tokens each loop generates: the prompt's, then tokens - 1 decode steps
+        weights: comma-separated from {choices}, or all: dense in the run's dtype; int8 the
+            package's int8 layer, the head kept; int8-head the head int8 too; torchao its
+            Int8WeightOnlyConfig, as is or unwrapped before the compile; int4 the package's int4
+            layer (tinygemm), the head kept
+        ways: comma-separated from {choices}, or all (default: all)
+        rung: the ladder's rung every weights is compiled as
+        compile_prefill: compile the prompt's forward too (fullgraph, one static shape); off: eager
+        profile: profile each weights' step: kernels per step, idle share, top kernels
+        prompt: prompt length; the step is timed at the position after it
+        cache: cache length in positions, at least the prompt plus --tokens
+    """
 
     device: str = "auto"
     size: str | None = config.option(None, choices=tuple(M.SIZES), what="size")
-    """decoder size: {choices}"""
     batch: int = config.option(1, positive=True)
-    """sequences generated together"""
     tokens: int | None = config.option(None, positive=True)
-    """tokens each loop generates: the prompt's, then tokens - 1 decode steps"""
     weights: tuple[str, ...] | None = config.option(None, choices=WEIGHTS, what="weights",
                                                     every=True)
-    """comma-separated from {choices}, or all: dense in the run's dtype; int8 the package's int8
-    layer, the head kept; int8-head the head int8 too; torchao its Int8WeightOnlyConfig, as is or
-    unwrapped before the compile; int4 the package's int4 layer (tinygemm), the head kept"""
     ways: tuple[str, ...] = config.option(WAYS, choices=WAYS, what="way", every=True)
-    """comma-separated from {choices}, or all (default: all)"""
     rung: str = config.option("coordinate-descent", choices=WHOLE_STEP)
-    """the ladder's rung every weights is compiled as"""
     compile_prefill: bool = False
-    """compile the prompt's forward too (fullgraph, one static shape); off: eager"""
     profile: bool = False
-    """profile each weights' step: kernels per step, idle share, top kernels"""
     prompt: int | None = config.option(None, positive=True)
-    """prompt length; the step is timed at the position after it"""
     cache: int | None = config.option(None, positive=True)
-    """cache length in positions, at least the prompt plus --tokens"""
     dtype: str | None = config.option(None, choices=tuple(DTYPES))
     rounds: int | None = config.option(None, positive=True)
     sample_ms: float | None = None

@@ -17,6 +17,7 @@ from snippets.core.counters import graphs_compiled
 from snippets.generate import DTYPES, base_and_prompt, check_cache, command, fields, growing, kinds
 from snippets.generate import tables
 from snippets.generate import model as M
+from snippets.generate.findings import FIXES
 from snippets.generate.loop import per_step
 
 PROG = "python -m snippets.generate.traps"
@@ -35,26 +36,29 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True, kw_only=True)
 class TrapsConfig:
-    """Three traps of a compiled decode loop, each measured against its fix."""
+    """Three traps of a compiled decode loop, each measured against its fix.
+
+    Attributes:
+        size: decoder size: {choices}
+        traps: comma-separated from {choices}, or all (default: all)
+        backend: eager: count compiles in seconds, without compiling kernels
+        steps: decode steps per loop (the growing cache's compiles are counted over them)
+        prompt: prompt length of the decode traps; their steps start after it
+        cache: cache length in positions, at least the prompt plus --steps and the largest bucket
+        lengths: comma-separated prompt lengths fed to the compiled prefill
+        buckets: comma-separated lengths a prompt is padded up to
+    """
 
     device: str = "auto"
     size: str | None = config.option(None, choices=tuple(M.SIZES), what="size")
-    """decoder size: {choices}"""
     traps: tuple[str, ...] = config.option(TRAPS, choices=TRAPS, what="trap", every=True)
-    """comma-separated from {choices}, or all (default: all)"""
     backend: str = config.option("inductor", choices=("inductor", "eager"))
-    """eager: count compiles in seconds, without compiling kernels"""
     rounds: int | None = config.option(None, positive=True)
     steps: int | None = config.option(None, positive=True)
-    """decode steps per loop (the growing cache's compiles are counted over them)"""
     prompt: int | None = config.option(None, positive=True)
-    """prompt length of the decode traps; their steps start after it"""
     cache: int | None = config.option(None, positive=True)
-    """cache length in positions, at least the prompt plus --steps and the largest bucket"""
     lengths: tuple[int, ...] | None = config.option(None, positive=True)
-    """comma-separated prompt lengths fed to the compiled prefill"""
     buckets: tuple[int, ...] | None = config.option(None, positive=True)
-    """comma-separated lengths a prompt is padded up to"""
     dtype: str | None = config.option(None, choices=tuple(DTYPES))
     sample_ms: float | None = None
 
@@ -173,16 +177,16 @@ def item_sync(cfg, base, prompt, eager_tokens, dev) -> list[dict[str, Any]]:
         return out
 
     first_a, first_b = M.prefill(a, prompt), M.prefill(b, prompt)
-    trap, fix = new_row(cfg, "item-sync", ".item() per token"), new_row(cfg, "item-sync",
-                                                                         "argmax in the step")
+    in_python, in_step = FIXES["item-sync"]
+    trap, fix = new_row(cfg, "item-sync", in_python), new_row(cfg, "item-sync", in_step)
     got_a = counted(trap, lambda: sampled_in_python(first_a), 0, dev)
     got_b = counted(fix, lambda: torch.cat(sampled_in_step(first_b), 1), 0, dev)
     trap["tokens_match"] = got_a == eager_tokens[0, 1:].tolist()
     fix["tokens_match"] = bool(torch.equal(got_b, eager_tokens[:, 1:]))
-    fns = {".item() per token": lambda: sampled_in_python(first_a),
-           "argmax in the step": lambda: sampled_in_step(first_b)}
+    fns = {in_python: lambda: sampled_in_python(first_a),
+           in_step: lambda: sampled_in_step(first_b)}
     timed = timed_alone(fns, dev, cfg, (trap, fix), warmup=1)
-    base_m = per_step(timed[".item() per token"], len(positions))
+    base_m = per_step(timed[in_python], len(positions))
     for row in (trap, fix):
         rows.finish(row, per_step(timed[row["variant"]], len(positions)),
                     calls=timed.calls[row["variant"]], baseline=base_m, field="step_ms",

@@ -20,17 +20,20 @@ PROG = "python -m snippets.production"
 @dataclass(frozen=True)
 class Runs:
     """Start-up paths, a request stream, the compile modes and the CUDA-graph hazards, each
-    measured in its own run (one field per run; each run's flags are its config's)."""
+    measured in its own run (one field per run; each run's flags are its config's).
+
+    Attributes:
+        startup: every start-up path in fresh processes: seconds to the first answer and to steady
+            state, ms per call
+        stream: a replayed request stream under each warm-up strategy
+        modes: every compile mode with an empty, then a warm cache (the benchmark, run twice)
+        hazards: CUDA-graph hazards and their fixes (a CUDA device only)
+    """
 
     startup: bool = False
-    """every start-up path in fresh processes: seconds to the first answer and to steady state,
-    ms per call"""
     stream: bool = False
-    """a replayed request stream under each warm-up strategy"""
     modes: bool = False
-    """every compile mode with an empty, then a warm cache (the benchmark, run twice)"""
     hazards: bool = False
-    """CUDA-graph hazards and their fixes (a CUDA device only)"""
 
 
 RUNS = flags.docstrings(Runs)

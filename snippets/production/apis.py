@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 # torch and nn are imported in the shown sections below, so that each runs alone
-from snippets.core import process
+from snippets.core import process, torch_logs
 
 STANCES = ("default", "eager_on_recompile", "eager_then_compile")
 # What each API is, by where the installed torch keeps it.
@@ -89,13 +89,12 @@ def stances() -> list[dict[str, Any]]:
     return out
 
 
-CHILD = """
-import torch
-from snippets.production import apis
-counter = apis.Counter()
-matched = apis.under_stance("default", apis.small(), counter)
-print(counter.graphs, all(matched))
-"""
+def print_default_stance() -> None:
+    """``disabled``'s child: the graphs the default stance compiled, and whether every answer
+    matched eager's."""
+    counter = Counter()
+    matched = under_stance("default", small(), counter)
+    print(counter.graphs, all(matched))
 
 
 def disabled() -> dict[str, Any]:
@@ -103,8 +102,8 @@ def disabled() -> dict[str, Any]:
     once, when ``torch._dynamo.config`` first loads (``disable``; the first ``torch.compile``,
     not ``import torch``), so it needs a process of its own."""
     env = process.child_env(TORCH_COMPILE_DISABLE="1")
-    proc = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True,
-                          text=True, timeout=300)
+    proc = subprocess.run([sys.executable, "-c", torch_logs.call(print_default_stance)],
+                          env=env, capture_output=True, text=True, timeout=300)
     if proc.returncode:
         return {"stance": "TORCH_COMPILE_DISABLE=1", "warm_up": False, "calls": len(SCHEDULE),
                 "compiles": None,

@@ -15,7 +15,7 @@ from typing import Any
 import torch
 
 from snippets import production
-from snippets.core import backends, cli, config, counters, examples, measure, models, process
+from snippets.core import backends, cli, config, counters, examples, measure, models, process, rows
 from snippets.production import paths, pinning
 
 IMPORTED = time.time()  # when this module's imports (torch's included) were done
@@ -183,14 +183,13 @@ def run(args: Any, t0: float, import_s: float, eager: bool) -> dict[str, Any]:
         err = examples.relative_error(first, examples.reference(examples.call(model, x)))
         if args.save_artifacts:
             pinning.write(args.save_artifacts, paths.save_artifacts(), stamp)
-    ok = err <= production.TOLERANCE[args.dtype]
+    status, message = rows.answer(err, production.TOLERANCE[args.dtype])
     return {**rec, "first_s": ends[0], "steady_s": ends[steady], "steady_call": steady,
             "calls_ms": ms, "latency_ms": timed["call"].as_dict(),
             "calls_per_sample": timed.calls["call"], "rel_err": err,
             "host_canary_us": statistics.median(gate.canary_us),
             "graphs_compiled": counters.graphs_compiled(), **_cache_counts(),
-            "status": "ok" if ok else "mismatch",
-            "message": "" if ok else f"rel_err {err:.3g} above tolerance"}
+            "status": status, "message": message}
 
 
 def main(argv: list[str] | None = None) -> int:

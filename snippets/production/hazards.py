@@ -187,8 +187,7 @@ def skip_outcome(lines: list[str]) -> tuple[Outcome, str, str]:
 
 
 def skipped(case: str) -> dict[str, Any]:
-    code = f"import snippets.production.hazards as h; h.skip_demo({case!r})"
-    log = torch_logs.capture(SKIP_LOGS, code,
+    log = torch_logs.capture(SKIP_LOGS, torch_logs.call(skip_demo, case),
                              keep=r"(?i)skipping cudagraphs|cudagraph|error|^outputs ")
     outcome, reason, verdict = skip_outcome(log.splitlines())
     message = reason or ("no skip logged" if verdict else

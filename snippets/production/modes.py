@@ -35,12 +35,16 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True, kw_only=True)
 class ModesConfig:
+    """The compile modes timed from an empty cache, per model and batch.
+
+    Attributes:
+        models: resnet50, transformer or pkg.module:factory, comma-separated
+        modes: compile modes, comma-separated, from {choices}
+    """
     models: tuple[str, ...] = config.option(("resnet50", "transformer"), parse=models_.spec)
-    """resnet50, transformer or pkg.module:factory, comma-separated"""
     batch_sizes: tuple[int, ...] | None = config.option(None, positive=True)
     modes: tuple[str, ...] | None = config.option(None, choices=MODES[1:], what="mode",
                                                   flag="--compile-modes")
-    """compile modes, comma-separated, from {choices}"""
     device: str = "auto"
     rounds: int | None = None  # the empty-cache run's timing rounds; None: the benchmark's
     timeout_s: float | None = None  # per benchmark process

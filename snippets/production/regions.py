@@ -58,16 +58,19 @@ def in_fresh_process(variant: str, blocks: int, device: str) -> dict[str, Any]:
 @dataclass(frozen=True, kw_only=True)
 class RegionsConfig:
     """Time the first call of a stack of identical blocks, marked with nested_compile_region
-    and not, each in a fresh process with an empty Inductor cache."""
+    and not, each in a fresh process with an empty Inductor cache.
+
+    Attributes:
+        blocks: blocks in the stack
+        repetitions: processes per variant, alternating
+        warm_up: run one process first and record nothing of it: a fresh machine's first process
+            pays costs that later ones find done
+    """
 
     device: str = "auto"
     blocks: int = config.option(24, positive=True)
-    """blocks in the stack"""
     repetitions: int = config.option(2, positive=True)
-    """processes per variant, alternating"""
     warm_up: bool = False
-    """run one process first and record nothing of it: a fresh machine's first process pays
-    costs that later ones find done"""
 
     def __post_init__(self) -> None:
         config.check(self)

@@ -62,21 +62,24 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True, kw_only=True)
 class StartupConfig:
-    """One start-up run; None means "the default for the device" (``DEFAULTS``)."""
+    """One start-up run; None means "the default for the device" (``DEFAULTS``).
+
+    Attributes:
+        models: resnet50, transformer or pkg.module:factory, comma-separated
+        paths: from {choices}, or all (default: all)
+        repetitions: fresh processes per path
+        calls: calls timed one by one from the first
+        rounds: steady-state rounds after the calls
+    """
 
     models: tuple[str, ...] = config.option(("resnet50", "transformer"), parse=models_.spec)
-    """resnet50, transformer or pkg.module:factory, comma-separated"""
     paths: tuple[str, ...] = config.option(PATHS, choices=PATHS, what="path", every=True)
-    """from {choices}, or all (default: all)"""
     device: str = "auto"
     batch_size: int | None = None
     dtype: str | None = None
     repetitions: int | None = config.option(None, positive=True)
-    """fresh processes per path"""
     calls: int | None = config.option(None, positive=True)
-    """calls timed one by one from the first"""
     rounds: int | None = config.option(None, positive=True)
-    """steady-state rounds after the calls"""
     sample_ms: float | None = None
     timeout_s: float | None = None  # per child process
 

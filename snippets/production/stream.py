@@ -110,18 +110,22 @@ LARGE_DEFAULTS: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True, kw_only=True)
 class StreamConfig:
+    """A stream of requests of changing shapes, served by each strategy.
+
+    Attributes:
+        size: the requests and the encoder: small (compile does not pay), large (more work a
+            request)
+        requests: requests replayed; fewer at --size large, each of them more work
+        mode: torch.compile's mode for every compiled strategy: {choices} (CUDA and Inductor only)
+    """
     device: str = "auto"
     strategies: tuple[str, ...] = tuple(STRATEGIES)
     size: str = config.option("small", choices=tuple(SIZES))
-    """the requests and the encoder: small (compile does not pay), large (more work a
-    request)"""
     requests: int | None = config.option(None, positive=True)
-    """requests replayed; fewer at --size large, each of them more work"""
     width: int | None = None  # the encoder's model width
     seed: int = 0
     backend: str = "inductor"  # "eager": Dynamo alone, to count compiles in seconds
     mode: str = config.option("default", choices=MODES)
-    """torch.compile's mode for every compiled strategy: {choices} (CUDA and Inductor only)"""
     check_every: int = 100  # compare one request in this many with eager, outside the timing
     backends: backends.BackendSettings | None = None
 
@@ -144,7 +148,7 @@ class StreamConfig:
                 "requests": self.requests, "width": self.width, "heads": t.heads,
                 "seed": self.seed, "batches": list(t.batches), "seq": list(t.seq),
                 "buckets": t.buckets, "dtype": "fp32", "fx_graph_cache": False,
-                "inductor_cache": "empty per strategy (core.backends.cold_cache)",
+                "inductor_cache": backends.cold_cache_setting("strategy"),
                 "check_every": self.check_every, "backend": self.backend, "mode": self.mode,
                 "backends": self.backends.as_dict(),
                 "tf32": self.backends.tf32, "grad": False}

@@ -46,46 +46,49 @@ class ScaleConfig:
     """Train a step with DDP and FSDP2 over several processes, launched with torchrun, eager and
     compiled, against the same step in one process.
 
-    Everything one run needs; None means "the default for the device" (``DEFAULTS``)."""
+    Everything one run needs; None means "the default for the device" (``DEFAULTS``).
+
+    Attributes:
+        strategies: comma-separated from {choices}; single is one process over the whole batch, the
+            reference
+        variants: comma-separated from {choices}, or all
+        batch_size: samples per rank; the one-process run trains them all
+        nproc: processes per node, one per GPU on CUDA
+        nodes: launchers on this host, each a node of --nproc processes meeting the others at a c10d
+            rendezvous, as on a cluster
+        bucket_caps: DDP's bucket_cap_mb, comma-separated, a configuration each
+        dtype: bf16 is autocast, the weights stay fp32
+        device: auto (CUDA if present), cpu, cuda
+        steps: steps whose losses are compared (the first 3 timed whole)
+        rounds: steady steps timed one by one
+        profile_steps: steps each rank profiles after the timed ones, 0 for none
+        timeout_s: seconds a configuration may take
+        inductor_cache: fresh: every configuration compiles with an empty Inductor cache, as a new
+            job does; shared: the one your environment names, warm after the first
+    """
 
     # built-in names (scale.models) or pkg.module:factory specs, each resolved by its ranks
     models: tuple[str, ...] | None = core_models.names(None, scale_models.BUILTIN,
                                                               flag_only=True)
     strategies: tuple[str, ...] | None = config.option(None, choices=STRATEGIES,
                                                         what="strategy")
-    """comma-separated from {choices}; single is one process over the whole batch, the
-    reference"""
     variants: tuple[str, ...] | None = config.option(None, choices=VARIANTS, what="variant",
                                                       every=True)
-    """comma-separated from {choices}, or all"""
     batch_size: int | None = config.option(None, positive=True)
-    """samples per rank; the one-process run trains them all"""
     nproc: int | None = config.option(None, positive=True)
-    """processes per node, one per GPU on CUDA"""
     nodes: int = config.option(1, positive=True)
-    """launchers on this host, each a node of --nproc processes meeting the others at a c10d
-    rendezvous, as on a cluster"""
     bucket_caps: tuple[float, ...] | None = config.option(None, positive=True, unit=" MB")
-    """DDP's bucket_cap_mb, comma-separated, a configuration each"""
     dtype: str | None = config.option(None, choices=tuple(DTYPES))
-    """bf16 is autocast, the weights stay fp32"""
     device: str = "auto"
-    """auto (CUDA if present), cpu, cuda"""
     steps: int | None = config.option(None, positive=True)
-    """steps whose losses are compared (the first 3 timed whole)"""
     rounds: int | None = config.option(None, positive=True)
-    """steady steps timed one by one"""
     warmup: int = 2  # untimed steps between them
     profile_steps: int | None = config.option(None, positive=True, zero=True)
-    """steps each rank profiles after the timed ones, 0 for none"""
     lr: float = LR
     seed: int = SEED
     timeout_s: float | None = config.option(None, positive=True, unit=" s", flag="--timeout")
-    """seconds a configuration may take"""
     # fresh: on a CPU that alone is some 20 s of one-time work per process
     inductor_cache: str = config.option("fresh", choices=("fresh", "shared"))
-    """fresh: every configuration compiles with an empty Inductor cache, as a new job does;
-    shared: the one your environment names, warm after the first"""
 
     def __post_init__(self) -> None:
         config.check(self)

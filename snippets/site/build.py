@@ -59,10 +59,13 @@ def built_site(prog: str, site: Path | None) -> Path:
 
 @dataclass(frozen=True, kw_only=True)
 class SiteConfig:
-    """The site to check."""
+    """The site to check.
+
+    Attributes:
+        site: a built site's folder (mkdocs build -d SITE)
+    """
 
     site: Path = config.option(flag="SITE")
-    """a built site's folder (mkdocs build -d SITE)"""
 
 
 def parse(prog: str, cls: type, doc: str | None, argv: list[str] | None) -> Any:

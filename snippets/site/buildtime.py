@@ -30,24 +30,27 @@ BUILT_IN = re.compile(r"Documentation built in ([0-9.]+) seconds")
 
 @dataclass(frozen=True, kw_only=True)
 class BuildtimeConfig:
-    """A build to time, or the log of one timed elsewhere."""
+    """A build to time, or the log of one timed elsewhere.
+
+    Attributes:
+        label: what was built, e.g. 'recorded, cold cache'
+        output: the results file to add the row to
+        from_log: read MkDocs' own 'built in' time from the log of a build made elsewhere
+        provenance_from: with --from-log: a results file that build wrote, for its provenance
+        repeat: run the command this many times, recording each time and the median (a command that
+            must start cold clears its own caches)
+        device: the device the build measured on (auto: CUDA if present; cpu; cuda), whose run
+            folder --output must be in
+        command: the build command, after --
+    """
 
     label: str
-    """what was built, e.g. 'recorded, cold cache'"""
     output: Path
-    """the results file to add the row to"""
     from_log: Path | None = None
-    """read MkDocs' own 'built in' time from the log of a build made elsewhere"""
     provenance_from: Path | None = None
-    """with --from-log: a results file that build wrote, for its provenance"""
     repeat: int = config.option(1, positive=True)
-    """run the command this many times, recording each time and the median (a command that must
-    start cold clears its own caches)"""
     device: str = "auto"
-    """the device the build measured on (auto: CUDA if present; cpu; cuda), whose run folder
-    --output must be in"""
     command: tuple[str, ...] = config.option((), flag="command")
-    """the build command, after --"""
 
     def __post_init__(self) -> None:
         config.check(self)

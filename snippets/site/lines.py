@@ -19,14 +19,16 @@ its name, as the house style names modules by what they hold:
     python -m snippets.site.lines --check          # exit 1 when rendering is over its share
     python -m snippets.site.lines --prose          # the words of prose in code, by module
 
-Prose in code is every string of ``SENTENCE`` words or more that is not a docstring of a module,
-class or function: messages, help text (a config field's docstring is its ``--help``), sentences
-a function returns. The pages' words belong in ``docs/``; this says how many are still here.
+Prose in code is every string of ``PROSE`` words or more that is not a docstring of a module,
+class or function: messages, titles, sentences a function returns. A config's field help lives
+in its class docstring's ``Attributes:`` section, which ``--help`` reads. The pages' words belong
+in ``docs/``; this says how many are still here.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -46,6 +48,8 @@ CLI = {"__main__.py", "core/cli.py", "core/recording.py", "core/flags.py", "core
 # Calls that draw a table: a function that makes one is rendering wherever it stands.
 DRAWS = {"markdown_table", "rich_table", "markdown", "terminal"}
 SENTENCE = 6  # words in one string: a sentence, not a label
+PROSE = 4  # words of two letters or more in one string: prose, not a label or a name
+WORD = re.compile(r"[A-Za-z]{2,}")
 MAX_MODULE_LINES = 300  # a module longer than this holds two things: split it
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,28 +76,29 @@ def _words(n: ast.AST) -> int:
     return 0
 
 
-def _attribute_docstrings(tree: ast.AST) -> set[int]:
-    """The strings right after an annotated field of a class: PEP 257's attribute docstrings,
-    which a config's flags read as their help (``core.flags.docstrings``)."""
-    return {id(after.value) for n in ast.walk(tree) if isinstance(n, ast.ClassDef)
-            for field, after in zip(n.body, n.body[1:], strict=False)
-            if isinstance(field, ast.AnnAssign) and isinstance(after, ast.Expr)
-            and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str)}
+def _text(n: ast.AST) -> str | None:
+    """A string literal's text; an f-string's pieces joined, each placeholder an ``X``."""
+    if isinstance(n, ast.Constant) and isinstance(n.value, str):
+        return n.value
+    if isinstance(n, ast.JoinedStr):
+        return " ".join(v.value if isinstance(v, ast.Constant) else "X" for v in n.values)
+    return None
 
 
 def prose_words(text: str) -> int:
-    """The words of a module's strings of ``SENTENCE`` words or more, docstrings left out: of
-    modules, classes and functions, and a config field's attribute docstring (an f-string counts
-    once, with each placeholder a word)."""
+    """The words of a module's strings that hold ``PROSE`` words or more. Left out: the
+    docstrings of modules, classes and functions (a config's field help is in its class's), and
+    the ``help``, ``description`` and ``epilog`` an argparse call takes. An f-string is one
+    string."""
     tree = ast.parse(text)
     skip = {id(n.body[0].value) for n in ast.walk(tree)
             if isinstance(n, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
-            and n.body and isinstance(n.body[0], ast.Expr)
-            and isinstance(n.body[0].value, ast.Constant)}
-    skip |= _attribute_docstrings(tree)
+            and n.body and isinstance(n.body[0], ast.Expr) and _text(n.body[0].value) is not None}
+    skip |= {id(m) for n in ast.walk(tree) if isinstance(n, ast.Call) for k in n.keywords
+             if k.arg in ("help", "description", "epilog") for m in ast.walk(k.value)}
     skip |= {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
-    return sum(w for n in ast.walk(tree) if isinstance(n, ast.Constant | ast.JoinedStr)
-               and id(n) not in skip and (w := _words(n)) >= SENTENCE)
+    return sum(len(s.split()) for n in ast.walk(tree)
+               if id(n) not in skip and (s := _text(n)) and len(WORD.findall(s)) >= PROSE)
 
 
 def _renders(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -159,14 +164,17 @@ def share(total: Counter, kind: str) -> float:
 
 @dataclass(frozen=True, kw_only=True)
 class LinesConfig:
-    """What to count, and where."""
+    """What to count, and where.
+
+    Attributes:
+        rev: a commit to count, read from git (default: the working tree)
+        check: exit 1 when rendering is over its share of the lines
+        prose: count the words of prose in code
+    """
 
     rev: str | None = None
-    """a commit to count, read from git (default: the working tree)"""
     check: bool = False
-    """exit 1 when rendering is over its share of the lines"""
     prose: bool = False
-    """count the words of prose in code"""
 
 
 def main(argv: list[str] | None = None) -> int:

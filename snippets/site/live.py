@@ -73,10 +73,13 @@ PROG = "python -m snippets.site.live"
 
 @dataclass(frozen=True, kw_only=True)
 class LiveConfig:
-    """The check of the records; it has nothing else to set."""
+    """The check of the records; it has nothing else to set.
+
+    Attributes:
+        check: exit 1 if a section is stale (as it always does)
+    """
 
     check: bool = False
-    """exit 1 if a section is stale (as it always does)"""
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -163,10 +163,13 @@ PROG = "python -m snippets.site.migrate"
 
 @dataclass(frozen=True, kw_only=True)
 class MigrateConfig:
-    """The folder to migrate."""
+    """The folder to migrate.
+
+    Attributes:
+        folder: a results folder, e.g. docs/results
+    """
 
     folder: Path = config.option(flag="FOLDER")
-    """a results folder, e.g. docs/results"""
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -105,10 +105,13 @@ def page_html(body: str, path: Path, url_of: Callable[[str], str | None]) -> str
 
 @dataclass(frozen=True, kw_only=True)
 class NotebookConfig:
-    """Execute the notebook, or only compare it with its source."""
+    """Execute the notebook, or only compare it with its source.
+
+    Attributes:
+        check: execute nothing; exit 1 if the stored notebook differs from its source
+    """
 
     check: bool = False
-    """execute nothing; exit 1 if the stored notebook differs from its source"""
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -167,14 +167,17 @@ PROG = "python -m snippets.site.numbers"
 
 @dataclass(frozen=True, kw_only=True)
 class NumbersConfig:
-    """A site to list, or two lists to compare."""
+    """A site to list, or two lists to compare.
+
+    Attributes:
+        site: a built site's folder
+        output: write the inventory here (JSON)
+        diff: two inventories to compare, before and after
+    """
 
     site: Path | None = config.option(None, flag="SITE")
-    """a built site's folder"""
     output: Path | None = config.option(None, flag="-o --output")
-    """write the inventory here (JSON)"""
     diff: tuple[Path, Path] | None = None
-    """two inventories to compare, before and after"""
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -44,14 +44,17 @@ def produce_results(kind: str, device: str, results_dir: Path, commit: str | Non
 
 @dataclass(frozen=True, kw_only=True)
 class ProduceConfig:
-    """What one produce step runs on this machine."""
+    """What one produce step runs on this machine.
+
+    Attributes:
+        only: these results kinds or live sections only, comma-separated (a live section named here
+            is recorded even if current)
+        list: list what would run, run nothing
+    """
 
     device: str = "auto"
     only: tuple[str, ...] = config.option((), what="name")
-    """these results kinds or live sections only, comma-separated (a live section named here is
-    recorded even if current)"""
     list: bool = False
-    """list what would run, run nothing"""
 
 
 def parser() -> cli.Parser:

@@ -25,6 +25,7 @@ PROG = "python -m snippets.site.reading"
 ANSWER_WITHIN_WORDS = 40
 MAX_PROSE_WORDS = 2500
 MAX_SENTENCE_WORDS = 40
+BOX_LINES = "What to do lines"  # a column, and the budget a page can be over
 MAX_BOX_LINES = 5  # "What to do" in at most five lines
 BOX_TITLE = "What to do"
 # Pages that are reference, not topics: no answer box, no word budget.
@@ -56,7 +57,7 @@ class Reading:
         if self.longest_sentence > MAX_SENTENCE_WORDS:
             out.append("longest sentence")
         if self.box_lines > MAX_BOX_LINES:
-            out.append("What to do lines")
+            out.append(BOX_LINES)
         return out
 
 
@@ -135,7 +136,7 @@ def readings(site: Path) -> list[Reading]:
 
 def markdown(found: list[Reading]) -> str:
     return render.markdown_table(
-        ("Page", "Prose words", "What to do at word", "What to do lines", "Longest sentence",
+        ("Page", "Prose words", "What to do at word", BOX_LINES, "Longest sentence",
          "Over budget"),
         ((r.page, f"{r.prose_words:,}", render.num(r.answer_at, "d"), r.box_lines or "–",
           r.longest_sentence, ", ".join(r.over()) or "–") for r in found))
@@ -143,12 +144,15 @@ def markdown(found: list[Reading]) -> str:
 
 @dataclass(frozen=True, kw_only=True)
 class ReadingConfig:
-    """The site to read, and whether to hold it to the budgets."""
+    """The site to read, and whether to hold it to the budgets.
+
+    Attributes:
+        site: a built site (mkdocs build -d SITE)
+        check: exit 1 when a topic page is over budget
+    """
 
     site: Path = config.option(flag="SITE")
-    """a built site (mkdocs build -d SITE)"""
     check: bool = False
-    """exit 1 when a topic page is over budget"""
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -56,11 +56,14 @@ def title(version: str, results_dir: Path = ROOT / "docs" / "results") -> str:
 
 @dataclass(frozen=True, kw_only=True)
 class ReleaseConfig:
-    """Which of the two lines to print."""
+    """Which of the two lines to print.
+
+    Attributes:
+        what: name: the version to deploy (the guide's release); title: the name and the PyTorch
+            releases its numbers were measured on
+    """
 
     what: str = config.option(choices=("name", "title"), flag="what")
-    """name: the version to deploy (the guide's release); title: the name and the PyTorch
-    releases its numbers were measured on"""
 
     def __post_init__(self) -> None:
         config.check(self)

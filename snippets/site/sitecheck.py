@@ -180,10 +180,13 @@ PROG = "python -m snippets.site.sitecheck"
 
 @dataclass(frozen=True, kw_only=True)
 class SiteCheckConfig:
-    """The site to check."""
+    """The site to check.
+
+    Attributes:
+        site: a built site's folder
+    """
 
     site: Path = config.option(Path("site"), flag="SITE")
-    """a built site's folder"""
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -130,10 +130,13 @@ def counts() -> dict[str, int]:
 
 @dataclass(frozen=True, kw_only=True)
 class TemplatesConfig:
-    """Every template's count, or one template's logic."""
+    """Every template's count, or one template's logic.
+
+    Attributes:
+        show: list each piece of logic in this template, a path under docs/
+    """
 
     show: str | None = None
-    """list each piece of logic in this template, a path under docs/"""
 
 
 def main(argv: list[str] | None = None) -> int:

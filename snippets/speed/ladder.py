@@ -25,6 +25,7 @@ import snippets.speed.autotune as autotuning  # the module; ``autotune`` is a fl
 from snippets.bench.rows import new_row
 from snippets.core import backends, cudagraph, examples, measure, models, roofline
 from snippets.speed import settings
+from snippets.speed.graphs import HAND
 from snippets.core import profile as profiler
 from snippets.core.rows import fault, finish as finish_row, or_none
 from snippets.explain.fastpath import fastpath, has_encoder
@@ -84,7 +85,7 @@ def rungs_for(device, x, autotune, encoder=False, graph_timed=False,
                           channels_last=image, freezing=True,
                           fastpath=fast, graph_timed=True))
     if by_hand:  # eager's kernels in one graph, no compiler: beside eager
-        rungs.append(Rung("eager, graphed by hand", None, channels_last=image,
+        rungs.append(Rung(HAND, None, channels_last=image,
                           by_hand=True))
     return rungs
 # --8<-- [end:rungs]
@@ -250,9 +251,7 @@ def climb(name: str, factory: models.Factory, bs: int, *, device: torch.device,
         row.update(recorded[rung.name])
         if backends_for:
             row["backends"] = backends_for(rung.mode).as_dict()
-        if rung.by_hand:
-            row["copies_input"] = True  # each timed call copies its input into the graph's
-        else:
+        if not rung.by_hand:
             prev = rung.name
         rows.append(row)
     ok = [r for r in rows if r["status"] in ("ok", "noisy") and r.get("latency_ms")]

@@ -22,17 +22,20 @@ class Runs:
     """Climb the speed ladder against the device's own ceilings, measure the backend settings per
     mode, or check the ways of asking for freezing.
 
-    One field per run, its docstring the help of the run's switch (``SpeedConfig.run``)."""
+    One field per run, its docstring the help of the run's switch (``SpeedConfig.run``).
+
+    Attributes:
+        ladder: eager, then one step at a time, each read against the matmul peak and copy bandwidth
+            measured first; the fastest rung profiled
+        settings: cudnn.benchmark off and on (and TF32, where the dtype is fp32) for each mode,
+            timed together; a verdict per mode
+        freezing: freezing asked for as a compile option alone, and with Inductor's switch on too,
+            against none, timed together; on a GPU, what each CUDA-graph replay copies
+    """
 
     ladder: bool = False
-    """eager, then one step at a time, each read against the matmul peak and copy bandwidth
-    measured first; the fastest rung profiled"""
     settings: bool = False
-    """cudnn.benchmark off and on (and TF32, where the dtype is fp32) for each mode, timed
-    together; a verdict per mode"""
     freezing: bool = False
-    """freezing asked for as a compile option alone, and with Inductor's switch on too, against
-    none, timed together; on a GPU, what each CUDA-graph replay copies"""
 
 
 RUNS = tuple(f.name for f in fields(Runs))
@@ -51,31 +54,34 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True, kw_only=True)
 class SpeedConfig:
-    """Everything one run needs; None means "the default for the device" (``DEFAULTS``)."""
+    """Everything one run needs; None means "the default for the device" (``DEFAULTS``).
+
+    Attributes:
+        dtype: the weights' and inputs' dtype
+        modes: --settings: the modes whose settings are swept
+        rungs: --ladder: the rungs to climb, from {choices}; eager is always climbed (default: all
+            but coordinate-descent, max-autotune, graph-timed-autotune and eager-graphed, each asked
+            for by name)
+        profile_calls: --ladder: calls of the fastest rung profiled, 0 for none
+        backends_from: --ladder: run each mode under the settings a --settings results file chose
+            for it, and record that choice
+    """
 
     run: str = config.option("ladder", choices=RUNS)  # set by the command's run switches
     models: tuple[str, ...] = models.names(("resnet50", "transformer"))
     batch_sizes: tuple[int, ...] | None = config.option(None, positive=True)
     dtype: str | None = config.option(None, choices=tuple(bench.DTYPES))
-    """the weights' and inputs' dtype"""
     device: str = "auto"
     rounds: int | None = config.option(None, positive=True)
     warm_rounds: int | None = config.option(None, positive=True, zero=True)
     sample_ms: float | None = None
     warmup: int = 3
     modes: tuple[str, ...] | None = config.option(None, choices=bench.MODES, what="mode")
-    """--settings: the modes whose settings are swept"""
     # None is every rung but those that tune kernels, asked for by name
     rungs: tuple[str, ...] | None = config.option(None, choices=ladder.KEYS, what="rung")
-    """--ladder: the rungs to climb, from {choices}; eager is always climbed (default: all but
-    coordinate-descent, max-autotune, graph-timed-autotune and eager-graphed, each asked for by
-    name)"""
     profile_calls: int | None = config.option(None, positive=True, zero=True)
-    """--ladder: calls of the fastest rung profiled, 0 for none"""
     # read by the command into mode_backends and backends_evidence (with_evidence)
     backends_from: Path | None = config.option(None, parse=Path)
-    """--ladder: run each mode under the settings a --settings results file chose for it, and
-    record that choice"""
     # ladder: each mode's backend settings, as chosen from a settings run (settings.chosen),
     # and what that run was (settings.evidence); empty: the benchmark's per-device settings
     mode_backends: tuple[tuple[str, backends.BackendSettings], ...] = ()

@@ -70,24 +70,27 @@ class TrainConfig:
     """Time a training step, eager against torch.compile, and check that each variant learns as
     eager does.
 
-    Everything one run needs; None means "the default for the device" (``DEFAULTS``)."""
+    Everything one run needs; None means "the default for the device" (``DEFAULTS``).
+
+    Attributes:
+        variants: comma-separated from {choices}, or all; eager is always run: the reference
+        dtype: bf16 is autocast, the weights and optimizer state stay fp32
+        steps: steps from the same start whose losses are set against eager's
+        profile_steps: steps of each variant profiled after the timing, 0 for none
+    """
 
     models: tuple[str, ...] | None = models.names(None, classifiers.BUILTIN)
     batch_sizes: tuple[int, ...] | None = config.option(None, positive=True)
     variants: tuple[str, ...] | None = config.option(None, choices=VARIANTS, what="variant",
                                                       every=True)
-    """comma-separated from {choices}, or all; eager is always run: the reference"""
     dtype: str | None = config.option(None, choices=tuple(DTYPES))
-    """bf16 is autocast, the weights and optimizer state stay fp32"""
     device: str = "auto"
     steps: int | None = config.option(None, positive=True)
-    """steps from the same start whose losses are set against eager's"""
     rounds: int | None = config.option(None, positive=True)
     warm_rounds: int | None = config.option(None, positive=True, zero=True)
     sample_ms: float | None = None  # how long one sample lasts
     warmup: int = 2  # steps of each variant before timing: a recompile, CUDA-graph recording
     profile_steps: int | None = config.option(None, positive=True, zero=True)
-    """steps of each variant profiled after the timing, 0 for none"""
     lr: float = LR
     seed: int = SEED
     backends: backends.BackendSettings | None = None  # TF32, cuDNN autotuner: set for the run

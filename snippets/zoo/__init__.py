@@ -30,19 +30,23 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 class ZooConfig:
     """Eager against torch.compile on real architectures.
 
-    One zoo run; None means "the default for the device" (``DEFAULTS``)."""
+    One zoo run; None means "the default for the device" (``DEFAULTS``).
+
+    Attributes:
+        models: comma-separated zoo models, or all (default: every model on CUDA, the CPU set on a
+            CPU)
+        families: keep only the models of these families
+        modes: comma-separated from {choices}, or all; eager is always run: speedups are against it
+        dtype: the weights' and floating-point inputs' dtype (token ids stay integers)
+    """
 
     models: tuple[str, ...] | None = config.option(None, choices=NAMES, what="model", every=True)
-    """comma-separated zoo models, or all (default: every model on CUDA, the CPU set on a CPU)"""
     families: tuple[str, ...] | None = config.option(None, choices=catalog.FAMILIES,
                                                      what="family")
-    """keep only the models of these families"""
     batch_sizes: tuple[int, ...] | None = config.option(None, positive=True)
     modes: tuple[str, ...] | None = config.option(None, choices=bench.VARIANTS, what="mode",
                                                   every=True)
-    """comma-separated from {choices}, or all; eager is always run: speedups are against it"""
     dtype: str | None = config.option(None, choices=tuple(bench.DTYPES))
-    """the weights' and floating-point inputs' dtype (token ids stay integers)"""
     device: str = "auto"
     rounds: int | None = config.option(None, positive=True)
     warm_rounds: int | None = config.option(None, positive=True, zero=True)

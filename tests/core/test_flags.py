@@ -16,18 +16,24 @@ DEFAULTS = {"cuda": {"rounds": 100}, "cpu": {"rounds": 10}}
 
 @dataclass(frozen=True, kw_only=True)
 class Demo:
+    """A config of every kind of field.
+
+    Attributes:
+        modes: comma-separated from {choices}, or all
+        sizes: sizes
+        fast: go fast
+        checked: check the answer
+        timeout_s: seconds,
+            continued
+    """
+
     modes: tuple[str, ...] = config.option(("a",), choices=("a", "b"), what="mode", every=True)
-    """comma-separated from {choices}, or all"""
     rounds: int | None = config.option(None, positive=True)
     sizes: tuple[float, ...] = config.option((1.0,), positive=True, unit=" MB")
-    """sizes"""
     fast: bool = False
-    """go fast"""
     checked: bool = True
-    """check the answer"""
     timeout_s: float = config.option(9.0, flag="--timeout")
-    """seconds"""
-    seed: int = 0  # no docstring, not common: code sets it
+    seed: int = 0  # not in Attributes, not common: code sets it
 
     def __post_init__(self) -> None:
         config.check(self)
@@ -49,7 +55,7 @@ def test_fields_become_flags_with_their_docstrings_and_defaults():
     assert helps["--rounds"].endswith(config.help_default(DEFAULTS, "rounds"))
     assert helps["--sizes"].endswith("(default: 1 MB)") and helps["--fast"] == "go fast"
     assert "--checked" in helps and "--no-checked" in " ".join(p.format_help().split())
-    assert helps["--timeout"].startswith("seconds") and "--seed" not in helps
+    assert helps["--timeout"].startswith("seconds, continued") and "--seed" not in helps
 
 
 def test_values_are_read_by_type_and_held_to_the_config():
@@ -77,16 +83,21 @@ def test_a_wrong_value_is_one_line_naming_its_flag(capsys, argv, expect):
 
 @dataclass(frozen=True, kw_only=True)
 class Words:
+    """Positional arguments, names and pairs.
+
+    Attributes:
+        what: a positional choice
+        site: a positional folder, optional
+        output: two names
+        pair: a flag of two
+        command: the words left
+    """
+
     what: str = config.option(choices=("name", "title"), flag="what")
-    """a positional choice"""
     site: Path | None = config.option(None, flag="SITE")
-    """a positional folder, optional"""
     output: Path | None = config.option(None, flag="-o --output")
-    """two names"""
     pair: tuple[Path, Path] | None = None
-    """a flag of two"""
     command: tuple[str, ...] = config.option((), flag="command")
-    """the words left"""
 
     def __post_init__(self) -> None:
         config.check(self)

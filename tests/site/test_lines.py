@@ -63,15 +63,22 @@ def f(x):
     assert prose_words(text) == 9  # the f-string: eight words and one placeholder
 
 
-def test_a_config_fields_attribute_docstring_is_a_docstring_not_prose():
+def test_a_fields_help_in_the_class_docstring_is_left_out_but_a_string_after_it_counts():
     from snippets.site.lines import prose_words
 
     text = '''class Config:
+    """A config.
+
+    Attributes:
+        rounds: interleaved timing rounds, each one sample of every variant
+    """
+
     rounds: int = 10
-    """interleaved timing rounds, each one sample of every variant"""
+    """interleaved timing rounds, each one sample"""
     note = "a plain string of six words here"
+    label = "a short label"
 '''
-    assert prose_words(text) == 7  # the plain string only
+    assert prose_words(text) == 6 + 7  # the string after the field and the plain string
 
 
 def test_no_module_is_over_300_lines():
