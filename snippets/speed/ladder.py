@@ -25,7 +25,6 @@ import snippets.speed.autotune as autotuning  # the module; ``autotune`` is a fl
 from snippets.bench.rows import new_row
 from snippets.core import backends, cudagraph, examples, measure, models, roofline
 from snippets.speed import settings
-from snippets.speed.graphs import HAND
 from snippets.core import profile as profiler
 from snippets.core.rows import fault, finish as finish_row, or_none
 from snippets.explain.fastpath import fastpath, has_encoder
@@ -85,7 +84,7 @@ def rungs_for(device, x, autotune, encoder=False, graph_timed=False,
                           channels_last=image, freezing=True,
                           fastpath=fast, graph_timed=True))
     if by_hand:  # eager's kernels in one graph, no compiler: beside eager
-        rungs.append(Rung(HAND, None, channels_last=image,
+        rungs.append(Rung("eager, graphed by hand", None, channels_last=image,
                           by_hand=True))
     return rungs
 # --8<-- [end:rungs]
