@@ -12,7 +12,10 @@ def _settings_words(s: dict[str, Any]) -> list[str]:
     """The settings a reader needs: dtype and layout, TF32, cudnn.benchmark, rounds."""
     words = []
     if s.get("dtype"):
-        words.append(s["dtype"] + (", channels_last" if s.get("channels_last") else ""))
+        # A run whose -bf16 variants autocast (the CPU tool's) holds its weights in ``dtype``.
+        autocast = any(str(v).endswith("-bf16") for v in s.get("variants", ()))
+        words.append(s["dtype"] + (" weights, bf16 autocast" if autocast else "")
+                     + (", channels_last" if s.get("channels_last") else ""))
     if s.get("tf32"):
         words.append("TF32")
     modes = s.get("mode_backends") or {}

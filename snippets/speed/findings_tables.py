@@ -39,7 +39,7 @@ def _titled(parts: list[tuple[str, str]]) -> str:
 
 def _ladders(f: findings.Ladders) -> str:
     return render.markdown_table(
-        ("Ladder", "Fastest", "× eager", "Best step", "× below", "Over", "Buys", "IQR %",
+        ("Ladder", "Fastest", "× eager", "Best step", "× below", "Rung below", "Past noise", "IQR %",
          "% of roofline", "Floor ms", "Bound"),
         ((_key(x), _in(_code(x.mode), x.command),
           render.num(x.speedup, ".2f"),

@@ -134,6 +134,13 @@ def test_a_stamp_names_the_modes_that_ran_with_the_cudnn_autotuner():
         == ["cudnn.benchmark"]
 
 
+def test_a_stamp_says_the_weights_dtype_where_bf16_variants_autocast():
+    words = stamps._settings_words  # noqa: SLF001
+    assert words({"dtype": "fp32", "variants": ["eager", "eager-bf16"]}) \
+        == ["fp32 weights, bf16 autocast"]
+    assert words({"dtype": "fp32", "variants": ["eager"]}) == ["fp32"]
+
+
 def test_a_run_note_is_kept_in_the_provenance_its_part_and_the_stamp(monkeypatch):
     note = "two runs at once, a GPU and 16 cores each"  # what the person running it says
     monkeypatch.setenv(results.NOTE_ENV, note)
