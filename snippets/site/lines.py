@@ -51,6 +51,7 @@ SENTENCE = 6  # words in one string: a sentence, not a label
 PROSE = 4  # words of two letters or more in one string: prose, not a label or a name
 WORD = re.compile(r"[A-Za-z]{2,}")
 MAX_MODULE_LINES = 300  # a module longer than this holds two things: split it
+MAX_PROSE_WORDS = 1_500  # the pages' words belong in docs/: this many may stay in the code
 ROOT = Path(__file__).resolve().parents[2]
 
 

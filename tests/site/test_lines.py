@@ -81,6 +81,11 @@ def test_a_fields_help_in_the_class_docstring_is_left_out_but_a_string_after_it_
     assert prose_words(text) == 6 + 7  # the string after the field and the plain string
 
 
+def test_the_code_holds_at_most_its_budget_of_prose_words():
+    words = sum(lines.prose_words(text) for _path, text in lines._tree())
+    assert words <= lines.MAX_PROSE_WORDS, words
+
+
 def test_no_module_is_over_300_lines():
     long = {str(path): n for path, text in lines._tree()
             if (n := len(text.splitlines())) > lines.MAX_MODULE_LINES}
