@@ -39,8 +39,8 @@ def _titled(parts: list[tuple[str, str]]) -> str:
 
 def _ladders(f: findings.Ladders) -> str:
     return render.markdown_table(
-        ("Ladder", "Fastest", "× eager", "Best step", "× below", "Rung below", "Past noise", "IQR %",
-         "% of roofline", "Floor ms", "Bound"),
+        ("Ladder", "Fastest", "× eager", "Best step", "× below", "Rung below", "Past noise",
+         "IQR %", "% of roofline", "Floor ms", "Bound"),
         ((_key(x), _in(_code(x.mode), x.command),
           render.num(x.speedup, ".2f"),
           _in(_code(x.step and x.step.mode), x.step.command if x.step else 1),
@@ -80,7 +80,8 @@ def _slower(f: findings.Ladders) -> str:
         return _pair(getattr(s.mine, field), getattr(s.theirs, field), spec) if s.mine else "–"
 
     return render.markdown_table(
-        ("Ladder · rung", "× below", "Below", "Profiled", "Kernels a call", "Busy µs", "Idle %"),
+        ("Ladder · rung", "× below", "Rung below", "Profiled", "Kernels a call", "Busy µs",
+         "Idle %"),
         ((_key(s, _code(s.mode)), f"{s.ratio:.2f}", _code(s.below),
           s.profiled.value, both(s, "kernels", ".0f"), both(s, "busy_us", ".1f"),
           both(s, "idle_pct", ".0f")) for s in f.slower), left=1) if f.slower else ""
@@ -128,8 +129,8 @@ def autotuned(doc: dict[str, Any]) -> str:
     descent."""
     f = _autotuned(doc)
     rungs = render.markdown_table(
-        ("Ladder · rung", "× below", "Below", "Products µs", "Other µs", "Chosen µs at tuning",
-         "Library µs at tuning", "Failed in capture"),
+        ("Ladder · rung", "× below", "Rung below", "Products µs", "Other µs",
+         "Chosen µs at tuning", "Library µs at tuning", "Failed in capture"),
         ((_key(t, _code(t.mode)), f"{t.ratio:.2f}", _code(t.below),
           _pair(t.split.matmul_us, t.split.matmul_below_us, ".1f") if t.split else "–",
           _pair(t.split.rest_us, t.split.rest_below_us, ".1f") if t.split else "–",
@@ -139,12 +140,12 @@ def autotuned(doc: dict[str, Any]) -> str:
           f"{t.choices.uncaptured}: {t.choices.uncaptured_first}"
           if t.choices and t.choices.uncaptured else "–") for t in f.rungs), align="lrlrrrrl")
     replayed = render.markdown_table(
-        ("Ladder", "Below", "Library kept: replays", "timer", "× below: replays", "timer"),
+        ("Ladder", "Rung below", "Library kept: replays", "timer", "× below: replays", "timer"),
         ((_key(p), _code(p.below), f"{p.graph.library} of {p.graph.ops}",
           f"{p.own.library} of {p.own.ops}", f"{p.graph_ratio:.2f}", f"{p.own_ratio:.2f}")
          for p in f.replayed), left=2) if f.replayed else ""
     descent = render.markdown_table(
-        ("Ladder", "× below", "Below", "Autotuned rungs × below"),
+        ("Ladder", "× below", "Rung below", "Autotuned rungs × below"),
         ((_key(d), f"{d.ratio:.2f}", _code(d.below),
           "; ".join(f"`{t.mode}` {t.ratio:.2f}" for t in d.tuned) or "–")
          for d in f.descent), left=1) if f.descent else ""
