@@ -65,7 +65,7 @@ class SiteConfig:
         site: a built site's folder (mkdocs build -d SITE)
     """
 
-    site: Path = config.option(flag="SITE")
+    site: Path = config.option(Path("site"), flag="SITE")  # where mkdocs build writes
 
 
 def parse(prog: str, cls: type, doc: str | None, argv: list[str] | None) -> Any:

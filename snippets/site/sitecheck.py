@@ -15,13 +15,11 @@ is a results table without a stamp.
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from snippets.core import config
-from snippets.site.build import built_site, parse
+from snippets.site.build import site_from_args
 
 TRACEBACK = "Traceback (most recent call last)"
 STAMP_STARTS = ("recorded",)  # a build only reads: every stamp says so
@@ -178,20 +176,8 @@ def check_site(site_dir: str | Path) -> list[str]:
 PROG = "python -m snippets.site.sitecheck"
 
 
-@dataclass(frozen=True, kw_only=True)
-class SiteCheckConfig:
-    """The site to check.
-
-    Attributes:
-        site: a built site's folder
-    """
-
-    site: Path = config.option(Path("site"), flag="SITE")
-
-
 def main(argv: list[str] | None = None) -> int:
-    cfg = parse(PROG, SiteCheckConfig, __doc__, argv)
-    site = built_site(PROG, cfg.site)
+    site = site_from_args(PROG, __doc__, argv)
     problems = check_site(site)
     for line in problems:
         print(line)
