@@ -6,13 +6,14 @@ error even a quiet (``-q``) build reports.
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, InclusionLevel
 from mkdocs.utils import get_relative_url
 
-from snippets.site import build, download, notebook, sitecheck
+from snippets.site import build, download, notebook, pages, sitecheck
 
 log = logging.getLogger("mkdocs.hooks.snippets")
 
@@ -31,7 +32,20 @@ def on_files(files, config):
     return files
 
 
+def site_links(text: str, page_url: str) -> str:
+    """``text`` with each link from ``pages.SITE_ROOT`` made relative to the page served at
+    ``page_url`` (``cli/`` from ``speed/`` is ``../cli/``; from the home page, ``cli/``)."""
+    return re.sub(re.escape(pages.SITE_ROOT) + r"([^)\"\s]*)",
+                  lambda m: get_relative_url(m[1], page_url), text)
+
+
+def on_page_markdown(markdown, page, config, files):
+    # A note a macro placed; hooks run after the plugins, so the macros have run by now.
+    return site_links(markdown, page.url)
+
+
 def on_page_content(html, page, config, files):
+    html = site_links(html, page.url)  # a note an exec block printed, now HTML
     if page.file.src_uri != notebook.STORED.name:
         return html
 

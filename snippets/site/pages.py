@@ -34,20 +34,21 @@ def section(body: str, stamp: str) -> str:
 INCLUDES = ROOT / "docs" / "includes"
 RECORDING_CLI = "cli/"  # a kind with no words of its own: the CLI reference as a whole
 # kind -> (what its page calls it, where the commands that record it are listed). Targets are
-# as served, from the site's root: exec output reaches MkDocs as HTML, whose links it leaves.
+# as served, from the site's root: a note does not know the page it lands on, so its link starts
+# at SITE_ROOT, which the build's hook (``hooks.site_links``) turns into the way from that page.
 RECORDED_BY = {kind: (words, target) for target, named in
                yaml.safe_load((INCLUDES / "recorded-by.yml").read_text()).items()
                for kind, words in named.items()}
+SITE_ROOT = "@site/"
 
 
-def no_run_yet(kind: str, device: str, *, root: str = "../") -> str:
-    """The note where a results section has no recorded file (``no-run-yet.md``), from a page
-    whose way back to the site's root is ``root``."""
+def no_run_yet(kind: str, device: str) -> str:
+    """The note where a results section has no recorded file (``no-run-yet.md``)."""
     words, target = RECORDED_BY.get(kind, (kind, RECORDING_CLI))
     where = "Contributing page" if target.startswith("contributing/") else "CLI reference"
     return (INCLUDES / "no-run-yet.md").read_text().format(
         words=words, where="a CUDA GPU" if device == "cuda" else "a CPU",
-        link=f"[{where}]({root}{target})")
+        link=f"[{where}]({SITE_ROOT}{target})")
 
 
 def document(kind: str, device: str = "cuda", *, build: Build | None = None) -> dict | None:
@@ -147,6 +148,9 @@ def compare(mine: str, recorded: str, *, build: Build | None = None) -> str:
     from snippets.bench import tables
 
     root = _results(build)
+    if not (root / mine).exists() or not (root / recorded).exists():
+        # A CPU's run folder is named from "cpu" (folders.run_folder).
+        return no_run_yet("bench-compare", "cpu" if mine.startswith("cpu") else "cuda")
     doc, other = results.load(root / mine, "bench"), results.load(root / recorded, "bench")
     return section(tables.compare_page(doc, other), f"{stamps.stamp(doc, 'recorded')}, "
                                                     f"compared with {stamps.stamp(other)}")

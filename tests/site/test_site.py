@@ -10,6 +10,7 @@ parallel.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -204,6 +205,21 @@ def test_planted_failure_fails_the_build(planted: dict[str, tuple[int, str]], na
     code, out = planted[name]
     assert code != 0, f"{name}: the build passed\n{out[-3000:]}"
     assert PLANTS[name][2] in out, out[-3000:]
+
+
+def test_a_site_without_gpu_runs_builds_and_says_where_they_are_recorded(
+        tmp_path_factory: pytest.TempPathFactory, site: Path) -> None:
+    # A fork measured on CPUs alone: every GPU section is the "no recorded run" note, whose
+    # links the site check follows from each page (the home page's has no way back to take).
+    src = site_copy(tmp_path_factory.mktemp("no-gpu"))
+    for folder in (src / "docs" / "results").glob("nvidia-*"):
+        shutil.rmtree(folder)
+    code, out = finish(start_build(src))
+    assert code == 0, out[-3000:]
+    home = (src / "site" / "index.html").read_text()
+    assert 'href="cli/#python-m-snippetsbench"' in home
+    assert 'href="../cli/#python-m-snippetsbench"' in (src / "site" / "benchmark" /
+                                                        "index.html").read_text()
 
 
 # ---- in a browser ------------------------------------------------------------------------------
