@@ -11,6 +11,18 @@
 # %% [markdown]
 # # Run it yourself
 #
+# <div class="admonition tip">
+# <p class="admonition-title">What to do</p>
+# <ul>
+# <li>Run the benchmark cell on your machine, and compare runs by the median and its spread,
+# not by one number. <a href="#the-benchmark-on-a-tiny-model">The benchmark</a></li>
+# <li>Find a model's graph breaks with <code>explain</code> before timing it: it compiles
+# nothing. <a href="#graph-breaks">Graph breaks</a></li>
+# <li>Count the compiles your shapes cause before choosing how to mark them.
+# <a href="#dynamic-shapes">Dynamic shapes</a></li>
+# </ul>
+# </div>
+#
 # The guide's three tools on sizes a laptop's CPU runs in about a minute: the benchmark, the
 # graph-break explainer and dynamic shapes. Every cell calls the tested `snippets` package, the
 # code the site's tables come from, so what you see here is what the pages measure, only
