@@ -106,7 +106,7 @@ display(Markdown(tables.fastest(findings.of(doc))))
 # ## Graph breaks
 #
 # A block whose middle copies a value to Python with `.item()`, and the same block with the
-# branch kept on the device by `torch.where`. `explain` traces each with Dynamo, compiles
+# branch kept on the device by `torch.where`. The explainer traces each with Dynamo, compiles
 # nothing, and reports every break with the line it happened at ([Finding graph
 # breaks](graph-breaks.md) has the other causes).
 

@@ -29,10 +29,12 @@ BOX_LINES = "What to do lines"  # a column, and the budget a page can be over
 MAX_BOX_LINES = 5  # "What to do" in at most five lines
 BOX_TITLE = "What to do"
 # Pages that are reference, not topics: no answer box, no word budget.
-REFERENCE = ("index", "results", "cli", "contributing", "run-it-yourself", "glossary",
+REFERENCE = ("index", "results", "cli", "contributing", "glossary",
              "changelog")
 SKIPPED = {"table", "pre", "code", "details", "svg", "script", "style", "figure", "nav",
            "header", "footer"}
+# A stamp, and a notebook code cell's copy button and the copy of its code it holds (no <pre>).
+SKIPPED_CLASSES = {"stamp", "zeroclipboard-container", "clipboard-copy-txt"}
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(\"'])")
 
 
@@ -86,7 +88,7 @@ class _Prose(HTMLParser):
             self.box_lines += 1
         if tag == "article":
             self.in_article = True
-        elif self.skipping or tag in SKIPPED or "stamp" in classes:
+        elif self.skipping or tag in SKIPPED or SKIPPED_CLASSES.intersection(classes):
             self.skipping += tag not in ("br", "img", "input", "hr")
         elif tag in ("p", "li", "h1", "h2", "h3", "h4", "dd", "dt"):
             self.blocks.append([])

@@ -26,6 +26,14 @@ def test_prose_counts_skip_tables_code_collapsed_blocks_and_stamps():
     assert r.box_lines == 1
 
 
+def test_a_notebook_code_cell_is_code_though_its_copy_for_the_clipboard_is_no_pre():
+    cell = ('<div class="jp-CodeCell"><div class="zeroclipboard-container">Copied!</div>'
+            '<div class="highlight-ipynb"><pre>x = 1</pre></div>'
+            '<div class="clipboard-copy-txt">x = 1 and more code words</div></div>')
+    page = PAGE.replace("<table>", cell + "<table>")
+    assert reading.read("speed", page) == reading.read("speed", PAGE)
+
+
 def test_a_box_of_more_than_five_lines_is_over_budget_and_nested_items_do_not_count():
     items = "".join(f"<li>Line {i}.</li>" for i in range(5))
     nested = "<li>Six.<ul><li>inner</li></ul></li>"
