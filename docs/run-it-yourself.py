@@ -154,7 +154,7 @@ for strategy in ("dynamic=False", "dynamic=True"):
 # the compiled code has not run at before can take longer than a warm call, which the repeated
 # last shape is there to compare against. And each call is timed once, whole, on a machine that
 # may be doing other work, so a single slow call can also be noise; this notebook does not
-# split the two apart. Read those rows as "no compile", not as the speed of a dynamic kernel:
+# split the two apart. Read those rows as "no compile", not as the speed of a dynamic kernel.
 # [Dynamic shapes](dynamic-shapes.md#dynamic-kernels-against-specialized-ones) times dynamic and
-# specialized kernels at one shape after warm-up, in interleaved rounds, and [When compile does
+# specialized kernels at one shape after warm-up, in interleaved rounds. [When compile does
 # not pay](when-not-to-compile.md) says when a model this small is better left eager.
