@@ -57,7 +57,7 @@ class Figure:
     runs: int
     median: float
     speedup: Span  # lowest and highest over the runs
-    key: str = ""  # the configuration, as ``headline`` names it (macros.figure_key)
+    key: str = ""  # the configuration, as ``headline`` names it ("device · model · batch · mode")
 
 
 @dataclass(frozen=True)

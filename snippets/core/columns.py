@@ -173,26 +173,3 @@ def rich(rows: Sequence[Any], key: Sequence[Column], values: Sequence[Column], *
         out.add_row(*cells, style=None if status == "ok" else
                     "yellow" if status == "noisy" else "red")
     return out
-
-
-@dataclass(frozen=True)
-class _Group:
-    """One row of the wide layout: a key's parts and its placed rows by variant."""
-
-    parts: tuple[str, ...]
-    by: Mapping[str, Any]
-
-
-def wide(rows: Iterable[Any], key: Sequence[Column], variant_of: Callable[[Any], str],
-         value: Column, *, joined: bool = True) -> str:
-    """Compare's layout: a row per key, a column per variant (first seen first), each cell
-    ``value`` of that row; a variant measured twice keeps its first (key by ``run`` then)."""
-    rows = list(rows)
-    groups: dict[tuple[str, ...], dict[str, Any]] = {}
-    for r in rows:
-        groups.setdefault(tuple(str(k.read(r)) for k in key), {}).setdefault(variant_of(r), r)
-    variants = list(dict.fromkeys(variant_of(r) for r in rows))
-    parts = [Column(k.header, lambda g, i=i: g.parts[i], left=True) for i, k in enumerate(key)]
-    columns = [Column(v, lambda g, v=v: value.read(g.by[v]) if v in g.by else None, value.show,
-                      value.left, value.notes) for v in variants]
-    return markdown([_Group(p, by) for p, by in groups.items()], parts, columns, joined=joined)

@@ -263,7 +263,7 @@ class Figure:
     runs: int
     median: float
     speedup: Span
-    key: str = ""  # the configuration, as ``headline`` names it (macros.figure_key)
+    key: str = ""  # the configuration, as ``headline`` names it ("device · decoder size · batch · step")
 
 
 @dataclass(frozen=True)

@@ -146,14 +146,6 @@ def headline(figure: Any, spec: str = ".2f") -> str:
     return f"<span {attrs}>{shown}x</span>"
 
 
-def figure_key(runs: Placed, figure: Any) -> str:
-    """The configuration a canonical figure is of, as ``headline`` names it: the device, the
-    model, the batch size and the mode (or the step the decode recipe compiles)."""
-    mode = getattr(figure, "mode", "decode, reduce-overhead")
-    model = getattr(figure, "model", None) or f"decoder {figure.size}"
-    return " · ".join([runs.device, model, f"batch {figure.batch}", mode])
-
-
 def fmt(value: float | None, spec: str = ".2f") -> str:
     return render.num(value, spec)
 
@@ -167,7 +159,7 @@ def span(value: Span | None, spec: str = ".2f", suffix: str = "") -> str:
 def define_env(env: Any) -> None:
     """What mkdocs-macros calls when the build starts."""
     for macro in (findings, cudnn_fresh, bench_runs, cold_warm, explain_agreement,
-                  freezing_ways, pages.no_run_yet, stamped, headline, figure_key, together):
+                  freezing_ways, pages.no_run_yet, stamped, headline, together):
         env.macro(macro)
     env.macro(render.ms, "ms")  # a latency as every table shows it
     env.filter(fmt)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from snippets.core import columns, rows
-from tests.markdown import label
 
 ROWS = [{"model": "m", "batch_size": 1, "mode": "eager", "status": "ok",
          "latency_ms": {"median": 2.0, "iqr": 0.05}, "speedup": None},
@@ -65,14 +64,3 @@ def test_footer_says_each_unit_once_under_the_table():
     assert columns.notes(VALUES[:1]) == f"{columns.IN_MS.capitalize()}; {columns.SPREAD}."
     bare = columns.markdown(placed(), KEY, VALUES[2:])
     assert "units" not in bare  # no column with a unit: no footer
-
-
-def test_wide_gives_a_row_per_key_and_a_column_per_variant():
-    key = (columns.field("Model", "model"), columns.field("Batch", "batch_size"),
-           columns.run())
-    text = columns.wide(placed(), key, lambda p: p.row["mode"], VALUES[0])
-    head, align, first, second = lines(text)[:4]
-    assert cells(head) == ["Model · batch · command", "eager", "default"]
-    assert cells(align) == ["---", "--:", "--:"]
-    assert cells(first) == ["m · 1", "2.00 ±2.5%", "1.00 ±2.0%"]
-    assert cells(second) == [label("m", 1, "command 2"), "–", "–"]  # no eager in that run

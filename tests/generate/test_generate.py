@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 
 import pytest
 import torch
@@ -11,7 +10,6 @@ from snippets import generate
 from snippets.core import results
 from snippets.generate import __main__ as cli_main
 from snippets.generate import bounds, findings, model, tables
-from snippets.site import macros
 
 
 def _tiny(batch=2, length=32):
@@ -191,7 +189,7 @@ def test_the_decode_figure_is_the_median_of_every_run_of_the_recipe():
     assert found.at(8) is None and found.at(1, size="small") is None
     assert found.batch_1 is one and found.batch_32 is many
     # the key is the one every page's headline names this configuration by
-    assert one.key == macros.figure_key(SimpleNamespace(device="GPU"), one)
+    assert one.key == "GPU · decoder 1b · batch 1 · decode, reduce-overhead"
 
 
 def test_the_recorded_decode_figures_cover_every_recorded_run_of_the_recipe():
