@@ -20,7 +20,6 @@ from snippets.production import kinds
 from snippets.production import paths
 
 KIND = kinds.STARTUP.name
-ROOT = Path(__file__).resolve().parents[2]
 # Path id: what the child runs (its --path), the cache folder it uses, the path it needs first.
 PLAN: dict[str, tuple[str, str, str | None]] = {
     "eager": ("eager", "eager", None),

@@ -11,7 +11,6 @@ from typing import Any
 from snippets.core import measure
 from snippets.core import rows as typed
 from snippets.core.findings import Span
-from snippets.speed import choices
 
 # The fused native call nn.TransformerEncoderLayer makes in eval mode without grad (its "fast
 # path"): Dynamo records it as one opaque call per layer, so a compiled rung runs the same kernel.
@@ -31,12 +30,10 @@ class Kernel:
     name: str
     share_pct: float
     count_per_call: float
-    us_per_call: float | None
 
     @classmethod
     def of(cls, k: dict[str, Any]) -> Kernel:
-        return cls(k["name"], 100 * (k.get("share") or 0), k.get("count_per_call") or 0,
-                   k.get("us_per_call"))
+        return cls(k["name"], 100 * (k.get("share") or 0), k.get("count_per_call") or 0)
 
 
 def spread_pct(row: dict[str, Any] | None) -> float | None:
@@ -199,7 +196,6 @@ class Slower:
     profiled: Profiled
     mine: Profile | None
     theirs: Profile | None
-    choices: choices.Choices | None
 
 
 def slower(doc: dict[str, Any], r: dict[str, Any]) -> Slower | None:
@@ -219,7 +215,7 @@ def slower(doc: dict[str, Any], r: dict[str, Any]) -> Slower | None:
         profiled = Profiled.MINE_ONLY if mine and "error" not in mine else Profiled.NEITHER
         pair = (None, None)
     return Slower(r["model"], r["batch_size"], r["mode"], ratio, r.get("prev_rung"), profiled,
-                  *pair, choices.summary(r))
+                  *pair)
 
 
 def slower_steps(doc: dict[str, Any]) -> tuple[Slower, ...]:

@@ -3,7 +3,6 @@ the document each run writes, and how a later run joins an earlier file."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -166,11 +165,6 @@ def with_evidence(cfg: SpeedConfig, doc: dict[str, Any]) -> SpeedConfig:
     results.validate(doc, kind=settings.KIND)
     return replace(cfg, mode_backends=tuple(settings.chosen(doc).items()),
                    backends_evidence=settings.evidence(doc))
-
-
-def produce_on(device: str, **fields: Any) -> Callable[..., dict[str, Any]]:
-    """A run on one device type: that device's defaults unless ``fields`` say else."""
-    return functools.partial(document, SpeedConfig(device=device, **fields))
 
 
 # ---- several commands, one file ------------------------------------------------------------------
