@@ -39,9 +39,17 @@ def site_links(text: str, page_url: str) -> str:
                   lambda m: get_relative_url(m[1], page_url), text)
 
 
+def site_sources(markdown: str) -> str:
+    """``markdown`` with each link from ``pages.SITE_ROOT`` made a link to the page's source
+    (``cli/#x`` is ``cli.md#x``), which MkDocs resolves and checks; every page's source is at
+    the top of docs/, so the page's own name is the way to it."""
+    return re.sub(re.escape(pages.SITE_ROOT) + r"([\w-]+)/(#[^)\"\s]*)?",
+                  lambda m: f"{m[1]}.md{m[2] or ''}", markdown)
+
+
 def on_page_markdown(markdown, page, config, files):
     # A note a macro placed; hooks run after the plugins, so the macros have run by now.
-    return site_links(markdown, page.url)
+    return site_sources(markdown)
 
 
 def on_page_content(html, page, config, files):
