@@ -1,6 +1,6 @@
 """MkDocs hooks (``hooks:`` in mkdocs.yml): the build's state read once at its start, the code
-as a zip file, the notebook page's stamp and links, and the site check after the build, whose
-error even a quiet (``-q``) build reports.
+as a zip file, the links of "no recorded run" notes, the notebook page's stamp and links, and
+the site check after the build, whose error even a quiet (``-q``) build reports.
 """
 
 from __future__ import annotations

@@ -35,7 +35,8 @@ INCLUDES = ROOT / "docs" / "includes"
 RECORDING_CLI = "cli/"  # a kind with no words of its own: the CLI reference as a whole
 # kind -> (what its page calls it, where the commands that record it are listed). Targets are
 # as served, from the site's root: a note does not know the page it lands on, so its link starts
-# at SITE_ROOT, which the build's hook (``hooks.site_links``) turns into the way from that page.
+# at SITE_ROOT, which the build's hooks finish for that page (``hooks.site_sources`` in a macro's
+# Markdown, ``hooks.site_links`` in an exec block's HTML).
 RECORDED_BY = {kind: (words, target) for target, named in
                yaml.safe_load((INCLUDES / "recorded-by.yml").read_text()).items()
                for kind, words in named.items()}

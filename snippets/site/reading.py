@@ -29,8 +29,7 @@ BOX_LINES = "What to do lines"  # a column, and the budget a page can be over
 MAX_BOX_LINES = 5  # "What to do" in at most five lines
 BOX_TITLE = "What to do"
 # Pages that are reference, not topics: no answer box, no word budget.
-REFERENCE = ("index", "results", "cli", "contributing", "glossary",
-             "changelog")
+REFERENCE = ("index", "results", "cli", "contributing", "glossary", "changelog")
 SKIPPED = {"table", "pre", "code", "details", "svg", "script", "style", "figure", "nav",
            "header", "footer"}
 # A stamp, and a notebook code cell's copy button and the copy of its code it holds (no <pre>).

@@ -211,6 +211,7 @@ def test_a_site_without_gpu_runs_builds_and_says_where_they_are_recorded(
         tmp_path_factory: pytest.TempPathFactory, site: Path) -> None:
     # A fork measured on CPUs alone: every GPU section is the "no recorded run" note, whose
     # links the site check follows from each page (the home page's has no way back to take).
+    # After the main build (``site``), as the planted builds are.
     src = site_copy(tmp_path_factory.mktemp("no-gpu"))
     for folder in (src / "docs" / "results").glob("nvidia-*"):
         shutil.rmtree(folder)
